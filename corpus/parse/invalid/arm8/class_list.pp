@@ -1,0 +1,3 @@
+bindings mymodule::default {
+  include 42
+}

@@ -1,0 +1,3 @@
+bindings mymodule::default {
+  bind abstract abstract "x"
+}

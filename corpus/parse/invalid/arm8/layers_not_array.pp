@@ -1,0 +1,3 @@
+site {
+  bindings => [ 'site', layer { 'modules': include => "module:/*::default" } ]
+}

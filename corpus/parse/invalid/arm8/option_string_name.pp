@@ -1,0 +1,3 @@
+bindings mymodule::default {
+  multibind Array[Data], 'data' { 'combinator' => |$memo, $x| { $memo + $x } }
+}

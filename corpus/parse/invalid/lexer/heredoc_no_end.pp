@@ -1,0 +1,2 @@
+$a = @(END)
+text without an end tag

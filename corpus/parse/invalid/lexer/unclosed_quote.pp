@@ -1,0 +1,2 @@
+$a = "unclosed
+$b = 1

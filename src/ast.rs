@@ -1,0 +1,670 @@
+//! The abstract syntax tree of the Puppet language plus the bindings extension.
+//!
+//! Owns the shapes only: every node carries a [`Span`]; names are `SmolStr`; left-associative
+//! operator chains (`1 + 2 - 3`, `a -> b ~> c`) are stored flat as one node with a list of
+//! operands, so that a million-term chain is a flat vector and no pass recurses per operator.
+//! It must not know how the tree was parsed or what it means: the parser builds it, the
+//! validator judges it, lowering desugars it.
+//!
+//! `pbc parse --format json` serialises this tree as documented in `README.md`: every
+//! expression is an object `{"kind": ..., <fields>, "span": [start, end]}` (byte offsets).
+
+use crate::span::Span;
+use serde::Serialize;
+use smol_str::SmolStr;
+
+/// Functions Puppet lets a statement call without parentheses (`include foo`, `notice a, b`).
+pub const STATEMENT_CALLS: &[&str] = &[
+    "require", "realize", "include", "contain", "tag", "debug", "info", "notice", "warning", "err",
+    "fail", "import", "break", "next", "return",
+];
+
+pub fn is_statement_call(name: &str) -> bool {
+    STATEMENT_CALLS.contains(&name)
+}
+
+/// One parsed file.
+#[derive(Clone, Debug, Serialize)]
+pub struct Program {
+    pub body: Vec<Expr>,
+    pub span: Span,
+}
+
+/// An expression (Puppet has no separate statements: everything is an expression).
+#[derive(Clone, Debug, Serialize)]
+pub struct Expr {
+    #[serde(flatten)]
+    pub kind: ExprKind,
+    pub span: Span,
+    /// Height of this subtree, counted while parsing to enforce the nesting limit.
+    #[serde(skip)]
+    pub depth: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BinaryOp {
+    In,
+    Match,
+    NoMatch,
+    Mul,
+    Div,
+    Mod,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    /// Binding strength, higher binds tighter (Puppet's racc table, reference 2.2).
+    pub fn precedence(self) -> u8 {
+        match self {
+            BinaryOp::In => 10,
+            BinaryOp::Match | BinaryOp::NoMatch => 9,
+            BinaryOp::Mul | BinaryOp::Div | BinaryOp::Mod => 8,
+            BinaryOp::Add | BinaryOp::Sub => 7,
+            BinaryOp::Shl | BinaryOp::Shr => 6,
+            BinaryOp::Eq | BinaryOp::Ne => 5,
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => 4,
+            BinaryOp::And => 2,
+            BinaryOp::Or => 1,
+        }
+    }
+
+    pub fn text(self) -> &'static str {
+        match self {
+            BinaryOp::In => "in",
+            BinaryOp::Match => "=~",
+            BinaryOp::NoMatch => "!~",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Mod => "%",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+        }
+    }
+}
+
+/// The precedence of the selector `?` among the binary operators (between `<` and `and`).
+pub const SELECTOR_PRECEDENCE: u8 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnaryOp {
+    /// `-x`
+    Neg,
+    /// `!x`
+    Not,
+    /// `*x` (unfold)
+    Splat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum RelationshipOp {
+    #[serde(rename = "->")]
+    Before,
+    #[serde(rename = "~>")]
+    Notify,
+    #[serde(rename = "<-")]
+    Require,
+    #[serde(rename = "<~")]
+    Subscribe,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum AssignOp {
+    #[serde(rename = "=")]
+    Assign,
+    #[serde(rename = "+=")]
+    Append,
+    #[serde(rename = "-=")]
+    Delete,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResourceForm {
+    Regular,
+    Virtual,
+    Exported,
+}
+
+impl ResourceForm {
+    fn is_regular(&self) -> bool {
+        *self == ResourceForm::Regular
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum AttributeOpKind {
+    #[serde(rename = "=>")]
+    Set,
+    #[serde(rename = "+>")]
+    Append,
+    /// `* => hash`
+    #[serde(rename = "* =>")]
+    Splat,
+}
+
+/// `name => value`, `name +> value` or `* => value` in a resource body.
+#[derive(Clone, Debug, Serialize)]
+pub struct AttributeOp {
+    pub name: SmolStr,
+    pub op: AttributeOpKind,
+    pub value: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ResourceBody {
+    pub title: Expr,
+    pub ops: Vec<AttributeOp>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct HashEntry {
+    pub key: Expr,
+    pub value: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SelectorEntry {
+    pub matcher: Expr,
+    pub value: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseOption {
+    pub values: Vec<Expr>,
+    pub body: Vec<Expr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Parameter {
+    pub name: SmolStr,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub type_expr: Option<Expr>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub splat: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<Expr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Lambda {
+    pub params: Vec<Parameter>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub return_type: Option<Expr>,
+    pub body: Vec<Expr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CollectQuery {
+    pub exported: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expr: Option<Box<Expr>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ExprKind {
+    Nop,
+    /// A statement list; also Puppet's "untitled resource" `file { a => 1 }`, which Puppet turns
+    /// into the two statements `file` and `{ 'a' => 1 }`.
+    Block {
+        statements: Vec<Expr>,
+    },
+    /// A string without interpolation (quoted, a bare word, or heredoc text).
+    String {
+        value: SmolStr,
+    },
+    /// An interpolated string: literal segments are `string`, interpolations are `text`.
+    Concat {
+        segments: Vec<Expr>,
+    },
+    /// One interpolated part of a string (`$x`, `${expr}`).
+    Text {
+        expr: Box<Expr>,
+    },
+    Heredoc {
+        syntax: SmolStr,
+        text: Box<Expr>,
+    },
+    Integer {
+        text: SmolStr,
+        radix: u32,
+    },
+    Float {
+        text: SmolStr,
+        value: f64,
+    },
+    Boolean {
+        value: bool,
+    },
+    Undef,
+    Default,
+    Regex {
+        source: SmolStr,
+    },
+    /// A bare lower-case name: `foo::bar`.
+    QualifiedName {
+        name: SmolStr,
+    },
+    /// A capitalised type reference: `Foo::Bar`.
+    QualifiedReference {
+        name: SmolStr,
+    },
+    /// `private`, `attr`.
+    ReservedWord {
+        word: SmolStr,
+    },
+    /// `$name` (without `$`); `${true}` gives the boolean name Puppet keeps.
+    Variable {
+        name: SmolStr,
+    },
+    BooleanVariable {
+        value: bool,
+    },
+    Array {
+        elements: Vec<Expr>,
+    },
+    Hash {
+        entries: Vec<HashEntry>,
+    },
+    /// A left-associative chain of operators of one precedence level or tighter, stored flat:
+    /// `operands[0] ops[0] operands[1] ops[1] ...`. Operands are never chains of the same level.
+    Binary {
+        operands: Vec<Expr>,
+        operators: Vec<BinaryOp>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Paren {
+        expr: Box<Expr>,
+    },
+    Access {
+        target: Box<Expr>,
+        keys: Vec<Expr>,
+    },
+    Selector {
+        subject: Box<Expr>,
+        entries: Vec<SelectorEntry>,
+    },
+    Assignment {
+        op: AssignOp,
+        target: Box<Expr>,
+        value: Box<Expr>,
+    },
+    /// `a -> b ~> c`, flat and left-associative.
+    Relationship {
+        operands: Vec<Expr>,
+        operators: Vec<RelationshipOp>,
+    },
+    /// `f(x)`, `f x` (statement calls), `Integer("1")`. `statement` is true for a call at
+    /// statement level, whose value is not used (Puppet's `invoke`).
+    Call {
+        functor: Box<Expr>,
+        args: Vec<Expr>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lambda: Option<Box<Lambda>>,
+        statement: bool,
+    },
+    /// `x.f`, `x.f(args)`, with an optional lambda.
+    MethodCall {
+        receiver: Box<Expr>,
+        method: SmolStr,
+        args: Vec<Expr>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lambda: Option<Box<Lambda>>,
+    },
+    If {
+        test: Box<Expr>,
+        then_body: Vec<Expr>,
+        else_body: Vec<Expr>,
+    },
+    Unless {
+        test: Box<Expr>,
+        then_body: Vec<Expr>,
+        else_body: Vec<Expr>,
+    },
+    Case {
+        test: Box<Expr>,
+        options: Vec<CaseOption>,
+    },
+    Resource {
+        #[serde(skip_serializing_if = "ResourceForm::is_regular")]
+        form: ResourceForm,
+        type_expr: Box<Expr>,
+        bodies: Vec<ResourceBody>,
+    },
+    ResourceDefaults {
+        #[serde(skip_serializing_if = "ResourceForm::is_regular")]
+        form: ResourceForm,
+        type_expr: Box<Expr>,
+        ops: Vec<AttributeOp>,
+    },
+    ResourceOverride {
+        #[serde(skip_serializing_if = "ResourceForm::is_regular")]
+        form: ResourceForm,
+        resources: Box<Expr>,
+        ops: Vec<AttributeOp>,
+    },
+    Collect {
+        type_expr: Box<Expr>,
+        query: CollectQuery,
+        ops: Vec<AttributeOp>,
+    },
+    Class {
+        name: SmolStr,
+        params: Vec<Parameter>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent: Option<SmolStr>,
+        body: Vec<Expr>,
+    },
+    Define {
+        name: SmolStr,
+        params: Vec<Parameter>,
+        body: Vec<Expr>,
+    },
+    Node {
+        matches: Vec<Expr>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent: Option<Box<Expr>>,
+        body: Vec<Expr>,
+    },
+    Function {
+        name: SmolStr,
+        params: Vec<Parameter>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        return_type: Option<Box<Expr>>,
+        body: Vec<Expr>,
+    },
+    TypeAlias {
+        name: SmolStr,
+        type_expr: Box<Expr>,
+    },
+    /// `type Runtime[...] = ...`
+    TypeMapping {
+        mapping: Box<Expr>,
+        target: Box<Expr>,
+    },
+    TypeDefinition {
+        name: SmolStr,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent: Option<SmolStr>,
+        body: Vec<Expr>,
+    },
+    // ---- the bindings extension ----
+    /// `site { ... }`
+    Site(Box<Site>),
+    /// `bindings NAME { ... }`
+    Bindings(Box<BindingsBlock>),
+    /// `class ntp` inside bindings: a reference to a class as a type.
+    ClassType {
+        name: SmolStr,
+    },
+    /// `?? expr` inside bindings: a query (only as an access key, `Sql[?? name == one]`).
+    Query {
+        expr: Box<Expr>,
+    },
+    /// `categories { ... }` (only inside `site`; the parser moves it into [`SiteItem`]).
+    Categories {
+        entries: Vec<AttributeOp>,
+    },
+    /// `bindings => [...]` (only inside `site`; moved into [`SiteItem`]).
+    Layers {
+        layers: Box<Expr>,
+    },
+    /// `layer { 'name': include => ..., exclude => ... }`
+    Layer {
+        name: Box<Expr>,
+        ops: Vec<AttributeOp>,
+    },
+    /// Stands where a syntax error was recovered from or a limit was hit. Never reaches a later
+    /// stage: files with errors stop after parsing.
+    Error,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bindings extension
+// ---------------------------------------------------------------------------------------------
+
+/// `site { ... }`: environments, categories, layers and ordinary statements.
+#[derive(Clone, Debug, Serialize)]
+pub struct Site {
+    pub items: Vec<SiteItem>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SiteItem {
+    /// `categories { node => "$::fqdn", virtual => "$::is_virtual" }`
+    Categories { entries: Vec<Category>, span: Span },
+    /// `bindings => [ layer { ... }, ... ]`
+    Layers { layers: Vec<Layer>, span: Span },
+    /// `Environment { modulepath => ... }`: defaults for every environment.
+    EnvironmentDefaults { ops: Vec<AttributeOp>, span: Span },
+    /// `environment { 'production': ... }`
+    Environment {
+        bodies: Vec<ResourceBody>,
+        span: Span,
+    },
+    /// `dynamic_environments { '/etc/puppet/environments': ... }`
+    DynamicEnvironments {
+        bodies: Vec<ResourceBody>,
+        span: Span,
+    },
+    /// Any other Puppet statement.
+    Statement { expr: Expr },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Category {
+    pub name: SmolStr,
+    pub value: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Layer {
+    pub name: Expr,
+    pub ops: Vec<AttributeOp>,
+    pub span: Span,
+}
+
+/// `bindings NAME { ... }`
+#[derive(Clone, Debug, Serialize)]
+pub struct BindingsBlock {
+    pub name: SmolStr,
+    pub name_span: Span,
+    pub items: Vec<BindItem>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BindItem {
+    /// `when CATEGORY VALUE [and ...] [or ...] { ... }`: `condition` is a disjunction of
+    /// conjunctions.
+    When {
+        condition: Vec<Vec<Predicate>>,
+        items: Vec<BindItem>,
+        span: Span,
+    },
+    Operation(Box<BindOperation>),
+    /// Where a syntax error was recovered from.
+    Error {
+        span: Span,
+    },
+}
+
+/// `CATEGORY [VALUE]` in a `when`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Predicate {
+    pub category: SmolStr,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<Expr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BindFlags {
+    #[serde(rename = "abstract", skip_serializing_if = "Option::is_none")]
+    pub abstract_: Option<Span>,
+    #[serde(rename = "override", skip_serializing_if = "Option::is_none")]
+    pub override_: Option<Span>,
+}
+
+/// What a binding binds.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BindKey {
+    /// Nothing written: the type is inferred from the producer (`bind to 'Mary' in 'x'`).
+    Inferred,
+    /// `"name"`
+    Name { name: Expr },
+    /// `Type` alone (an anonymous binding).
+    Type { type_expr: Expr },
+    /// `Type, "name"`
+    TypedName { type_expr: Expr, name: Expr },
+    /// `parameters TARGET`
+    Parameters { target: Expr },
+    /// `variables [TYPE]`
+    Variables {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        type_expr: Option<Expr>,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ProducerKind {
+    /// `to EXPR`: a value, or a type to instantiate.
+    Value { expr: Expr },
+    /// `to producer TYPE` / `to producer 'name'`
+    Producer { expr: Expr },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Producer {
+    pub optional: bool,
+    pub producer: ProducerKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum OptionValue {
+    Expr { expr: Expr },
+    Lambda { lambda: Lambda },
+}
+
+/// `name => value` in the `{ ... }` after a bind operation.
+#[derive(Clone, Debug, Serialize)]
+pub struct BindOption {
+    pub name: SmolStr,
+    pub name_span: Span,
+    pub value: OptionValue,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum DependencyArrow {
+    #[serde(rename = "->")]
+    Before,
+    #[serde(rename = "~>")]
+    Notify,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum BindOpKind {
+    /// `bind [abstract] [override] KEY [to [optional] PRODUCER] [in 'id'] [{ options }]`
+    Bind {
+        flags: BindFlags,
+        key: BindKey,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        producer: Option<Producer>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        contributes_to: Option<Expr>,
+        options: Vec<BindOption>,
+    },
+    /// `multibind KEY [as 'id'] [to PRODUCER] [{ options }]`
+    Multibind {
+        flags: BindFlags,
+        key: BindKey,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<Expr>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        producer: Option<Producer>,
+        options: Vec<BindOption>,
+    },
+    /// `bind map T1 to T2 { a => b }`
+    Map {
+        flags: BindFlags,
+        from: Expr,
+        to: Expr,
+        options: Vec<BindOption>,
+    },
+    /// `bind alias KEY as KEY`
+    Alias {
+        flags: BindFlags,
+        from: BindKey,
+        to: BindKey,
+    },
+    /// `bind renamed KEY as KEY`
+    Renamed {
+        flags: BindFlags,
+        from: BindKey,
+        to: BindKey,
+    },
+    /// `rebind KEY`
+    Rebind { flags: BindFlags, key: BindKey },
+    /// `include NAME` / `include [NAMES]`
+    Include { classes: Expr },
+    /// `exclude NAME` / `exclude [NAMES]`
+    Exclude { classes: Expr },
+    /// `bind dependency A -> B`
+    Dependency {
+        flags: BindFlags,
+        from: Expr,
+        arrow: DependencyArrow,
+        to: Expr,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BindOperation {
+    #[serde(flatten)]
+    pub kind: BindOpKind,
+    pub span: Span,
+}

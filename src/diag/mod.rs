@@ -1,0 +1,256 @@
+//! Diagnostics: the stable codes, their wording, sorting and rendering (terminal and JSON).
+//!
+//! Every other stage returns [`Diagnostic`] values with a code from [`codes`] and a primary span;
+//! this module alone decides how they look. It must not inspect syntax or run checks itself.
+//!
+//! Wording rules (apply to every message, in every stage):
+//! - one line, starting lower case, no final period; Puppet terms, never Rust type names;
+//! - user input and keywords in backticks: ``unexpected `=>` ``, ``unknown option `combinatr` ``;
+//! - say what is wrong at the primary span; put the remedy in a note (`help: ...`), and a
+//!   "did you mean `x`" where a word is one edit away from a keyword or known name;
+//! - where Puppet has an issue code for the same problem, use Puppet's code, so that users can
+//!   search for it; pbc's own codes follow the same UPPER_SNAKE style.
+
+pub mod codes;
+pub mod expected;
+
+use crate::span::{SourceMap, Span};
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
+use codespan_reporting::term;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One finding, with a stable code and a primary span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    pub span: Span,
+    /// Secondary spans with their own short text.
+    pub labels: Vec<(Span, String)>,
+    /// `help: ...` / `note: ...` lines.
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            span,
+            labels: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, span, message)
+        }
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Diagnostic {
+        self.labels.push((span, text.into()));
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Sorts by file, position, then code, and drops exact duplicates: output order never depends on
+/// the order in which passes found things.
+pub fn sort(diags: &mut Vec<Diagnostic>) {
+    diags.sort_by(|a, b| {
+        (a.span.file, a.span.start, a.span.end, a.code, &a.message).cmp(&(
+            b.span.file,
+            b.span.start,
+            b.span.end,
+            b.code,
+            &b.message,
+        ))
+    });
+    diags.dedup();
+}
+
+/// Renders diagnostics as codespan-reporting text (no colour: output is stable for snapshots
+/// and logs).
+pub fn render_text(files: &SourceMap, diags: &[Diagnostic]) -> String {
+    let mut out = term::termcolor::NoColor::new(Vec::new());
+    let config = term::Config::default();
+    for d in diags {
+        let cs = to_codespan(d);
+        if term::emit_to_io_write(&mut out, &config, files, &cs).is_err() {
+            // A span outside its file is a pbc bug; still say something useful.
+            let (line, col) = files.line_col(d.span.file, d.span.start);
+            let text = format!(
+                "{}[{}]: {}\n  --> {}:{}:{}\n",
+                severity_word(d.severity),
+                d.code,
+                d.message,
+                files.name(d.span.file),
+                line,
+                col
+            );
+            out.get_mut().extend_from_slice(text.as_bytes());
+        }
+    }
+    String::from_utf8_lossy(&out.into_inner()).into_owned()
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+fn to_codespan(d: &Diagnostic) -> CsDiagnostic<crate::span::FileId> {
+    let base = match d.severity {
+        Severity::Error => CsDiagnostic::error(),
+        Severity::Warning => CsDiagnostic::warning(),
+    };
+    let mut labels = vec![Label::primary(d.span.file, d.span.range())];
+    for (span, text) in &d.labels {
+        labels.push(Label::secondary(span.file, span.range()).with_message(text.clone()));
+    }
+    base.with_code(d.code)
+        .with_message(d.message.clone())
+        .with_labels(labels)
+        .with_notes(d.notes.clone())
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    severity: Severity,
+    code: &'a str,
+    message: &'a str,
+    file: &'a str,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct JsonSummary {
+    files: usize,
+    errors: usize,
+    warnings: usize,
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    summary: JsonSummary,
+}
+
+/// The `--error-format json` document: `{"diagnostics": [...], "summary": {...}}`.
+pub fn render_json(files: &SourceMap, diags: &[Diagnostic], file_count: usize) -> String {
+    let diagnostics = diags
+        .iter()
+        .map(|d| {
+            let (line, column) = files.line_col(d.span.file, d.span.start);
+            let (end_line, end_column) = files.line_col(d.span.file, d.span.end);
+            JsonDiagnostic {
+                severity: d.severity,
+                code: d.code,
+                message: &d.message,
+                file: files.name(d.span.file),
+                line,
+                column,
+                end_line,
+                end_column,
+                notes: &d.notes,
+            }
+        })
+        .collect();
+    let report = JsonReport {
+        diagnostics,
+        summary: JsonSummary {
+            files: file_count,
+            errors: diags.iter().filter(|d| d.is_error()).count(),
+            warnings: diags.iter().filter(|d| !d.is_error()).count(),
+        },
+    };
+    let mut s = serde_json::to_string_pretty(&report).unwrap_or_else(|_| String::from("{}"));
+    s.push('\n');
+    s
+}
+
+/// Levenshtein distance, for "did you mean" suggestions. Inputs are short words.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// The candidate one edit away from `word` (or two for words of six letters or more), if exactly
+/// one such candidate is closest.
+pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let limit = if word.chars().count() >= 6 { 2 } else { 1 };
+    let mut best: Option<(&str, usize)> = None;
+    let mut tie = false;
+    for &c in candidates {
+        if c == word {
+            return None;
+        }
+        let d = edit_distance(word, c);
+        if d <= limit {
+            match best {
+                Some((_, bd)) if bd == d => tie = true,
+                Some((_, bd)) if bd < d => {}
+                _ => {
+                    best = Some((c, d));
+                    tie = false;
+                }
+            }
+        }
+    }
+    if tie {
+        None
+    } else {
+        best.map(|(c, _)| c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(
+            did_you_mean("varibles", &["variables", "parameters"]),
+            Some("variables")
+        );
+        assert_eq!(did_you_mean("bnd", &["bind", "map"]), Some("bind"));
+        assert_eq!(did_you_mean("zzzz", &["bind"]), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

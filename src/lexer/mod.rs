@@ -1,0 +1,904 @@
+//! The lexer: turns one file's text into the token vector the grammar reads, and owns **all**
+//! context sensitivity of Puppet's syntax. The grammar never looks at raw text and never decides
+//! what a character means.
+//!
+//! Design. A logos scanner (`token::Raw`) recognises the context-free tokens one at a time; this
+//! driver keeps the state Puppet's own lexer keeps (reference 1.6) and decides the rest:
+//! - `[` is `ListStart` at offset 0 or after whitespace, else `LBrack` (only `LBrack` makes an
+//!   access); `(` is `WsLParen` when it is the first thing on its line (only `LParen` makes a
+//!   call); `{` after `?` is `SelBrace`; `/` is a regex only after tokens that cannot end an
+//!   operand;
+//! - strings, interpolation and heredocs are scanned by hand (`strings.rs`); `${ ... }` re-enters
+//!   the code scanner until the `}` that closes it, and then applies Puppet's variable rewrite
+//!   (`${x}`, `${x[1]}`, `${x.y}` start with a variable);
+//! - heredoc bodies start on the line after their header; the code scanner jumps over them at the
+//!   next newline (`newline_jump`), so several heredocs may start on one line;
+//! - the bindings words are keywords only inside `bindings NAME { }` and `site { }` bodies and
+//!   only where the bindings grammar can use them (DECISIONS D1): a stack of open brackets
+//!   remembers which body each bracket belongs to.
+//!
+//! Nesting is counted here: more than [`MAX_NESTING`] open brackets, braces and interpolations
+//! stop the file with one `NESTING_TOO_DEEP` diagnostic, so no later stage sees deep input.
+//! The lexer never panics and never stops at the first error: bad input becomes a diagnostic plus
+//! an `Error` or `Other` token, and lexing goes on where that is meaningful.
+
+mod strings;
+pub mod token;
+
+use crate::diag::{codes, Diagnostic};
+use crate::span::{FileId, Span};
+use logos::Logos;
+use smol_str::SmolStr;
+use token::{puppet_keyword, Raw};
+pub use token::{NumberLit, Tok};
+
+/// The deepest bracket/brace/interpolation nesting accepted. Real manifests stay below 20.
+pub const MAX_NESTING: usize = 100;
+
+/// A token with its byte range.
+pub type SpannedTok = (usize, Tok, usize);
+
+/// What a file lexes to: tokens, diagnostics, and whether lexing had to stop early (after which
+/// the parser's complaints about the missing rest are noise).
+#[derive(Debug, Default)]
+pub struct Lexed {
+    pub tokens: Vec<SpannedTok>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub stopped: bool,
+}
+
+/// Lexes one file.
+pub fn lex(file: FileId, src: &str) -> Lexed {
+    let mut lx = Lexer::new(file, src);
+    lx.run();
+    Lexed {
+        tokens: lx.out,
+        diagnostics: lx.diags,
+        stopped: lx.stopped,
+    }
+}
+
+/// Which body an open bracket belongs to. Decides what the bindings words mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ctx {
+    Puppet,
+    /// Directly in `site { }`.
+    SiteBody,
+    /// Inside some bracket within a site body.
+    SiteNested,
+    /// Directly in `bindings NAME { }` or a `when ... { }` in it: bind operations start here.
+    BindingsBody,
+    /// Inside some bracket within bindings (a producer, an options hash, a lambda).
+    BindingsNested,
+}
+
+impl Ctx {
+    fn nested(self) -> Ctx {
+        match self {
+            Ctx::Puppet => Ctx::Puppet,
+            Ctx::SiteBody | Ctx::SiteNested => Ctx::SiteNested,
+            Ctx::BindingsBody | Ctx::BindingsNested => Ctx::BindingsNested,
+        }
+    }
+    fn in_bindings(self) -> bool {
+        matches!(self, Ctx::BindingsBody | Ctx::BindingsNested)
+    }
+    fn in_site(self) -> bool {
+        matches!(self, Ctx::SiteBody | Ctx::SiteNested)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FrameKind {
+    Brace,
+    Bracket,
+    Paren,
+    /// `${` in a string; closed by the `}` that balances it.
+    Interp,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    kind: FrameKind,
+    ctx: Ctx,
+}
+
+/// How a call to [`Lexer::lex_code`] ended.
+#[derive(PartialEq, Eq)]
+enum CodeEnd {
+    /// Reached the end of the input (or of the heredoc body being lexed).
+    Eof,
+    /// Met the `}` that closes the innermost interpolation.
+    InterpClosed,
+    /// A fatal error: stop everything.
+    Stop,
+}
+
+pub(crate) struct Lexer<'s> {
+    file: FileId,
+    src: &'s str,
+    bytes: &'s [u8],
+    pos: usize,
+    /// Where the current scan must stop (the end of a heredoc body, or of the file).
+    end: usize,
+    /// Offset that counts as "offset 0" for the `ListStart` rule (0, or a heredoc body start).
+    origin: usize,
+    out: Vec<SpannedTok>,
+    diags: Vec<Diagnostic>,
+    /// Offset just after the last newline the dispatcher handled (`line_lexical_start`).
+    line_start: usize,
+    /// Where the next dispatcher newline jumps to, past pending heredoc bodies.
+    newline_jump: Option<usize>,
+    frames: Vec<Frame>,
+    /// The context the next `{` opens (set by `site`, `bindings NAME` and `when`).
+    pending_body: Option<(Ctx, usize)>,
+    stopped: bool,
+}
+
+impl<'s> Lexer<'s> {
+    fn new(file: FileId, src: &'s str) -> Lexer<'s> {
+        Lexer {
+            file,
+            src,
+            bytes: src.as_bytes(),
+            pos: 0,
+            end: src.len(),
+            origin: 0,
+            out: Vec::with_capacity(src.len() / 4),
+            diags: Vec::new(),
+            line_start: 0,
+            newline_jump: None,
+            frames: Vec::new(),
+            pending_body: None,
+            stopped: false,
+        }
+    }
+
+    fn span(&self, start: usize, end: usize) -> Span {
+        Span::new(self.file, start, end)
+    }
+
+    fn error(&mut self, code: &'static str, start: usize, end: usize, msg: impl Into<String>) {
+        let span = self.span(start, end);
+        self.diags.push(Diagnostic::error(code, span, msg));
+    }
+
+    fn warning(&mut self, code: &'static str, start: usize, end: usize, msg: impl Into<String>) {
+        let span = self.span(start, end);
+        self.diags.push(Diagnostic::warning(code, span, msg));
+    }
+
+    fn push(&mut self, start: usize, tok: Tok, end: usize) {
+        self.out.push((start, tok, end));
+    }
+
+    fn prev(&self) -> Option<&Tok> {
+        self.out.last().map(|(_, t, _)| t)
+    }
+
+    fn ctx(&self) -> Ctx {
+        self.frames.last().map_or(Ctx::Puppet, |f| f.ctx)
+    }
+
+    fn run(&mut self) {
+        if self.src.starts_with('\u{feff}') {
+            self.error(
+                codes::ILLEGAL_BOM,
+                0,
+                3,
+                "illegal UTF-8 byte order mark at the beginning of the input: [EF BB BF]",
+            );
+            self.diags[0]
+                .notes
+                .push("help: remove these bytes from the Puppet source".into());
+            self.pos = 3;
+            self.line_start = 3;
+            self.origin = 3;
+        }
+        let _ = self.lex_code();
+    }
+
+    /// Opens a bracket frame, enforcing the nesting limit.
+    fn open(&mut self, kind: FrameKind, ctx: Ctx, start: usize) -> bool {
+        if self.frames.len() >= MAX_NESTING {
+            let end = (start + 1).min(self.src.len());
+            let span = self.span(start, end);
+            self.diags.push(
+                Diagnostic::error(
+                    codes::NESTING_TOO_DEEP,
+                    span,
+                    format!("brackets, blocks and interpolations nest more than {MAX_NESTING} levels deep"),
+                )
+                .with_note("help: split the expression, or move the inner parts into variables or functions"),
+            );
+            self.stopped = true;
+            return false;
+        }
+        self.frames.push(Frame { kind, ctx });
+        true
+    }
+
+    /// Scans code tokens from `self.pos` until the end of input, or until the `}` that closes
+    /// the innermost open interpolation frame.
+    fn lex_code(&mut self) -> CodeEnd {
+        while self.pos < self.end {
+            let start = self.pos;
+            let rest = &self.src[start..self.end];
+            let mut raw = Raw::lexer(rest);
+            let kind = raw.next();
+            let len = raw.span().end.max(1);
+            let stop = start + len;
+            let kind = match kind {
+                Some(Ok(k)) => k,
+                _ => {
+                    self.other_run(start);
+                    continue;
+                }
+            };
+            match kind {
+                Raw::Blank => self.pos = stop,
+                Raw::Newline => {
+                    self.pos = match self.newline_jump.take() {
+                        Some(j) if j > stop => j,
+                        _ => stop,
+                    };
+                    self.line_start = self.pos;
+                }
+                Raw::LineComment => self.pos = stop,
+                Raw::BlockCommentStart => match self.src[start + 2..self.end].find("*/") {
+                    Some(i) => self.pos = start + 2 + i + 2,
+                    None => {
+                        self.error(
+                            codes::UNCLOSED_MLCOMMENT,
+                            start,
+                            start + 2,
+                            "unclosed multiline comment",
+                        );
+                        self.stopped = true;
+                        return CodeEnd::Stop;
+                    }
+                },
+                Raw::Word => {
+                    self.pos = stop;
+                    self.word(start, stop);
+                }
+                Raw::ClassRef => {
+                    self.pos = stop;
+                    self.class_ref(start, stop);
+                }
+                Raw::LoneColonColon => {
+                    self.pos = stop;
+                    self.error(
+                        codes::ILLEGAL_FULLY_QUALIFIED_NAME,
+                        start,
+                        stop,
+                        "illegal fully qualified name: `::` must be followed by a name",
+                    );
+                    self.push(start, Tok::Error, stop);
+                }
+                Raw::Variable => {
+                    self.pos = stop;
+                    let name = SmolStr::new(&self.src[start + 1..stop]);
+                    self.push(start, Tok::Variable(name), stop);
+                }
+                Raw::Digit => self.number(start),
+                Raw::DoubleQuote => {
+                    if self.lex_dq(start) == CodeEnd::Stop {
+                        return CodeEnd::Stop;
+                    }
+                }
+                Raw::SingleQuote => {
+                    if !self.lex_sq(start) {
+                        return CodeEnd::Stop;
+                    }
+                }
+                Raw::HeredocStart => {
+                    if self.heredoc(start) == CodeEnd::Stop {
+                        return CodeEnd::Stop;
+                    }
+                }
+                Raw::Slash => {
+                    self.pos = stop;
+                    let regex_ok = self.prev().is_none_or(Tok::allows_regex_after);
+                    if !(regex_ok && self.regex(start)) {
+                        self.push(start, Tok::Div, stop);
+                    }
+                }
+                Raw::LBrack => {
+                    self.pos = stop;
+                    let ws_before = start == self.origin
+                        || self.src[..start]
+                            .chars()
+                            .next_back()
+                            .is_some_and(is_whitespace_char);
+                    let ctx = self.ctx().nested();
+                    if !self.open(FrameKind::Bracket, ctx, start) {
+                        return CodeEnd::Stop;
+                    }
+                    let tok = if ws_before {
+                        Tok::ListStart
+                    } else {
+                        Tok::LBrack
+                    };
+                    self.push(start, tok, stop);
+                }
+                Raw::RBrack => {
+                    self.pos = stop;
+                    if self
+                        .frames
+                        .last()
+                        .is_some_and(|f| f.kind == FrameKind::Bracket)
+                    {
+                        self.frames.pop();
+                    }
+                    self.push(start, Tok::RBrack, stop);
+                }
+                Raw::LParen => {
+                    self.pos = stop;
+                    let first_on_line = self.src[self.line_start.min(start)..start]
+                        .chars()
+                        .all(|c| c == '\r' || is_blank_char(c));
+                    let ctx = self.ctx().nested();
+                    if !self.open(FrameKind::Paren, ctx, start) {
+                        return CodeEnd::Stop;
+                    }
+                    let tok = if first_on_line {
+                        Tok::WsLParen
+                    } else {
+                        Tok::LParen
+                    };
+                    self.push(start, tok, stop);
+                }
+                Raw::RParen => {
+                    self.pos = stop;
+                    if self
+                        .frames
+                        .last()
+                        .is_some_and(|f| f.kind == FrameKind::Paren)
+                    {
+                        self.frames.pop();
+                    }
+                    self.push(start, Tok::RParen, stop);
+                }
+                Raw::LBrace => {
+                    self.pos = stop;
+                    let sel = matches!(self.prev(), Some(Tok::QMark));
+                    let depth = self.frames.len();
+                    let ctx = match self.pending_body.take() {
+                        Some((ctx, d)) if d == depth => ctx,
+                        other => {
+                            self.pending_body = other;
+                            self.ctx().nested()
+                        }
+                    };
+                    if !self.open(FrameKind::Brace, ctx, start) {
+                        return CodeEnd::Stop;
+                    }
+                    self.push(start, if sel { Tok::SelBrace } else { Tok::LBrace }, stop);
+                }
+                Raw::RBrace => {
+                    self.pos = stop;
+                    // Like Puppet's brace counter, a `}` closes the innermost brace or
+                    // interpolation even if brackets inside it were left open.
+                    if let Some(i) = self
+                        .frames
+                        .iter()
+                        .rposition(|f| matches!(f.kind, FrameKind::Brace | FrameKind::Interp))
+                    {
+                        let kind = self.frames[i].kind;
+                        self.frames.truncate(i);
+                        if kind == FrameKind::Interp {
+                            return CodeEnd::InterpClosed;
+                        }
+                    }
+                    self.push(start, Tok::RBrace, stop);
+                }
+                Raw::DoubleQMark => {
+                    self.pos = stop;
+                    if self.ctx().in_bindings() {
+                        self.push(start, Tok::Query, stop);
+                    } else {
+                        self.push(start, Tok::QMark, start + 1);
+                        self.push(start + 1, Tok::QMark, stop);
+                    }
+                }
+                simple => {
+                    self.pos = stop;
+                    let tok = simple_tok(simple);
+                    self.push(start, tok, stop);
+                }
+            }
+            if self.stopped {
+                return CodeEnd::Stop;
+            }
+        }
+        CodeEnd::Eof
+    }
+
+    /// A run of characters that start no token becomes one `Other` token (so that a megabyte of
+    /// junk gives one syntax error, not a million).
+    fn other_run(&mut self, start: usize) {
+        let mut p = start;
+        for (i, c) in self.src[start..self.end].char_indices() {
+            if i > 0 && starts_token(c) {
+                break;
+            }
+            p = start + i + c.len_utf8();
+        }
+        self.pos = p;
+        let text = SmolStr::new(&self.src[start..p]);
+        self.push(start, Tok::Other(text), p);
+    }
+
+    fn class_ref(&mut self, start: usize, stop: usize) {
+        let text = &self.src[start..stop];
+        if self.src[stop..self.end].starts_with("::") {
+            // `A::b`, `A::3`: Puppet rejects the whole word.
+            let mut e = stop + 2;
+            while e < self.end && is_word_byte(self.bytes[e]) {
+                e += 1;
+            }
+            self.pos = e;
+            self.error(
+                codes::ILLEGAL_CLASS_REFERENCE,
+                start,
+                e,
+                format!(
+                    "illegal class reference `{}`: every segment must start with an upper case letter",
+                    &self.src[start..e]
+                ),
+            );
+            self.push(start, Tok::Error, e);
+            return;
+        }
+        // D2: upper-case spellings of the bindings keywords.
+        if self.ctx() == Ctx::BindingsBody {
+            let kw = match text {
+                "AS" => Some(("as", Tok::KwAs)),
+                "TO" => Some(("to", Tok::KwTo)),
+                "IN" => Some(("in", Tok::KwInId)),
+                _ => None,
+            };
+            if let Some((lower, tok)) = kw {
+                let span = self.span(start, stop);
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::KEYWORD_CASE,
+                        span,
+                        format!("keywords are lower case: write `{lower}`, not `{text}`"),
+                    )
+                    .with_note(format!("help: did you mean `{lower}`?")),
+                );
+                self.push(start, tok, stop);
+                return;
+            }
+        }
+        self.push(start, Tok::ClassRef(SmolStr::new(text)), stop);
+    }
+
+    /// A bare word: a Puppet keyword, a bindings keyword (by context), a NAME or a WORD.
+    fn word(&mut self, start: usize, stop: usize) {
+        let text = &self.src[start..stop];
+        let is_name = is_name_text(text);
+        let ctx = self.ctx();
+        if is_name {
+            if let Some(tok) = self.contextual_keyword(text, ctx, stop) {
+                self.push(start, tok, stop);
+                return;
+            }
+            if let Some(kw) = puppet_keyword(text) {
+                let kw = if kw == Tok::Class && ctx.in_bindings() {
+                    Tok::KwClassType
+                } else {
+                    kw
+                };
+                self.push(start, kw, stop);
+                return;
+            }
+            self.push(start, Tok::Name(SmolStr::new(text)), stop);
+        } else {
+            self.push(start, Tok::Word(SmolStr::new(text)), stop);
+        }
+    }
+
+    /// The bindings keywords (DECISIONS D1): only in bindings and site bodies, and only where a
+    /// bindings rule can start with them. After `.` and before `=>` a word is always a name, so
+    /// `$x.map`, `{ alias => 1 }` and option names keep working.
+    fn contextual_keyword(&mut self, text: &str, ctx: Ctx, stop: usize) -> Option<Tok> {
+        if ctx == Ctx::Puppet {
+            if self.frames.is_empty() && self.at_statement_start() {
+                let next = self.skip_trivia(stop);
+                match text {
+                    "site" if self.bytes.get(next) == Some(&b'{') => {
+                        self.pending_body = Some((Ctx::SiteBody, 0));
+                        return Some(Tok::KwSite);
+                    }
+                    "bindings" if self.name_then_brace(next) => {
+                        self.pending_body = Some((Ctx::BindingsBody, 0));
+                        return Some(Tok::KwBindings);
+                    }
+                    _ => {}
+                }
+            }
+            return None;
+        }
+        if matches!(self.prev(), Some(Tok::Dot)) {
+            return None;
+        }
+        if ctx == Ctx::SiteBody && text == "bindings" {
+            return Some(Tok::KwSiteBindings);
+        }
+        if self.followed_by_farrow(stop) {
+            return None;
+        }
+        let prev = self.prev().cloned();
+        if ctx.in_site() {
+            return match text {
+                "categories" if ctx == Ctx::SiteBody => Some(Tok::KwCategories),
+                "layer" if self.bytes.get(self.skip_trivia(stop)) == Some(&b'{') => {
+                    Some(Tok::KwLayer)
+                }
+                _ => None,
+            };
+        }
+        let after_bind = matches!(prev, Some(Tok::KwBind));
+        let after_flags = matches!(
+            prev,
+            Some(Tok::KwBind | Tok::KwMultibind | Tok::KwAbstract | Tok::KwOverride)
+        );
+        let body = ctx == Ctx::BindingsBody;
+        let tok = match text {
+            "bind" if body => Tok::KwBind,
+            "multibind" if body => Tok::KwMultibind,
+            "rebind" if body => Tok::KwRebind,
+            "include" if body => Tok::KwInclude,
+            "exclude" if body => Tok::KwExclude,
+            "when" if body => {
+                self.pending_body = Some((Ctx::BindingsBody, self.frames.len()));
+                Tok::KwWhen
+            }
+            "to" if body => Tok::KwTo,
+            "as" if body => Tok::KwAs,
+            "in" if body => Tok::KwInId,
+            "abstract" | "override"
+                if after_flags
+                    || matches!(
+                        prev,
+                        Some(
+                            Tok::KwParameters
+                                | Tok::KwVariables
+                                | Tok::KwAs
+                                | Tok::KwMap
+                                | Tok::KwRebind
+                        )
+                    ) =>
+            {
+                if text == "abstract" {
+                    Tok::KwAbstract
+                } else {
+                    Tok::KwOverride
+                }
+            }
+            "parameters" | "parameter" if after_flags => Tok::KwParameters,
+            "variables" | "variable" if after_flags => Tok::KwVariables,
+            "map" if after_bind => Tok::KwMap,
+            "alias" if after_bind => Tok::KwAlias,
+            "renamed" if after_bind => Tok::KwRenamed,
+            "dependency" if after_bind => Tok::KwDependency,
+            "optional" if matches!(prev, Some(Tok::KwTo)) => Tok::KwOptional,
+            "producer" if matches!(prev, Some(Tok::KwTo | Tok::KwOptional)) => Tok::KwProducer,
+            _ => return None,
+        };
+        Some(tok)
+    }
+
+    /// Whether a top-level statement may start here (for `site` and `bindings`): at the start,
+    /// after `}` or `;`, or after a token that ends an operand (statements juxtapose).
+    fn at_statement_start(&self) -> bool {
+        match self.prev() {
+            None => true,
+            Some(Tok::Name(n)) => !crate::ast::is_statement_call(n),
+            Some(t) => matches!(
+                t,
+                Tok::RBrace
+                    | Tok::Semic
+                    | Tok::RParen
+                    | Tok::RBrack
+                    | Tok::RCollect
+                    | Tok::RRCollect
+                    | Tok::Word(_)
+                    | Tok::ClassRef(_)
+                    | Tok::Variable(_)
+                    | Tok::Number(_)
+                    | Tok::Str(_)
+                    | Tok::DqPost(_)
+                    | Tok::Regex(_)
+                    | Tok::Boolean(_)
+                    | Tok::Undef
+                    | Tok::Default
+            ),
+        }
+    }
+
+    /// The offset of the next character that is not blank, newline or comment.
+    fn skip_trivia(&self, mut p: usize) -> usize {
+        loop {
+            let rest = &self.src[p.min(self.end)..self.end];
+            let mut chars = rest.char_indices();
+            match chars.next() {
+                Some((_, c)) if c == '\n' || c == '\r' || is_blank_char(c) => p += c.len_utf8(),
+                Some((_, '#')) => match rest.find('\n') {
+                    Some(i) => p += i,
+                    None => return self.end,
+                },
+                Some((_, '/')) if rest.starts_with("/*") => match rest[2..].find("*/") {
+                    Some(i) => p += i + 4,
+                    None => return self.end,
+                },
+                _ => return p.min(self.end),
+            }
+        }
+    }
+
+    fn followed_by_farrow(&self, stop: usize) -> bool {
+        let p = self.skip_trivia(stop);
+        self.src[p..self.end].starts_with("=>")
+    }
+
+    /// `bindings` must be followed by a name and `{` to open a bindings block.
+    fn name_then_brace(&self, p: usize) -> bool {
+        let mut raw = Raw::lexer(&self.src[p..self.end]);
+        if raw.next() != Some(Ok(Raw::Word)) {
+            return false;
+        }
+        let after = self.skip_trivia(p + raw.span().end);
+        self.bytes.get(after) == Some(&b'{')
+    }
+
+    /// A `/` in operand position: the regex runs to the next unescaped `/` (newlines included).
+    /// Returns false (the caller emits `Div`) when there is no closing `/`.
+    fn regex(&mut self, start: usize) -> bool {
+        let body_start = start + 1;
+        let mut p = body_start;
+        loop {
+            let Some(i) = self.src[p..self.end].find('/') else {
+                return false;
+            };
+            let slash = p + i;
+            let backslashes = self.src[body_start..slash]
+                .bytes()
+                .rev()
+                .take_while(|&b| b == b'\\')
+                .count();
+            if backslashes % 2 == 1 {
+                p = slash + 1;
+                continue;
+            }
+            let text = self.src[body_start..slash].replace("\\/", "/");
+            self.pos = slash + 1;
+            self.push(start, Tok::Regex(SmolStr::new(text)), slash + 1);
+            return true;
+        }
+    }
+
+    /// Numbers follow Puppet's pattern
+    /// `\b(?:0[xX][0-9A-Fa-f]*|0?\d+(?:\.\d+)?(?:[eE]-?\d+)?)\b` with its backtracking, then
+    /// Puppet's checks for hex, octal and decimal forms.
+    fn number(&mut self, start: usize) {
+        let b = self.bytes;
+        let end = self.end;
+        let digits = |mut p: usize| {
+            while p < end && b[p].is_ascii_digit() {
+                p += 1;
+            }
+            p
+        };
+        let boundary = |p: usize| p >= end || !is_word_byte(b[p]);
+        let mut matched: Option<usize> = None;
+        if b[start] == b'0' && start + 1 < end && (b[start + 1] | 0x20) == b'x' {
+            let mut p = start + 2;
+            while p < end && b[p].is_ascii_hexdigit() {
+                p += 1;
+            }
+            if boundary(p) {
+                matched = Some(p);
+            }
+        }
+        if matched.is_none() {
+            let int_end = digits(start);
+            let frac_end =
+                (int_end + 1 < end && b[int_end] == b'.' && b[int_end + 1].is_ascii_digit())
+                    .then(|| digits(int_end + 1));
+            let exp = |p: usize| -> Option<usize> {
+                if p < end && (b[p] | 0x20) == b'e' {
+                    let mut q = p + 1;
+                    if q < end && b[q] == b'-' {
+                        q += 1;
+                    }
+                    if q < end && b[q].is_ascii_digit() {
+                        return Some(digits(q));
+                    }
+                }
+                None
+            };
+            let mut candidates = Vec::with_capacity(4);
+            if let Some(f) = frac_end {
+                if let Some(e) = exp(f) {
+                    candidates.push(e);
+                }
+                candidates.push(f);
+            }
+            if let Some(e) = exp(int_end) {
+                candidates.push(e);
+            }
+            candidates.push(int_end);
+            matched = candidates.into_iter().find(|&p| boundary(p));
+        }
+        let Some(stop) = matched else {
+            let mut p = start;
+            while p < end && is_word_byte(b[p]) {
+                p += 1;
+            }
+            self.pos = p;
+            self.error(
+                codes::ILLEGAL_NUMBER,
+                start,
+                p,
+                format!("illegal number `{}`", &self.src[start..p]),
+            );
+            self.push(start, Tok::Error, p);
+            return;
+        };
+        self.pos = stop;
+        let text = &self.src[start..stop];
+        let lit = if text.len() > 1 && (text.as_bytes()[1] | 0x20) == b'x' {
+            if text.len() == 2 {
+                self.error(
+                    codes::INVALID_HEX_NUMBER,
+                    start,
+                    stop,
+                    format!("not a valid hex number `{text}`"),
+                );
+                self.push(start, Tok::Error, stop);
+                return;
+            }
+            NumberLit::Integer {
+                text: SmolStr::new(text),
+                radix: 16,
+            }
+        } else if text.contains(['.', 'e', 'E']) {
+            let value: f64 = text.parse().unwrap_or(f64::INFINITY);
+            let mantissa_zero = text
+                .split(['e', 'E'])
+                .next()
+                .is_some_and(|m| m.bytes().all(|c| c == b'0' || c == b'.'));
+            if !value.is_finite() || (mantissa_zero && text.contains(['e', 'E'])) {
+                self.error(
+                    codes::INVALID_DECIMAL_NUMBER,
+                    start,
+                    stop,
+                    format!("not a valid decimal number `{text}`"),
+                );
+                self.push(start, Tok::Error, stop);
+                return;
+            }
+            if text.starts_with('0') && text.len() > 1 && text.as_bytes()[1].is_ascii_digit() {
+                self.error(
+                    codes::INVALID_DECIMAL_NUMBER,
+                    start,
+                    stop,
+                    format!("not a valid decimal number `{text}`"),
+                );
+                self.push(start, Tok::Error, stop);
+                return;
+            }
+            NumberLit::Float {
+                text: SmolStr::new(text),
+                value,
+            }
+        } else if text.len() > 1 && text.starts_with('0') {
+            if !text.bytes().all(|c| (b'0'..=b'7').contains(&c)) {
+                self.error(
+                    codes::INVALID_OCTAL_NUMBER,
+                    start,
+                    stop,
+                    format!("not a valid octal number `{text}`"),
+                );
+                self.push(start, Tok::Error, stop);
+                return;
+            }
+            NumberLit::Integer {
+                text: SmolStr::new(text),
+                radix: 8,
+            }
+        } else {
+            NumberLit::Integer {
+                text: SmolStr::new(text),
+                radix: 10,
+            }
+        };
+        self.push(start, Tok::Number(lit), stop);
+    }
+}
+
+fn simple_tok(raw: Raw) -> Tok {
+    match raw {
+        Raw::Equals => Tok::Equals,
+        Raw::IsEqual => Tok::IsEqual,
+        Raw::Match => Tok::Match,
+        Raw::FArrow => Tok::FArrow,
+        Raw::Plus => Tok::Plus,
+        Raw::Appends => Tok::Appends,
+        Raw::PArrow => Tok::PArrow,
+        Raw::Minus => Tok::Minus,
+        Raw::Deletes => Tok::Deletes,
+        Raw::InEdge => Tok::InEdge,
+        Raw::Not => Tok::Not,
+        Raw::NotEqual => Tok::NotEqual,
+        Raw::NoMatch => Tok::NoMatch,
+        Raw::Less => Tok::Less,
+        Raw::LessEqual => Tok::LessEqual,
+        Raw::LShift => Tok::LShift,
+        Raw::LCollect => Tok::LCollect,
+        Raw::LLCollect => Tok::LLCollect,
+        Raw::OutEdge => Tok::OutEdge,
+        Raw::OutEdgeSub => Tok::OutEdgeSub,
+        Raw::Greater => Tok::Greater,
+        Raw::GreaterEqual => Tok::GreaterEqual,
+        Raw::RShift => Tok::RShift,
+        Raw::Pipe => Tok::Pipe,
+        Raw::RCollect => Tok::RCollect,
+        Raw::RRCollect => Tok::RRCollect,
+        Raw::InEdgeSub => Tok::InEdgeSub,
+        Raw::Times => Tok::Times,
+        Raw::Modulo => Tok::Modulo,
+        Raw::Dot => Tok::Dot,
+        Raw::Comma => Tok::Comma,
+        Raw::Colon => Tok::Colon,
+        Raw::Semic => Tok::Semic,
+        Raw::QMark => Tok::QMark,
+        Raw::At => Tok::At,
+        Raw::AtAt => Tok::AtAt,
+        // The driver handles every other raw kind itself before calling this.
+        _ => Tok::Error,
+    }
+}
+
+/// `[[:blank:]]`: tab and the Unicode space separators.
+fn is_blank_char(c: char) -> bool {
+    c == '\t' || c == ' ' || (c as u32 >= 0x80 && is_unicode_space_separator(c))
+}
+
+fn is_unicode_space_separator(c: char) -> bool {
+    matches!(
+        c,
+        '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
+}
+
+fn is_whitespace_char(c: char) -> bool {
+    c == '\n' || c == '\r' || is_blank_char(c)
+}
+
+pub(crate) fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Whether a character can start some token (ends a run of `Other` characters).
+fn starts_token(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || is_whitespace_char(c)
+        || "_$\"'@/[]{}()=+-!<>|~*%.,:;?#".contains(c)
+}
+
+/// `^(::)?[a-z]\w*(::[a-z]\w*)*$`: a NAME; other bare words are WORDs (string literals).
+fn is_name_text(text: &str) -> bool {
+    let t = text.strip_prefix("::").unwrap_or(text);
+    t.split("::").all(|seg| {
+        let mut bytes = seg.bytes();
+        matches!(bytes.next(), Some(b'a'..=b'z')) && bytes.all(is_word_byte)
+    })
+}
+
+#[cfg(test)]
+mod tests;

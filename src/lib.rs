@@ -1,0 +1,14 @@
+//! pbc: a compiler, checker and resolver for the Puppet bindings language (ARM-8 / ARM-9).
+//!
+//! The pipeline is `lexer` → `parser` (→ `ast`) → `validate` → `lower` → `inject`, with
+//! diagnostics rendered by `diag`. This crate root only wires the stages together; each stage's
+//! module says what it owns.
+
+pub mod ast;
+pub mod diag;
+pub mod lexer;
+pub mod parser;
+pub mod source;
+pub mod span;
+
+pub use parser::{parse_file, Parsed};

@@ -1,0 +1,143 @@
+//! The `pbc` command line. Thin: argument parsing, reading files, and printing what the library
+//! returns. Exit status: 0 clean, 1 errors found, 2 usage or I/O problems.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use puppet_bindings::diag::{self, Diagnostic};
+use puppet_bindings::span::SourceMap;
+use puppet_bindings::{parse_file, source};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "pbc", version, about = "The Puppet bindings compiler")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse Puppet manifests (the language plus the bindings extension) and report syntax errors.
+    Parse {
+        /// What to print on success: nothing (`none`) or the AST (`json`).
+        #[arg(long, value_enum, default_value_t = Format::None)]
+        format: Format,
+        /// How to print diagnostics.
+        #[arg(long, value_enum, default_value_t = ErrorFormat::Human)]
+        error_format: ErrorFormat,
+        /// Files or directories (searched for `*.pp`).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    None,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ErrorFormat {
+    Human,
+    Json,
+}
+
+/// One file's AST in `pbc parse --format json` output.
+#[derive(serde::Serialize)]
+struct FileAst<'a> {
+    file: &'a str,
+    program: &'a puppet_bindings::ast::Program,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Passes over the tree recurse to a bounded depth; a large stack keeps debug builds safe.
+    let worker = std::thread::Builder::new()
+        .stack_size(256 * 1024 * 1024)
+        .spawn(move || run(cli));
+    match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("pbc: internal error");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Parse {
+            format,
+            error_format,
+            paths,
+        } => parse_command(format, error_format, &paths),
+    }
+}
+
+fn parse_command(format: Format, error_format: ErrorFormat, paths: &[PathBuf]) -> ExitCode {
+    let files_list = match source::expand_paths(paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("pbc: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut files = SourceMap::new();
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let mut programs = Vec::new();
+    for path in &files_list {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("pbc: cannot read {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        let name = path.to_string_lossy().into_owned();
+        let (id, bad) = source::add_source(&mut files, &name, bytes);
+        if let Some(d) = bad {
+            diags.push(d);
+            continue;
+        }
+        let parsed = parse_file(id, files.source(id));
+        diags.extend(parsed.diagnostics);
+        if let Some(p) = parsed.program {
+            programs.push((name, p));
+        }
+    }
+    diag::sort(&mut diags);
+    let has_errors = diags.iter().any(Diagnostic::is_error);
+    let print_ast = format == Format::Json && !has_errors;
+    let rendered = match error_format {
+        ErrorFormat::Human => diag::render_text(&files, &diags),
+        ErrorFormat::Json => diag::render_json(&files, &diags, files_list.len()),
+    };
+    let mut stdout = std::io::stdout().lock();
+    if error_format == ErrorFormat::Json && !print_ast {
+        let _ = stdout.write_all(rendered.as_bytes());
+    } else {
+        let _ = std::io::stderr().write_all(rendered.as_bytes());
+    }
+    if print_ast {
+        let docs: Vec<FileAst> = programs
+            .iter()
+            .map(|(file, program)| FileAst { file, program })
+            .collect();
+        match serde_json::to_string_pretty(&docs) {
+            Ok(s) => {
+                let _ = writeln!(stdout, "{s}");
+            }
+            Err(e) => {
+                eprintln!("pbc: internal error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if has_errors {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

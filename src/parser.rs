@@ -1,0 +1,1589 @@
+//! The parser: glue between the lexer, the generated LALR parser and the AST.
+//!
+//! Owns the grammar actions' helper ([`Builder`]): Puppet's parse-time transformations
+//! (statement calls without parentheses, untitled resources, adjacent hash pairs, string
+//! interpolation rewrites, nested class names), the depth counter behind the nesting limit, error
+//! recovery and the conversion of lalrpop errors into diagnostics. Callers see only
+//! [`parse_file`] and [`Parsed`]; generated types never leave this module.
+//! It must not validate semantics (that is `validate/`) nor decide what characters mean (that is
+//! `lexer/`).
+
+use crate::ast::*;
+use crate::diag::{codes, expected, Diagnostic};
+use crate::lexer::{self, NumberLit, Tok};
+use crate::span::{FileId, Span};
+use lalrpop_util::{ErrorRecovery, ParseError};
+use smol_str::SmolStr;
+
+/// The generated parser. Its style is lalrpop's, not ours, so our lints do not apply to it.
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    clippy::unwrap_used,
+    unused_parens,
+    unused_imports,
+    dead_code
+)]
+mod generated {
+    lalrpop_util::lalrpop_mod!(pub grammar, "/puppet.rs");
+}
+use generated::grammar;
+
+/// The deepest AST accepted (counted while parsing). Brackets are capped earlier by the lexer;
+/// this catches unbracketed nesting such as `- - - 1`, `$a = $b = ...` or long `elsif` chains.
+pub const MAX_DEPTH: u32 = 250;
+
+/// At most this many syntax errors are reported per file.
+pub const MAX_SYNTAX_ERRORS: usize = 50;
+
+/// The lexer's error type as lalrpop sees it. The lexer never fails (errors are tokens), so this
+/// has no values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LexStop {}
+
+/// The result of parsing one file: the program when it has no errors, and all diagnostics.
+pub struct Parsed {
+    pub program: Option<Program>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Lexes and parses one file. Never panics; every problem is a diagnostic.
+pub fn parse_file(file: FileId, src: &str) -> Parsed {
+    let lexed = lexer::lex(file, src);
+    let stop_at = if lexed.stopped {
+        lexed.tokens.last().map_or(0, |t| t.0)
+    } else {
+        usize::MAX
+    };
+    let regions = bracket_regions(&lexed.tokens);
+    let mut builder = Builder {
+        file,
+        regions,
+        last_error_region: None,
+        src: src.to_string(),
+        diags: Vec::new(),
+        syntax_errors: 0,
+        depth_reported: false,
+        last_error_at: None,
+        lexer_stop: stop_at,
+    };
+    let tokens = lexed.tokens;
+    let result =
+        grammar::ProgramParser::new().parse(&mut builder, tokens.into_iter().map(Ok::<_, LexStop>));
+    let body = match result {
+        Ok(body) => Some(body),
+        Err(e) => {
+            builder.report(e);
+            None
+        }
+    };
+    let mut diagnostics = lexed.diagnostics;
+    diagnostics.append(&mut builder.diags);
+    if builder.syntax_errors > MAX_SYNTAX_ERRORS {
+        let span = Span::new(file, src.len(), src.len());
+        diagnostics.push(Diagnostic::error(
+            codes::TOO_MANY_ERRORS,
+            span,
+            format!(
+                "{} more syntax errors in this file are not shown",
+                builder.syntax_errors - MAX_SYNTAX_ERRORS
+            ),
+        ));
+    }
+    crate::diag::sort(&mut diagnostics);
+    let has_errors = diagnostics.iter().any(Diagnostic::is_error);
+    let program = match body {
+        Some(mut body) if !has_errors => {
+            qualify_nested_names(&mut body, None);
+            Some(Program {
+                body,
+                span: Span::new(file, 0, src.len()),
+            })
+        }
+        _ => None,
+    };
+    Parsed {
+        program,
+        diagnostics,
+    }
+}
+
+/// The innermost open bracket around each token (from the token stream, which keeps the true
+/// structure even when the parser has to recover).
+fn bracket_regions(tokens: &[lexer::SpannedTok]) -> Vec<(usize, Option<usize>)> {
+    let mut open: Vec<usize> = Vec::new();
+    let mut out = Vec::with_capacity(tokens.len());
+    for (l, tok, _) in tokens {
+        match tok {
+            Tok::RBrace | Tok::RBrack | Tok::RParen => {
+                open.pop();
+                out.push((*l, open.last().copied()));
+            }
+            Tok::LBrace | Tok::SelBrace | Tok::LBrack | Tok::ListStart | Tok::LParen | Tok::WsLParen => {
+                out.push((*l, open.last().copied()));
+                open.push(*l);
+            }
+            _ => out.push((*l, open.last().copied())),
+        }
+    }
+    out
+}
+
+/// A call argument, array entry or access key: a value, or a bare `key => value` pair that is
+/// merged with its neighbours into one hash.
+pub enum Operand {
+    Value(Expr),
+    Pair(HashEntry),
+}
+
+/// One step after the first operand of an operator sequence.
+pub enum OperatorTail {
+    Binary(BinaryOp, Expr),
+    /// `? { entries }` with the offset after `}` and any postfix forms applied to the result.
+    Selector(Vec<SelectorEntry>, usize, Vec<(SuffixForm, usize)>),
+}
+
+pub enum SuffixForm {
+    Access(Vec<Expr>),
+    Method(SmolStr, Vec<Expr>, Option<Lambda>),
+}
+
+/// What stands between the braces of `X { ... }`.
+pub enum BodyContent {
+    Untitled(Vec<AttributeOp>),
+    Titled(Vec<ResourceBody>),
+}
+
+/// A bind key as parsed, before it is classified.
+pub enum RawKey {
+    Empty,
+    Parameters(Vec<(bool, usize, usize)>, Expr),
+    Variables(Vec<(bool, usize, usize)>, Option<Expr>),
+    One(Expr),
+    Two(Expr, Expr),
+}
+
+/// Words the bindings grammar treats as keywords, for "did you mean" on a misspelt one.
+const BIND_WORDS: &[&str] = &[
+    "variables",
+    "parameters",
+    "abstract",
+    "override",
+    "map",
+    "alias",
+    "renamed",
+    "dependency",
+    "to",
+    "as",
+    "in",
+    "optional",
+    "producer",
+];
+
+/// The grammar actions' context: the file, collected diagnostics, and the depth limit.
+pub struct Builder {
+    file: FileId,
+    /// For each token start offset, the offset of the innermost open bracket around it.
+    regions: Vec<(usize, Option<usize>)>,
+    /// The bracket region of the last reported syntax error.
+    last_error_region: Option<Option<usize>>,
+    src: String,
+    diags: Vec<Diagnostic>,
+    syntax_errors: usize,
+    depth_reported: bool,
+    last_error_at: Option<usize>,
+    lexer_stop: usize,
+}
+
+impl Builder {
+    /// Whether `offset` lies after an already reported syntax error on the same line: such a
+    /// finding is almost always a consequence of the first (a cascade), so it is not reported.
+    fn follows_error_on_same_line(&self, offset: usize) -> bool {
+        match self.last_error_at {
+            Some(prev) if prev <= offset => {
+                let between = self.src.get(prev..offset).unwrap_or("");
+                !between.contains('\n')
+            }
+            _ => false,
+        }
+    }
+
+    fn region_at(&self, offset: usize) -> Option<usize> {
+        let i = self.regions.partition_point(|(o, _)| *o <= offset);
+        if i == 0 {
+            return None;
+        }
+        self.regions[i - 1].1
+    }
+
+    /// Records a diagnostic found by a grammar action, unless it is a cascade of a syntax error.
+    fn push(&mut self, d: Diagnostic) {
+        if !self.follows_error_on_same_line(d.span.start as usize) {
+            self.diags.push(d);
+        }
+    }
+
+    pub fn sp(&self, l: usize, r: usize) -> Span {
+        Span::new(self.file, l, r)
+    }
+
+    /// Makes a node, counting its depth; past [`MAX_DEPTH`] the node becomes an error.
+    pub fn mk(&mut self, l: usize, r: usize, kind: ExprKind) -> Expr {
+        let depth = child_depth(&kind) + 1;
+        self.mk_with_depth(l, r, kind, depth)
+    }
+
+    fn mk_with_depth(&mut self, l: usize, r: usize, kind: ExprKind, depth: u32) -> Expr {
+        if depth > MAX_DEPTH {
+            if !self.depth_reported {
+                self.depth_reported = true;
+                let span = self.sp(l, r.min(l + 1));
+                self.push(
+                    Diagnostic::error(
+                        codes::NESTING_TOO_DEEP,
+                        span,
+                        format!("expressions nest more than {MAX_DEPTH} levels deep"),
+                    )
+                    .with_note(
+                        "help: split the expression, or move the inner parts into variables",
+                    ),
+                );
+            }
+            return Expr {
+                kind: ExprKind::Error,
+                span: self.sp(l, r),
+                depth: 1,
+            };
+        }
+        Expr {
+            kind,
+            span: self.sp(l, r),
+            depth,
+        }
+    }
+
+    pub fn string(&mut self, l: usize, r: usize, s: &str) -> Expr {
+        self.mk(
+            l,
+            r,
+            ExprKind::String {
+                value: SmolStr::new(s),
+            },
+        )
+    }
+
+    pub fn number(&mut self, l: usize, r: usize, n: NumberLit) -> Expr {
+        let kind = match n {
+            NumberLit::Integer { text, radix } => ExprKind::Integer { text, radix },
+            NumberLit::Float { text, value } => ExprKind::Float { text, value },
+        };
+        self.mk(l, r, kind)
+    }
+
+    // ---- statement lists -------------------------------------------------------------
+
+    /// Puppet's `transform_calls`: a statement-call name followed by an expression (or a comma
+    /// list) becomes a call; other comma lists are errors.
+    pub fn statements(&mut self, lists: Vec<Vec<Expr>>) -> Vec<Expr> {
+        let mut memo: Vec<Expr> = Vec::with_capacity(lists.len());
+        for mut list in lists {
+            let prev_is_call_name = matches!(
+                memo.last().map(|e| &e.kind),
+                Some(ExprKind::QualifiedName { name }) if is_statement_call(name)
+            );
+            if prev_is_call_name {
+                let name = memo.pop().expect("checked above");
+                for arg in &mut list {
+                    if let ExprKind::Call { statement, .. } = &mut arg.kind {
+                        *statement = false;
+                    }
+                }
+                let end = list.last().map_or(name.span.end, |e| e.span.end);
+                let call = self.mk(
+                    name.span.start as usize,
+                    end as usize,
+                    ExprKind::Call {
+                        functor: Box::new(name),
+                        args: list,
+                        lambda: None,
+                        statement: true,
+                    },
+                );
+                memo.push(call);
+            } else if list.len() > 1 {
+                let second = &list[1];
+                let (message, code) = match memo.last().map(|e| &e.kind) {
+                    Some(ExprKind::QualifiedName { name }) if list.len() > 1 => (
+                        format!("attempt to pass an argument list to the function `{name}`, which cannot be called without parentheses"),
+                        codes::CALL_WITHOUT_PARENTHESES,
+                    ),
+                    _ => (
+                        "illegal comma-separated argument list".to_string(),
+                        codes::ILLEGAL_COMMA_LIST,
+                    ),
+                };
+                let last = list.last().map_or(second.span.end, |e| e.span.end);
+                let span = Span::new(self.file, list[0].span.start as usize, last as usize);
+                let mut d = Diagnostic::error(code, span, message);
+                if code == codes::CALL_WITHOUT_PARENTHESES {
+                    d = d.with_note("help: add parentheses around the arguments");
+                }
+                self.push(d);
+                memo.extend(list);
+            } else if let Some(mut e) = list.pop() {
+                if let ExprKind::Call { statement, .. } = &mut e.kind {
+                    *statement = true;
+                }
+                memo.push(e);
+            }
+        }
+        memo
+    }
+
+    // ---- error recovery ----------------------------------------------------------------
+
+    pub fn recover(&mut self, e: ErrorRecovery<usize, Tok, LexStop>) -> Expr {
+        let (l, r) = error_location(&e.error);
+        self.report(e.error);
+        Expr {
+            kind: ExprKind::Error,
+            span: self.sp(l, r),
+            depth: 1,
+        }
+    }
+
+    pub fn recover_item(&mut self, e: ErrorRecovery<usize, Tok, LexStop>) -> BindItem {
+        let (l, r) = error_location(&e.error);
+        self.report(e.error);
+        BindItem::Error {
+            span: self.sp(l, r),
+        }
+    }
+
+    /// Converts a parse error into a diagnostic, unless the lexer already explained it or it
+    /// repeats the previous one.
+    fn report(&mut self, e: ParseError<usize, Tok, LexStop>) {
+        let (l, _) = error_location(&e);
+        if l >= self.lexer_stop || self.follows_error_on_same_line(l) {
+            return;
+        }
+        if let ParseError::UnrecognizedToken {
+            token: (_, Tok::Error, _),
+            ..
+        } = &e
+        {
+            return;
+        }
+        // After a recovered error, a closing brace or the end of the file that no longer fits is
+        // the recovery's doing (it resumed at a different nesting level), not a new mistake.
+        let closing = matches!(
+            &e,
+            ParseError::UnrecognizedEof { .. }
+                | ParseError::UnrecognizedToken {
+                    token: (_, Tok::RBrace, _),
+                    ..
+                }
+        );
+        if closing && self.syntax_errors > 0 {
+            return;
+        }
+        // One syntax error per bracket pair: once recovery has lost track of the structure, later
+        // complaints inside the same (lexically still open) brackets are cascades. Errors at top
+        // level, or in other brackets, are independent and reported.
+        let region = self.region_at(l);
+        if region.is_some() && self.last_error_region == Some(region) {
+            return;
+        }
+        self.last_error_region = Some(region);
+        self.last_error_at = Some(l);
+        self.syntax_errors += 1;
+        if self.syntax_errors > MAX_SYNTAX_ERRORS {
+            return;
+        }
+        let d = match e.into_unrecognized(expected_or_empty()) {
+            ParseError::UnrecognizedEof { location, expected } => {
+                let span = self.sp(location, location);
+                let mut d =
+                    Diagnostic::error(codes::UNEXPECTED_EOF, span, "unexpected end of file");
+                if let Some(list) = expected::describe(&expected) {
+                    d = d.with_note(format!("expected {list}"));
+                }
+                d
+            }
+            ParseError::UnrecognizedToken {
+                token: (l, tok, r),
+                expected,
+            } => self.unexpected(l, r, &tok, &expected),
+            ParseError::ExtraToken { token: (l, tok, r) } => self.unexpected(l, r, &tok, &[]),
+            ParseError::InvalidToken { location } => {
+                let span = self.sp(location, location + 1);
+                Diagnostic::error(codes::SYNTAX_ERROR, span, "invalid token")
+            }
+            ParseError::User { error } => match error {},
+        };
+        self.diags.push(d);
+    }
+
+    fn unexpected(&self, l: usize, r: usize, tok: &Tok, expected: &[String]) -> Diagnostic {
+        let text = self.src.get(l..r).unwrap_or("");
+        let shown: String = text.chars().take(40).collect();
+        let shown = shown.escape_debug().to_string();
+        let span = self.sp(l, r);
+        let mut d = Diagnostic::error(
+            codes::SYNTAX_ERROR,
+            span,
+            format!("syntax error at `{shown}`"),
+        );
+        if let Some(list) = expected::describe(expected) {
+            d = d.with_note(format!("expected {list}"));
+        }
+        // D2-style hints: a capitalised or misspelt keyword the grammar wanted here.
+        let word = match tok {
+            Tok::Name(n) | Tok::ClassRef(n) => Some(n.as_str()),
+            _ => None,
+        };
+        if let Some(word) = word {
+            let wanted: Vec<&str> = expected
+                .iter()
+                .map(|e| e.trim_matches('"'))
+                .filter(|e| e.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+                .collect();
+            let lower = word.to_ascii_lowercase();
+            if wanted.contains(&lower.as_str()) && lower != word {
+                d = d.with_note(format!(
+                    "help: keywords are lower case: did you mean `{lower}`?"
+                ));
+            } else if let Some(s) = crate::diag::did_you_mean(word, &wanted) {
+                d = d.with_note(format!("help: did you mean `{s}`?"));
+            }
+        }
+        d
+    }
+
+    // ---- operators -------------------------------------------------------------------
+
+    pub fn assignment(&mut self, l: usize, r: usize, op: AssignOp, t: Expr, v: Expr) -> Expr {
+        self.mk(
+            l,
+            r,
+            ExprKind::Assignment {
+                op,
+                target: Box::new(t),
+                value: Box::new(v),
+            },
+        )
+    }
+
+    pub fn relationship(
+        &mut self,
+        l: usize,
+        r: usize,
+        first: Expr,
+        rest: Vec<(RelationshipOp, Expr)>,
+    ) -> Expr {
+        if rest.is_empty() {
+            return first;
+        }
+        let mut operands = Vec::with_capacity(rest.len() + 1);
+        let mut operators = Vec::with_capacity(rest.len());
+        operands.push(first);
+        for (op, e) in rest {
+            operators.push(op);
+            operands.push(e);
+        }
+        self.mk(
+            l,
+            r,
+            ExprKind::Relationship {
+                operands,
+                operators,
+            },
+        )
+    }
+
+    pub fn unary(&mut self, l: usize, r: usize, op: UnaryOp, e: Expr) -> Expr {
+        self.mk(
+            l,
+            r,
+            ExprKind::Unary {
+                op,
+                operand: Box::new(e),
+            },
+        )
+    }
+
+    /// Folds `first (op operand | ?{...})* [? m => v]` by precedence climbing, with an explicit
+    /// operator stack (no recursion). Operators of one level become one flat `Binary` node.
+    pub fn fold_operators(
+        &mut self,
+        first: Expr,
+        tails: Vec<OperatorTail>,
+        single: Option<SelectorEntry>,
+    ) -> Expr {
+        if tails.is_empty() && single.is_none() {
+            return first;
+        }
+        let mut operands: Vec<Expr> = vec![first];
+        let mut ops: Vec<BinaryOp> = Vec::new();
+        for tail in tails {
+            match tail {
+                OperatorTail::Binary(op, rhs) => {
+                    while ops
+                        .last()
+                        .is_some_and(|top| top.precedence() >= op.precedence())
+                    {
+                        self.reduce_top(&mut operands, &mut ops);
+                    }
+                    ops.push(op);
+                    operands.push(rhs);
+                }
+                OperatorTail::Selector(entries, r, suffixes) => {
+                    while ops
+                        .last()
+                        .is_some_and(|top| top.precedence() >= SELECTOR_PRECEDENCE)
+                    {
+                        self.reduce_top(&mut operands, &mut ops);
+                    }
+                    let subject = operands.pop().expect("an operand precedes every operator");
+                    let l = subject.span.start as usize;
+                    let mut e = self.mk(
+                        l,
+                        r,
+                        ExprKind::Selector {
+                            subject: Box::new(subject),
+                            entries,
+                        },
+                    );
+                    for (suffix, r) in suffixes {
+                        e = match suffix {
+                            SuffixForm::Access(keys) => self.access(l, r, e, keys),
+                            SuffixForm::Method(name, args, lambda) => {
+                                self.method_call(l, r, e, name, args, lambda)
+                            }
+                        };
+                    }
+                    operands.push(e);
+                }
+            }
+        }
+        if let Some(entry) = single {
+            while ops
+                .last()
+                .is_some_and(|top| top.precedence() >= SELECTOR_PRECEDENCE)
+            {
+                self.reduce_top(&mut operands, &mut ops);
+            }
+            let subject = operands.pop().expect("an operand precedes every operator");
+            let l = subject.span.start as usize;
+            let r = entry.span.end as usize;
+            let e = self.mk(
+                l,
+                r,
+                ExprKind::Selector {
+                    subject: Box::new(subject),
+                    entries: vec![entry],
+                },
+            );
+            operands.push(e);
+        }
+        while !ops.is_empty() {
+            self.reduce_top(&mut operands, &mut ops);
+        }
+        operands.pop().expect("folding leaves one operand")
+    }
+
+    fn reduce_top(&mut self, operands: &mut Vec<Expr>, ops: &mut Vec<BinaryOp>) {
+        let (Some(op), Some(rhs), Some(lhs)) = (ops.pop(), operands.pop(), operands.pop()) else {
+            return;
+        };
+        let l = lhs.span.start as usize;
+        let r = rhs.span.end as usize;
+        // Extend a chain of the same level instead of nesting (left associativity). The depth
+        // is updated incrementally: recomputing it over the whole chain would be quadratic.
+        let depth = lhs.depth.max(rhs.depth + 1);
+        let kind = match lhs.kind {
+            ExprKind::Binary {
+                mut operands,
+                mut operators,
+            } if operators[0].precedence() == op.precedence() => {
+                operators.push(op);
+                operands.push(rhs);
+                ExprKind::Binary {
+                    operands,
+                    operators,
+                }
+            }
+            kind => {
+                let lhs = Expr {
+                    kind,
+                    span: lhs.span,
+                    depth: lhs.depth,
+                };
+                ExprKind::Binary {
+                    operands: vec![lhs, rhs],
+                    operators: vec![op],
+                }
+            }
+        };
+        let e = self.mk_with_depth(l, r, kind, depth);
+        operands.push(e);
+    }
+
+    // ---- postfix forms ---------------------------------------------------------------
+
+    pub fn access(&mut self, l: usize, r: usize, target: Expr, keys: Vec<Expr>) -> Expr {
+        self.mk(
+            l,
+            r,
+            ExprKind::Access {
+                target: Box::new(target),
+                keys,
+            },
+        )
+    }
+
+    pub fn call(
+        &mut self,
+        l: usize,
+        r: usize,
+        functor: Expr,
+        args: Vec<Expr>,
+        lambda: Option<Lambda>,
+    ) -> Expr {
+        self.mk(
+            l,
+            r,
+            ExprKind::Call {
+                functor: Box::new(functor),
+                args,
+                lambda: lambda.map(Box::new),
+                statement: false,
+            },
+        )
+    }
+
+    pub fn method_call(
+        &mut self,
+        l: usize,
+        r: usize,
+        receiver: Expr,
+        method: SmolStr,
+        args: Vec<Expr>,
+        lambda: Option<Lambda>,
+    ) -> Expr {
+        self.mk(
+            l,
+            r,
+            ExprKind::MethodCall {
+                receiver: Box::new(receiver),
+                method,
+                args,
+                lambda: lambda.map(Box::new),
+            },
+        )
+    }
+
+    pub fn collect(&mut self, l: usize, r: usize, type_expr: Expr, query: CollectQuery) -> Expr {
+        self.mk(
+            l,
+            r,
+            ExprKind::Collect {
+                type_expr: Box::new(type_expr),
+                query,
+                ops: Vec::new(),
+            },
+        )
+    }
+
+    // ---- literals --------------------------------------------------------------------
+
+    /// Adjacent `key => value` pairs become one hash (`f(a => 1, b => 2, 3)` has two args).
+    pub fn merge_pairs(&mut self, items: Vec<Operand>) -> Vec<Expr> {
+        let mut out = Vec::with_capacity(items.len());
+        let mut pending: Vec<HashEntry> = Vec::new();
+        for item in items {
+            match item {
+                Operand::Pair(p) => pending.push(p),
+                Operand::Value(v) => {
+                    self.flush_pairs(&mut pending, &mut out);
+                    out.push(v);
+                }
+            }
+        }
+        self.flush_pairs(&mut pending, &mut out);
+        out
+    }
+
+    fn flush_pairs(&mut self, pending: &mut Vec<HashEntry>, out: &mut Vec<Expr>) {
+        if pending.is_empty() {
+            return;
+        }
+        let l = pending[0].span.start as usize;
+        let r = pending[pending.len() - 1].span.end as usize;
+        let entries = std::mem::take(pending);
+        out.push(self.mk(l, r, ExprKind::Hash { entries }));
+    }
+
+    pub fn array(&mut self, l: usize, r: usize, items: Vec<Operand>) -> Expr {
+        let elements = self.merge_pairs(items);
+        self.mk(l, r, ExprKind::Array { elements })
+    }
+
+    pub fn hash(&mut self, l: usize, r: usize, entries: Vec<HashEntry>) -> Expr {
+        self.mk(l, r, ExprKind::Hash { entries })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn concat(
+        &mut self,
+        l: usize,
+        r: usize,
+        pre: (SmolStr, usize, usize),
+        first: Expr,
+        mids: Vec<((SmolStr, usize, usize), Expr)>,
+        post: (SmolStr, usize, usize),
+    ) -> Expr {
+        let mut segments = Vec::with_capacity(2 + mids.len() * 2);
+        self.push_segment(&mut segments, pre);
+        segments.push(first);
+        for (text, e) in mids {
+            self.push_segment(&mut segments, text);
+            segments.push(e);
+        }
+        self.push_segment(&mut segments, post);
+        self.mk(l, r, ExprKind::Concat { segments })
+    }
+
+    fn push_segment(&mut self, segments: &mut Vec<Expr>, (text, l, r): (SmolStr, usize, usize)) {
+        if !text.is_empty() {
+            segments.push(self.mk(l, r, ExprKind::String { value: text }));
+        }
+    }
+
+    /// `${...}`: Puppet's factory turns a name or a decimal integer at the head into a variable.
+    pub fn text_expression(&mut self, l: usize, r: usize, mut e: Expr) -> Expr {
+        rewrite_text_head(&mut e);
+        self.mk(l, r, ExprKind::Text { expr: Box::new(e) })
+    }
+
+    pub fn dotted_name(&mut self, l: usize, r: usize, parts: Vec<(usize, usize)>) -> Expr {
+        let mut text = String::new();
+        for (i, (pl, pr)) in parts.iter().enumerate() {
+            if i > 0 {
+                text.push('.');
+            }
+            text.push_str(self.src.get(*pl..*pr).unwrap_or(""));
+        }
+        self.string(l, r, &text)
+    }
+
+    // ---- conditionals ----------------------------------------------------------------
+
+    pub fn if_expr(
+        &mut self,
+        l: usize,
+        r: usize,
+        (test, then_body, else_body): (Expr, Vec<Expr>, Vec<Expr>),
+    ) -> Expr {
+        self.mk(
+            l,
+            r,
+            ExprKind::If {
+                test: Box::new(test),
+                then_body,
+                else_body,
+            },
+        )
+    }
+
+    // ---- resources -------------------------------------------------------------------
+
+    pub fn virtualize(&mut self, l: usize, r: usize, form: ResourceForm, mut e: Expr) -> Expr {
+        match &mut e.kind {
+            ExprKind::Resource { form: f, .. }
+            | ExprKind::ResourceDefaults { form: f, .. }
+            | ExprKind::ResourceOverride { form: f, .. } => {
+                *f = form;
+                e.span = self.sp(l, r);
+                e
+            }
+            ExprKind::Error => e,
+            _ => {
+                let (code, what) = match form {
+                    ResourceForm::Exported => (codes::EXPORTED_NOT_RESOURCE, "exported (@@)"),
+                    _ => (codes::VIRTUAL_NOT_RESOURCE, "virtual (@)"),
+                };
+                let span = self.sp(l, r);
+                self.push(Diagnostic::error(
+                    code,
+                    span,
+                    format!("{what} can only be applied to a resource expression"),
+                ));
+                Expr {
+                    kind: ExprKind::Error,
+                    span,
+                    depth: 1,
+                }
+            }
+        }
+    }
+
+    pub fn bodies_with_first(
+        &mut self,
+        l: usize,
+        r: usize,
+        title: Expr,
+        ops: Vec<AttributeOp>,
+        mut more: Vec<ResourceBody>,
+    ) -> Vec<ResourceBody> {
+        let first = ResourceBody {
+            title,
+            ops,
+            span: self.sp(l, r),
+        };
+        more.insert(0, first);
+        more
+    }
+
+    pub fn resource(&mut self, l: usize, r: usize, t: Expr, content: BodyContent) -> Expr {
+        match content {
+            BodyContent::Titled(bodies) => self.mk(
+                l,
+                r,
+                ExprKind::Resource {
+                    form: ResourceForm::Regular,
+                    type_expr: Box::new(t),
+                    bodies,
+                },
+            ),
+            BodyContent::Untitled(ops) => self.untitled(l, r, t, ops),
+        }
+    }
+
+    /// `X { attr => value }`: defaults for a type, an override for an access, collector
+    /// attributes, or Puppet's "name followed by a hash" for a bare name.
+    fn untitled(&mut self, l: usize, r: usize, t: Expr, ops: Vec<AttributeOp>) -> Expr {
+        match t.kind {
+            ExprKind::QualifiedReference { .. } => self.mk(
+                l,
+                r,
+                ExprKind::ResourceDefaults {
+                    form: ResourceForm::Regular,
+                    type_expr: Box::new(t),
+                    ops,
+                },
+            ),
+            ExprKind::Access { .. } => self.mk(
+                l,
+                r,
+                ExprKind::ResourceOverride {
+                    form: ResourceForm::Regular,
+                    resources: Box::new(t),
+                    ops,
+                },
+            ),
+            ExprKind::Collect {
+                type_expr,
+                query,
+                ops: existing,
+            } if existing.is_empty() => self.mk(
+                l,
+                r,
+                ExprKind::Collect {
+                    type_expr,
+                    query,
+                    ops,
+                },
+            ),
+            ExprKind::QualifiedName { .. } => {
+                if let Some(op) = ops.iter().find(|o| o.op == AttributeOpKind::Append) {
+                    let span = op.span;
+                    self.push(Diagnostic::error(
+                        codes::RESOURCE_APPEND_WITHOUT_TITLE,
+                        span,
+                        "syntax error: a resource body without a title cannot use `+>`",
+                    ));
+                    return self.mk(l, r, ExprKind::Error);
+                }
+                let hl = ops.first().map_or(r, |o| o.span.start as usize);
+                let entries = ops
+                    .into_iter()
+                    .map(|op| {
+                        let key = Expr {
+                            kind: ExprKind::String { value: op.name },
+                            span: Span {
+                                end: op.span.start + 1,
+                                ..op.span
+                            },
+                            depth: 1,
+                        };
+                        HashEntry {
+                            key,
+                            value: op.value,
+                            span: op.span,
+                        }
+                    })
+                    .collect();
+                let hash = self.mk(hl.min(r), r, ExprKind::Hash { entries });
+                let mut stmts = self.statements(vec![vec![t], vec![hash]]);
+                if stmts.len() == 1 {
+                    stmts.pop().expect("one statement")
+                } else {
+                    self.mk(l, r, ExprKind::Block { statements: stmts })
+                }
+            }
+            ExprKind::Error => self.mk(l, r, ExprKind::Error),
+            _ => {
+                let span = t.span;
+                self.push(Diagnostic::error(
+                    codes::NOT_A_RESOURCE,
+                    span,
+                    "expression is not valid as a resource, resource-default, or resource-override",
+                ));
+                self.mk(l, r, ExprKind::Error)
+            }
+        }
+    }
+
+    pub fn class_resource(
+        &mut self,
+        l: usize,
+        r: usize,
+        cl: usize,
+        cr: usize,
+        bodies: Vec<ResourceBody>,
+    ) -> Expr {
+        let t = self.mk(
+            cl,
+            cr,
+            ExprKind::QualifiedName {
+                name: SmolStr::new_static("class"),
+            },
+        );
+        self.mk(
+            l,
+            r,
+            ExprKind::Resource {
+                form: ResourceForm::Regular,
+                type_expr: Box::new(t),
+                bodies,
+            },
+        )
+    }
+
+    // ---- definitions -----------------------------------------------------------------
+
+    pub fn class_keyword_as_name(&mut self, l: usize, r: usize) -> (SmolStr, usize, usize) {
+        let span = self.sp(l, r);
+        self.push(Diagnostic::error(
+            codes::CLASS_KEYWORD_AS_NAME,
+            span,
+            "`class` keyword not allowed at this location",
+        ));
+        (SmolStr::new_static("class"), l, r)
+    }
+
+    pub fn quoted_name(&mut self, l: usize, r: usize, s: SmolStr) -> (SmolStr, usize, usize) {
+        let span = self.sp(l, r);
+        self.push(
+            Diagnostic::error(
+                codes::QUOTED_NAME,
+                span,
+                "a quoted string is not valid as a name here",
+            )
+            .with_note(format!("help: write the name without quotes: `{s}`")),
+        );
+        (s, l, r)
+    }
+
+    pub fn type_alias(&mut self, l: usize, r: usize, name: Expr, value: Expr) -> Expr {
+        match name.kind {
+            ExprKind::QualifiedReference { name } => self.mk(
+                l,
+                r,
+                ExprKind::TypeAlias {
+                    name,
+                    type_expr: Box::new(value),
+                },
+            ),
+            _ => self.mk(
+                l,
+                r,
+                ExprKind::TypeMapping {
+                    mapping: Box::new(name),
+                    target: Box::new(value),
+                },
+            ),
+        }
+    }
+
+    /// `type X = T { ... }`: `Object[{..., parent => T}]`, or `T[{...}]` for `Object`/`TypeSet`.
+    pub fn object_type(&mut self, l: usize, r: usize, t: Expr, hash: Expr) -> Expr {
+        let direct = matches!(&t.kind, ExprKind::QualifiedReference { name } if name == "Object" || name == "TypeSet");
+        if direct {
+            return self.access(l, r, t, vec![hash]);
+        }
+        let (hl, hr) = (hash.span.start as usize, hash.span.end as usize);
+        let mut entries = match hash.kind {
+            ExprKind::Hash { entries } => entries,
+            _ => Vec::new(),
+        };
+        let key = self.mk(
+            t.span.start as usize,
+            t.span.end as usize,
+            ExprKind::QualifiedName {
+                name: SmolStr::new_static("parent"),
+            },
+        );
+        let span = t.span;
+        entries.push(HashEntry {
+            key,
+            value: t,
+            span,
+        });
+        let hash = self.mk(hl, hr, ExprKind::Hash { entries });
+        let object = self.mk(
+            l,
+            l,
+            ExprKind::QualifiedReference {
+                name: SmolStr::new_static("Object"),
+            },
+        );
+        self.access(l, r, object, vec![hash])
+    }
+
+    pub fn object_type_from_hash(&mut self, l: usize, r: usize, hash: Expr) -> Expr {
+        let object = self.mk(
+            l,
+            l,
+            ExprKind::QualifiedReference {
+                name: SmolStr::new_static("Object"),
+            },
+        );
+        self.access(l, r, object, vec![hash])
+    }
+
+    // ---- bindings extension ----------------------------------------------------------
+
+    /// Sorts a site body's statements into the site items ARM-8 defines.
+    pub fn site(&mut self, l: usize, r: usize, body: Vec<Expr>) -> Expr {
+        let mut items = Vec::with_capacity(body.len());
+        for e in body {
+            let span = e.span;
+            let item = match e.kind {
+                ExprKind::Categories { entries } => {
+                    let entries = entries
+                        .into_iter()
+                        .map(|op| {
+                            if op.op != AttributeOpKind::Set {
+                                self.push(Diagnostic::error(
+                                    codes::SYNTAX_ERROR,
+                                    op.span,
+                                    "a category is written `name => value expression`",
+                                ));
+                            }
+                            Category {
+                                name: op.name,
+                                value: op.value,
+                                span: op.span,
+                            }
+                        })
+                        .collect();
+                    SiteItem::Categories { entries, span }
+                }
+                ExprKind::Layers { layers } => {
+                    let list = match layers.kind {
+                        ExprKind::Array { elements } => elements,
+                        _ => {
+                            self.push(
+                                Diagnostic::error(
+                                    codes::SYNTAX_ERROR,
+                                    layers.span,
+                                    "`bindings =>` takes an array of `layer { ... }`",
+                                )
+                                .with_note("help: write `bindings => [ layer { 'site': include => 'confdir:/default' } ]`"),
+                            );
+                            Vec::new()
+                        }
+                    };
+                    let mut out = Vec::with_capacity(list.len());
+                    for el in list {
+                        match el.kind {
+                            ExprKind::Layer { name, ops } => out.push(Layer {
+                                name: *name,
+                                ops,
+                                span: el.span,
+                            }),
+                            _ => self.push(Diagnostic::error(
+                                codes::SYNTAX_ERROR,
+                                el.span,
+                                "expected `layer { 'name': ... }` in the layer list",
+                            )),
+                        }
+                    }
+                    SiteItem::Layers { layers: out, span }
+                }
+                ExprKind::ResourceDefaults { type_expr, ops, .. } if matches!(&type_expr.kind, ExprKind::QualifiedReference { name } if name == "Environment") => {
+                    SiteItem::EnvironmentDefaults { ops, span }
+                }
+                ExprKind::Resource {
+                    type_expr,
+                    bodies,
+                    form,
+                } => match &type_expr.kind {
+                    ExprKind::QualifiedName { name } if name == "environment" => {
+                        SiteItem::Environment { bodies, span }
+                    }
+                    ExprKind::QualifiedName { name } if name == "dynamic_environments" => {
+                        SiteItem::DynamicEnvironments { bodies, span }
+                    }
+                    _ => SiteItem::Statement {
+                        expr: Expr {
+                            kind: ExprKind::Resource {
+                                type_expr,
+                                bodies,
+                                form,
+                            },
+                            span,
+                            depth: e.depth,
+                        },
+                    },
+                },
+                kind => SiteItem::Statement {
+                    expr: Expr {
+                        kind,
+                        span,
+                        depth: e.depth,
+                    },
+                },
+            };
+            items.push(item);
+        }
+        let span = self.sp(l, r);
+        self.mk(l, r, ExprKind::Site(Box::new(Site { items, span })))
+    }
+
+    pub fn bindings_block(
+        &mut self,
+        l: usize,
+        r: usize,
+        name: SmolStr,
+        nl: usize,
+        nr: usize,
+        items: Vec<BindItem>,
+    ) -> Expr {
+        let span = self.sp(l, r);
+        let block = BindingsBlock {
+            name,
+            name_span: self.sp(nl, nr),
+            items,
+            span,
+        };
+        self.mk(l, r, ExprKind::Bindings(Box::new(block)))
+    }
+
+    pub fn flags(&mut self, flags: Vec<(bool, usize, usize)>) -> BindFlags {
+        let mut out = BindFlags::default();
+        self.merge_flags(&mut out, flags);
+        out
+    }
+
+    fn merge_flags(&mut self, out: &mut BindFlags, flags: Vec<(bool, usize, usize)>) {
+        for (is_abstract, l, r) in flags {
+            let span = self.sp(l, r);
+            let slot = if is_abstract {
+                &mut out.abstract_
+            } else {
+                &mut out.override_
+            };
+            if let Some(first) = *slot {
+                let word = if is_abstract { "abstract" } else { "override" };
+                self.push(
+                    Diagnostic::error(
+                        codes::DUPLICATE_BIND_FLAG,
+                        span,
+                        format!("`{word}` is given twice"),
+                    )
+                    .with_label(first, "first given here"),
+                );
+            } else {
+                *slot = Some(span);
+            }
+        }
+    }
+
+    /// Classifies a bind key, folding flags written after `parameters`/`variables` (D3) into
+    /// the operation's flags.
+    pub fn key_and_flags(
+        &mut self,
+        flags: Vec<(bool, usize, usize)>,
+        key: RawKey,
+    ) -> (BindFlags, BindKey) {
+        let mut out = BindFlags::default();
+        self.merge_flags(&mut out, flags);
+        let key = match key {
+            RawKey::Empty => BindKey::Inferred,
+            RawKey::Parameters(f, target) => {
+                self.merge_flags(&mut out, f);
+                BindKey::Parameters { target }
+            }
+            RawKey::Variables(f, type_expr) => {
+                self.merge_flags(&mut out, f);
+                if let Some(t) = &type_expr {
+                    self.expect_type(t, "the type of bound variables");
+                }
+                BindKey::Variables { type_expr }
+            }
+            RawKey::One(e) => {
+                if is_string_like(&e) {
+                    BindKey::Name { name: e }
+                } else if is_type_like(&e) {
+                    BindKey::Type { type_expr: e }
+                } else {
+                    self.invalid_key(&e);
+                    BindKey::Name { name: e }
+                }
+            }
+            RawKey::Two(t, n) => {
+                self.expect_type(&t, "the first part of a typed key");
+                if !is_string_like(&n) {
+                    self.invalid_key(&n);
+                }
+                BindKey::TypedName {
+                    type_expr: t,
+                    name: n,
+                }
+            }
+        };
+        (out, key)
+    }
+
+    pub fn bind_key(&mut self, key: RawKey) -> BindKey {
+        self.key_and_flags(Vec::new(), key).1
+    }
+
+    fn expect_type(&mut self, e: &Expr, what: &str) {
+        if !is_type_like(e) {
+            self.push(Diagnostic::error(
+                codes::INVALID_BIND_KEY,
+                e.span,
+                format!("{what} must be a type such as `Integer`, `Array[String]` or `class ntp`"),
+            ));
+        }
+    }
+
+    fn invalid_key(&mut self, e: &Expr) {
+        let mut d = Diagnostic::error(
+            codes::INVALID_BIND_KEY,
+            e.span,
+            "a binding key must be a quoted name, a type, or `Type, 'name'`",
+        );
+        if let ExprKind::QualifiedName { name } = &e.kind {
+            if let Some(s) = crate::diag::did_you_mean(name, BIND_WORDS) {
+                d = d.with_note(format!("help: did you mean the keyword `{s}`?"));
+            } else {
+                d = d.with_note(format!("help: quote the name: `'{name}'`"));
+            }
+        }
+        self.push(d);
+    }
+
+    pub fn class_list(&mut self, e: Expr) -> Expr {
+        let is_name = |x: &Expr| {
+            matches!(
+                x.kind,
+                ExprKind::QualifiedName { .. } | ExprKind::String { .. } | ExprKind::Concat { .. }
+            )
+        };
+        let ok = match &e.kind {
+            ExprKind::Array { elements } => elements.iter().all(is_name),
+            _ => is_name(&e),
+        };
+        if !ok {
+            self.push(
+                Diagnostic::error(
+                    codes::INVALID_CLASS_LIST,
+                    e.span,
+                    "`include` and `exclude` take a class name or an array of class names",
+                )
+                .with_note("help: write `include ntp` or `include [ntp, ssh]`"),
+            );
+        }
+        e
+    }
+
+    pub fn bind_option(
+        &mut self,
+        l: usize,
+        r: usize,
+        (name, bare): (SmolStr, bool),
+        nl: usize,
+        nr: usize,
+        value: OptionValue,
+    ) -> BindOption {
+        let name_span = self.sp(nl, nr);
+        if !bare {
+            self.push(
+                Diagnostic::error(
+                    codes::INVALID_OPTION,
+                    name_span,
+                    format!("option names are bare words, not strings: `'{name}'`"),
+                )
+                .with_note(format!("help: write `{name} => ...`")),
+            );
+        }
+        BindOption {
+            name,
+            name_span,
+            value,
+            span: self.sp(l, r),
+        }
+    }
+}
+
+fn expected_or_empty() -> Vec<String> {
+    Vec::new()
+}
+
+/// lalrpop's `ExtraToken` has no expected list; treat it like an unrecognized token.
+trait IntoUnrecognized {
+    fn into_unrecognized(self, expected: Vec<String>) -> ParseError<usize, Tok, LexStop>;
+}
+
+impl IntoUnrecognized for ParseError<usize, Tok, LexStop> {
+    fn into_unrecognized(self, expected: Vec<String>) -> ParseError<usize, Tok, LexStop> {
+        match self {
+            ParseError::ExtraToken { token } => ParseError::UnrecognizedToken { token, expected },
+            other => other,
+        }
+    }
+}
+
+fn error_location(e: &ParseError<usize, Tok, LexStop>) -> (usize, usize) {
+    match e {
+        ParseError::UnrecognizedEof { location, .. } | ParseError::InvalidToken { location } => {
+            (*location, *location)
+        }
+        ParseError::UnrecognizedToken { token, .. } | ParseError::ExtraToken { token } => {
+            (token.0, token.2)
+        }
+        ParseError::User { error } => match *error {},
+    }
+}
+
+fn is_string_like(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::String { .. } | ExprKind::Concat { .. } | ExprKind::Heredoc { .. }
+    )
+}
+
+fn is_type_like(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::QualifiedReference { .. } | ExprKind::ClassType { .. } => true,
+        ExprKind::Access { target, .. } => is_type_like(target),
+        _ => false,
+    }
+}
+
+fn rewrite_text_head(e: &mut Expr) {
+    let mut cur = e;
+    loop {
+        let name = match &cur.kind {
+            ExprKind::QualifiedName { name } => Some(name.clone()),
+            ExprKind::Integer { text, radix: 10 } => Some(text.clone()),
+            _ => None,
+        };
+        if let Some(name) = name {
+            cur.kind = ExprKind::Variable { name };
+            return;
+        }
+        cur = match &mut cur.kind {
+            ExprKind::Access { target, .. } => target,
+            ExprKind::MethodCall { receiver, .. } => receiver,
+            _ => return,
+        };
+    }
+}
+
+/// `class a { class b {} }` defines `a::b` (Puppet prefixes nested classes and defines).
+fn qualify_nested_names(body: &mut [Expr], prefix: Option<&str>) {
+    for e in body {
+        match &mut e.kind {
+            ExprKind::Class { name, body, .. } => {
+                if let Some(p) = prefix {
+                    *name = SmolStr::new(format!("{p}::{name}"));
+                }
+                let n = name.clone();
+                qualify_nested_names(body, Some(&n));
+            }
+            ExprKind::Define { name, .. } => {
+                if let Some(p) = prefix {
+                    *name = SmolStr::new(format!("{p}::{name}"));
+                }
+            }
+            ExprKind::Block { statements } => qualify_nested_names(statements, prefix),
+            _ => {}
+        }
+    }
+}
+
+fn max_depth<'a>(it: impl IntoIterator<Item = &'a Expr>) -> u32 {
+    it.into_iter().map(|e| e.depth).max().unwrap_or(0)
+}
+
+fn params_depth(ps: &[Parameter]) -> u32 {
+    ps.iter()
+        .map(|p| max_depth(p.type_expr.iter().chain(p.default.iter())))
+        .max()
+        .unwrap_or(0)
+}
+
+fn ops_depth(ops: &[AttributeOp]) -> u32 {
+    max_depth(ops.iter().map(|o| &o.value))
+}
+
+fn lambda_depth(l: &Option<Box<Lambda>>) -> u32 {
+    l.as_ref().map_or(0, |l| {
+        params_depth(&l.params)
+            .max(max_depth(&l.body))
+            .max(max_depth(l.return_type.iter()))
+            + 1
+    })
+}
+
+/// The greatest depth among a node's direct children (bindings blocks are bounded by the lexer's
+/// bracket limit and count as 1).
+fn child_depth(kind: &ExprKind) -> u32 {
+    match kind {
+        ExprKind::Block { statements } => max_depth(statements),
+        ExprKind::Concat { segments } => max_depth(segments),
+        ExprKind::Text { expr } | ExprKind::Paren { expr } | ExprKind::Query { expr } => expr.depth,
+        ExprKind::Heredoc { text, .. } => text.depth,
+        ExprKind::Array { elements } => max_depth(elements),
+        ExprKind::Hash { entries } => {
+            entries
+                .iter()
+                .map(|e| e.key.depth.max(e.value.depth))
+                .max()
+                .unwrap_or(0)
+                + 1
+        }
+        ExprKind::Binary { operands, .. } | ExprKind::Relationship { operands, .. } => {
+            max_depth(operands)
+        }
+        ExprKind::Unary { operand, .. } => operand.depth,
+        ExprKind::Access { target, keys } => target.depth.max(max_depth(keys)),
+        ExprKind::Selector { subject, entries } => subject.depth.max(
+            entries
+                .iter()
+                .map(|e| e.matcher.depth.max(e.value.depth) + 1)
+                .max()
+                .unwrap_or(0),
+        ),
+        ExprKind::Assignment { target, value, .. } => target.depth.max(value.depth),
+        ExprKind::Call {
+            functor,
+            args,
+            lambda,
+            ..
+        } => functor.depth.max(max_depth(args)).max(lambda_depth(lambda)),
+        ExprKind::MethodCall {
+            receiver,
+            args,
+            lambda,
+            ..
+        } => receiver
+            .depth
+            .max(max_depth(args))
+            .max(lambda_depth(lambda)),
+        ExprKind::If {
+            test,
+            then_body,
+            else_body,
+        }
+        | ExprKind::Unless {
+            test,
+            then_body,
+            else_body,
+        } => test
+            .depth
+            .max(max_depth(then_body))
+            .max(max_depth(else_body)),
+        ExprKind::Case { test, options } => test.depth.max(
+            options
+                .iter()
+                .map(|o| max_depth(&o.values).max(max_depth(&o.body)) + 1)
+                .max()
+                .unwrap_or(0),
+        ),
+        ExprKind::Resource {
+            type_expr, bodies, ..
+        } => type_expr.depth.max(
+            bodies
+                .iter()
+                .map(|b| b.title.depth.max(ops_depth(&b.ops)) + 1)
+                .max()
+                .unwrap_or(0),
+        ),
+        ExprKind::ResourceDefaults { type_expr, ops, .. } => type_expr.depth.max(ops_depth(ops)),
+        ExprKind::ResourceOverride { resources, ops, .. } => resources.depth.max(ops_depth(ops)),
+        ExprKind::Collect {
+            type_expr,
+            query,
+            ops,
+        } => type_expr
+            .depth
+            .max(query.expr.as_ref().map_or(0, |e| e.depth))
+            .max(ops_depth(ops)),
+        ExprKind::Class { params, body, .. } | ExprKind::Define { params, body, .. } => {
+            params_depth(params).max(max_depth(body))
+        }
+        ExprKind::Function {
+            params,
+            return_type,
+            body,
+            ..
+        } => params_depth(params)
+            .max(max_depth(body))
+            .max(max_depth(return_type.iter().map(|b| &**b))),
+        ExprKind::Node {
+            matches,
+            parent,
+            body,
+        } => max_depth(matches)
+            .max(max_depth(body))
+            .max(max_depth(parent.iter().map(|b| &**b))),
+        ExprKind::TypeAlias { type_expr, .. } => type_expr.depth,
+        ExprKind::TypeMapping { mapping, target } => mapping.depth.max(target.depth),
+        ExprKind::TypeDefinition { body, .. } => max_depth(body),
+        ExprKind::Categories { entries } => ops_depth(entries),
+        ExprKind::Layers { layers } => layers.depth,
+        ExprKind::Layer { name, ops } => name.depth.max(ops_depth(ops)),
+        ExprKind::Site(site) => site
+            .items
+            .iter()
+            .map(|i| match i {
+                SiteItem::Statement { expr } => expr.depth,
+                _ => 1,
+            })
+            .max()
+            .unwrap_or(0),
+        ExprKind::Bindings(_) => 1,
+        ExprKind::Nop
+        | ExprKind::String { .. }
+        | ExprKind::Integer { .. }
+        | ExprKind::Float { .. }
+        | ExprKind::Boolean { .. }
+        | ExprKind::Undef
+        | ExprKind::Default
+        | ExprKind::Regex { .. }
+        | ExprKind::QualifiedName { .. }
+        | ExprKind::QualifiedReference { .. }
+        | ExprKind::ReservedWord { .. }
+        | ExprKind::Variable { .. }
+        | ExprKind::BooleanVariable { .. }
+        | ExprKind::ClassType { .. }
+        | ExprKind::Error => 0,
+    }
+}

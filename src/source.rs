@@ -1,0 +1,84 @@
+//! Reading manifests from disk into a [`SourceMap`]: directory walking in a stable order, and
+//! input hygiene that must happen before lexing (invalid UTF-8, UTF-16/32 byte order marks).
+//! It must not interpret the text.
+
+use crate::diag::{codes, Diagnostic};
+use crate::span::{FileId, SourceMap, Span};
+use std::path::{Path, PathBuf};
+
+/// Adds `bytes` as a file. Returns the id and, when the bytes are not UTF-8, the diagnostic
+/// that stops this file (the stored text is then a lossy copy, for rendering only).
+pub fn add_source(
+    files: &mut SourceMap,
+    name: &str,
+    bytes: Vec<u8>,
+) -> (FileId, Option<Diagnostic>) {
+    match String::from_utf8(bytes) {
+        Ok(text) => (files.add(name, text), None),
+        Err(e) => {
+            let bytes = e.as_bytes();
+            let bad = e.utf8_error().valid_up_to();
+            let bom = [
+                (&[0x00, 0x00, 0xFE, 0xFF][..], "UTF-32 (big endian)"),
+                (&[0xFF, 0xFE, 0x00, 0x00][..], "UTF-32 (little endian)"),
+                (&[0xFE, 0xFF][..], "UTF-16 (big endian)"),
+                (&[0xFF, 0xFE][..], "UTF-16 (little endian)"),
+            ]
+            .into_iter()
+            .find(|(b, _)| bytes.starts_with(b));
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let id = files.add(name, text);
+            let d = match bom {
+                Some((b, enc)) => Diagnostic::error(
+                    codes::ILLEGAL_BOM,
+                    Span::new(id, 0, 1),
+                    format!("illegal {enc} byte order mark at the beginning of the input: {b:02X?}"),
+                )
+                .with_note("help: Puppet manifests are UTF-8: convert the file, e.g. `iconv -f UTF-16 -t UTF-8`"),
+                None => {
+                    // The lossy text keeps offsets up to the first bad byte.
+                    Diagnostic::error(
+                        codes::INVALID_UTF8,
+                        Span::new(id, bad, bad + 1),
+                        format!("the file is not valid UTF-8: byte 0x{:02X} at offset {bad}", bytes[bad]),
+                    )
+                    .with_note("help: Puppet manifests must be UTF-8")
+                }
+            };
+            (id, Some(d))
+        }
+    }
+}
+
+/// Expands directories into their `.pp` files (recursively, sorted); files stay as given.
+/// The result is sorted and de-duplicated, so output never depends on argument order.
+pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let entry = entry?;
+            let path = entry.path();
+            let ft = entry.file_type()?;
+            if ft.is_dir() {
+                stack.push(path);
+            } else if ft.is_file() && path.extension().is_some_and(|e| e == "pp") {
+                out.push(path);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,134 @@
+//! Source files and byte spans. Owns the file store that diagnostics render against; it knows
+//! nothing about tokens or syntax.
+
+use codespan_reporting::files::{Files, SimpleFile};
+use serde::Serialize;
+
+/// Index of a file in a [`SourceMap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Default)]
+#[serde(transparent)]
+pub struct FileId(pub u32);
+
+/// A byte range in one file. Offsets are `u32`: files over 4 GiB are refused at load time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span {
+            file,
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// The span is written as `[start, end]` byte offsets: the file is implied by the document.
+impl Serialize for Span {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        [self.start, self.end].serialize(s)
+    }
+}
+
+/// All files of one run, addressed by [`FileId`].
+#[derive(Default)]
+pub struct SourceMap {
+    files: Vec<SimpleFile<String, String>>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    pub fn add(&mut self, name: impl Into<String>, source: impl Into<String>) -> FileId {
+        self.files.push(SimpleFile::new(name.into(), source.into()));
+        FileId(self.files.len() as u32 - 1)
+    }
+
+    pub fn name(&self, id: FileId) -> &str {
+        self.files[id.0 as usize].name()
+    }
+
+    pub fn source(&self, id: FileId) -> &str {
+        self.files[id.0 as usize].source()
+    }
+
+    /// 1-based line and column (column counted in characters, as Puppet does).
+    pub fn line_col(&self, id: FileId, offset: u32) -> (usize, usize) {
+        let src = self.source(id);
+        let offset = (offset as usize).min(src.len());
+        let offset = floor_char_boundary(src, offset);
+        let before = &src[..offset];
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = src[line_start..offset].chars().count() + 1;
+        (line, col)
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+impl<'a> Files<'a> for SourceMap {
+    type FileId = FileId;
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
+        self.files
+            .get(id.0 as usize)
+            .map(|f| f.name().as_str())
+            .ok_or(codespan_reporting::files::Error::FileMissing)
+    }
+
+    fn source(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
+        self.files
+            .get(id.0 as usize)
+            .map(|f| f.source().as_str())
+            .ok_or(codespan_reporting::files::Error::FileMissing)
+    }
+
+    fn line_index(
+        &'a self,
+        id: FileId,
+        byte_index: usize,
+    ) -> Result<usize, codespan_reporting::files::Error> {
+        self.files
+            .get(id.0 as usize)
+            .ok_or(codespan_reporting::files::Error::FileMissing)?
+            .line_index((), byte_index)
+    }
+
+    fn line_range(
+        &'a self,
+        id: FileId,
+        line_index: usize,
+    ) -> Result<std::ops::Range<usize>, codespan_reporting::files::Error> {
+        self.files
+            .get(id.0 as usize)
+            .ok_or(codespan_reporting::files::Error::FileMissing)?
+            .line_range((), line_index)
+    }
+}

@@ -1,0 +1,95 @@
+//! Corpus-driven snapshot tests: every `corpus/**/*.pp` file gets an insta snapshot in
+//! `snapshots/`. Files under a `valid/` folder must parse without errors and snapshot their AST
+//! as JSON; files under `invalid/` must produce at least one error and snapshot the rendered
+//! diagnostics. Review changes with `cargo insta review`.
+
+use puppet_bindings::diag;
+use puppet_bindings::span::SourceMap;
+use puppet_bindings::{parse_file, source};
+use std::path::Path;
+
+fn render(path: &Path) -> String {
+    let bytes = std::fs::read(path).expect("corpus file is readable");
+    let name = path
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/");
+    let valid = name.contains("/valid/");
+    let mut files = SourceMap::new();
+    let (id, bad) = source::add_source(&mut files, &name, bytes);
+    let mut diags = Vec::new();
+    let mut program = None;
+    if let Some(d) = bad {
+        diags.push(d);
+    } else {
+        let parsed = parse_file(id, files.source(id));
+        diags = parsed.diagnostics;
+        program = parsed.program;
+    }
+    let has_errors = diags.iter().any(|d| d.is_error());
+    if valid {
+        assert!(
+            !has_errors,
+            "{name} must parse without errors:\n{}",
+            diag::render_text(&files, &diags)
+        );
+        let mut out = serde_json::to_string_pretty(&program).expect("AST serialises");
+        if !diags.is_empty() {
+            out.push_str("\n---- warnings ----\n");
+            out.push_str(&diag::render_text(&files, &diags));
+        }
+        out
+    } else {
+        assert!(has_errors, "{name} must produce an error");
+        assert!(program.is_none(), "{name}: no AST for a file with errors");
+        diag::render_text(&files, &diags)
+    }
+}
+
+#[test]
+fn corpus() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::glob!("../corpus", "**/*.pp", |path| {
+            // Parsing runs on a big stack: the corpus includes nesting at the limits.
+            let p = path.to_path_buf();
+            let out = std::thread::Builder::new()
+                .stack_size(64 * 1024 * 1024)
+                .spawn(move || render(&p))
+                .expect("spawn")
+                .join()
+                .expect("corpus case does not panic");
+            insta::assert_snapshot!(out);
+        });
+    });
+}
+
+/// Every diagnostic code in `diag::codes` has at least one failing corpus file that shows it.
+#[test]
+fn every_code_has_a_corpus_case() {
+    let codes_src = include_str!("../src/diag/codes.rs");
+    let snaps = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots");
+    let mut all = String::new();
+    for entry in std::fs::read_dir(&snaps).expect("snapshots dir") {
+        let p = entry.expect("entry").path();
+        if p.extension().is_some_and(|e| e == "snap") {
+            all.push_str(&std::fs::read_to_string(&p).unwrap_or_default());
+        }
+    }
+    let mut missing = Vec::new();
+    for line in codes_src.lines() {
+        if let Some(rest) = line.strip_prefix("pub const ") {
+            let code = rest.split(':').next().unwrap_or("").trim();
+            if !all.contains(&format!("[{code}]")) {
+                missing.push(code.to_string());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "codes without a failing corpus case: {missing:?}"
+    );
+}

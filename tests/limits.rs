@@ -1,0 +1,126 @@
+//! Limits: deep nesting and long chains give one clean diagnostic or a normal parse, and never
+//! overflow the stack. These run on the default test thread (2 MiB stack) on purpose, in debug
+//! and (in CI) release builds.
+
+use puppet_bindings::diag::{codes, Diagnostic};
+use puppet_bindings::parse_file;
+use puppet_bindings::span::FileId;
+
+fn parse(src: &str) -> (bool, Vec<Diagnostic>) {
+    let parsed = parse_file(FileId(0), src);
+    if let Some(p) = &parsed.program {
+        // Serialising the AST is one of the recursive passes that must stay safe.
+        let json = serde_json::to_string(p).expect("AST serialises");
+        assert!(!json.is_empty());
+    }
+    (parsed.program.is_some(), parsed.diagnostics)
+}
+
+fn codes_of(diags: &[Diagnostic]) -> Vec<&'static str> {
+    diags.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn deep_brackets_give_one_nesting_error() {
+    let n = 100_000;
+    let src = format!("$x = {}1{}", "[".repeat(n), "]".repeat(n));
+    let (ok, diags) = parse(&src);
+    assert!(!ok);
+    assert_eq!(codes_of(&diags), vec![codes::NESTING_TOO_DEEP]);
+}
+
+#[test]
+fn deep_parentheses_unclosed() {
+    let src = "(".repeat(1_000_000);
+    let (ok, diags) = parse(&src);
+    assert!(!ok);
+    assert_eq!(codes_of(&diags), vec![codes::NESTING_TOO_DEEP]);
+}
+
+#[test]
+fn deep_if_gives_one_nesting_error() {
+    let n = 100_000;
+    let src = format!("{}{}", "if $x { ".repeat(n), "} ".repeat(n));
+    let (ok, diags) = parse(&src);
+    assert!(!ok);
+    assert_eq!(codes_of(&diags), vec![codes::NESTING_TOO_DEEP]);
+}
+
+#[test]
+fn long_elsif_chain_is_bounded() {
+    let n = 100_000;
+    let src = format!("if $a {{ 1 }}{} else {{ 3 }}", " elsif $b { 2 }".repeat(n));
+    let (ok, diags) = parse(&src);
+    assert!(!ok);
+    assert_eq!(codes_of(&diags), vec![codes::NESTING_TOO_DEEP]);
+}
+
+#[test]
+fn long_unary_chain_is_bounded() {
+    let src = format!("$x = {}1", "- ".repeat(1_000_000));
+    let (ok, diags) = parse(&src);
+    assert!(!ok);
+    assert_eq!(codes_of(&diags), vec![codes::NESTING_TOO_DEEP]);
+}
+
+#[test]
+fn million_term_chain_parses_flat() {
+    let mut src = String::from("$x = 1");
+    src.push_str(&"+1".repeat(1_000_000));
+    let (ok, diags) = parse(&src);
+    assert!(ok, "{diags:?}");
+    assert!(diags.is_empty());
+}
+
+#[test]
+fn million_term_chain_with_trailing_error() {
+    let mut src = String::from("$x = 1");
+    src.push_str(&"+1".repeat(1_000_000));
+    src.push_str("+)");
+    let (ok, diags) = parse(&src);
+    assert!(!ok);
+    assert_eq!(codes_of(&diags), vec![codes::SYNTAX_ERROR]);
+}
+
+#[test]
+fn long_relationship_and_method_chains() {
+    let mut src = String::from("a");
+    src.push_str(&" -> b".repeat(200_000));
+    let (ok, diags) = parse(&src);
+    assert!(ok, "{diags:?}");
+    let src = format!("$x = $y{}", ".f".repeat(100_000));
+    let (ok, diags) = parse(&src);
+    assert!(!ok);
+    assert_eq!(codes_of(&diags), vec![codes::NESTING_TOO_DEEP]);
+}
+
+#[test]
+fn deep_string_interpolation_is_bounded() {
+    let n = 50_000;
+    let src = format!("$x = {}{}", "\"${".repeat(n), "}\"".repeat(n));
+    let (ok, diags) = parse(&src);
+    assert!(!ok);
+    assert_eq!(codes_of(&diags), vec![codes::NESTING_TOO_DEEP]);
+}
+
+#[test]
+fn junk_gives_few_diagnostics() {
+    let src = "&".repeat(1_000_000);
+    let (ok, diags) = parse(&src);
+    assert!(!ok);
+    assert_eq!(diags.len(), 1);
+    let src = "$a = = 1\n".repeat(10_000);
+    let (_, diags) = parse(&src);
+    // 50 shown plus one "N more" note.
+    assert_eq!(diags.len(), 51);
+    assert_eq!(diags.last().map(|d| d.code), Some(codes::TOO_MANY_ERRORS));
+}
+
+#[test]
+fn crlf_parses_like_lf() {
+    let lf = "class a {\n  $x = [1,\n    2]\n  notice(\"a\n b\")\n}\n";
+    let crlf = lf.replace('\n', "\r\n");
+    let a = parse_file(FileId(0), lf).program.expect("lf parses");
+    let b = parse_file(FileId(0), &crlf).program.expect("crlf parses");
+    assert_eq!(a.body.len(), b.body.len());
+}
