@@ -461,6 +461,8 @@ pub enum ExprKind {
 #[derive(Clone, Debug, Serialize)]
 pub struct Site {
     pub items: Vec<SiteItem>,
+    /// Same as the enclosing expression's span (not serialised twice).
+    #[serde(skip)]
     pub span: Span,
 }
 
@@ -507,6 +509,8 @@ pub struct BindingsBlock {
     pub name: SmolStr,
     pub name_span: Span,
     pub items: Vec<BindItem>,
+    /// Same as the enclosing expression's span (not serialised twice).
+    #[serde(skip)]
     pub span: Span,
 }
 

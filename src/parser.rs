@@ -119,7 +119,12 @@ fn bracket_regions(tokens: &[lexer::SpannedTok]) -> Vec<(usize, Option<usize>)> 
                 open.pop();
                 out.push((*l, open.last().copied()));
             }
-            Tok::LBrace | Tok::SelBrace | Tok::LBrack | Tok::ListStart | Tok::LParen | Tok::WsLParen => {
+            Tok::LBrace
+            | Tok::SelBrace
+            | Tok::LBrack
+            | Tok::ListStart
+            | Tok::LParen
+            | Tok::WsLParen => {
                 out.push((*l, open.last().copied()));
                 open.push(*l);
             }

@@ -1,1 +1,112 @@
+//! Table tests for the lexer's context rules (reference section 1.6 and 1.8).
 
+use super::{lex, Tok};
+use crate::span::FileId;
+
+fn kinds(src: &str) -> Vec<Tok> {
+    lex(FileId(0), src)
+        .tokens
+        .into_iter()
+        .map(|t| t.1)
+        .collect()
+}
+
+fn name(s: &str) -> Tok {
+    Tok::Name(s.into())
+}
+
+fn var(s: &str) -> Tok {
+    Tok::Variable(s.into())
+}
+
+#[test]
+fn list_start_and_lbrack() {
+    assert_eq!(kinds("[1]")[0], Tok::ListStart);
+    assert_eq!(kinds("$a [1]")[1], Tok::ListStart);
+    assert_eq!(kinds("$a[1]")[1], Tok::LBrack);
+    assert_eq!(kinds("$a /*c*/[1]")[1], Tok::LBrack);
+}
+
+#[test]
+fn ws_lparen_only_first_on_line() {
+    assert_eq!(kinds("foo ($x)")[1], Tok::LParen);
+    assert_eq!(kinds("foo\n  ($x)")[1], Tok::WsLParen);
+}
+
+#[test]
+fn selbrace_after_qmark() {
+    assert_eq!(kinds("$x ? { }")[2], Tok::SelBrace);
+    assert_eq!(kinds("$x { }")[1], Tok::LBrace);
+}
+
+#[test]
+fn regex_or_division() {
+    assert_eq!(kinds("$a = $b /2/ 1")[3], Tok::Div);
+    assert_eq!(kinds("$a = /x\\/y/")[2], Tok::Regex("x/y".into()));
+    assert_eq!(kinds("} /b/")[1], Tok::Regex("b".into()));
+}
+
+#[test]
+fn interpolation_rewrites() {
+    let t = kinds("\"${x}\"");
+    assert_eq!(
+        t,
+        vec![Tok::DqPre("".into()), var("x"), Tok::DqPost("".into())]
+    );
+    let t = kinds("\"${x[1]}\"");
+    assert_eq!(t[1], var("x"));
+    let t = kinds("\"${x + 1}\"");
+    assert_eq!(t[1], name("x"));
+    let t = kinds("\"${true}\"");
+    assert_eq!(t[1], Tok::BoolVariable(true));
+    let t = kinds("\"$x.b\"");
+    assert_eq!(
+        t,
+        vec![Tok::DqPre("".into()), var("x"), Tok::DqPost(".b".into())]
+    );
+    let t = kinds("\"a$\"");
+    assert_eq!(t, vec![Tok::Str("a$".into())]);
+}
+
+#[test]
+fn escapes() {
+    assert_eq!(kinds(r#""a\tb\u0041\$""#), vec![Tok::Str("a\tbA$".into())]);
+    assert_eq!(kinds(r"'a\nb\''"), vec![Tok::Str("a\\nb'".into())]);
+    let lexed = lex(FileId(0), r#""\q""#);
+    assert_eq!(lexed.diagnostics.len(), 1);
+    assert_eq!(lexed.tokens[0].1, Tok::Str("\\q".into()));
+}
+
+#[test]
+fn heredoc_margin_trim_and_two_on_a_line() {
+    let t = kinds("$a = @(END)\n  Hello\n  World\n  |- END\n");
+    assert_eq!(t[3], Tok::Str("Hello\nWorld".into()));
+    let t = kinds("f(@(A), @(B))\na\nA\nb\nB\n$x");
+    let strs: Vec<&Tok> = t.iter().filter(|t| matches!(t, Tok::Str(_))).collect();
+    assert_eq!(strs, vec![&Tok::Str("a\n".into()), &Tok::Str("b\n".into())]);
+    assert_eq!(t.last(), Some(&var("x")));
+}
+
+#[test]
+fn words_names_numbers() {
+    assert_eq!(kinds("foo-bar")[0], Tok::Word("foo-bar".into()));
+    assert_eq!(kinds("a-")[0], name("a"));
+    assert_eq!(kinds("foo::Bar")[0], name("foo"));
+    assert_eq!(kinds("foo::Bar")[1], Tok::ClassRef("::Bar".into()));
+    assert!(matches!(kinds("1.foo")[0], Tok::Number(_)));
+    assert_eq!(kinds("1.foo")[1], Tok::Dot);
+    assert_eq!(kinds("$::x")[0], var("::x"));
+}
+
+#[test]
+fn bindings_words_are_contextual() {
+    assert_eq!(kinds("bind")[0], name("bind"));
+    let t = kinds("bindings x { bind 'a' to 1 }");
+    assert_eq!(t[0], Tok::KwBindings);
+    assert_eq!(t[3], Tok::KwBind);
+    assert_eq!(t[5], Tok::KwTo);
+    let t = kinds("bindings x { bind 'a' to { map => 1 } }");
+    assert_eq!(t[7], name("map"));
+    let t = kinds("$x = { bind => 1 }");
+    assert_eq!(t[3], name("bind"));
+}
