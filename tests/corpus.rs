@@ -93,3 +93,15 @@ fn every_code_has_a_corpus_case() {
         "codes without a failing corpus case: {missing:?}"
     );
 }
+
+/// Site and bindings blocks write their span once (it is the enclosing expression's span):
+/// a duplicated JSON key would be silently dropped by most readers.
+#[test]
+fn bindings_and_site_spans_are_written_once() {
+    for src in ["bindings x { }", "site { }"] {
+        let parsed = parse_file(puppet_bindings::span::FileId(0), src);
+        let json = serde_json::to_string(&parsed.program.expect("parses")).expect("serialises");
+        // One for the program, one for the block expression.
+        assert_eq!(json.matches("\"span\":").count(), 2, "{json}");
+    }
+}
