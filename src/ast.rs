@@ -206,11 +206,11 @@ pub struct CaseOption {
 pub struct Parameter {
     pub name: SmolStr,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub type_expr: Option<Expr>,
+    pub type_expr: Option<Box<Expr>>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub splat: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub default: Option<Expr>,
+    pub default: Option<Box<Expr>>,
     pub span: Span,
 }
 
@@ -218,7 +218,7 @@ pub struct Parameter {
 pub struct Lambda {
     pub params: Vec<Parameter>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub return_type: Option<Expr>,
+    pub return_type: Option<Box<Expr>>,
     pub body: Vec<Expr>,
     pub span: Span,
 }

@@ -138,7 +138,7 @@ fn bracket_regions(tokens: &[lexer::SpannedTok]) -> Vec<(usize, Option<usize>)> 
 /// merged with its neighbours into one hash.
 pub enum Operand {
     Value(Expr),
-    Pair(HashEntry),
+    Pair(Box<HashEntry>),
 }
 
 /// One step after the first operand of an operator sequence.
@@ -708,7 +708,7 @@ impl Builder {
         let mut pending: Vec<HashEntry> = Vec::new();
         for item in items {
             match item {
-                Operand::Pair(p) => pending.push(p),
+                Operand::Pair(p) => pending.push(*p),
                 Operand::Value(v) => {
                     self.flush_pairs(&mut pending, &mut out);
                     out.push(v);
@@ -734,7 +734,8 @@ impl Builder {
         self.mk(l, r, ExprKind::Array { elements })
     }
 
-    pub fn hash(&mut self, l: usize, r: usize, entries: Vec<HashEntry>) -> Expr {
+    pub fn hash(&mut self, l: usize, r: usize, entries: Vec<Box<HashEntry>>) -> Expr {
+        let entries = entries.into_iter().map(|e| *e).collect();
         self.mk(l, r, ExprKind::Hash { entries })
     }
 
@@ -1439,7 +1440,7 @@ fn max_depth<'a>(it: impl IntoIterator<Item = &'a Expr>) -> u32 {
 
 fn params_depth(ps: &[Parameter]) -> u32 {
     ps.iter()
-        .map(|p| max_depth(p.type_expr.iter().chain(p.default.iter())))
+        .map(|p| max_depth(p.type_expr.iter().chain(p.default.iter()).map(|b| &**b)))
         .max()
         .unwrap_or(0)
 }
@@ -1452,7 +1453,7 @@ fn lambda_depth(l: &Option<Box<Lambda>>) -> u32 {
     l.as_ref().map_or(0, |l| {
         params_depth(&l.params)
             .max(max_depth(&l.body))
-            .max(max_depth(l.return_type.iter()))
+            .max(max_depth(l.return_type.iter().map(|b| &**b)))
             + 1
     })
 }
@@ -1590,5 +1591,25 @@ fn child_depth(kind: &ExprKind) -> u32 {
         | ExprKind::BooleanVariable { .. }
         | ExprKind::ClassType { .. }
         | ExprKind::Error => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::size_of;
+
+    /// lalrpop keeps every grammar symbol in one enum on its LR stack and moves it on every
+    /// reduction, so the largest nonterminal type sets the parser's speed. Large payloads are
+    /// boxed in the grammar (`Box<BindOpKind>`, `Box<HashEntry>`, ...); this keeps it so.
+    #[test]
+    fn lr_stack_symbols_stay_small() {
+        assert!(size_of::<Expr>() <= 112, "Expr is {}", size_of::<Expr>());
+        assert!(size_of::<Operand>() <= 112);
+        assert!(size_of::<(Expr, Vec<OperatorTail>)>() <= 136);
+        assert!(size_of::<Parameter>() <= 64);
+        assert!(size_of::<Lambda>() <= 80);
+        assert!(size_of::<AttributeOp>() <= 152);
+        assert!(size_of::<ResourceBody>() <= 152);
     }
 }
