@@ -8,6 +8,7 @@ pub mod ast;
 pub mod diag;
 pub mod lexer;
 pub mod parser;
+pub mod pn;
 pub mod source;
 pub mod span;
 

@@ -20,7 +20,8 @@ struct Cli {
 enum Command {
     /// Parse Puppet manifests (the language plus the bindings extension) and report syntax errors.
     Parse {
-        /// What to print on success: nothing (`none`) or the AST (`json`).
+        /// What to print on success: nothing (`none`), the AST (`json`), or Puppet's PN JSON
+        /// (`pn`, what `puppet parser dump --format json` prints, one line per file).
         #[arg(long, value_enum, default_value_t = Format::None)]
         format: Format,
         /// How to print diagnostics.
@@ -36,6 +37,7 @@ enum Command {
 enum Format {
     None,
     Json,
+    Pn,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -109,7 +111,7 @@ fn parse_command(format: Format, error_format: ErrorFormat, paths: &[PathBuf]) -
     }
     diag::sort(&mut diags);
     let has_errors = diags.iter().any(Diagnostic::is_error);
-    let print_ast = format == Format::Json && !has_errors;
+    let print_ast = format != Format::None && !has_errors;
     let rendered = match error_format {
         ErrorFormat::Human => diag::render_text(&files, &diags),
         ErrorFormat::Json => diag::render_json(&files, &diags, files_list.len()),
@@ -120,7 +122,13 @@ fn parse_command(format: Format, error_format: ErrorFormat, paths: &[PathBuf]) -
     } else {
         let _ = std::io::stderr().write_all(rendered.as_bytes());
     }
-    if print_ast {
+    if print_ast && format == Format::Pn {
+        let mut out = String::new();
+        for (_, program) in &programs {
+            out.push_str(&puppet_bindings::pn::program_to_json(program));
+        }
+        let _ = stdout.write_all(out.as_bytes());
+    } else if print_ast {
         let docs: Vec<FileAst> = programs
             .iter()
             .map(|(file, program)| FileAst { file, program })

@@ -1,7 +1,9 @@
 //! Corpus-driven snapshot tests: every `corpus/**/*.pp` file gets an insta snapshot in
 //! `snapshots/`. Files under a `valid/` folder must parse without errors and snapshot their AST
 //! as JSON; files under `invalid/` must produce at least one error and snapshot the rendered
-//! diagnostics. Review changes with `cargo insta review`.
+//! diagnostics. Files under `corpus/pn/` must parse and snapshot their PN JSON (what
+//! `puppet parser dump --format json` prints; `scripts/conformance.sh` checks these snapshots
+//! against Puppet itself). Review changes with `cargo insta review`.
 
 use puppet_bindings::diag;
 use puppet_bindings::span::SourceMap;
@@ -53,7 +55,7 @@ fn corpus() {
     settings.set_snapshot_path("../snapshots");
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| {
-        insta::glob!("../corpus", "**/*.pp", |path| {
+        insta::glob!("../corpus/parse", "**/*.pp", |path| {
             // Parsing runs on a big stack: the corpus includes nesting at the limits.
             let p = path.to_path_buf();
             let out = std::thread::Builder::new()
@@ -65,6 +67,49 @@ fn corpus() {
             insta::assert_snapshot!(out);
         });
     });
+}
+
+fn render_pn(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("PN corpus file is UTF-8");
+    let parsed = parse_file(puppet_bindings::span::FileId(0), &text);
+    let errors: Vec<_> = parsed.diagnostics.iter().filter(|d| d.is_error()).collect();
+    assert!(
+        errors.is_empty(),
+        "{} must parse: {errors:?}",
+        path.display()
+    );
+    let program = parsed.program.expect("a file without errors has a program");
+    puppet_bindings::pn::program_to_json(&program)
+}
+
+#[test]
+fn pn_corpus() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::glob!("../corpus/pn", "*.pp", |path| {
+            insta::assert_snapshot!(render_pn(path));
+        });
+    });
+}
+
+/// Puppet 7's dumper crashes on splat parameters and on parameter names that are not valid map
+/// keys (reference section 3); pbc writes what was evidently meant. These are the documented
+/// divergences of `scripts/conformance-divergences.tsv`.
+#[test]
+fn pn_where_puppet_crashes() {
+    let pn = |src: &str| {
+        let parsed = parse_file(puppet_bindings::span::FileId(0), src);
+        puppet_bindings::pn::program_to_json(&parsed.program.expect("parses"))
+    };
+    assert_eq!(
+        pn("define foo(*$rest) {}"),
+        "{\"^\":[\"define\",{\"#\":[\"name\",\"foo\",\"params\",{\"#\":[\"rest\",{\"#\":[\"splat\",true]}]}]}]}\n"
+    );
+    assert!(pn("$x.foo |String *$a = []| { 1 }")
+        .contains("{\"#\":[\"a\",{\"#\":[\"type\",{\"^\":[\"qr\",\"String\"]},\"splat\",true,\"value\",{\"^\":[\"array\"]}]}]}"));
+    assert!(pn("define foo($0) {}").contains("\"params\",{\"#\":[\"0\",{\"#\":[]}]}"));
 }
 
 /// Every diagnostic code in `diag::codes` has at least one failing corpus file that shows it.

@@ -1,0 +1,5 @@
+file { "/tmp/a":
+  ensure => file,
+  content => "x
+y",
+}

@@ -1,0 +1,3 @@
+class a { }
+class b($x) { 1 }
+define c { file { "x": } }

@@ -1,0 +1,1 @@
+function f(Integer *$a, $b = 1) >> Integer { 1 }

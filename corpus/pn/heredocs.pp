@@ -1,0 +1,8 @@
+$a = @(END)
+  Hello $x
+  World\n
+  |- END
+$b = @("END":json/tn$)
+    {"a": "${x}\t\$y"}
+    | END
+

@@ -1,0 +1,1 @@
+if $x { } elsif $y {1} else {2}

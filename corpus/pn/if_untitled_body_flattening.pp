@@ -1,0 +1,2 @@
+if $x { file { ensure => present } }
+if $x { file { ensure => present } $y = 1 }

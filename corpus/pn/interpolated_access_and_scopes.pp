@@ -1,0 +1,2 @@
+$x = "${facts["os"]["name"]}-$v"
+$y = "${::fqdn}${x::y}"

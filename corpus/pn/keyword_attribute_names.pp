@@ -1,0 +1,1 @@
+notify { x: unless => 1, if => 2, class => 3 }

@@ -1,0 +1,1 @@
+$h = { type => 1, function => 2 }

@@ -1,0 +1,2 @@
+node /^web\d+$/, "db.example.com" inherits base { }
+node default {}

@@ -1,0 +1,1 @@
+Package["x"] -> Service <| tag == "web" |>

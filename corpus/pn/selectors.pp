@@ -1,0 +1,2 @@
+$r = $x ? { /^a/ => "A", default => undef }
+$s = $y ? 1 => 2

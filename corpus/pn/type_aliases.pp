@@ -1,0 +1,2 @@
+type MyType = Integer
+type MyObj = { attributes => { a => Integer } }

@@ -1,0 +1,2 @@
+type Foo = Object[{ attributes => { a => Integer } }]
+type Runtime[ruby, "X"] = Object

@@ -1,0 +1,2 @@
+unless $x { 1 } else { 2 }
+unless $y {}
