@@ -32,6 +32,18 @@ fn main() {
         }
         best = best.min(start.elapsed().as_secs_f64());
     }
+    // The same files parsed and written as PN JSON (`pbc parse --format pn`).
+    let mut best_pn = f64::MAX;
+    for _ in 0..rounds {
+        let start = Instant::now();
+        for src in &sources {
+            let parsed = puppet_bindings::parse_file(puppet_bindings::span::FileId(0), src);
+            if let Some(p) = parsed.program {
+                std::hint::black_box(puppet_bindings::pn::program_to_json(&p));
+            }
+        }
+        best_pn = best_pn.min(start.elapsed().as_secs_f64());
+    }
     let mb = bytes as f64 / 1e6;
     println!(
         "parse: {} files, {:.2} MB, best of {rounds}: {:.1} ms, {:.1} MB/s ({errors} files with errors)",
@@ -39,5 +51,10 @@ fn main() {
         mb,
         best * 1e3,
         mb / best
+    );
+    println!(
+        "parse + PN JSON: best of {rounds}: {:.1} ms, {:.1} MB/s",
+        best_pn * 1e3,
+        mb / best_pn
     );
 }

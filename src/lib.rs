@@ -11,5 +11,6 @@ pub mod parser;
 pub mod pn;
 pub mod source;
 pub mod span;
+pub mod validate;
 
 pub use parser::{parse_file, Parsed};

@@ -27,6 +27,9 @@ enum Command {
         /// How to print diagnostics.
         #[arg(long, value_enum, default_value_t = ErrorFormat::Human)]
         error_format: ErrorFormat,
+        /// Also run Puppet's parse-time validation (what `puppet parser validate` checks).
+        #[arg(long)]
+        validate: bool,
         /// Files or directories (searched for `*.pp`).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -73,12 +76,18 @@ fn run(cli: Cli) -> ExitCode {
         Command::Parse {
             format,
             error_format,
+            validate,
             paths,
-        } => parse_command(format, error_format, &paths),
+        } => parse_command(format, error_format, validate, &paths),
     }
 }
 
-fn parse_command(format: Format, error_format: ErrorFormat, paths: &[PathBuf]) -> ExitCode {
+fn parse_command(
+    format: Format,
+    error_format: ErrorFormat,
+    validate: bool,
+    paths: &[PathBuf],
+) -> ExitCode {
     let files_list = match source::expand_paths(paths) {
         Ok(f) => f,
         Err(e) => {
@@ -106,6 +115,9 @@ fn parse_command(format: Format, error_format: ErrorFormat, paths: &[PathBuf]) -
         let parsed = parse_file(id, files.source(id));
         diags.extend(parsed.diagnostics);
         if let Some(p) = parsed.program {
+            if validate {
+                diags.extend(puppet_bindings::validate::check_program(&p));
+            }
             programs.push((name, p));
         }
     }

@@ -118,12 +118,13 @@ impl PnWriter {
         self.call_close();
     }
 
-    /// A statement body as a list. Puppet keeps a body as one expression (a block when there are
-    /// several statements) and writes it flattened; a body whose only statement is itself a block
-    /// (an untitled resource) is flattened too.
-    fn body(&mut self, statements: &[Expr]) {
+    /// A statement body as a list. Puppet keeps an `if`/`unless`/`else` body of one statement
+    /// bare (and so an untitled resource there, itself a block, is flattened with it); every
+    /// other body (class, define, node, function, lambda, case option) is always a block, whose
+    /// statements are listed as they are.
+    fn body(&mut self, statements: &[Expr], bare_single: bool) {
         match statements {
-            [single] => match &single.kind {
+            [single] if bare_single => match &single.kind {
                 ExprKind::Block { statements } => self.list(statements),
                 _ => self.list(statements),
             },
@@ -132,10 +133,10 @@ impl PnWriter {
     }
 
     /// The `"then"` / `"body"` entry of a map, left out for an empty body as Puppet does.
-    fn body_entry(&mut self, m: &mut MapState, key: &str, statements: &[Expr]) {
+    fn body_entry(&mut self, m: &mut MapState, key: &str, statements: &[Expr], bare_single: bool) {
         if !statements.is_empty() {
             self.key(m, key);
-            self.body(statements);
+            self.body(statements, bare_single);
         }
     }
 
@@ -282,7 +283,7 @@ impl PnWriter {
                     self.key(&mut m, "when");
                     self.list(&option.values);
                     self.key(&mut m, "then");
-                    self.body(&option.body);
+                    self.body(&option.body, false);
                     self.map_close();
                 }
                 self.out.push(']');
@@ -366,7 +367,7 @@ impl PnWriter {
                     self.string(p);
                 }
                 self.params_entry(&mut m, params);
-                self.body_entry(&mut m, "body", body);
+                self.body_entry(&mut m, "body", body, false);
                 self.call_map_close();
             }
             ExprKind::Define { name, params, body } => {
@@ -374,7 +375,7 @@ impl PnWriter {
                 self.key(&mut m, "name");
                 self.string(name);
                 self.params_entry(&mut m, params);
-                self.body_entry(&mut m, "body", body);
+                self.body_entry(&mut m, "body", body, false);
                 self.call_map_close();
             }
             ExprKind::Node {
@@ -389,7 +390,7 @@ impl PnWriter {
                     self.key(&mut m, "parent");
                     self.expr(p);
                 }
-                self.body_entry(&mut m, "body", body);
+                self.body_entry(&mut m, "body", body, false);
                 self.call_map_close();
             }
             ExprKind::Function {
@@ -402,7 +403,7 @@ impl PnWriter {
                 self.key(&mut m, "name");
                 self.string(name);
                 self.params_entry(&mut m, params);
-                self.body_entry(&mut m, "body", body);
+                self.body_entry(&mut m, "body", body, false);
                 if let Some(t) = return_type {
                     self.key(&mut m, "returns");
                     self.expr(t);
@@ -559,7 +560,7 @@ impl PnWriter {
             self.key(&mut m, "returns");
             self.expr(t);
         }
-        self.body_entry(&mut m, "body", &l.body);
+        self.body_entry(&mut m, "body", &l.body, false);
         self.call_map_close();
     }
 
@@ -594,8 +595,8 @@ impl PnWriter {
         let mut m = self.call_map_open(kind);
         self.key(&mut m, "test");
         self.expr(test);
-        self.body_entry(&mut m, "then", then_body);
-        self.body_entry(&mut m, "else", else_body);
+        self.body_entry(&mut m, "then", then_body, true);
+        self.body_entry(&mut m, "else", else_body, true);
         self.call_map_close();
     }
 

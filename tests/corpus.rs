@@ -94,6 +94,40 @@ fn pn_corpus() {
     });
 }
 
+/// `corpus/validate/`: files that parse but break Puppet's parse-time rules; the snapshot is the
+/// rendered diagnostics of `pbc parse --validate` (scripts/conformance.sh checks the verdicts and
+/// lines against Puppet on the real corpus and its mutants).
+fn render_validate(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("validate corpus file is UTF-8");
+    let name = path
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/");
+    let mut files = SourceMap::new();
+    let (id, _) = source::add_source(&mut files, &name, text.into_bytes());
+    let parsed = parse_file(id, files.source(id));
+    let program = parsed
+        .program
+        .unwrap_or_else(|| panic!("{name} must parse: {:?}", parsed.diagnostics));
+    let mut diags = puppet_bindings::validate::check_program(&program);
+    assert!(!diags.is_empty(), "{name} must produce a diagnostic");
+    diag::sort(&mut diags);
+    diag::render_text(&files, &diags)
+}
+
+#[test]
+fn validate_corpus() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::glob!("../corpus/validate", "*.pp", |path| {
+            insta::assert_snapshot!(render_validate(path));
+        });
+    });
+}
+
 /// Puppet 7's dumper crashes on splat parameters and on parameter names that are not valid map
 /// keys (reference section 3); pbc writes what was evidently meant. These are the documented
 /// divergences of `scripts/conformance-divergences.tsv`.

@@ -1,0 +1,1 @@
+type foo = Integer

@@ -1,0 +1,1 @@
+type Runtime[ruby, "X"] = 1

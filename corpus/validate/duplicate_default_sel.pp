@@ -1,0 +1,1 @@
+$a = $x ? { default => 1, default => 2 }

@@ -1,0 +1,3 @@
+$x = @(END:base64)
+  aGVsbG8
+  | END

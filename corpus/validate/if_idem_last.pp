@@ -1,0 +1,1 @@
+class a { if $x { 1 } }

@@ -1,0 +1,1 @@
+$x.each |$a| { class b {} }

@@ -1,0 +1,1 @@
+File <| tag == "x" and 1 + 2 |>
