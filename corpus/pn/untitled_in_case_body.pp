@@ -1,0 +1,1 @@
+case $x { 1: { file { ensure => present } } }

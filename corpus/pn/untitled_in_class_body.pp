@@ -1,0 +1,1 @@
+class a { file { ensure => present } }

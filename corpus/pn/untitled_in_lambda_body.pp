@@ -1,0 +1,1 @@
+$x.each |$y| { file { ensure => present } }
