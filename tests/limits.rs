@@ -9,15 +9,41 @@ use puppet_bindings::span::FileId;
 fn parse(src: &str) -> (bool, Vec<Diagnostic>) {
     let parsed = parse_file(FileId(0), src);
     if let Some(p) = &parsed.program {
-        // Serialising the AST is one of the recursive passes that must stay safe.
+        // Serialising the AST, validating it and writing PN are the recursive passes that must
+        // stay safe on whatever the parser accepts.
         let json = serde_json::to_string(p).expect("AST serialises");
         assert!(!json.is_empty());
+        let _ = puppet_bindings::validate::check_program(p);
+        assert!(puppet_bindings::pn::program_to_json(p).ends_with('\n'));
     }
     (parsed.program.is_some(), parsed.diagnostics)
 }
 
 fn codes_of(diags: &[Diagnostic]) -> Vec<&'static str> {
     diags.iter().map(|d| d.code).collect()
+}
+
+/// The deepest trees the parser accepts, through every pass, on the 2 MiB test stack.
+#[test]
+fn deepest_accepted_trees_pass_every_stage() {
+    let accepted = |src: String| {
+        let (ok, diags) = parse(&src);
+        assert!(ok, "{:?}", codes_of(&diags));
+    };
+    let mut depth = 0;
+    while parse(&format!("$x = {}1", "!".repeat(depth + 1))).0 {
+        depth += 1;
+    }
+    assert!(depth > 100, "unary nesting accepted only to {depth}");
+    accepted(format!("$x = {}1", "!".repeat(depth)));
+    accepted(format!("$x = {}1{}", "[".repeat(99), "]".repeat(99)));
+    // Each `if` and each call with a lambda is two levels of the tree.
+    accepted(format!("{}{}", "if $x { ".repeat(60), "} ".repeat(60)));
+    accepted(format!(
+        "{}{}",
+        "$x.each |$y| { ".repeat(60),
+        "} ".repeat(60)
+    ));
 }
 
 #[test]
