@@ -150,3 +150,25 @@ fn crlf_parses_like_lf() {
     let b = parse_file(FileId(0), &crlf).program.expect("crlf parses");
     assert_eq!(a.body.len(), b.body.len());
 }
+
+/// Validation stays linear on huge hashes and parameter lists (a quadratic duplicate search
+/// would not finish this test in any reasonable time).
+#[test]
+fn validation_of_huge_hashes_and_parameter_lists() {
+    let n = 200_000;
+    let mut src = String::from("$h = {");
+    for i in 0..n {
+        src.push_str(&format!("k{i} => {i}, "));
+    }
+    src.push_str("k7 => 0 }\ndefine d(");
+    for i in 0..n {
+        src.push_str(&format!("$p{i}, "));
+    }
+    src.push_str("$p9) { }\n");
+    let program = parse_file(FileId(0), &src).program.expect("parses");
+    let diags = puppet_bindings::validate::check_program(&program);
+    assert_eq!(
+        codes_of(&diags),
+        vec![codes::DUPLICATE_KEY, codes::DUPLICATE_PARAMETER]
+    );
+}

@@ -17,6 +17,7 @@
 use crate::ast::*;
 use crate::diag::{codes, Diagnostic};
 use crate::span::Span;
+use std::collections::BTreeSet;
 
 /// Runs every rule over one parsed file.
 pub fn check_program(program: &Program) -> Vec<Diagnostic> {
@@ -795,9 +796,9 @@ impl Checker {
     }
 
     fn unique_parameters(&mut self, params: &[Parameter]) {
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
         for p in params {
-            if seen.contains(&p.name.as_str()) {
+            if !seen.insert(&p.name) {
                 self.error(
                     codes::DUPLICATE_PARAMETER,
                     p.span,
@@ -806,8 +807,6 @@ impl Checker {
                         p.name
                     ),
                 );
-            } else {
-                seen.push(&p.name);
             }
         }
     }
@@ -912,19 +911,17 @@ impl Checker {
     }
 
     fn duplicate_keys(&mut self, entries: &[HashEntry]) {
-        let mut seen: Vec<String> = Vec::new();
+        let mut seen: BTreeSet<String> = BTreeSet::new();
         for entry in entries {
             let Some(key) = literal_key(&entry.key) else {
                 continue;
             };
-            if seen.contains(&key) {
+            if !seen.insert(key) {
                 self.diags.push(Diagnostic::warning(
                     codes::DUPLICATE_KEY,
                     entry.span,
                     "this key is declared more than once in the hash",
                 ));
-            } else {
-                seen.push(key);
             }
         }
     }
