@@ -1168,29 +1168,22 @@ fn span_of(statements: &[Expr]) -> Span {
     }
 }
 
+/// Puppet forbids an assignment anywhere in a parameter's default value, except inside a lambda
+/// (which has its own scope).
 fn find_assignments(e: &Expr, found: &mut Vec<Span>) {
-    match &e.kind {
-        ExprKind::Assignment { .. } => found.push(e.span),
-        // A lambda may assign its own local variables.
-        ExprKind::Call { functor, args, .. } => {
-            find_assignments(functor, found);
-            for a in args {
-                find_assignments(a, found);
-            }
-        }
-        ExprKind::MethodCall { receiver, args, .. } => {
-            find_assignments(receiver, found);
-            for a in args {
-                find_assignments(a, found);
-            }
-        }
-        _ => for_each_child(e, &mut |c| find_assignments(c, found)),
+    if let ExprKind::Assignment { .. } = e.kind {
+        found.push(e.span);
+    } else {
+        for_each_child_outside_lambdas(e, &mut |c| find_assignments(c, found));
     }
 }
 
-/// Calls `f` on each direct child expression of the kinds a parameter default can hold.
-fn for_each_child(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+/// Calls `f` on each direct child expression of `e`, skipping lambda bodies and parameters.
+fn for_each_child_outside_lambdas(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    let attribute_values =
+        |ops: &[AttributeOp], f: &mut dyn FnMut(&Expr)| ops.iter().for_each(|op| f(&op.value));
     match &e.kind {
+        ExprKind::Block { statements } => statements.iter().for_each(f),
         ExprKind::Concat { segments } => segments.iter().for_each(f),
         ExprKind::Array { elements } => elements.iter().for_each(f),
         ExprKind::Hash { entries } => {
@@ -1204,7 +1197,8 @@ fn for_each_child(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         }
         ExprKind::Text { expr }
         | ExprKind::Unary { operand: expr, .. }
-        | ExprKind::Paren { expr } => f(expr),
+        | ExprKind::Paren { expr }
+        | ExprKind::Query { expr } => f(expr),
         ExprKind::Heredoc { text, .. } => f(text),
         ExprKind::Access { target, keys } => {
             f(target);
@@ -1216,6 +1210,18 @@ fn for_each_child(e: &Expr, f: &mut dyn FnMut(&Expr)) {
                 f(&en.matcher);
                 f(&en.value);
             }
+        }
+        ExprKind::Assignment { target, value, .. } => {
+            f(target);
+            f(value);
+        }
+        ExprKind::Call { functor, args, .. } => {
+            f(functor);
+            args.iter().for_each(f);
+        }
+        ExprKind::MethodCall { receiver, args, .. } => {
+            f(receiver);
+            args.iter().for_each(f);
         }
         ExprKind::If {
             test,
@@ -1238,8 +1244,68 @@ fn for_each_child(e: &Expr, f: &mut dyn FnMut(&Expr)) {
                 o.body.iter().for_each(&mut *f);
             }
         }
-        ExprKind::Block { statements } => statements.iter().for_each(f),
-        _ => {}
+        ExprKind::Resource {
+            type_expr, bodies, ..
+        } => {
+            f(type_expr);
+            for b in bodies {
+                f(&b.title);
+                attribute_values(&b.ops, f);
+            }
+        }
+        ExprKind::ResourceDefaults { type_expr, ops, .. } => {
+            f(type_expr);
+            attribute_values(ops, f);
+        }
+        ExprKind::ResourceOverride { resources, ops, .. } => {
+            f(resources);
+            attribute_values(ops, f);
+        }
+        ExprKind::Collect {
+            type_expr,
+            query,
+            ops,
+        } => {
+            f(type_expr);
+            if let Some(q) = &query.expr {
+                f(q);
+            }
+            attribute_values(ops, f);
+        }
+        ExprKind::TypeAlias { type_expr, .. } => f(type_expr),
+        ExprKind::TypeMapping { mapping, target } => {
+            f(mapping);
+            f(target);
+        }
+        ExprKind::Layers { layers } => f(layers),
+        ExprKind::Layer { name, ops } => {
+            f(name);
+            attribute_values(ops, f);
+        }
+        ExprKind::Categories { entries } => attribute_values(entries, f),
+        // Leaves, and definitions and bindings blocks, which cannot stand in a default value.
+        ExprKind::Nop
+        | ExprKind::String { .. }
+        | ExprKind::Integer { .. }
+        | ExprKind::Float { .. }
+        | ExprKind::Boolean { .. }
+        | ExprKind::Undef
+        | ExprKind::Default
+        | ExprKind::Regex { .. }
+        | ExprKind::QualifiedName { .. }
+        | ExprKind::QualifiedReference { .. }
+        | ExprKind::ReservedWord { .. }
+        | ExprKind::Variable { .. }
+        | ExprKind::BooleanVariable { .. }
+        | ExprKind::ClassType { .. }
+        | ExprKind::Class { .. }
+        | ExprKind::Define { .. }
+        | ExprKind::Node { .. }
+        | ExprKind::Function { .. }
+        | ExprKind::TypeDefinition { .. }
+        | ExprKind::Site(_)
+        | ExprKind::Bindings(_)
+        | ExprKind::Error => {}
     }
 }
 

@@ -1,0 +1,1 @@
+class a($x = [File <| title == ($y = 1) |>]) {}
