@@ -490,8 +490,7 @@ impl PnWriter {
         operands: &[Expr],
         names: impl DoubleEndedIterator<Item = &'a str>,
     ) {
-        let names: Vec<&str> = names.collect();
-        for name in names.iter().rev() {
+        for name in names.rev() {
             self.call_open(name);
             self.sep();
         }

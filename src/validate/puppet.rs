@@ -769,8 +769,16 @@ impl Checker {
             _ => t,
         };
         match &head.kind {
-            ExprKind::QualifiedReference { name } if name == "plan" => {}
-            ExprKind::QualifiedReference { .. } => {}
+            // Puppet compares the lower-cased name with its future reserved words.
+            ExprKind::QualifiedReference { name } => {
+                if name.eq_ignore_ascii_case("plan") {
+                    self.diags.push(Diagnostic::warning(
+                        codes::FUTURE_RESERVED_WORD,
+                        t.span,
+                        "use of future reserved word `plan`",
+                    ));
+                }
+            }
             _ => self.error(
                 codes::ILLEGAL_EXPRESSION,
                 t.span,
@@ -955,11 +963,9 @@ impl Checker {
             }
             ExprKind::Integer { .. }
             | ExprKind::Float { .. }
+            | ExprKind::Boolean { .. }
             | ExprKind::Default
             | ExprKind::Regex { .. } => {}
-            ExprKind::Boolean { value } => {
-                self.hostname_chars(if *value { "true" } else { "false" }, m.span)
-            }
             _ => self.error(
                 codes::ILLEGAL_EXPRESSION,
                 m.span,

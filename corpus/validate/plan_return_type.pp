@@ -1,0 +1,1 @@
+function f() >> Plan { 1 }
