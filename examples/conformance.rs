@@ -12,7 +12,7 @@
 //! agreement falls below the bars (99% verdicts, 95% first-error lines).
 use puppet_bindings::lexer::{self, Tok};
 use puppet_bindings::span::{FileId, SourceMap};
-use puppet_bindings::{diag, parse_file, pn, source, validate};
+use puppet_bindings::{diag, parse_and_validate, pn, source};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
@@ -144,12 +144,9 @@ fn pbc_verdict(path: &Path, rel: &str) -> (Verdict, Option<String>) {
     if let Some(d) = bad {
         diags.push(d);
     } else {
-        let parsed = parse_file(id, files.source(id));
+        let parsed = parse_and_validate(id, files.source(id));
         diags = parsed.diagnostics;
-        if let Some(program) = parsed.program {
-            diags.extend(validate::check_program(&program));
-            pn_json = Some(pn::program_to_json(&program));
-        }
+        pn_json = parsed.program.as_ref().map(pn::program_to_json);
     }
     diag::sort(&mut diags);
     let first = diags.iter().find(|d| d.is_error());

@@ -4,7 +4,7 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use puppet_bindings::diag::{self, Diagnostic};
 use puppet_bindings::span::SourceMap;
-use puppet_bindings::{parse_file, source};
+use puppet_bindings::{parse_and_validate, parse_file, source};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -112,12 +112,13 @@ fn parse_command(
             diags.push(d);
             continue;
         }
-        let parsed = parse_file(id, files.source(id));
+        let parsed = if validate {
+            parse_and_validate(id, files.source(id))
+        } else {
+            parse_file(id, files.source(id))
+        };
         diags.extend(parsed.diagnostics);
         if let Some(p) = parsed.program {
-            if validate {
-                diags.extend(puppet_bindings::validate::check_program(&p));
-            }
             programs.push((name, p));
         }
     }

@@ -106,11 +106,13 @@ fn render_validate(path: &Path) -> String {
         .replace('\\', "/");
     let mut files = SourceMap::new();
     let (id, _) = source::add_source(&mut files, &name, text.into_bytes());
-    let parsed = parse_file(id, files.source(id));
-    let program = parsed
-        .program
-        .unwrap_or_else(|| panic!("{name} must parse: {:?}", parsed.diagnostics));
-    let mut diags = puppet_bindings::validate::check_program(&program);
+    let parsed = puppet_bindings::parse_and_validate(id, files.source(id));
+    assert!(
+        parsed.program.is_some(),
+        "{name} must parse: {:?}",
+        parsed.diagnostics
+    );
+    let mut diags = parsed.diagnostics;
     assert!(!diags.is_empty(), "{name} must produce a diagnostic");
     diag::sort(&mut diags);
     diag::render_text(&files, &diags)
