@@ -123,13 +123,14 @@ impl PnWriter {
     /// other body (class, define, node, function, lambda, case option) is always a block, whose
     /// statements are listed as they are.
     fn body(&mut self, statements: &[Expr], bare_single: bool) {
-        match statements {
-            [single] if bare_single => match &single.kind {
-                ExprKind::Block { statements } => self.list(statements),
-                _ => self.list(statements),
-            },
-            _ => self.list(statements),
-        }
+        let listed = match statements {
+            [Expr {
+                kind: ExprKind::Block { statements: inner },
+                ..
+            }] if bare_single => inner,
+            _ => statements,
+        };
+        self.list(listed);
     }
 
     /// The `"then"` / `"body"` entry of a map, left out for an empty body as Puppet does.
