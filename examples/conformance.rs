@@ -180,6 +180,7 @@ fn compare(root: &Path, oracle: &Path, pn_dir: &Path, divergences: &Path) -> Res
     let mut table: BTreeMap<String, [usize; 6]> = BTreeMap::new();
     let mut unlisted = Vec::new();
     let mut listed_seen = 0;
+    let mut used = std::collections::BTreeSet::new();
     for line in oracle_text.lines() {
         let mut p = line.splitn(4, '\t');
         let (Some(rel), Some(verdict), Some(pline)) = (p.next(), p.next(), p.next()) else {
@@ -202,15 +203,16 @@ fn compare(root: &Path, oracle: &Path, pn_dir: &Path, divergences: &Path) -> Res
         row[0] += 1;
         let mut report = |kind: &str, detail: String| {
             // An entry's path may end in `*`: a known class of differences under that prefix.
-            let is_listed = listed.keys().any(|(path, k)| {
+            let entry = listed.keys().find(|(path, k)| {
                 k == kind
                     && match path.strip_suffix('*') {
                         Some(prefix) => rel.starts_with(prefix),
                         None => path == rel,
                     }
             });
-            if is_listed {
+            if let Some(entry) = entry {
                 listed_seen += 1;
+                used.insert(entry.clone());
             } else {
                 unlisted.push(format!("{kind:8} {rel}: {detail}"));
             }
@@ -277,6 +279,11 @@ fn compare(root: &Path, oracle: &Path, pn_dir: &Path, divergences: &Path) -> Res
     println!("differences listed as known divergences: {listed_seen}");
     for u in &unlisted {
         println!("  {u}");
+    }
+    // A listed divergence that no longer occurs is stale: the file must say what is true.
+    for (path, kind) in listed.keys().filter(|k| !used.contains(*k)) {
+        println!("  stale    {path} ({kind}): listed as a divergence but not seen");
+        ok = false;
     }
     if !unlisted.is_empty() {
         println!(
