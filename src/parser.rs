@@ -941,6 +941,12 @@ impl Builder {
                 }
             }
             ExprKind::Error => self.mk(l, r, ExprKind::Error),
+            // A body the parser had to recover in says nothing sure about what the braces were
+            // meant to be (`if ($a in [1] { fail() }` lacks a `)`); the syntax error stands alone,
+            // as in Puppet.
+            _ if ops.iter().any(|o| matches!(o.value.kind, ExprKind::Error)) => {
+                self.mk(l, r, ExprKind::Error)
+            }
             _ => {
                 let span = t.span;
                 self.push(Diagnostic::error(

@@ -5,7 +5,7 @@
 //! with an `Interp` frame; the nesting limit in [`Lexer::open`] bounds that recursion.
 
 use super::{is_blank_char, is_word_byte, CodeEnd, FrameKind, Lexer, Tok};
-use crate::diag::codes;
+use crate::diag::{codes, Diagnostic};
 use smol_str::SmolStr;
 
 /// Which escapes a piece of text honours.
@@ -65,21 +65,40 @@ impl<'s> Lexer<'s> {
                 _ => p += 1,
             }
         }
-        self.unclosed_quote(start, '\'');
+        self.unclosed_quote(start, None, '\'');
         false
     }
 
-    fn unclosed_quote(&mut self, start: usize, quote: char) {
-        let follow: String = self.src[start + 1..self.end].chars().take(20).collect();
-        self.error(
-            codes::UNCLOSED_QUOTE,
-            start,
-            start + 1,
-            format!(
-                "unclosed quote after `{quote}` followed by `{}`",
-                follow.escape_debug()
+    /// A string that runs to the end of the input. Puppet's lexer reports it where it last
+    /// resumed scanning the string: the opening quote, or the end of the last interpolation
+    /// (`${...}` or `$name`), which is where a missing quote or brace usually shows. pbc reports
+    /// the same place and points at the opening quote as well.
+    fn unclosed_quote(&mut self, start: usize, resumed: Option<usize>, quote: char) {
+        let from = resumed.unwrap_or(start + 1);
+        let follow: String = self.src[from..self.end].chars().take(20).collect();
+        let follow = follow.escape_debug();
+        let diag = match resumed {
+            None => Diagnostic::error(
+                codes::UNCLOSED_QUOTE,
+                self.span(start, start + 1),
+                format!("unclosed quote after `{quote}` followed by `{follow}`"),
             ),
-        );
+            Some(at) => {
+                let width = match self.src[at..self.end].chars().next() {
+                    Some(c) if c != '\n' && c != '\r' => c.len_utf8(),
+                    _ => 0,
+                };
+                Diagnostic::error(
+                    codes::UNCLOSED_QUOTE,
+                    self.span(at, at + width),
+                    format!(
+                        "unclosed quote: no closing `{quote}` after this interpolation, followed by `{follow}`"
+                    ),
+                )
+                .with_label(self.span(start, start + 1), "the string opens here")
+            }
+        };
+        self.diags.push(diag);
         self.push(start, Tok::Error, self.end);
         self.pos = self.end;
         self.stopped = true;
@@ -107,6 +126,8 @@ impl<'s> Lexer<'s> {
         let mut buf = String::new();
         let mut seg_start = open;
         let mut interpolated = false;
+        // Where scanning of the text last resumed after an interpolation.
+        let mut resumed: Option<usize> = None;
         let mut at_line_start = mode.terminator.is_none();
         loop {
             if at_line_start {
@@ -118,7 +139,7 @@ impl<'s> Lexer<'s> {
             }
             if p >= mode.region_end {
                 if mode.terminator.is_some() {
-                    self.unclosed_quote(open, '"');
+                    self.unclosed_quote(open, resumed, '"');
                     return CodeEnd::Stop;
                 }
                 let text = SmolStr::new(&buf);
@@ -173,7 +194,7 @@ impl<'s> Lexer<'s> {
                         CodeEnd::InterpClosed => {}
                         CodeEnd::Eof => {
                             if mode.terminator.is_some() {
-                                self.unclosed_quote(open, '"');
+                                self.unclosed_quote(open, None, '"');
                             } else {
                                 self.error(
                                     codes::UNCLOSED_QUOTE,
@@ -190,6 +211,7 @@ impl<'s> Lexer<'s> {
                     self.rewrite_interpolation(first);
                     p = self.pos;
                     seg_start = p - 1;
+                    resumed = Some(p);
                 }
                 b'$' if mode.interpolate => {
                     let var_end = scan_variable_name(b, p + 1, mode.region_end);
@@ -207,6 +229,7 @@ impl<'s> Lexer<'s> {
                         self.push(p, Tok::Variable(name), var_end);
                         p = var_end;
                         seg_start = p;
+                        resumed = Some(p);
                     } else {
                         buf.push('$');
                         p += 1;
