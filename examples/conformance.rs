@@ -10,6 +10,10 @@
 //! error and, where both accept, the PN JSON with Puppet's dump. Prints a table and every
 //! difference; exits 1 if a difference is not listed in the divergence file, or if the mutant
 //! agreement falls below the bars (99% verdicts, 95% first-error lines).
+//!
+//! `conformance check ROOT ORACLE.tsv`: runs `pbc check` on `ROOT/corpus` as one tree and
+//! fails if it reports anything (error or warning) in a file Puppet accepts: on real manifests
+//! pbc's own rules must stay silent where Puppet is.
 use puppet_bindings::lexer::{self, Tok};
 use puppet_bindings::span::{FileId, SourceMap};
 use puppet_bindings::{diag, parse_and_validate, pn, source};
@@ -28,7 +32,8 @@ fn main() -> ExitCode {
                 Path::new(&args[3]),
                 Path::new(&args[4]),
             ),
-            _ => Err("usage: conformance mutate CORPUS OUT | compare ROOT ORACLE.tsv PN_DIR DIVERGENCES.tsv".into()),
+            Some("check") if args.len() == 3 => check(Path::new(&args[1]), Path::new(&args[2])),
+            _ => Err("usage: conformance mutate CORPUS OUT | compare ROOT ORACLE.tsv PN_DIR DIVERGENCES.tsv | check ROOT ORACLE.tsv".into()),
         }
     };
     // Deeply nested mutants are parsed on a big stack, as `pbc` itself does.
@@ -294,4 +299,53 @@ fn compare(root: &Path, oracle: &Path, pn_dir: &Path, divergences: &Path) -> Res
         ok = false;
     }
     Ok(ok)
+}
+
+fn check(root: &Path, oracle: &Path) -> Result<bool, String> {
+    let oracle_text =
+        std::fs::read_to_string(oracle).map_err(|e| format!("{}: {e}", oracle.display()))?;
+    let rejected: std::collections::BTreeSet<String> = oracle_text
+        .lines()
+        .filter_map(|l| {
+            let mut p = l.splitn(3, '\t');
+            let (rel, verdict) = (p.next()?, p.next()?);
+            (verdict == "error").then(|| rel.to_string())
+        })
+        .collect();
+    let corpus = root.join("corpus");
+    let files = puppet_bindings::tree::discover(std::slice::from_ref(&corpus))
+        .map_err(|e| e.to_string())?;
+    let report = puppet_bindings::check_tree_files(&files).map_err(|e| e.to_string())?;
+    // Diagnostics name files as pbc shows them; the oracle names them relative to ROOT.
+    let rel_of: BTreeMap<&str, String> = files
+        .iter()
+        .map(|f| {
+            let rel = f.path.strip_prefix(root).unwrap_or(&f.path);
+            (f.display.as_str(), rel.to_string_lossy().into_owned())
+        })
+        .collect();
+    let mut extra = Vec::new();
+    let mut flagged = std::collections::BTreeSet::new();
+    for d in &report.diagnostics {
+        let name = report.files.name(d.span.file);
+        let rel = rel_of
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_string());
+        flagged.insert(rel.clone());
+        if !rejected.contains(&rel) {
+            let (line, _) = report.files.line_col(d.span.file, d.span.start);
+            extra.push(format!("  {rel}:{line}: {} {}", d.code, d.message));
+        }
+    }
+    println!(
+        "pbc check on {} corpus files: {} files with findings, {} of them accepted by Puppet",
+        report.file_count,
+        flagged.len(),
+        flagged.iter().filter(|f| !rejected.contains(*f)).count()
+    );
+    for e in &extra {
+        println!("{e}");
+    }
+    Ok(extra.is_empty())
 }

@@ -54,4 +54,8 @@ tool=$here/target/release/examples/conformance
 rm -rf "$work/pn"
 ruby "$here/scripts/puppet-oracle.rb" "$work/root" "$work/list" "$work/oracle.tsv" "$work/pn"
 # The table names mutants by their folder; corpus files by theirs.
-"$tool" compare "$work/root" "$work/oracle.tsv" "$work/pn" "$here/scripts/conformance-divergences.tsv"
+status=0
+"$tool" compare "$work/root" "$work/oracle.tsv" "$work/pn" "$here/scripts/conformance-divergences.tsv" || status=$?
+# `pbc check` must report nothing in a manifest Puppet accepts.
+"$tool" check "$work/root" "$work/oracle.tsv" || status=$?
+exit $status

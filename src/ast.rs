@@ -672,3 +672,346 @@ pub struct BindOperation {
     pub kind: BindOpKind,
     pub span: Span,
 }
+
+// ---------------------------------------------------------------------------------------------
+// Traversal
+// ---------------------------------------------------------------------------------------------
+
+impl Lambda {
+    fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        params_exprs(&self.params, f);
+        if let Some(t) = &self.return_type {
+            f(t);
+        }
+        self.body.iter().for_each(f);
+    }
+}
+
+fn params_exprs<'a>(params: &'a [Parameter], f: &mut dyn FnMut(&'a Expr)) {
+    for p in params {
+        if let Some(t) = &p.type_expr {
+            f(t);
+        }
+        if let Some(d) = &p.default {
+            f(d);
+        }
+    }
+}
+
+fn ops_exprs<'a>(ops: &'a [AttributeOp], f: &mut dyn FnMut(&'a Expr)) {
+    ops.iter().for_each(|op| f(&op.value));
+}
+
+impl BindKey {
+    /// The expressions written in the key, in source order.
+    pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        match self {
+            BindKey::Inferred => {}
+            BindKey::Name { name } => f(name),
+            BindKey::Type { type_expr } => f(type_expr),
+            BindKey::TypedName { type_expr, name } => {
+                f(type_expr);
+                f(name);
+            }
+            BindKey::Parameters { target } => f(target),
+            BindKey::Variables { type_expr } => {
+                if let Some(t) = type_expr {
+                    f(t);
+                }
+            }
+        }
+    }
+}
+
+impl BindOption {
+    pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        match &self.value {
+            OptionValue::Expr { expr } => f(expr),
+            OptionValue::Lambda { lambda } => lambda.for_each_expr(f),
+        }
+    }
+}
+
+impl BindOperation {
+    /// Every expression of the operation (key, producer, target id, options), in source order.
+    pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        let producer = |p: &'a Option<Producer>, f: &mut dyn FnMut(&'a Expr)| {
+            if let Some(p) = p {
+                match &p.producer {
+                    ProducerKind::Value { expr } | ProducerKind::Producer { expr } => f(expr),
+                }
+            }
+        };
+        match &self.kind {
+            BindOpKind::Bind {
+                key,
+                producer: p,
+                contributes_to,
+                options,
+                ..
+            } => {
+                key.for_each_expr(f);
+                producer(p, f);
+                if let Some(c) = contributes_to {
+                    f(c);
+                }
+                options.iter().for_each(|o| o.for_each_expr(f));
+            }
+            BindOpKind::Multibind {
+                key,
+                id,
+                producer: p,
+                options,
+                ..
+            } => {
+                key.for_each_expr(f);
+                if let Some(i) = id {
+                    f(i);
+                }
+                producer(p, f);
+                options.iter().for_each(|o| o.for_each_expr(f));
+            }
+            BindOpKind::Map {
+                from, to, options, ..
+            } => {
+                f(from);
+                f(to);
+                options.iter().for_each(|o| o.for_each_expr(f));
+            }
+            BindOpKind::Alias { from, to, .. } | BindOpKind::Renamed { from, to, .. } => {
+                from.for_each_expr(f);
+                to.for_each_expr(f);
+            }
+            BindOpKind::Rebind { key, .. } => key.for_each_expr(f),
+            BindOpKind::Include { classes } | BindOpKind::Exclude { classes } => f(classes),
+            BindOpKind::Dependency { from, to, .. } => {
+                f(from);
+                f(to);
+            }
+        }
+    }
+}
+
+impl BindItem {
+    pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        match self {
+            BindItem::When {
+                condition, items, ..
+            } => {
+                for p in condition.iter().flatten() {
+                    if let Some(v) = &p.value {
+                        f(v);
+                    }
+                }
+                items.iter().for_each(|i| i.for_each_expr(f));
+            }
+            BindItem::Operation(op) => op.for_each_expr(f),
+            BindItem::Error { .. } => {}
+        }
+    }
+}
+
+impl Expr {
+    /// Calls `f` on each direct child expression, in source order: every sub-expression,
+    /// including lambda and definition bodies, parameter defaults, and the expressions inside
+    /// site and bindings blocks.
+    pub fn for_each_child<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        match &self.kind {
+            ExprKind::Block { statements } => statements.iter().for_each(f),
+            ExprKind::Concat { segments } => segments.iter().for_each(f),
+            ExprKind::Array { elements } => elements.iter().for_each(f),
+            ExprKind::Hash { entries } => {
+                for en in entries {
+                    f(&en.key);
+                    f(&en.value);
+                }
+            }
+            ExprKind::Binary { operands, .. } | ExprKind::Relationship { operands, .. } => {
+                operands.iter().for_each(f)
+            }
+            ExprKind::Text { expr }
+            | ExprKind::Unary { operand: expr, .. }
+            | ExprKind::Paren { expr }
+            | ExprKind::Query { expr } => f(expr),
+            ExprKind::Heredoc { text, .. } => f(text),
+            ExprKind::Access { target, keys } => {
+                f(target);
+                keys.iter().for_each(f);
+            }
+            ExprKind::Selector { subject, entries } => {
+                f(subject);
+                for en in entries {
+                    f(&en.matcher);
+                    f(&en.value);
+                }
+            }
+            ExprKind::Assignment { target, value, .. } => {
+                f(target);
+                f(value);
+            }
+            ExprKind::Call {
+                functor,
+                args,
+                lambda,
+                ..
+            } => {
+                f(functor);
+                args.iter().for_each(&mut *f);
+                if let Some(l) = lambda {
+                    l.for_each_expr(f);
+                }
+            }
+            ExprKind::MethodCall {
+                receiver,
+                args,
+                lambda,
+                ..
+            } => {
+                f(receiver);
+                args.iter().for_each(&mut *f);
+                if let Some(l) = lambda {
+                    l.for_each_expr(f);
+                }
+            }
+            ExprKind::If {
+                test,
+                then_body,
+                else_body,
+            }
+            | ExprKind::Unless {
+                test,
+                then_body,
+                else_body,
+            } => {
+                f(test);
+                then_body.iter().for_each(&mut *f);
+                else_body.iter().for_each(f);
+            }
+            ExprKind::Case { test, options } => {
+                f(test);
+                for o in options {
+                    o.values.iter().for_each(&mut *f);
+                    o.body.iter().for_each(&mut *f);
+                }
+            }
+            ExprKind::Resource {
+                type_expr, bodies, ..
+            } => {
+                f(type_expr);
+                for b in bodies {
+                    f(&b.title);
+                    ops_exprs(&b.ops, f);
+                }
+            }
+            ExprKind::ResourceDefaults { type_expr, ops, .. } => {
+                f(type_expr);
+                ops_exprs(ops, f);
+            }
+            ExprKind::ResourceOverride { resources, ops, .. } => {
+                f(resources);
+                ops_exprs(ops, f);
+            }
+            ExprKind::Collect {
+                type_expr,
+                query,
+                ops,
+            } => {
+                f(type_expr);
+                if let Some(q) = &query.expr {
+                    f(q);
+                }
+                ops_exprs(ops, f);
+            }
+            ExprKind::Class { params, body, .. }
+            | ExprKind::Define { params, body, .. }
+            | ExprKind::Function { params, body, .. } => {
+                params_exprs(params, f);
+                if let ExprKind::Function {
+                    return_type: Some(t),
+                    ..
+                } = &self.kind
+                {
+                    f(t);
+                }
+                body.iter().for_each(f);
+            }
+            ExprKind::Node {
+                matches,
+                parent,
+                body,
+            } => {
+                matches.iter().for_each(&mut *f);
+                if let Some(p) = parent {
+                    f(p);
+                }
+                body.iter().for_each(f);
+            }
+            ExprKind::TypeAlias { type_expr, .. } => f(type_expr),
+            ExprKind::TypeMapping { mapping, target } => {
+                f(mapping);
+                f(target);
+            }
+            ExprKind::TypeDefinition { body, .. } => body.iter().for_each(f),
+            ExprKind::Site(site) => {
+                for item in &site.items {
+                    match item {
+                        SiteItem::Categories { entries, .. } => {
+                            entries.iter().for_each(|c| f(&c.value))
+                        }
+                        SiteItem::Layers { layers, .. } => {
+                            for l in layers {
+                                f(&l.name);
+                                ops_exprs(&l.ops, f);
+                            }
+                        }
+                        SiteItem::EnvironmentDefaults { ops, .. } => ops_exprs(ops, f),
+                        SiteItem::Environment { bodies, .. }
+                        | SiteItem::DynamicEnvironments { bodies, .. } => {
+                            for b in bodies {
+                                f(&b.title);
+                                ops_exprs(&b.ops, f);
+                            }
+                        }
+                        SiteItem::Statement { expr } => f(expr),
+                    }
+                }
+            }
+            ExprKind::Bindings(block) => block.items.iter().for_each(|i| i.for_each_expr(f)),
+            ExprKind::Layers { layers } => f(layers),
+            ExprKind::Layer { name, ops } => {
+                f(name);
+                ops_exprs(ops, f);
+            }
+            ExprKind::Categories { entries } => ops_exprs(entries, f),
+            ExprKind::Nop
+            | ExprKind::String { .. }
+            | ExprKind::Integer { .. }
+            | ExprKind::Float { .. }
+            | ExprKind::Boolean { .. }
+            | ExprKind::Undef
+            | ExprKind::Default
+            | ExprKind::Regex { .. }
+            | ExprKind::QualifiedName { .. }
+            | ExprKind::QualifiedReference { .. }
+            | ExprKind::ReservedWord { .. }
+            | ExprKind::Variable { .. }
+            | ExprKind::BooleanVariable { .. }
+            | ExprKind::ClassType { .. }
+            | ExprKind::Error => {}
+        }
+    }
+
+    /// Visits `self` and every expression below it, parents before children and in source
+    /// order. `f` returns whether to look inside the node it was given. Uses an explicit stack,
+    /// so arbitrarily long chains cannot overflow the call stack.
+    pub fn walk<'a>(&'a self, mut f: impl FnMut(&'a Expr) -> bool) {
+        let mut stack: Vec<&'a Expr> = vec![self];
+        let mut children: Vec<&'a Expr> = Vec::new();
+        while let Some(e) = stack.pop() {
+            if f(e) {
+                e.for_each_child(&mut |c| children.push(c));
+                stack.extend(children.drain(..).rev());
+            }
+        }
+    }
+}

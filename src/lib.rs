@@ -11,6 +11,8 @@ pub mod parser;
 pub mod pn;
 pub mod source;
 pub mod span;
+pub mod tree;
+pub mod types;
 pub mod validate;
 
 pub use parser::{parse_file, Parsed};
@@ -24,4 +26,106 @@ pub fn parse_and_validate(file: span::FileId, src: &str) -> Parsed {
         parsed.diagnostics.extend(validate::check_program(program));
     }
     parsed
+}
+
+/// What `pbc check` found in a tree: every file's diagnostics, sorted by file and position.
+pub struct CheckReport {
+    pub files: span::SourceMap,
+    pub diagnostics: Vec<diag::Diagnostic>,
+    pub file_count: usize,
+}
+
+/// One file of a tree, read into memory.
+pub struct SourceInput {
+    /// The name diagnostics show.
+    pub name: String,
+    pub role: tree::FileRole,
+    pub bytes: Vec<u8>,
+}
+
+/// Reads every file of a tree and checks it ([`check_sources`]). An unreadable file is an I/O
+/// error: the tree cannot be judged without it.
+pub fn check_tree_files(tree_files: &[tree::TreeFile]) -> std::io::Result<CheckReport> {
+    let mut inputs = Vec::with_capacity(tree_files.len());
+    for f in tree_files {
+        let bytes = std::fs::read(&f.path).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot read {}: {e}", f.display))
+        })?;
+        inputs.push(SourceInput {
+            name: f.display.clone(),
+            role: f.role.clone(),
+            bytes,
+        });
+    }
+    Ok(check_sources(inputs))
+}
+
+/// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
+/// Files are parsed on all cores; the result does not depend on how work was shared out.
+pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
+    let file_count = inputs.len();
+    let mut files = span::SourceMap::new();
+    let mut diagnostics = Vec::new();
+    let mut jobs = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let (id, bad) = source::add_source(&mut files, &input.name, input.bytes);
+        match bad {
+            Some(d) => diagnostics.push(d),
+            None => jobs.push((id, input.role)),
+        }
+    }
+    let results = parse_all(&files, &jobs);
+    let mut parsed = Vec::with_capacity(results.len());
+    for ((_, role), result) in jobs.iter().zip(results) {
+        diagnostics.extend(result.diagnostics);
+        if let Some(program) = result.program {
+            parsed.push((role, program));
+        }
+    }
+    let tree_inputs: Vec<validate::TreeInput> = parsed
+        .iter()
+        .map(|(role, program)| validate::TreeInput { role, program })
+        .collect();
+    diagnostics.extend(validate::check_tree(&tree_inputs));
+    diag::sort(&mut diagnostics);
+    CheckReport {
+        files,
+        diagnostics,
+        file_count,
+    }
+}
+
+/// [`parse_and_validate`] for every job, in job order, spread over the available cores.
+fn parse_all(files: &span::SourceMap, jobs: &[(span::FileId, tree::FileRole)]) -> Vec<Parsed> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Parsed>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some((id, _)) = jobs.get(i) else { break };
+        let result = parse_and_validate(*id, files.source(*id));
+        if let Ok(mut s) = slots.lock() {
+            s[i] = Some(result);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..workers {
+            // Passes recurse to the parser's bounded depth; give workers the main thread's room.
+            let _ = std::thread::Builder::new()
+                .stack_size(64 * 1024 * 1024)
+                .spawn_scoped(scope, work);
+        }
+        work();
+    });
+    slots
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .zip(jobs)
+        .map(|(slot, (id, _))| slot.unwrap_or_else(|| parse_and_validate(*id, files.source(*id))))
+        .collect()
 }

@@ -34,6 +34,27 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Check a configuration tree (confdir, environment or module directories, or files):
+    /// Puppet's parse-time rules on every manifest, ARM-8's rules on site and bindings blocks.
+    Check {
+        /// How to print diagnostics: `human` (to stderr, with a summary line), `json` or `sarif`
+        /// (SARIF 2.1.0), both to stdout.
+        #[arg(long, value_enum, default_value_t = CheckErrorFormat::Human)]
+        error_format: CheckErrorFormat,
+        /// Treat warnings as errors.
+        #[arg(long)]
+        strict: bool,
+        /// Files or directories.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CheckErrorFormat {
+    Human,
+    Json,
+    Sarif,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -79,6 +100,50 @@ fn run(cli: Cli) -> ExitCode {
             validate,
             paths,
         } => parse_command(format, error_format, validate, &paths),
+        Command::Check {
+            error_format,
+            strict,
+            paths,
+        } => check_command(error_format, strict, &paths),
+    }
+}
+
+fn check_command(error_format: CheckErrorFormat, strict: bool, paths: &[PathBuf]) -> ExitCode {
+    let report = match puppet_bindings::tree::discover(paths)
+        .and_then(|tree| puppet_bindings::check_tree_files(&tree))
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("pbc: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut diags = report.diagnostics;
+    if strict {
+        for d in &mut diags {
+            d.severity = diag::Severity::Error;
+        }
+    }
+    let files = &report.files;
+    match error_format {
+        CheckErrorFormat::Human => {
+            let mut text = diag::render_text(files, &diags);
+            text.push_str(&diag::summary_line(&diags, report.file_count));
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        }
+        CheckErrorFormat::Json => {
+            let text = diag::render_json(files, &diags, report.file_count);
+            let _ = std::io::stdout().write_all(text.as_bytes());
+        }
+        CheckErrorFormat::Sarif => {
+            let text = diag::sarif::render(files, &diags);
+            let _ = std::io::stdout().write_all(text.as_bytes());
+        }
+    }
+    if diags.iter().any(Diagnostic::is_error) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

@@ -102,3 +102,81 @@ pub const NOT_RVALUE: &str = "NOT_RVALUE";
 pub const ILLEGAL_JSON: &str = "ILLEGAL_JSON";
 pub const ILLEGAL_BASE64: &str = "ILLEGAL_BASE64";
 pub const ILLEGAL_PUPPET: &str = "ILLEGAL_PUPPET";
+
+// `pbc check`: the ARM-8 rules for site blocks (categories, environments, layers).
+/// `common` listed in `categories` (it is always there, lowest).
+pub const CATEGORY_COMMON_LISTED: &str = "CATEGORY_COMMON_LISTED";
+/// `environment` listed with a value other than `true`.
+pub const CATEGORY_ENVIRONMENT_VALUE: &str = "CATEGORY_ENVIRONMENT_VALUE";
+/// `node` listed after `environment`.
+pub const CATEGORY_NODE_BELOW_ENVIRONMENT: &str = "CATEGORY_NODE_BELOW_ENVIRONMENT";
+pub const DUPLICATE_CATEGORY: &str = "DUPLICATE_CATEGORY";
+/// A category name that does not match `[a-z][a-zA-Z0-9_]*`.
+pub const INVALID_CATEGORY_NAME: &str = "INVALID_CATEGORY_NAME";
+/// `categories { }` inside `if`, `unless`, `case` or a selector.
+pub const CATEGORIES_IN_CONDITIONAL: &str = "CATEGORIES_IN_CONDITIONAL";
+/// A second `site { categories { } }` in one environment.
+pub const DUPLICATE_CATEGORIES: &str = "DUPLICATE_CATEGORIES";
+/// `lookup`/`inject` where no injector exists yet (category values, `environments.pp`; D16).
+pub const INJECTION_BEFORE_INJECTOR: &str = "INJECTION_BEFORE_INJECTOR";
+pub const UNKNOWN_ENVIRONMENT_ATTRIBUTE: &str = "UNKNOWN_ENVIRONMENT_ATTRIBUTE";
+/// `envdir` on `dynamic_environments` (it is set from the directory found).
+pub const ENVDIR_ON_DYNAMIC_ENVIRONMENTS: &str = "ENVDIR_ON_DYNAMIC_ENVIRONMENTS";
+pub const RELATIVE_ENVDIR: &str = "RELATIVE_ENVDIR";
+/// A literal `dynamic_environments` title that is not an absolute directory.
+pub const RELATIVE_DYNAMIC_ENVIRONMENTS: &str = "RELATIVE_DYNAMIC_ENVIRONMENTS";
+pub const DUPLICATE_ENVIRONMENT: &str = "DUPLICATE_ENVIRONMENT";
+/// `environment`, `Environment` or `dynamic_environments` resources outside `site { }`.
+pub const ENVIRONMENT_OUTSIDE_SITE: &str = "ENVIRONMENT_OUTSIDE_SITE";
+/// Puppet 3's binder_config code.
+pub const DUPLICATE_LAYER_NAME: &str = "DUPLICATE_LAYER_NAME";
+pub const UNKNOWN_LAYER_ATTRIBUTE: &str = "UNKNOWN_LAYER_ATTRIBUTE";
+pub const BINDINGS_REF_NOT_STRING_OR_ARRAY: &str = "BINDINGS_REF_NOT_STRING_OR_ARRAY";
+pub const MISSING_SCHEME: &str = "MISSING_SCHEME";
+pub const REF_WITHOUT_PATH: &str = "REF_WITHOUT_PATH";
+/// A warning: a scheme neither built in nor bound in `bindings_providers`.
+pub const UNKNOWN_REF_SCHEME: &str = "UNKNOWN_REF_SCHEME";
+/// `*` in a bindings URI anywhere but the module segment.
+pub const ILLEGAL_WILDCARD: &str = "ILLEGAL_WILDCARD";
+
+// `pbc check`: the ARM-8 rules for bindings files and bind operations.
+/// A `bindings` name that does not match the file's place in the tree.
+pub const BINDINGS_NAME_MISMATCH: &str = "BINDINGS_NAME_MISMATCH";
+pub const MULTIPLE_BINDINGS_IN_FILE: &str = "MULTIPLE_BINDINGS_IN_FILE";
+/// A binding name starting with `/` (reserved for the naming scheme).
+pub const RESERVED_BINDING_NAME: &str = "RESERVED_BINDING_NAME";
+/// A `when` category the site does not declare (a warning when the tree has no site).
+pub const UNKNOWN_CATEGORY: &str = "UNKNOWN_CATEGORY";
+pub const ABSTRACT_WITH_PRODUCER: &str = "ABSTRACT_WITH_PRODUCER";
+pub const ABSTRACT_PARAMETERS: &str = "ABSTRACT_PARAMETERS";
+/// Puppet 3's code: a concrete binding that binds nothing.
+pub const MISSING_PRODUCER: &str = "MISSING_PRODUCER";
+/// A warning: `override` on `rebind`, `bind alias` or `bind renamed`.
+pub const OVERRIDE_HAS_NO_EFFECT: &str = "OVERRIDE_HAS_NO_EFFECT";
+/// Puppet 3's code: a multibind whose type is not `Array[...]` or `Hash[...]`.
+pub const MULTIBIND_TYPE_ERROR: &str = "MULTIBIND_TYPE_ERROR";
+pub const HASH_CONTRIBUTION_WITHOUT_NAME: &str = "HASH_CONTRIBUTION_WITHOUT_NAME";
+/// A warning: names of Array contributions are not used.
+pub const ARRAY_CONTRIBUTION_NAME_IGNORED: &str = "ARRAY_CONTRIBUTION_NAME_IGNORED";
+/// A warning: a contribution to an id that no multibind in the tree declares.
+pub const UNKNOWN_MULTIBIND: &str = "UNKNOWN_MULTIBIND";
+/// `bind parameters X to R[...]` twice with the same type `R`.
+pub const DUPLICATE_PARAMETERS_PRODUCER: &str = "DUPLICATE_PARAMETERS_PRODUCER";
+pub const INVALID_PARAMETER_NAME: &str = "INVALID_PARAMETER_NAME";
+pub const DUPLICATE_VARIABLE: &str = "DUPLICATE_VARIABLE";
+pub const DEPENDENCY_NOT_RESOURCE: &str = "DEPENDENCY_NOT_RESOURCE";
+/// `?? query` anywhere but in a producer.
+pub const QUERY_OUTSIDE_PRODUCER: &str = "QUERY_OUTSIDE_PRODUCER";
+pub const UNKNOWN_OPTION: &str = "UNKNOWN_OPTION";
+pub const OPTION_NOT_APPLICABLE: &str = "OPTION_NOT_APPLICABLE";
+pub const INVALID_OPTION_VALUE: &str = "INVALID_OPTION_VALUE";
+/// `append`, `flatten` or `uniq` on a Hash multibind whose elements are not Data or arrays.
+pub const OPTION_NEEDS_ARRAY_ELEMENTS: &str = "OPTION_NEEDS_ARRAY_ELEMENTS";
+pub const UNKNOWN_TYPE: &str = "UNKNOWN_TYPE";
+pub const WRONG_TYPE_PARAMETER_COUNT: &str = "WRONG_TYPE_PARAMETER_COUNT";
+/// A reserved type name (`Array`, `Enum` ...) used as a resource type.
+pub const RESERVED_TYPE_AS_RESOURCE: &str = "RESERVED_TYPE_AS_RESOURCE";
+/// Puppet 3's code: a literal producer whose value does not have the binding's type.
+pub const INCOMPATIBLE_TYPE: &str = "INCOMPATIBLE_TYPE";
+/// A literal contribution that does not have its multibind's element type.
+pub const CONTRIBUTION_INCOMPATIBLE_TYPE: &str = "CONTRIBUTION_INCOMPATIBLE_TYPE";

@@ -13,6 +13,7 @@
 
 pub mod codes;
 pub mod expected;
+pub mod sarif;
 
 use crate::span::{SourceMap, Span};
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
@@ -192,6 +193,19 @@ pub fn render_json(files: &SourceMap, diags: &[Diagnostic], file_count: usize) -
     let mut s = serde_json::to_string_pretty(&report).unwrap_or_else(|_| String::from("{}"));
     s.push('\n');
     s
+}
+
+/// The last line of human output: `N files checked: E errors, W warnings`.
+pub fn summary_line(diags: &[Diagnostic], file_count: usize) -> String {
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    let warnings = diags.len() - errors;
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    format!(
+        "{} checked: {}, {}\n",
+        plural(file_count, "file"),
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    )
 }
 
 /// Levenshtein distance, for "did you mean" suggestions. Inputs are short words.

@@ -534,7 +534,14 @@ impl<'s> Lexer<'s> {
         let prev = self.prev().cloned();
         if ctx.in_site() {
             return match text {
-                "categories" if ctx == Ctx::SiteBody => Some(Tok::KwCategories),
+                // Nested in site code (`if ... { categories { } }`) it is still the keyword,
+                // so that the checker can say categories may not be conditional.
+                "categories"
+                    if ctx == Ctx::SiteBody
+                        || self.bytes.get(self.skip_trivia(stop)) == Some(&b'{') =>
+                {
+                    Some(Tok::KwCategories)
+                }
                 "layer" if self.bytes.get(self.skip_trivia(stop)) == Some(&b'{') => {
                     Some(Tok::KwLayer)
                 }

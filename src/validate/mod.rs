@@ -2,9 +2,85 @@
 //!
 //! Owns the validation rules and nothing else: it reads the AST and returns diagnostics, and
 //! must not change the tree, evaluate anything or print. [`puppet`] holds Puppet 7's parse-time
-//! rules (its `Checker4_0`), run by `pbc parse --validate`; the ARM-8 rules for site and bindings
-//! files build on it.
+//! rules (its `Checker4_0`), run by `pbc parse --validate` and `pbc check`. The ARM-8 rules run
+//! in two steps: [`site`] and [`bindings`] check each file and record the facts that only the
+//! whole tree can judge; [`tree`] then judges those (a second category list, `when` categories
+//! the site does not declare, contributions to multibinds, URI schemes).
 
+pub mod bindings;
 pub mod puppet;
+pub mod site;
+mod tree;
 
 pub use puppet::check_program;
+
+use crate::ast::Program;
+use crate::diag::Diagnostic;
+use crate::span::Span;
+use crate::tree::FileRole;
+use crate::types::PType;
+use smol_str::SmolStr;
+
+/// One parsed file of a tree.
+pub struct TreeInput<'a> {
+    pub role: &'a FileRole,
+    pub program: &'a Program,
+}
+
+/// Runs the ARM-8 rules over every file of a tree, then the rules across files. Puppet's own
+/// rules ([`check_program`]) are the caller's to run per file.
+pub fn check_tree(inputs: &[TreeInput]) -> Vec<Diagnostic> {
+    let mut facts = TreeFacts::default();
+    let mut out = Vec::new();
+    for input in inputs {
+        site::check_file(input.role, input.program, &mut facts, &mut out);
+        bindings::check_file(input.role, input.program, &mut facts, &mut out);
+    }
+    tree::check(&facts, &mut out);
+    out
+}
+
+/// What the per-file passes learn that the rules across files need.
+#[derive(Default)]
+pub struct TreeFacts {
+    /// Whether any file has a `site { }` block.
+    pub has_site: bool,
+    pub categories: Vec<CategoriesDecl>,
+    /// Statically named environments, with the title's span.
+    pub environments: Vec<(String, Span)>,
+    pub layer_refs: Vec<LayerRef>,
+    pub when_categories: Vec<(SmolStr, Span)>,
+    pub multibinds: Vec<MultibindDecl>,
+    pub contributions: Vec<Contribution>,
+}
+
+/// One `site { categories { } }`.
+pub struct CategoriesDecl {
+    pub names: Vec<(SmolStr, Span)>,
+    pub span: Span,
+}
+
+/// A literal bindings URI in a layer's `include` or `exclude`.
+pub struct LayerRef {
+    pub uri: String,
+    pub span: Span,
+}
+
+/// A `multibind` with a literal id.
+pub struct MultibindDecl {
+    pub id: String,
+    /// The multibind's type, when it is a valid Array or Hash type.
+    pub ty: Option<PType>,
+    pub span: Span,
+}
+
+/// A `bind ... in 'id'`.
+pub struct Contribution {
+    pub id: String,
+    pub id_span: Span,
+    /// The contribution's name, when it has one.
+    pub name: Option<(String, Span)>,
+    /// The type of a literal value, and the value's span.
+    pub value: Option<(PType, Span)>,
+    pub span: Span,
+}

@@ -1,0 +1,7 @@
+# `environment` may be listed only to set its precedence, with the value `true`.
+site {
+  categories {
+    node        => "$::fqdn",
+    environment => $::environment,
+  }
+}

@@ -1,0 +1,7 @@
+# `node` may not rank below `environment`.
+site {
+  categories {
+    environment => true,
+    node        => "$::fqdn",
+  }
+}

@@ -1,0 +1,3 @@
+bindings ntp::load_balanced {
+  bind 'ntp::servers' to ['lb.example.com']
+}

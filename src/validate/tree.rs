@@ -1,0 +1,196 @@
+//! The ARM-8 rules that need the whole tree: one category list per environment, `when`
+//! categories the site declares, unique environment names, URI schemes (built in or bound in
+//! `bindings_providers`), and contributions to multibinds (the multibind exists, names and value
+//! types fit it).
+
+use super::bindings::article;
+use super::site::{split_uri, BUILTIN_SCHEMES};
+use super::TreeFacts;
+use crate::diag::{codes, did_you_mean, Diagnostic};
+use crate::types::PType;
+
+/// Multibinds every injector defines (ARM-8 "Binding Classes", "Custom Bindings Provider").
+const SYSTEM_MULTIBINDS: &[&str] = &["included_classes", "excluded_classes", "bindings_providers"];
+
+pub(super) fn check(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
+    categories(facts, out);
+    environments(facts, out);
+    schemes(facts, out);
+    contributions(facts, out);
+}
+
+fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
+    if let Some((first, rest)) = facts.categories.split_first() {
+        for again in rest {
+            out.push(
+                Diagnostic::error(
+                    codes::DUPLICATE_CATEGORIES,
+                    again.span,
+                    "a second `site { categories { } }` in this environment",
+                )
+                .with_label(first.span, "the categories are declared here")
+                .with_note(
+                    "note: the categories and their precedence are declared once per environment",
+                ),
+            );
+        }
+    }
+    // D8/D10: node, environment and common always exist.
+    let mut declared: Vec<&str> = vec!["node", "environment", "common"];
+    if let Some(first) = facts.categories.first() {
+        declared.extend(first.names.iter().map(|(n, _)| n.as_str()));
+    }
+    for (cat, span) in &facts.when_categories {
+        if declared.contains(&cat.as_str()) {
+            continue;
+        }
+        let message = format!("the category `{cat}` is not declared by the site");
+        let mut d = if facts.has_site {
+            Diagnostic::error(codes::UNKNOWN_CATEGORY, *span, message)
+        } else {
+            Diagnostic::warning(codes::UNKNOWN_CATEGORY, *span, message)
+        };
+        d = match did_you_mean(cat, &declared) {
+            Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+            None if facts.has_site => d.with_note(format!(
+                "help: add `{cat} => <value expression>` to `site {{ categories {{ }} }}`"
+            )),
+            None => d.with_note(
+                "note: no site is part of this check; the site that uses these bindings must declare it",
+            ),
+        };
+        out.push(d);
+    }
+}
+
+fn environments(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
+    for (i, (name, span)) in facts.environments.iter().enumerate() {
+        if let Some((_, first)) = facts.environments[..i].iter().find(|(n, _)| n == name) {
+            out.push(
+                Diagnostic::error(
+                    codes::DUPLICATE_ENVIRONMENT,
+                    *span,
+                    format!("the environment `{name}` is declared twice"),
+                )
+                .with_label(*first, "first declared here"),
+            );
+        }
+    }
+}
+
+fn schemes(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
+    let mut known: Vec<&str> = BUILTIN_SCHEMES.to_vec();
+    for c in facts
+        .contributions
+        .iter()
+        .filter(|c| c.id == "bindings_providers")
+    {
+        if let Some((n, _)) = &c.name {
+            known.push(n);
+        }
+    }
+    for r in &facts.layer_refs {
+        let Some((scheme, _)) = split_uri(&r.uri) else {
+            continue;
+        };
+        if known.contains(&scheme) {
+            continue;
+        }
+        let mut d = Diagnostic::warning(
+            codes::UNKNOWN_REF_SCHEME,
+            r.span,
+            format!("no bindings provider handles the scheme `{scheme}`"),
+        );
+        d = match did_you_mean(scheme, &known) {
+            Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+            None => d.with_note(format!(
+                "help: bind a provider for it: `bind '{scheme}' to Type[MyProvider] in 'bindings_providers'`"
+            )),
+        };
+        out.push(d);
+    }
+}
+
+fn contributions(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
+    for c in &facts.contributions {
+        let decls: Vec<_> = facts.multibinds.iter().filter(|m| m.id == c.id).collect();
+        if decls.is_empty() {
+            if SYSTEM_MULTIBINDS.contains(&c.id.as_str()) {
+                continue;
+            }
+            let ids: Vec<&str> = facts.multibinds.iter().map(|m| m.id.as_str()).collect();
+            let mut d = Diagnostic::warning(
+                codes::UNKNOWN_MULTIBIND,
+                c.id_span,
+                format!("no multibind in this tree has the id `{}`", c.id),
+            );
+            d = match did_you_mean(&c.id, &ids) {
+                Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+                None => d.with_note("note: the contribution is lost unless another module declares `multibind ... as` this id"),
+            };
+            out.push(d);
+            continue;
+        }
+        let Some((decl, ty)) = decls.iter().find_map(|m| m.ty.as_ref().map(|t| (*m, t))) else {
+            continue;
+        };
+        match ty {
+            PType::Hash(_, element) => {
+                if c.name.is_none() {
+                    out.push(
+                        Diagnostic::error(
+                            codes::HASH_CONTRIBUTION_WITHOUT_NAME,
+                            c.span,
+                            format!(
+                                "a contribution to the Hash multibind `{}` needs a name (its key)",
+                                c.id
+                            ),
+                        )
+                        .with_label(decl.span, "the multibind")
+                        .with_note(format!("help: write `bind 'KEY' to VALUE in '{}'`", c.id)),
+                    );
+                }
+                if let Some((t, span)) = &c.value {
+                    fits(element, t, *span, &c.id, out);
+                }
+            }
+            PType::Array(element) => {
+                if let Some((n, span)) = &c.name {
+                    out.push(
+                        Diagnostic::warning(
+                            codes::ARRAY_CONTRIBUTION_NAME_IGNORED,
+                            *span,
+                            format!(
+                                "the name `{n}` is ignored: `{}` is an Array multibind",
+                                c.id
+                            ),
+                        )
+                        .with_label(decl.span, "the multibind")
+                        .with_note(format!("help: write `bind to VALUE in '{}'`", c.id)),
+                    );
+                }
+                if let Some((t, span)) = &c.value {
+                    // An array contribution is concatenated: it may be an element or an array.
+                    let whole = PType::Array(element.clone());
+                    if !element.assignable_from(t) && !whole.assignable_from(t) {
+                        fits(element, t, *span, &c.id, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn fits(element: &PType, t: &PType, span: crate::span::Span, id: &str, out: &mut Vec<Diagnostic>) {
+    if !element.assignable_from(t) {
+        out.push(Diagnostic::error(
+            codes::CONTRIBUTION_INCOMPATIBLE_TYPE,
+            span,
+            format!(
+                "this contribution is {} `{t}`, but the multibind `{id}` collects `{element}`",
+                article(t)
+            ),
+        ));
+    }
+}

@@ -1,0 +1,100 @@
+//! `pbc check` over `corpus/check/`: every file in `valid/` must check clean (no errors, no
+//! warnings); every file in `invalid/` must produce at least one finding, and its rendered
+//! diagnostics are snapshotted. Each directory in `trees/` is checked as one configuration tree
+//! (roles from the layout: `environments.pp`, `bindings/**`, `modules/*/bindings/**`);
+//! `valid_*` trees must be clean, the others are snapshotted.
+
+use puppet_bindings::{check_tree_files, diag, tree};
+use std::path::{Path, PathBuf};
+
+fn check(paths: &[PathBuf]) -> (String, usize, usize) {
+    let files = tree::discover(paths).expect("corpus is readable");
+    let report = check_tree_files(&files).expect("corpus is readable");
+    let errors = report.diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = report.diagnostics.len() - errors;
+    let mut out = diag::render_text(&report.files, &report.diagnostics);
+    out.push_str(&diag::summary_line(&report.diagnostics, report.file_count));
+    (out, errors, warnings)
+}
+
+/// Paths relative to the package root, as users would type them (snapshots stay portable).
+fn relative(path: &Path) -> PathBuf {
+    path.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(path)
+        .to_path_buf()
+}
+
+#[test]
+fn check_corpus() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::glob!("../corpus/check", "{valid,invalid}/*.pp", |path| {
+            let rel = relative(path);
+            let (out, errors, warnings) = check(std::slice::from_ref(&rel));
+            if rel.to_string_lossy().contains("/valid/") {
+                assert!(
+                    errors + warnings == 0,
+                    "{} must check clean:\n{out}",
+                    rel.display()
+                );
+            } else {
+                assert!(
+                    errors + warnings > 0,
+                    "{} must produce a finding",
+                    rel.display()
+                );
+            }
+            insta::assert_snapshot!(out);
+        });
+    });
+}
+
+#[test]
+fn check_trees() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/check/trees");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("trees dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty());
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        for dir in dirs {
+            let name = dir
+                .file_name()
+                .expect("dir name")
+                .to_string_lossy()
+                .into_owned();
+            let (out, errors, warnings) = check(&[relative(&dir)]);
+            if name.starts_with("valid_") {
+                assert!(
+                    errors + warnings == 0,
+                    "tree {name} must check clean:\n{out}"
+                );
+            } else {
+                assert!(errors + warnings > 0, "tree {name} must produce a finding");
+            }
+            insta::assert_snapshot!(format!("check_tree@{name}"), out);
+        }
+    });
+}
+
+/// The same tree gives byte-identical output whatever the order of the paths.
+#[test]
+fn output_does_not_depend_on_argument_order() {
+    let base = PathBuf::from("corpus/check/trees/site_rules");
+    let a = [
+        base.join("bindings"),
+        base.join("manifests"),
+        base.join("environments.pp"),
+    ];
+    let mut b = a.clone();
+    b.reverse();
+    assert_eq!(check(&a).0, check(&b).0);
+}
