@@ -1184,43 +1184,10 @@ fn find_assignments(e: &Expr, found: &mut Vec<Span>) {
     }
 }
 
-/// Calls `f` on each direct child expression of `e`, skipping lambda bodies and parameters.
+/// Calls `f` on each direct child expression of `e`, skipping lambda bodies and parameters,
+/// and definitions and bindings blocks (which cannot stand in a default value).
 fn for_each_child_outside_lambdas(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    let attribute_values =
-        |ops: &[AttributeOp], f: &mut dyn FnMut(&Expr)| ops.iter().for_each(|op| f(&op.value));
     match &e.kind {
-        ExprKind::Block { statements } => statements.iter().for_each(f),
-        ExprKind::Concat { segments } => segments.iter().for_each(f),
-        ExprKind::Array { elements } => elements.iter().for_each(f),
-        ExprKind::Hash { entries } => {
-            for en in entries {
-                f(&en.key);
-                f(&en.value);
-            }
-        }
-        ExprKind::Binary { operands, .. } | ExprKind::Relationship { operands, .. } => {
-            operands.iter().for_each(f)
-        }
-        ExprKind::Text { expr }
-        | ExprKind::Unary { operand: expr, .. }
-        | ExprKind::Paren { expr }
-        | ExprKind::Query { expr } => f(expr),
-        ExprKind::Heredoc { text, .. } => f(text),
-        ExprKind::Access { target, keys } => {
-            f(target);
-            keys.iter().for_each(f);
-        }
-        ExprKind::Selector { subject, entries } => {
-            f(subject);
-            for en in entries {
-                f(&en.matcher);
-                f(&en.value);
-            }
-        }
-        ExprKind::Assignment { target, value, .. } => {
-            f(target);
-            f(value);
-        }
         ExprKind::Call { functor, args, .. } => {
             f(functor);
             args.iter().for_each(f);
@@ -1229,89 +1196,14 @@ fn for_each_child_outside_lambdas(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             f(receiver);
             args.iter().for_each(f);
         }
-        ExprKind::If {
-            test,
-            then_body,
-            else_body,
-        }
-        | ExprKind::Unless {
-            test,
-            then_body,
-            else_body,
-        } => {
-            f(test);
-            then_body.iter().for_each(&mut *f);
-            else_body.iter().for_each(f);
-        }
-        ExprKind::Case { test, options } => {
-            f(test);
-            for o in options {
-                o.values.iter().for_each(&mut *f);
-                o.body.iter().for_each(&mut *f);
-            }
-        }
-        ExprKind::Resource {
-            type_expr, bodies, ..
-        } => {
-            f(type_expr);
-            for b in bodies {
-                f(&b.title);
-                attribute_values(&b.ops, f);
-            }
-        }
-        ExprKind::ResourceDefaults { type_expr, ops, .. } => {
-            f(type_expr);
-            attribute_values(ops, f);
-        }
-        ExprKind::ResourceOverride { resources, ops, .. } => {
-            f(resources);
-            attribute_values(ops, f);
-        }
-        ExprKind::Collect {
-            type_expr,
-            query,
-            ops,
-        } => {
-            f(type_expr);
-            if let Some(q) = &query.expr {
-                f(q);
-            }
-            attribute_values(ops, f);
-        }
-        ExprKind::TypeAlias { type_expr, .. } => f(type_expr),
-        ExprKind::TypeMapping { mapping, target } => {
-            f(mapping);
-            f(target);
-        }
-        ExprKind::Layers { layers } => f(layers),
-        ExprKind::Layer { name, ops } => {
-            f(name);
-            attribute_values(ops, f);
-        }
-        ExprKind::Categories { entries } => attribute_values(entries, f),
-        // Leaves, and definitions and bindings blocks, which cannot stand in a default value.
-        ExprKind::Nop
-        | ExprKind::String { .. }
-        | ExprKind::Integer { .. }
-        | ExprKind::Float { .. }
-        | ExprKind::Boolean { .. }
-        | ExprKind::Undef
-        | ExprKind::Default
-        | ExprKind::Regex { .. }
-        | ExprKind::QualifiedName { .. }
-        | ExprKind::QualifiedReference { .. }
-        | ExprKind::ReservedWord { .. }
-        | ExprKind::Variable { .. }
-        | ExprKind::BooleanVariable { .. }
-        | ExprKind::ClassType { .. }
-        | ExprKind::Class { .. }
+        ExprKind::Class { .. }
         | ExprKind::Define { .. }
         | ExprKind::Node { .. }
         | ExprKind::Function { .. }
         | ExprKind::TypeDefinition { .. }
         | ExprKind::Site(_)
-        | ExprKind::Bindings(_)
-        | ExprKind::Error => {}
+        | ExprKind::Bindings(_) => {}
+        _ => e.for_each_child(&mut |c| f(c)),
     }
 }
 
