@@ -35,6 +35,15 @@ impl Span {
         }
     }
 
+    /// The first `len` bytes (at most the whole span): a keyword or name a node starts with.
+    pub fn prefix(self, len: usize) -> Span {
+        Span {
+            file: self.file,
+            start: self.start,
+            end: (self.start as usize + len).min(self.end as usize) as u32,
+        }
+    }
+
     pub fn range(self) -> std::ops::Range<usize> {
         self.start as usize..self.end as usize
     }

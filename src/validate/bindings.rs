@@ -109,7 +109,7 @@ impl BlockChecker<'_> {
                     for p in condition.iter().flatten() {
                         self.facts
                             .when_categories
-                            .push((p.category.clone(), cat_span(p)));
+                            .push((p.category.clone(), p.span.prefix(p.category.len())));
                     }
                     self.items(items);
                 }
@@ -179,7 +179,7 @@ impl BlockChecker<'_> {
                     self.facts.multibinds.push(MultibindDecl {
                         id: id_text,
                         ty: ty.clone(),
-                        span: op_keyword_span(op, "multibind"),
+                        span: op.span.prefix("multibind".len()),
                     });
                 }
                 let ctx = OptionContext::Multibind { ty };
@@ -406,7 +406,7 @@ impl BlockChecker<'_> {
             self.push(
                 Diagnostic::error(
                     codes::MISSING_PRODUCER,
-                    op_keyword_span(op, "bind"),
+                    op.span.prefix("bind".len()),
                     "this binding binds nothing: it has no `to ...`",
                 )
                 .with_note("help: add `to VALUE`, or write `bind abstract ...` to require that someone else binds it"),
@@ -666,7 +666,7 @@ impl BlockChecker<'_> {
             id_span: id.span,
             name,
             value,
-            span: op_keyword_span(op, "bind"),
+            span: op.span.prefix("bind".len()),
         });
     }
 
@@ -919,17 +919,6 @@ fn has_query(p: &Producer) -> bool {
         !found
     });
     found
-}
-
-fn cat_span(p: &crate::ast::Predicate) -> Span {
-    let end = (p.span.start as usize + p.category.len()).min(p.span.end as usize);
-    Span::new(p.span.file, p.span.start as usize, end)
-}
-
-/// The span of an operation's leading keyword.
-fn op_keyword_span(op: &BindOperation, keyword: &str) -> Span {
-    let end = (op.span.start as usize + keyword.len()).min(op.span.end as usize);
-    Span::new(op.span.file, op.span.start as usize, end)
 }
 
 /// A literal string or bare word's text.

@@ -63,7 +63,7 @@ fn check_site(site: &Site, facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
             SiteItem::Categories { entries, span } => {
                 let mut names: Vec<(smol_str::SmolStr, Span)> = Vec::new();
                 for c in entries {
-                    let name_span = name_span(c.span, &c.name);
+                    let name_span = c.span.prefix(c.name.len());
                     if !valid_category_name(&c.name) {
                         out.push(
                             Diagnostic::error(
@@ -129,7 +129,7 @@ fn check_site(site: &Site, facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
                 }
                 facts.categories.push(CategoriesDecl {
                     names,
-                    span: keyword_span(*span, "categories"),
+                    span: span.prefix("categories".len()),
                 });
             }
             SiteItem::Layers { layers, .. } => check_layers(layers, facts, out),
@@ -159,16 +159,6 @@ fn valid_category_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The span of `name` at the start of an attribute operation.
-fn name_span(op_span: Span, name: &str) -> Span {
-    let end = (op_span.start as usize + name.len()).min(op_span.end as usize);
-    Span::new(op_span.file, op_span.start as usize, end)
-}
-
-fn keyword_span(span: Span, keyword: &str) -> Span {
-    name_span(span, keyword)
 }
 
 fn literal_string(e: &Expr) -> Option<&str> {
@@ -202,7 +192,7 @@ fn is_absolute_path(p: &str) -> bool {
 
 fn check_environment_ops(ops: &[AttributeOp], what: &str, out: &mut Vec<Diagnostic>) {
     for op in ops {
-        let span = name_span(op.span, &op.name);
+        let span = op.span.prefix(op.name.len());
         if op.name == "*" {
             continue;
         }
@@ -265,7 +255,7 @@ fn check_dynamic(body: &ResourceBody, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::error(
                     codes::ENVDIR_ON_DYNAMIC_ENVIRONMENTS,
-                    name_span(op.span, &op.name),
+                    op.span.prefix(op.name.len()),
                     "`dynamic_environments` cannot set `envdir`",
                 )
                 .with_note(
@@ -301,7 +291,7 @@ fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnosti
             }
         }
         for op in &layer.ops {
-            let span = name_span(op.span, &op.name);
+            let span = op.span.prefix(op.name.len());
             if op.name != "include" && op.name != "exclude" {
                 let mut d = Diagnostic::error(
                     codes::UNKNOWN_LAYER_ATTRIBUTE,
@@ -489,7 +479,7 @@ fn categories_not_at_site_level(e: &Expr, out: &mut Vec<Diagnostic>) {
                 out.push(
                     Diagnostic::error(
                         codes::CATEGORIES_IN_CONDITIONAL,
-                        keyword_span(x.span, "categories"),
+                        x.span.prefix("categories".len()),
                         "`categories` must be declared directly inside `site { }`",
                     )
                     .with_note("note: the categories and their precedence are fixed for the whole site"),
@@ -506,11 +496,11 @@ fn categories_not_at_site_level(e: &Expr, out: &mut Vec<Diagnostic>) {
                         out.push(
                             Diagnostic::error(
                                 codes::CATEGORIES_IN_CONDITIONAL,
-                                keyword_span(y.span, "categories"),
+                                y.span.prefix("categories".len()),
                                 format!("`categories` may not be declared inside {shown}"),
                             )
                             .with_label(
-                                if c == "a selector" { x.span } else { keyword_span(x.span, c) },
+                                if c == "a selector" { x.span } else { x.span.prefix(c.len()) },
                                 "the condition",
                             )
                             .with_note("help: declare one `categories { }` directly in `site { }`; compute a category's value with a conditional expression instead"),
