@@ -216,7 +216,18 @@ fn check_environment_ops(ops: &[AttributeOp], what: &str, out: &mut Vec<Diagnost
             out.push(d);
             continue;
         }
-        if op.name == "envdir" {
+        if op.name == "envdir" && what == "dynamic_environments" {
+            out.push(
+                Diagnostic::error(
+                    codes::ENVDIR_ON_DYNAMIC_ENVIRONMENTS,
+                    span,
+                    "`dynamic_environments` cannot set `envdir`",
+                )
+                .with_note(
+                    "note: a dynamic environment's `envdir` is the sub-directory named after it",
+                ),
+            );
+        } else if op.name == "envdir" {
             if let Some(p) = literal_prefix(&op.value) {
                 if !is_absolute_path(p) {
                     let shown = match op.value.kind {
@@ -250,27 +261,7 @@ fn check_dynamic(body: &ResourceBody, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    for op in &body.ops {
-        if op.name == "envdir" {
-            out.push(
-                Diagnostic::error(
-                    codes::ENVDIR_ON_DYNAMIC_ENVIRONMENTS,
-                    op.span.prefix(op.name.len()),
-                    "`dynamic_environments` cannot set `envdir`",
-                )
-                .with_note(
-                    "note: a dynamic environment's `envdir` is the sub-directory named after it",
-                ),
-            );
-        }
-    }
-    let others: Vec<AttributeOp> = body
-        .ops
-        .iter()
-        .filter(|op| op.name != "envdir")
-        .cloned()
-        .collect();
-    check_environment_ops(&others, "dynamic_environments", out);
+    check_environment_ops(&body.ops, "dynamic_environments", out);
 }
 
 fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
