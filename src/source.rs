@@ -50,7 +50,8 @@ pub fn add_source(
     }
 }
 
-/// Expands directories into their `.pp` files (recursively, sorted); files stay as given.
+/// Expands directories into their `.pp` files (recursively, sorted, hidden directories
+/// skipped); files stay as given.
 /// The result is sorted and de-duplicated, so output never depends on argument order.
 pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
@@ -66,14 +67,15 @@ pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// Every `.pp` file below `dir`, skipping hidden directories (`.git` ...); unsorted.
+pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d)? {
             let entry = entry?;
             let path = entry.path();
             let ft = entry.file_type()?;
-            if ft.is_dir() {
+            if ft.is_dir() && !entry.file_name().to_string_lossy().starts_with('.') {
                 stack.push(path);
             } else if ft.is_file() && path.extension().is_some_and(|e| e == "pp") {
                 out.push(path);

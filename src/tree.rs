@@ -39,7 +39,7 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
         let meta = std::fs::metadata(p)?;
         if meta.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found)?;
+            crate::source::walk(p, &mut found)?;
             for f in found {
                 out.push(TreeFile {
                     display: display_name(&f, cwd.as_deref()),
@@ -67,24 +67,6 @@ fn display_name(path: &Path, cwd: Option<&Path>) -> String {
     };
     let shown = shown.strip_prefix(".").unwrap_or(shown);
     shown.to_string_lossy().replace('\\', "/")
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d)? {
-            let entry = entry?;
-            let path = entry.path();
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            let ft = entry.file_type()?;
-            if ft.is_dir() && !hidden {
-                stack.push(path);
-            } else if ft.is_file() && path.extension().is_some_and(|e| e == "pp") {
-                out.push(path);
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The role a path implies (see [`FileRole`]).
