@@ -1,5 +1,6 @@
 //! The `pbc` binary's flags, end to end: `--format pn` prints what the library writes, and
-//! `--validate` turns Puppet's validation errors into a failing exit status.
+//! `--validate` turns Puppet's validation errors into a failing exit status; `pbc check`'s output
+//! formats, `--strict` and exit statuses; hidden directories are skipped.
 
 use std::process::Command;
 
@@ -55,4 +56,123 @@ fn validation_warnings_do_not_fail() {
     let (code, _, stderr) = pbc(&["parse", "--validate", "corpus/validate/dup_key.pp"]);
     assert_eq!(code, 0);
     assert!(stderr.contains("warning[DUPLICATE_KEY]"), "{stderr}");
+}
+
+// ---- pbc check ----------------------------------------------------------------------------
+
+#[test]
+fn check_clean_tree_exits_zero_with_summary() {
+    let (code, stdout, stderr) = pbc(&["check", "examples/site"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.is_empty());
+    assert_eq!(stderr, "2 files checked: 0 errors, 0 warnings\n");
+}
+
+#[test]
+fn check_errors_exit_one() {
+    let (code, _, stderr) = pbc(&["check", "corpus/check/invalid/categories_common.pp"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error[CATEGORY_COMMON_LISTED]"), "{stderr}");
+    assert!(
+        stderr.ends_with("1 file checked: 1 error, 0 warnings\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn check_warnings_pass_unless_strict() {
+    let file = "corpus/check/invalid/override_no_effect.pp";
+    let (code, _, stderr) = pbc(&["check", file]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("warning[OVERRIDE_HAS_NO_EFFECT]"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = pbc(&["check", "--strict", file]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error[OVERRIDE_HAS_NO_EFFECT]"), "{stderr}");
+    assert!(
+        stderr.ends_with("1 file checked: 2 errors, 0 warnings\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn check_missing_path_exits_two() {
+    let (code, stdout, stderr) = pbc(&["check", "corpus/check/no-such-dir"]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty());
+    assert!(stderr.starts_with("pbc: "), "{stderr}");
+}
+
+#[test]
+fn check_json_document() {
+    let (code, stdout, _) = pbc(&[
+        "check",
+        "--error-format",
+        "json",
+        "corpus/check/invalid/layers_uris.pp",
+    ]);
+    assert_eq!(code, 1);
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+    assert_eq!(doc["summary"]["files"], 1);
+    assert_eq!(doc["summary"]["warnings"], 2);
+    let first = &doc["diagnostics"][0];
+    assert_eq!(first["code"], "MISSING_SCHEME");
+    assert_eq!(first["file"], "corpus/check/invalid/layers_uris.pp");
+    assert_eq!(first["line"], 3);
+}
+
+#[test]
+fn check_sarif_document() {
+    // A tree with a file that does not parse still gives a valid SARIF log.
+    let (code, stdout, _) = pbc(&[
+        "check",
+        "--error-format",
+        "sarif",
+        "corpus/check/trees/name_mismatch",
+        "corpus/parse/invalid/puppet/eof.pp",
+    ]);
+    assert_eq!(code, 1);
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("SARIF on stdout");
+    assert_eq!(doc["version"], "2.1.0");
+    let run = &doc["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "pbc");
+    let rules = run["tool"]["driver"]["rules"].as_array().expect("rules");
+    let results = run["results"].as_array().expect("results");
+    assert!(results.len() >= 3);
+    for r in results {
+        let id = r["ruleId"].as_str().expect("ruleId");
+        let index = r["ruleIndex"].as_u64().expect("ruleIndex") as usize;
+        assert_eq!(rules[index]["id"], id, "ruleIndex points at the rule");
+        let loc = &r["locations"][0]["physicalLocation"];
+        let uri = loc["artifactLocation"]["uri"].as_str().expect("uri");
+        assert!(
+            !uri.starts_with('/'),
+            "paths relative to the current directory: {uri}"
+        );
+        assert!(loc["region"]["startLine"].as_u64().expect("line") >= 1);
+    }
+    assert!(results
+        .iter()
+        .any(|r| r["ruleId"] == "BINDINGS_NAME_MISMATCH"));
+    assert!(results.iter().any(|r| r["level"] == "error"
+        && r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            == "corpus/parse/invalid/puppet/eof.pp"));
+}
+
+#[test]
+fn directories_skip_hidden_ones() {
+    let dir = std::env::temp_dir().join(format!("pbc-hidden-{}", std::process::id()));
+    let hidden = dir.join(".git");
+    std::fs::create_dir_all(&hidden).expect("temp dir");
+    std::fs::write(dir.join("ok.pp"), "$a = 1\n").expect("write");
+    std::fs::write(hidden.join("broken.pp"), "$a = \n").expect("write");
+    let path = dir.to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["check", &path]);
+    let (parse_code, _, _) = pbc(&["parse", &path]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.starts_with("1 file checked"), "{stderr}");
+    assert_eq!(parse_code, 0);
 }
