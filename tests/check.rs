@@ -2,7 +2,8 @@
 //! warnings); every file in `invalid/` must produce at least one finding, and its rendered
 //! diagnostics are snapshotted. Each directory in `trees/` is checked as one configuration tree
 //! (roles from the layout: `environments.pp`, `bindings/**`, `modules/*/bindings/**`);
-//! `valid_*` trees must be clean, the others are snapshotted.
+//! `valid_*` trees must be clean, the others are snapshotted. The ARM-8 examples of the parse
+//! corpus are checked in place against a list of the spec's own mistakes.
 
 use puppet_bindings::{check_tree_files, diag, tree};
 use std::path::{Path, PathBuf};
@@ -97,4 +98,60 @@ fn output_does_not_depend_on_argument_order() {
     let mut b = a.clone();
     b.reverse();
     assert_eq!(check(&a).0, check(&b).0);
+}
+
+/// Every ARM-8 example (`corpus/parse/valid/arm8/`, one file per spec section) checks clean,
+/// except where the spec's own text breaks a rule: the findings there are exactly these.
+#[test]
+fn arm8_examples_check_clean_but_for_the_spec_own_mistakes() {
+    let expected: &[(&str, &[(&str, usize)])] = &[
+        // Several sections' blocks in one file.
+        (
+            "bindings_names.pp",
+            &[
+                ("MULTIPLE_BINDINGS_IN_FILE", 5),
+                ("MULTIPLE_BINDINGS_IN_FILE", 7),
+            ],
+        ),
+        // Two sections bind Web[one]'s parameters to Sql[one].
+        (
+            "classes_parameters.pp",
+            &[("DUPLICATE_PARAMETERS_PRODUCER", 27)],
+        ),
+        // The "producers" multibind is never declared in the spec.
+        ("producers_queries.pp", &[("UNKNOWN_MULTIBIND", 7)]),
+        // "Typing Variables": `b => 'bananas'` is the spec's example of an error.
+        ("variables.pp", &[("INCOMPATIBLE_TYPE", 10)]),
+        // `virtual` is declared by a site the example does not show (a warning without one).
+        (
+            "when.pp",
+            &[
+                ("UNKNOWN_CATEGORY", 7),
+                ("UNKNOWN_CATEGORY", 13),
+                ("UNKNOWN_CATEGORY", 16),
+            ],
+        ),
+    ];
+    let dir = PathBuf::from("corpus/parse/valid/arm8");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("arm8 examples")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".pp"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10);
+    for name in names {
+        let files = tree::discover(&[dir.join(&name)]).expect("readable");
+        let report = check_tree_files(&files).expect("readable");
+        let found: Vec<(&str, usize)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, report.files.line_col(d.span.file, d.span.start).0))
+            .collect();
+        let want = expected
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(&[][..], |(_, w)| *w);
+        assert_eq!(found, want, "{name}");
+    }
 }
