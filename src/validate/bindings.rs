@@ -3,7 +3,7 @@
 //! their options, and the types they declare. Facts that only the whole tree can judge
 //! (multibinds and their contributions, `when` categories) are recorded for `tree`.
 
-use super::{Contribution, MultibindDecl, TreeFacts};
+use super::{literal_text, Contribution, MultibindDecl, TreeFacts};
 use crate::ast::{
     BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindOption, BindingsBlock, Expr,
     ExprKind, OptionValue, Producer, ProducerKind, Program,
@@ -172,7 +172,7 @@ impl BlockChecker<'_> {
                 self.key(key);
                 let ty = self.multibind_type(key);
                 let id_text = match id {
-                    Some(e) => literal_text(e),
+                    Some(e) => literal_text(e).map(str::to_string),
                     None => key_name(key).map(str::to_string),
                 };
                 if let Some(id_text) = id_text {
@@ -423,7 +423,7 @@ impl BlockChecker<'_> {
         if let BindKey::Variables { .. } = key {
             if let ExprKind::Hash { entries } = &expr.kind {
                 for en in entries {
-                    self.value_fits(declared, &en.value, literal_text(&en.key).as_deref());
+                    self.value_fits(declared, &en.value, literal_text(&en.key));
                 }
             }
             return;
@@ -521,20 +521,20 @@ impl BlockChecker<'_> {
             (ExprKind::Hash { entries }, false) => {
                 for en in entries {
                     if let Some(n) = literal_text(&en.key) {
-                        names.push((n, en.key.span));
+                        names.push((n.to_string(), en.key.span));
                     }
                 }
             }
             (ExprKind::Array { elements }, true) => {
                 for el in elements {
                     if let Some(n) = literal_text(el) {
-                        names.push((n, el.span));
+                        names.push((n.to_string(), el.span));
                     }
                 }
             }
             (_, true) => {
                 if let Some(n) = literal_text(expr) {
-                    names.push((n, expr.span));
+                    names.push((n.to_string(), expr.span));
                 }
             }
             _ => {}
@@ -645,13 +645,14 @@ impl BlockChecker<'_> {
         producer: Option<&Producer>,
         id: &Expr,
     ) {
-        let Some(id_text) = literal_text(id) else {
+        let Some(id_text) = literal_text(id).map(str::to_string) else {
             return;
         };
         let name = match key {
-            BindKey::Name { name } | BindKey::TypedName { name, .. } => {
-                Some((literal_text(name).unwrap_or_default(), name.span))
-            }
+            BindKey::Name { name } | BindKey::TypedName { name, .. } => Some((
+                literal_text(name).unwrap_or_default().to_string(),
+                name.span,
+            )),
             _ => None,
         };
         let value = match producer {
@@ -739,23 +740,17 @@ impl BlockChecker<'_> {
         match name {
             "conflict_resolution" => {
                 let value = literal_text(expr);
-                if !value
-                    .as_deref()
-                    .is_some_and(|v| CONFLICT_RESOLUTIONS.contains(&v))
-                {
+                if !value.is_some_and(|v| CONFLICT_RESOLUTIONS.contains(&v)) {
                     let mut d = bad(format!(
                         "`conflict_resolution` is one of {}",
                         backticked(CONFLICT_RESOLUTIONS)
                     ));
-                    if let Some(s) = value
-                        .as_deref()
-                        .and_then(|v| did_you_mean(v, CONFLICT_RESOLUTIONS))
-                    {
+                    if let Some(s) = value.and_then(|v| did_you_mean(v, CONFLICT_RESOLUTIONS)) {
                         d = d.with_note(format!("help: did you mean `{s}`?"));
                     }
                     self.push(d);
                 } else if let (Some(v @ "append"), OptionContext::Multibind { ty: Some(t) }) =
-                    (value.as_deref(), ctx)
+                    (value, ctx)
                 {
                     self.needs_array_elements(v, t, o.span);
                 }
@@ -823,7 +818,7 @@ impl BlockChecker<'_> {
         };
         for en in entries {
             for side in [&en.key, &en.value] {
-                if !literal_text(side).is_some_and(|n| valid_parameter_name(&n)) {
+                if !literal_text(side).is_some_and(valid_parameter_name) {
                     self.push(Diagnostic::error(
                         codes::INVALID_OPTION_VALUE,
                         side.span,
@@ -837,9 +832,7 @@ impl BlockChecker<'_> {
     /// An entry of `bind map A to B { from => to }`.
     fn map_entry(&mut self, o: &BindOption) {
         let ok = match &o.value {
-            OptionValue::Expr { expr } => {
-                literal_text(expr).is_some_and(|n| valid_parameter_name(&n))
-            }
+            OptionValue::Expr { expr } => literal_text(expr).is_some_and(valid_parameter_name),
             OptionValue::Lambda { .. } => false,
         };
         if !ok || !valid_parameter_name(&o.name) {
@@ -921,22 +914,9 @@ fn has_query(p: &Producer) -> bool {
     found
 }
 
-/// A literal string or bare word's text.
-pub(super) fn literal_text(e: &Expr) -> Option<String> {
-    match &e.kind {
-        ExprKind::String { value } | ExprKind::QualifiedName { name: value } => {
-            Some(value.to_string())
-        }
-        _ => None,
-    }
-}
-
 fn key_name(key: &BindKey) -> Option<&str> {
     match key {
-        BindKey::Name { name } | BindKey::TypedName { name, .. } => match &name.kind {
-            ExprKind::String { value } => Some(value),
-            _ => None,
-        },
+        BindKey::Name { name } | BindKey::TypedName { name, .. } => literal_text(name),
         _ => None,
     }
 }

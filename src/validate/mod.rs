@@ -40,6 +40,15 @@ pub fn check_tree(inputs: &[TreeInput]) -> Vec<Diagnostic> {
     out
 }
 
+/// A literal string's or bare word's text (`'production'` and `production` name the same).
+fn literal_text(e: &crate::ast::Expr) -> Option<&str> {
+    match &e.kind {
+        crate::ast::ExprKind::String { value }
+        | crate::ast::ExprKind::QualifiedName { name: value } => Some(value),
+        _ => None,
+    }
+}
+
 /// What the per-file passes learn that the rules across files need.
 #[derive(Default)]
 pub struct TreeFacts {

@@ -3,7 +3,7 @@
 //! need the whole tree (a second category list, duplicate environment names across files,
 //! schemes bound in `bindings_providers`) only record facts here; `tree` judges them.
 
-use super::{CategoriesDecl, LayerRef, TreeFacts};
+use super::{literal_text, CategoriesDecl, LayerRef, TreeFacts};
 use crate::ast::{AttributeOp, Expr, ExprKind, Layer, Program, ResourceBody, Site, SiteItem};
 use crate::diag::{codes, did_you_mean, Diagnostic};
 use crate::span::Span;
@@ -139,7 +139,7 @@ fn check_site(site: &Site, facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
             SiteItem::Environment { bodies, .. } => {
                 for b in bodies {
                     check_environment_ops(&b.ops, "environment", out);
-                    if let Some(name) = literal_string(&b.title) {
+                    if let Some(name) = literal_text(&b.title) {
                         facts.environments.push((name.to_string(), b.title.span));
                     }
                 }
@@ -159,13 +159,6 @@ fn valid_category_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-fn literal_string(e: &Expr) -> Option<&str> {
-    match &e.kind {
-        ExprKind::String { value } => Some(value),
-        _ => None,
-    }
 }
 
 /// The literal text a string starts with, when it starts with literal text (`"$confdir/x"`
@@ -249,7 +242,7 @@ fn check_environment_ops(ops: &[AttributeOp], what: &str, out: &mut Vec<Diagnost
 }
 
 fn check_dynamic(body: &ResourceBody, out: &mut Vec<Diagnostic>) {
-    if let Some(p) = literal_string(&body.title) {
+    if let Some(p) = literal_text(&body.title) {
         if !is_absolute_path(p) {
             out.push(
                 Diagnostic::error(
@@ -267,7 +260,7 @@ fn check_dynamic(body: &ResourceBody, out: &mut Vec<Diagnostic>) {
 fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
     let mut seen: Vec<(&str, Span)> = Vec::new();
     for layer in layers {
-        if let Some(name) = literal_string(&layer.name) {
+        if let Some(name) = literal_text(&layer.name) {
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
                 out.push(
                     Diagnostic::error(

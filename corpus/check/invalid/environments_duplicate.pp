@@ -8,3 +8,9 @@ site {
     envdir => '/etc/puppet/production',
   }
 }
+site {
+  # A bare word names the same environment as the quoted string.
+  environment { staging:
+    envdir => '/srv/staging',
+  }
+}
