@@ -812,6 +812,14 @@ impl BindItem {
 }
 
 impl Expr {
+    /// A literal string's or bare word's text (`'production'` and `production` name the same).
+    pub fn literal_text(&self) -> Option<&str> {
+        match &self.kind {
+            ExprKind::String { value } | ExprKind::QualifiedName { name: value } => Some(value),
+            _ => None,
+        }
+    }
+
     /// Calls `f` on each direct child expression, in source order: every sub-expression,
     /// including lambda and definition bodies, parameter defaults, and the expressions inside
     /// site and bindings blocks.

@@ -7,6 +7,7 @@
 pub mod ast;
 pub mod diag;
 pub mod lexer;
+pub mod lower;
 pub mod parser;
 pub mod pn;
 pub mod source;

@@ -13,8 +13,12 @@ pub enum FileRole {
     /// `environments.pp`: the site's environments, evaluated before any injector exists.
     Environments,
     /// A file under a `bindings/` directory. `expected_name` is the `bindings` name its path
-    /// implies (`bindings/a/b.pp` → `a::b`, `modules/m/bindings/x.pp` → `m::x`).
-    Bindings { expected_name: String },
+    /// implies (`bindings/a/b.pp` → `a::b`, `modules/m/bindings/x.pp` → `m::x`); `module` is
+    /// `m` for a module's bindings and `None` for the site's (the `confdir:` scheme's).
+    Bindings {
+        expected_name: String,
+        module: Option<String>,
+    },
     /// Any other manifest (`site.pp`, module manifests ...).
     Manifest,
 }
@@ -91,15 +95,14 @@ pub fn role_of(path: &Path) -> FileRole {
     else {
         return FileRole::Manifest;
     };
-    let mut segments: Vec<String> = Vec::new();
-    if at >= 2 && parts[at - 2] == "modules" {
-        segments.push(parts[at - 1].clone());
-    }
+    let module = (at >= 2 && parts[at - 2] == "modules").then(|| parts[at - 1].clone());
+    let mut segments: Vec<String> = module.iter().cloned().collect();
     for p in &parts[at + 1..] {
         segments.push(p.strip_suffix(".pp").unwrap_or(p).to_string());
     }
     FileRole::Bindings {
         expected_name: segments.join("::"),
+        module,
     }
 }
 
@@ -109,7 +112,7 @@ mod tests {
 
     fn name(p: &str) -> Option<String> {
         match role_of(Path::new(p)) {
-            FileRole::Bindings { expected_name } => Some(expected_name),
+            FileRole::Bindings { expected_name, .. } => Some(expected_name),
             _ => None,
         }
     }
@@ -123,6 +126,13 @@ mod tests {
             Some("ntp::x")
         );
         assert_eq!(name("modules/ntp/manifests/init.pp"), None);
+        assert_eq!(
+            role_of(Path::new("modules/ntp/bindings/x.pp")),
+            FileRole::Bindings {
+                expected_name: "ntp::x".into(),
+                module: Some("ntp".into())
+            }
+        );
         assert_eq!(
             role_of(Path::new("environments.pp")),
             FileRole::Environments

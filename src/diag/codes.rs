@@ -180,3 +180,13 @@ pub const RESERVED_TYPE_AS_RESOURCE: &str = "RESERVED_TYPE_AS_RESOURCE";
 pub const INCOMPATIBLE_TYPE: &str = "INCOMPATIBLE_TYPE";
 /// A literal contribution that does not have its multibind's element type.
 pub const CONTRIBUTION_INCOMPATIBLE_TYPE: &str = "CONTRIBUTION_INCOMPATIBLE_TYPE";
+
+// `pbc check`: what only the composed layers show (D6, D11, D13).
+/// A layer's `include` names bindings the tree does not have (and is not optional).
+pub const MISSING_BINDINGS: &str = "MISSING_BINDINGS";
+/// Two bindings of one key in one layer with equal precedence.
+pub const CONFLICTING_BINDINGS: &str = "CONFLICTING_BINDINGS";
+/// An `override` binding with nothing to override (a warning when the tree has no site).
+pub const UNRESOLVED_OVERRIDE: &str = "UNRESOLVED_OVERRIDE";
+/// An abstract binding no binding makes concrete (a warning when the tree has no site).
+pub const ABSTRACT_NOT_OVERRIDDEN: &str = "ABSTRACT_NOT_OVERRIDDEN";

@@ -3,7 +3,7 @@
 //! their options, and the types they declare. Facts that only the whole tree can judge
 //! (multibinds and their contributions, `when` categories) are recorded for `tree`.
 
-use super::{literal_text, Contribution, MultibindDecl, TreeFacts};
+use super::{Contribution, MultibindDecl, TreeFacts};
 use crate::ast::{
     BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindOption, BindingsBlock, Expr,
     ExprKind, OptionValue, Producer, ProducerKind, Program,
@@ -54,7 +54,7 @@ pub(super) fn check_file(
             ),
             None => first = Some(block.name_span),
         }
-        if let FileRole::Bindings { expected_name } = role {
+        if let FileRole::Bindings { expected_name, .. } = role {
             let written = block.name.trim_start_matches("::");
             if written != expected_name {
                 out.push(
@@ -172,7 +172,7 @@ impl BlockChecker<'_> {
                 self.key(key);
                 let ty = self.multibind_type(key);
                 let id_text = match id {
-                    Some(e) => literal_text(e).map(str::to_string),
+                    Some(e) => e.literal_text().map(str::to_string),
                     None => key_name(key).map(str::to_string),
                 };
                 if let Some(id_text) = id_text {
@@ -221,7 +221,7 @@ impl BlockChecker<'_> {
     fn key(&mut self, key: &BindKey) {
         match key {
             BindKey::Name { name } | BindKey::TypedName { name, .. } => {
-                if let Some(n) = literal_text(name) {
+                if let Some(n) = name.literal_text() {
                     if n.starts_with('/') {
                         self.push(
                             Diagnostic::error(
@@ -423,7 +423,7 @@ impl BlockChecker<'_> {
         if let BindKey::Variables { .. } = key {
             if let ExprKind::Hash { entries } = &expr.kind {
                 for en in entries {
-                    self.value_fits(declared, &en.value, literal_text(&en.key));
+                    self.value_fits(declared, &en.value, en.key.literal_text());
                 }
             }
             return;
@@ -520,20 +520,20 @@ impl BlockChecker<'_> {
         match (&expr.kind, flags.abstract_.is_some()) {
             (ExprKind::Hash { entries }, false) => {
                 for en in entries {
-                    if let Some(n) = literal_text(&en.key) {
+                    if let Some(n) = en.key.literal_text() {
                         names.push((n.to_string(), en.key.span));
                     }
                 }
             }
             (ExprKind::Array { elements }, true) => {
                 for el in elements {
-                    if let Some(n) = literal_text(el) {
+                    if let Some(n) = el.literal_text() {
                         names.push((n.to_string(), el.span));
                     }
                 }
             }
             (_, true) => {
-                if let Some(n) = literal_text(expr) {
+                if let Some(n) = expr.literal_text() {
                     names.push((n.to_string(), expr.span));
                 }
             }
@@ -645,12 +645,12 @@ impl BlockChecker<'_> {
         producer: Option<&Producer>,
         id: &Expr,
     ) {
-        let Some(id_text) = literal_text(id).map(str::to_string) else {
+        let Some(id_text) = id.literal_text().map(str::to_string) else {
             return;
         };
         let name = match key {
             BindKey::Name { name } | BindKey::TypedName { name, .. } => Some((
-                literal_text(name).unwrap_or_default().to_string(),
+                name.literal_text().unwrap_or_default().to_string(),
                 name.span,
             )),
             _ => None,
@@ -739,7 +739,7 @@ impl BlockChecker<'_> {
         };
         match name {
             "conflict_resolution" => {
-                let value = literal_text(expr);
+                let value = expr.literal_text();
                 if !value.is_some_and(|v| CONFLICT_RESOLUTIONS.contains(&v)) {
                     let mut d = bad(format!(
                         "`conflict_resolution` is one of {}",
@@ -818,7 +818,7 @@ impl BlockChecker<'_> {
         };
         for en in entries {
             for side in [&en.key, &en.value] {
-                if !literal_text(side).is_some_and(valid_parameter_name) {
+                if !side.literal_text().is_some_and(valid_parameter_name) {
                     self.push(Diagnostic::error(
                         codes::INVALID_OPTION_VALUE,
                         side.span,
@@ -832,7 +832,7 @@ impl BlockChecker<'_> {
     /// An entry of `bind map A to B { from => to }`.
     fn map_entry(&mut self, o: &BindOption) {
         let ok = match &o.value {
-            OptionValue::Expr { expr } => literal_text(expr).is_some_and(valid_parameter_name),
+            OptionValue::Expr { expr } => expr.literal_text().is_some_and(valid_parameter_name),
             OptionValue::Lambda { .. } => false,
         };
         if !ok || !valid_parameter_name(&o.name) {
@@ -916,7 +916,7 @@ fn has_query(p: &Producer) -> bool {
 
 fn key_name(key: &BindKey) -> Option<&str> {
     match key {
-        BindKey::Name { name } | BindKey::TypedName { name, .. } => literal_text(name),
+        BindKey::Name { name } | BindKey::TypedName { name, .. } => name.literal_text(),
         _ => None,
     }
 }

@@ -5,9 +5,12 @@
 //! rules (its `Checker4_0`), run by `pbc parse --validate` and `pbc check`. The ARM-8 rules run
 //! in two steps: [`site`] and [`bindings`] check each file and record the facts that only the
 //! whole tree can judge; [`tree`] then judges those (a second category list, `when` categories
-//! the site does not declare, contributions to multibinds, URI schemes).
+//! the site does not declare, contributions to multibinds, URI schemes), and [`composition`]
+//! composes the layers to find what only the composed bindings show (conflicts, `override`s
+//! without a target, abstract bindings never made concrete).
 
 pub mod bindings;
+mod composition;
 pub mod puppet;
 pub mod site;
 mod tree;
@@ -37,16 +40,8 @@ pub fn check_tree(inputs: &[TreeInput]) -> Vec<Diagnostic> {
         bindings::check_file(input.role, input.program, &mut facts, &mut out);
     }
     tree::check(&facts, &mut out);
+    composition::check(inputs, &facts, &mut out);
     out
-}
-
-/// A literal string's or bare word's text (`'production'` and `production` name the same).
-fn literal_text(e: &crate::ast::Expr) -> Option<&str> {
-    match &e.kind {
-        crate::ast::ExprKind::String { value }
-        | crate::ast::ExprKind::QualifiedName { name: value } => Some(value),
-        _ => None,
-    }
 }
 
 /// What the per-file passes learn that the rules across files need.
@@ -58,6 +53,8 @@ pub struct TreeFacts {
     /// Statically named environments, with the title's span.
     pub environments: Vec<(String, Span)>,
     pub layer_refs: Vec<LayerRef>,
+    /// The site's first layer list, with literal names and URIs (`None` without one: D11).
+    pub layers: Option<Vec<crate::lower::layers::LayerSpec>>,
     pub when_categories: Vec<(SmolStr, Span)>,
     pub multibinds: Vec<MultibindDecl>,
     pub contributions: Vec<Contribution>,

@@ -3,7 +3,8 @@
 //! need the whole tree (a second category list, duplicate environment names across files,
 //! schemes bound in `bindings_providers`) only record facts here; `tree` judges them.
 
-use super::{literal_text, CategoriesDecl, LayerRef, TreeFacts};
+use crate::lower::layers::{BindingsRef, LayerSpec};
+use super::{CategoriesDecl, LayerRef, TreeFacts};
 use crate::ast::{AttributeOp, Expr, ExprKind, Layer, Program, ResourceBody, Site, SiteItem};
 use crate::diag::{codes, did_you_mean, Diagnostic};
 use crate::span::Span;
@@ -139,7 +140,7 @@ fn check_site(site: &Site, facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
             SiteItem::Environment { bodies, .. } => {
                 for b in bodies {
                     check_environment_ops(&b.ops, "environment", out);
-                    if let Some(name) = literal_text(&b.title) {
+                    if let Some(name) = b.title.literal_text() {
                         facts.environments.push((name.to_string(), b.title.span));
                     }
                 }
@@ -242,7 +243,7 @@ fn check_environment_ops(ops: &[AttributeOp], what: &str, out: &mut Vec<Diagnost
 }
 
 fn check_dynamic(body: &ResourceBody, out: &mut Vec<Diagnostic>) {
-    if let Some(p) = literal_text(&body.title) {
+    if let Some(p) = body.title.literal_text() {
         if !is_absolute_path(p) {
             out.push(
                 Diagnostic::error(
@@ -259,8 +260,15 @@ fn check_dynamic(body: &ResourceBody, out: &mut Vec<Diagnostic>) {
 
 fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
     let mut seen: Vec<(&str, Span)> = Vec::new();
+    let mut specs = Vec::new();
     for layer in layers {
-        if let Some(name) = literal_text(&layer.name) {
+        let mut spec = LayerSpec {
+            name: layer.name.literal_text().unwrap_or("?").to_string(),
+            span: Some(layer.name.span),
+            include: Vec::new(),
+            exclude: Vec::new(),
+        };
+        if let Some(name) = layer.name.literal_text() {
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
                 out.push(
                     Diagnostic::error(
@@ -301,6 +309,15 @@ fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnosti
                             uri: value.to_string(),
                             span: r.span,
                         });
+                        let refs = if op.name == "include" {
+                            &mut spec.include
+                        } else {
+                            &mut spec.exclude
+                        };
+                        refs.push(BindingsRef {
+                            uri: value.to_string(),
+                            span: Some(r.span),
+                        });
                     }
                     ExprKind::Concat { .. } => {}
                     _ => out.push(
@@ -320,7 +337,10 @@ fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnosti
                 }
             }
         }
+        specs.push(spec);
     }
+    // A second layer list is already an error of its own; the first one composes.
+    facts.layers.get_or_insert(specs);
 }
 
 /// `scheme:path`, split; `None` when there is no scheme.

@@ -1,0 +1,265 @@
+//! Which bindings files make up each layer: a layer's `include` URIs, expanded against the tree,
+//! minus its `exclude` URIs (reference section 4.1, step 3; section 6.5 for the schemes).
+//!
+//! `confdir:/a::b` is the site's `bindings/a/b.pp`; `module:/m::x` is `modules/m/bindings/x.pp`;
+//! `module:/*::x` is every module's `x` (implicitly optional). A `?` or `?optional` query makes a
+//! reference optional. Every other scheme (`enc:`, `*-hiera:`, schemes bound in
+//! `bindings_providers`) is resolved by the injector at request time and is only recorded here.
+
+use crate::span::Span;
+
+/// A layer as the site declares it (or as D11 implies it when the site declares none).
+#[derive(Clone, Debug)]
+pub struct LayerSpec {
+    pub name: String,
+    /// The layer's name in the site; `None` for an implied layer.
+    pub span: Option<Span>,
+    pub include: Vec<BindingsRef>,
+    pub exclude: Vec<BindingsRef>,
+}
+
+/// One bindings URI of a layer.
+#[derive(Clone, Debug)]
+pub struct BindingsRef {
+    pub uri: String,
+    /// `None` for an implied reference (always optional).
+    pub span: Option<Span>,
+}
+
+/// A bindings file of the tree, as the `confdir:` and `module:` schemes see it.
+#[derive(Clone, Copy, Debug)]
+pub struct BindingsSource<'a> {
+    /// The module whose `bindings/` directory holds the file; `None` for the site's.
+    pub module: Option<&'a str>,
+    /// The bindings name the file's path gives (`ntp::default`).
+    pub name: &'a str,
+}
+
+/// A layer with its references resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComposedLayer {
+    pub name: String,
+    /// Indexes into the sources, in the order the includes name them (a wildcard's matches in
+    /// source order), each once.
+    pub files: Vec<usize>,
+    /// The URIs of other schemes, for the injector, in include order.
+    pub external: Vec<String>,
+}
+
+/// An include that names no file of the tree and is not optional.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingRef {
+    pub layer: String,
+    pub uri: String,
+    pub span: Option<Span>,
+}
+
+/// D11: `site` = `confdir:/default`, `modules` = `module:/*::default`.
+pub fn default_layers() -> Vec<LayerSpec> {
+    let implied = |name: &str, uri: &str| LayerSpec {
+        name: name.to_string(),
+        span: None,
+        include: vec![BindingsRef {
+            uri: uri.to_string(),
+            span: None,
+        }],
+        exclude: Vec::new(),
+    };
+    vec![
+        implied("site", "confdir:/default"),
+        implied("modules", "module:/*::default"),
+    ]
+}
+
+/// Resolves every layer against `sources`. Layers keep their order (highest first).
+pub fn compose(
+    layers: &[LayerSpec],
+    sources: &[BindingsSource],
+) -> (Vec<ComposedLayer>, Vec<MissingRef>) {
+    let mut composed = Vec::with_capacity(layers.len());
+    let mut missing = Vec::new();
+    for layer in layers {
+        let mut excluded: Vec<usize> = Vec::new();
+        for r in &layer.exclude {
+            if let Resolved::Files { files, .. } = resolve(&r.uri, sources) {
+                excluded.extend(files);
+            }
+        }
+        let mut files: Vec<usize> = Vec::new();
+        let mut external = Vec::new();
+        for r in &layer.include {
+            match resolve(&r.uri, sources) {
+                Resolved::Files {
+                    files: found,
+                    optional,
+                } => {
+                    if found.is_empty() && !optional && r.span.is_some() {
+                        missing.push(MissingRef {
+                            layer: layer.name.clone(),
+                            uri: r.uri.clone(),
+                            span: r.span,
+                        });
+                    }
+                    for f in found {
+                        if !excluded.contains(&f) && !files.contains(&f) {
+                            files.push(f);
+                        }
+                    }
+                }
+                Resolved::External => external.push(r.uri.clone()),
+                Resolved::Invalid => {}
+            }
+        }
+        composed.push(ComposedLayer {
+            name: layer.name.clone(),
+            files,
+            external,
+        });
+    }
+    (composed, missing)
+}
+
+enum Resolved {
+    Files { files: Vec<usize>, optional: bool },
+    /// Another scheme: the injector's business.
+    External,
+    /// Not a URI pbc can read (already reported by the site rules).
+    Invalid,
+}
+
+fn resolve(uri: &str, sources: &[BindingsSource]) -> Resolved {
+    let Some((scheme, rest)) = uri.split_once(':') else {
+        return Resolved::Invalid;
+    };
+    if scheme != "confdir" && scheme != "module" {
+        return Resolved::External;
+    }
+    let (path, query) = match rest.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (rest, None),
+    };
+    let mut optional = matches!(query, Some("" | "optional"));
+    let path = path.trim_start_matches('/').trim_end_matches('/');
+    let path = path.strip_prefix("::").unwrap_or(path);
+    // `*` stands only for a whole module (the site rules report any other use).
+    let wildcard = scheme == "module" && path.starts_with("*::");
+    if path.is_empty() || path[usize::from(wildcard)..].contains(['*', '/']) {
+        return Resolved::Invalid;
+    }
+    let files: Vec<usize> = if scheme == "confdir" {
+        matching(sources, |s| s.module.is_none() && s.name == path)
+    } else {
+        match path.split_once("::") {
+            Some(("*", name)) => {
+                optional = true;
+                matching(sources, |s| {
+                    s.module.is_some_and(|m| {
+                        s.name.strip_prefix(m).and_then(|r| r.strip_prefix("::")) == Some(name)
+                    })
+                })
+            }
+            Some((module, _)) => matching(sources, |s| s.module == Some(module) && s.name == path),
+            None => return Resolved::Invalid,
+        }
+    };
+    Resolved::Files { files, optional }
+}
+
+fn matching(sources: &[BindingsSource], keep: impl Fn(&BindingsSource) -> bool) -> Vec<usize> {
+    (0..sources.len()).filter(|&i| keep(&sources[i])).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str, include: &[&str], exclude: &[&str]) -> LayerSpec {
+        let refs = |uris: &[&str]| {
+            uris.iter()
+                .map(|u| BindingsRef {
+                    uri: u.to_string(),
+                    span: Some(Span::new(crate::span::FileId(0), 0, 1)),
+                })
+                .collect()
+        };
+        LayerSpec {
+            name: name.to_string(),
+            span: None,
+            include: refs(include),
+            exclude: refs(exclude),
+        }
+    }
+
+    const SOURCES: &[BindingsSource] = &[
+        BindingsSource {
+            module: None,
+            name: "default",
+        },
+        BindingsSource {
+            module: None,
+            name: "a::b",
+        },
+        BindingsSource {
+            module: Some("apache"),
+            name: "apache::default",
+        },
+        BindingsSource {
+            module: Some("ntp"),
+            name: "ntp::default",
+        },
+        BindingsSource {
+            module: Some("ntp"),
+            name: "ntp::load_balanced",
+        },
+        BindingsSource {
+            module: Some("ntp"),
+            name: "ntp::ntp::default",
+        },
+    ];
+
+    #[test]
+    fn includes_minus_excludes_in_include_order() {
+        let layers = [
+            spec("site", &["confdir:/a::b", "confdir:/default"], &[]),
+            spec(
+                "modules",
+                &["module:/*::default", "module:/ntp::load_balanced"],
+                &["module:/ntp::default"],
+            ),
+        ];
+        let (composed, missing) = compose(&layers, SOURCES);
+        assert_eq!(composed[0].files, vec![1, 0]);
+        assert_eq!(composed[1].files, vec![2, 4]);
+        assert!(missing.is_empty());
+    }
+
+    #[test]
+    fn missing_unless_optional_or_wildcard() {
+        let layers = [spec(
+            "site",
+            &[
+                "confdir:/nope",
+                "confdir:/nope?optional",
+                "confdir:/gone?",
+                "module:/*::nothing",
+                "module:/ntp::nothing",
+                "module:/ntp::*",
+                "confdir:/*::default",
+                "enc:",
+            ],
+            &[],
+        )];
+        let (composed, missing) = compose(&layers, SOURCES);
+        let uris: Vec<&str> = missing.iter().map(|m| m.uri.as_str()).collect();
+        assert_eq!(uris, ["confdir:/nope", "module:/ntp::nothing"]);
+        assert_eq!(composed[0].external, ["enc:"]);
+    }
+
+    #[test]
+    fn implied_layers_are_optional() {
+        let (composed, missing) = compose(&default_layers(), &SOURCES[2..]);
+        assert!(missing.is_empty());
+        assert_eq!(composed[0].files, Vec::<usize>::new());
+        assert_eq!(composed[1].files, vec![0, 1]);
+    }
+}
