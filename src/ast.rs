@@ -639,20 +639,29 @@ pub enum BindOpKind {
         to: Expr,
         options: Vec<BindOption>,
     },
-    /// `bind alias KEY as KEY`
+    /// `bind alias KEY as KEY` (`producer`: a mistake the validator reports)
     Alias {
         flags: BindFlags,
         from: BindKey,
         to: BindKey,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        producer: Option<Producer>,
     },
-    /// `bind renamed KEY as KEY`
+    /// `bind renamed KEY as KEY` (`producer`: a mistake the validator reports)
     Renamed {
         flags: BindFlags,
         from: BindKey,
         to: BindKey,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        producer: Option<Producer>,
     },
-    /// `rebind KEY`
-    Rebind { flags: BindFlags, key: BindKey },
+    /// `rebind KEY` (`producer`: a mistake the validator reports)
+    Rebind {
+        flags: BindFlags,
+        key: BindKey,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        producer: Option<Producer>,
+    },
     /// `include NAME` / `include [NAMES]`
     Include { classes: Expr },
     /// `exclude NAME` / `exclude [NAMES]`
@@ -778,11 +787,28 @@ impl BindOperation {
                 f(to);
                 options.iter().for_each(|o| o.for_each_expr(f));
             }
-            BindOpKind::Alias { from, to, .. } | BindOpKind::Renamed { from, to, .. } => {
+            BindOpKind::Alias {
+                from,
+                to,
+                producer: p,
+                ..
+            }
+            | BindOpKind::Renamed {
+                from,
+                to,
+                producer: p,
+                ..
+            } => {
                 from.for_each_expr(f);
                 to.for_each_expr(f);
+                producer(p, f);
             }
-            BindOpKind::Rebind { key, .. } => key.for_each_expr(f),
+            BindOpKind::Rebind {
+                key, producer: p, ..
+            } => {
+                key.for_each_expr(f);
+                producer(p, f);
+            }
             BindOpKind::Include { classes } | BindOpKind::Exclude { classes } => f(classes),
             BindOpKind::Dependency { from, to, .. } => {
                 f(from);

@@ -810,7 +810,18 @@ impl PnWriter {
                 self.options(&mut m, options);
                 self.call_map_close();
             }
-            BindOpKind::Alias { flags, from, to } | BindOpKind::Renamed { flags, from, to } => {
+            BindOpKind::Alias {
+                flags,
+                from,
+                to,
+                producer,
+            }
+            | BindOpKind::Renamed {
+                flags,
+                from,
+                to,
+                producer,
+            } => {
                 let name = if matches!(kind, BindOpKind::Alias { .. }) {
                     "bind-alias"
                 } else {
@@ -820,12 +831,18 @@ impl PnWriter {
                 self.flags(&mut m, flags);
                 self.bind_key(&mut m, "from", from);
                 self.bind_key(&mut m, "to", to);
+                self.producer(&mut m, producer.as_ref());
                 self.call_map_close();
             }
-            BindOpKind::Rebind { flags, key } => {
+            BindOpKind::Rebind {
+                flags,
+                key,
+                producer,
+            } => {
                 let mut m = self.call_map_open("rebind");
                 self.flags(&mut m, flags);
                 self.bind_key(&mut m, "key", key);
+                self.producer(&mut m, producer.as_ref());
                 self.call_map_close();
             }
             BindOpKind::Include { classes } => self.unary_call("include", classes),

@@ -151,6 +151,8 @@ pub const ABSTRACT_WITH_PRODUCER: &str = "ABSTRACT_WITH_PRODUCER";
 pub const ABSTRACT_PARAMETERS: &str = "ABSTRACT_PARAMETERS";
 /// Puppet 3's code: a concrete binding that binds nothing.
 pub const MISSING_PRODUCER: &str = "MISSING_PRODUCER";
+/// A `to ...` on `rebind`, `bind alias` or `bind renamed`.
+pub const PRODUCER_NOT_ALLOWED: &str = "PRODUCER_NOT_ALLOWED";
 /// A warning: `override` on `rebind`, `bind alias` or `bind renamed`.
 pub const OVERRIDE_HAS_NO_EFFECT: &str = "OVERRIDE_HAS_NO_EFFECT";
 /// Puppet 3's code: a multibind whose type is not `Array[...]` or `Hash[...]`.

@@ -106,7 +106,11 @@ pub fn keys_of(op: &BindOperation) -> Vec<KeyedBinding> {
                     };
                     for en in entries {
                         if let Some(p) = en.key.literal_text() {
-                            push(PType::Data, &format!("/param/{target_name}/{p}"), en.key.span);
+                            push(
+                                PType::Data,
+                                &format!("/param/{target_name}/{p}"),
+                                en.key.span,
+                            );
                         }
                     }
                 }

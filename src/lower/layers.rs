@@ -120,7 +120,10 @@ pub fn compose(
 }
 
 enum Resolved {
-    Files { files: Vec<usize>, optional: bool },
+    Files {
+        files: Vec<usize>,
+        optional: bool,
+    },
     /// Another scheme: the injector's business.
     External,
     /// Not a URI pbc can read (already reported by the site rules).

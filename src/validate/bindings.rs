@@ -194,7 +194,18 @@ impl BlockChecker<'_> {
                     self.map_entry(o);
                 }
             }
-            BindOpKind::Alias { flags, from, to } | BindOpKind::Renamed { flags, from, to } => {
+            BindOpKind::Alias {
+                flags,
+                from,
+                to,
+                producer,
+            }
+            | BindOpKind::Renamed {
+                flags,
+                from,
+                to,
+                producer,
+            } => {
                 self.key(from);
                 self.key(to);
                 let word = if matches!(op.kind, BindOpKind::Alias { .. }) {
@@ -203,10 +214,16 @@ impl BlockChecker<'_> {
                     "bind renamed"
                 };
                 self.override_no_effect(flags, word);
+                self.producer_not_allowed(producer.as_ref(), word);
             }
-            BindOpKind::Rebind { flags, key } => {
+            BindOpKind::Rebind {
+                flags,
+                key,
+                producer,
+            } => {
                 self.key(key);
                 self.override_no_effect(flags, "rebind");
+                self.producer_not_allowed(producer.as_ref(), "rebind");
             }
             BindOpKind::Include { .. } | BindOpKind::Exclude { .. } => {}
             BindOpKind::Dependency { from, to, .. } => {
@@ -562,6 +579,25 @@ impl BlockChecker<'_> {
             } else {
                 seen.push((n, span));
             }
+        }
+    }
+
+    /// `alias`, `renamed` and `rebind` give an existing binding another key: they have no
+    /// value of their own.
+    fn producer_not_allowed(&mut self, producer: Option<&Producer>, word: &str) {
+        if let Some(p) = producer {
+            let help = match word {
+                "rebind" => "help: drop `to ...`: `rebind` re-binds the key's existing producer here; to bind a new value, write `bind override ...`",
+                _ => "help: drop `to ...`: the binding it names supplies the value",
+            };
+            self.push(
+                Diagnostic::error(
+                    codes::PRODUCER_NOT_ALLOWED,
+                    p.span,
+                    format!("`{word}` takes no `to ...`"),
+                )
+                .with_note(help),
+            );
         }
     }
 

@@ -67,7 +67,9 @@ pub(super) fn check(inputs: &[TreeInput], facts: &TreeFacts, out: &mut Vec<Diagn
             severity: crate::diag::Severity::Warning,
             ..d
         }
-        .with_note("note: no site is part of this check; the site that uses these bindings may supply it")
+        .with_note(
+            "note: no site is part of this check; the site that uses these bindings may supply it",
+        )
     };
     let mut reported: BTreeSet<(Span, Span)> = BTreeSet::new();
     let mut placed = vec![false; files.len()];
@@ -78,13 +80,10 @@ pub(super) fn check(inputs: &[TreeInput], facts: &TreeFacts, out: &mut Vec<Diagn
             placed[f] = true;
             for c in &files[f].candidates {
                 in_layer.push(c);
-                by_key
-                    .entry(c.binding.key.id())
-                    .or_default()
-                    .push(Placed {
-                        candidate: c,
-                        layer: layer_index,
-                    });
+                by_key.entry(c.binding.key.id()).or_default().push(Placed {
+                    candidate: c,
+                    layer: layer_index,
+                });
             }
         }
         conflicts(&in_layer, &order, Some(&layer.name), &mut reported, out);
@@ -247,7 +246,11 @@ fn flatten(
 
 /// `alt` and `preds` together; `None` when no request can meet both (two values for one
 /// category) or a category the site lacks (its bindings never apply; reported elsewhere).
-fn extend(alt: &Conjunction, preds: &[Predicate], order: &CategoryPrecedence) -> Option<Conjunction> {
+fn extend(
+    alt: &Conjunction,
+    preds: &[Predicate],
+    order: &CategoryPrecedence,
+) -> Option<Conjunction> {
     let mut out = alt.clone();
     for p in preds {
         order.of(&p.category)?;
@@ -412,7 +415,10 @@ fn conflicts(
                     describe(alt, order)
                 ),
             )
-            .with_label(earlier.binding.span, format!("the other binding of `{key}`"));
+            .with_label(
+                earlier.binding.span,
+                format!("the other binding of `{key}`"),
+            );
             d = d.with_note(match layer {
                 Some(l) => format!("note: both are in the layer `{l}`; no request can choose between them"),
                 None => "note: no layer includes this file; wherever it is included, no request can choose between them".to_string(),
@@ -482,14 +488,9 @@ fn abstract_not_overridden(
             && (q.layer < p.layer || (q.layer == p.layer && !q.candidate.binding.is_abstract))
     };
     let uncovered = me.alternatives.iter().find(|a| {
-        !entries.iter().any(|q| {
-            counts(q)
-                && q
-                    .candidate
-                    .alternatives
-                    .iter()
-                    .any(|b| covers(b, a))
-        })
+        !entries
+            .iter()
+            .any(|q| counts(q) && q.candidate.alternatives.iter().any(|b| covers(b, a)))
     })?;
     let key = &me.binding.key;
     let partial: Vec<&Placed> = entries.iter().filter(|q| counts(q)).collect();
@@ -517,7 +518,12 @@ fn abstract_not_overridden(
             },
         );
         for q in partial {
-            let only: Vec<String> = q.candidate.alternatives.iter().map(|a| describe(a, order)).collect();
+            let only: Vec<String> = q
+                .candidate
+                .alternatives
+                .iter()
+                .map(|a| describe(a, order))
+                .collect();
             d = d.with_label(
                 q.candidate.binding.span,
                 format!("this binding applies only {}", only.join(", or ")),
@@ -589,7 +595,10 @@ mod tests {
         let order = CategoryPrecedence {
             names: vec!["node".into(), "environment".into()],
         };
-        assert_eq!(describe(&a_dev, &order), "when `node a and environment dev`");
+        assert_eq!(
+            describe(&a_dev, &order),
+            "when `node a and environment dev`"
+        );
         assert_eq!(describe(&common, &order), "in `common`");
     }
 }

@@ -3,10 +3,10 @@
 //! need the whole tree (a second category list, duplicate environment names across files,
 //! schemes bound in `bindings_providers`) only record facts here; `tree` judges them.
 
-use crate::lower::layers::{BindingsRef, LayerSpec};
 use super::{CategoriesDecl, LayerRef, TreeFacts};
 use crate::ast::{AttributeOp, Expr, ExprKind, Layer, Program, ResourceBody, Site, SiteItem};
 use crate::diag::{codes, did_you_mean, Diagnostic};
+use crate::lower::layers::{BindingsRef, LayerSpec};
 use crate::span::Span;
 use crate::tree::FileRole;
 
