@@ -61,15 +61,133 @@ pub fn check_tree_files(tree_files: &[tree::TreeFile]) -> std::io::Result<CheckR
     Ok(check_sources(inputs))
 }
 
+/// Reads a tree's files and compiles them ([`compile_sources`]). In [`CompileMode::Tree`] the
+/// model names files relative to `root`; otherwise as the diagnostics do.
+pub fn compile_tree_files(
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+    mode: CompileMode,
+) -> std::io::Result<CompileReport> {
+    let mut inputs = Vec::with_capacity(tree_files.len());
+    let mut origins = Vec::with_capacity(tree_files.len());
+    for f in tree_files {
+        let bytes = std::fs::read(&f.path).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot read {}: {e}", f.display))
+        })?;
+        let origin = root
+            .and_then(|r| f.path.strip_prefix(r).ok())
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_else(|| f.display.clone());
+        origins.push(origin);
+        inputs.push(SourceInput {
+            name: f.display.clone(),
+            role: f.role.clone(),
+            bytes,
+        });
+    }
+    Ok(compile_sources(inputs, origins, mode))
+}
+
 /// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
 /// Files are parsed on all cores; the result does not depend on how work was shared out.
 pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
+    let analysed = analyse(inputs);
+    CheckReport {
+        files: analysed.files,
+        diagnostics: analysed.diagnostics,
+        file_count: analysed.file_count,
+    }
+}
+
+/// What `pbc compile` produced: the check's findings and, when there were no errors, the model
+/// as JSON (with a final newline).
+pub struct CompileReport {
+    pub check: CheckReport,
+    pub model: Option<String>,
+}
+
+/// What to compile: a whole tree (layers, categories, environments) or bindings files alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompileMode {
+    Tree,
+    Files,
+}
+
+/// Checks the files and, when the check finds no errors, lowers them to the bindings model.
+/// `origins` are the file names the model records (relative to the tree root), one per input.
+pub fn compile_sources(
+    inputs: Vec<SourceInput>,
+    origins: Vec<String>,
+    mode: CompileMode,
+) -> CompileReport {
+    // In name order, as `analyse` will take them, so that origins stay with their files.
+    let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
+    paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
+    let analysed = analyse(inputs);
+    let model = if analysed.diagnostics.iter().any(diag::Diagnostic::is_error) {
+        None
+    } else {
+        // Origins by file id: ids follow input order, but an input that could not be read as
+        // text has no program and so no origin is needed for it.
+        let mut by_id = vec![String::new(); analysed.files.len()];
+        for (id, origin) in analysed.ids.iter().zip(origins) {
+            if let Some(slot) = by_id.get_mut(id.0 as usize) {
+                *slot = origin;
+            }
+        }
+        let inputs: Vec<lower::LowerInput> = analysed
+            .parsed
+            .iter()
+            .map(|(role, program)| lower::LowerInput { role, program })
+            .collect();
+        let json = match mode {
+            CompileMode::Tree => {
+                serde_json::to_string_pretty(&lower::compile_tree(&analysed.files, &by_id, &inputs))
+            }
+            CompileMode::Files => serde_json::to_string_pretty(&lower::compile_files(
+                &analysed.files,
+                &by_id,
+                &inputs,
+            )),
+        };
+        json.ok().map(|mut j| {
+            j.push('\n');
+            j
+        })
+    };
+    CompileReport {
+        check: CheckReport {
+            files: analysed.files,
+            diagnostics: analysed.diagnostics,
+            file_count: analysed.file_count,
+        },
+        model,
+    }
+}
+
+/// Every file parsed and checked, with the programs kept for lowering.
+struct Analysed {
+    files: span::SourceMap,
+    /// The file id of each input, in input order.
+    ids: Vec<span::FileId>,
+    diagnostics: Vec<diag::Diagnostic>,
+    parsed: Vec<(tree::FileRole, ast::Program)>,
+    file_count: usize,
+}
+
+/// Files are taken in name order, whatever order they come in: everything after (layer
+/// composition, which of two conflicting bindings is reported first) follows that order.
+fn analyse(mut inputs: Vec<SourceInput>) -> Analysed {
+    inputs.sort_by(|a, b| a.name.cmp(&b.name));
     let file_count = inputs.len();
     let mut files = span::SourceMap::new();
     let mut diagnostics = Vec::new();
     let mut jobs = Vec::with_capacity(inputs.len());
+    let mut ids = Vec::with_capacity(inputs.len());
     for input in inputs {
         let (id, bad) = source::add_source(&mut files, &input.name, input.bytes);
+        ids.push(id);
         match bad {
             Some(d) => diagnostics.push(d),
             None => jobs.push((id, input.role)),
@@ -77,7 +195,7 @@ pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
     }
     let results = parse_all(&files, &jobs);
     let mut parsed = Vec::with_capacity(results.len());
-    for ((_, role), result) in jobs.iter().zip(results) {
+    for ((_, role), result) in jobs.into_iter().zip(results) {
         diagnostics.extend(result.diagnostics);
         if let Some(program) = result.program {
             parsed.push((role, program));
@@ -89,9 +207,11 @@ pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
         .collect();
     diagnostics.extend(validate::check_tree(&tree_inputs));
     diag::sort(&mut diagnostics);
-    CheckReport {
+    Analysed {
         files,
+        ids,
         diagnostics,
+        parsed,
         file_count,
     }
 }

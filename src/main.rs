@@ -48,6 +48,17 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Compile a configuration tree (one directory) or bindings files to the JSON bindings
+    /// model. Nothing is written when the check finds errors.
+    Compile {
+        /// Write the model to this file (atomically: an existing file is replaced only by a
+        /// complete model) instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// One tree directory, or bindings files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -105,7 +116,65 @@ fn run(cli: Cli) -> ExitCode {
             strict,
             paths,
         } => check_command(error_format, strict, &paths),
+        Command::Compile { output, paths } => compile_command(output.as_deref(), &paths),
     }
+}
+
+fn compile_command(output: Option<&std::path::Path>, paths: &[PathBuf]) -> ExitCode {
+    use puppet_bindings::CompileMode;
+    let (mode, root) = match paths {
+        [dir] if dir.is_dir() => (CompileMode::Tree, Some(dir.as_path())),
+        _ if paths.iter().all(|p| p.is_file()) => (CompileMode::Files, None),
+        _ => {
+            eprintln!("pbc: compile takes one tree directory, or bindings files");
+            return ExitCode::from(2);
+        }
+    };
+    let report = match puppet_bindings::tree::discover(paths)
+        .and_then(|tree| puppet_bindings::compile_tree_files(&tree, root, mode))
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("pbc: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let check = &report.check;
+    let mut text = diag::render_text(&check.files, &check.diagnostics);
+    if report.model.is_none() {
+        text.push_str(&diag::summary_line(&check.diagnostics, check.file_count));
+    }
+    let _ = std::io::stderr().write_all(text.as_bytes());
+    let Some(model) = report.model else {
+        return ExitCode::from(1);
+    };
+    let written = match output {
+        Some(path) => write_atomically(path, model.as_bytes()),
+        None => std::io::stdout().write_all(model.as_bytes()),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pbc: cannot write the model: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Writes a temporary file beside `path`, then renames it over `path`: readers see the old file
+/// or the whole new one, never a partial model.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 fn check_command(error_format: CheckErrorFormat, strict: bool, paths: &[PathBuf]) -> ExitCode {

@@ -35,6 +35,13 @@ pub fn expr_to_json(expr: &Expr) -> String {
     w.out
 }
 
+/// The PN JSON of a lambda (an option's value in the bindings model).
+pub fn lambda_to_json(lambda: &Lambda) -> String {
+    let mut w = PnWriter::default();
+    w.lambda(lambda);
+    w.out
+}
+
 const NOP: &str = r#"{"^":["nop"]}"#;
 
 #[derive(Default)]

@@ -80,16 +80,24 @@ impl SourceMap {
         self.files[id.0 as usize].source()
     }
 
-    /// 1-based line and column (column counted in characters, as Puppet does).
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// 1-based line and column (column counted in characters, as Puppet does). The line is
+    /// found by binary search over the file's line starts.
     pub fn line_col(&self, id: FileId, offset: u32) -> (usize, usize) {
-        let src = self.source(id);
-        let offset = (offset as usize).min(src.len());
-        let offset = floor_char_boundary(src, offset);
-        let before = &src[..offset];
-        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = src[line_start..offset].chars().count() + 1;
-        (line, col)
+        let file = &self.files[id.0 as usize];
+        let src = file.source();
+        let offset = floor_char_boundary(src, (offset as usize).min(src.len()));
+        let line = file.line_index((), offset).unwrap_or(0);
+        let line_start = file.line_range((), line).map_or(0, |r| r.start);
+        let col = src[line_start.min(offset)..offset].chars().count() + 1;
+        (line + 1, col)
     }
 }
 

@@ -1,6 +1,7 @@
 //! The `pbc` binary's flags, end to end: `--format pn` prints what the library writes, and
 //! `--validate` turns Puppet's validation errors into a failing exit status; `pbc check`'s output
-//! formats, `--strict` and exit statuses; hidden directories are skipped.
+//! formats, `--strict` and exit statuses; hidden directories are skipped; `pbc compile` writes a model
+//! only when the check is clean, atomically with `-o`.
 
 use std::process::Command;
 
@@ -175,4 +176,60 @@ fn directories_skip_hidden_ones() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.starts_with("1 file checked"), "{stderr}");
     assert_eq!(parse_code, 0);
+}
+
+#[test]
+fn compile_writes_the_model_atomically_and_only_when_clean() {
+    let dir = std::env::temp_dir().join(format!("pbc-compile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("model.json");
+    let out_arg = out.to_string_lossy().into_owned();
+
+    let (code, stdout, _) = pbc(&["compile", "corpus/compile/trees/sample"]);
+    assert_eq!(code, 0);
+    let (code, _, _) = pbc(&["compile", "-o", &out_arg, "corpus/compile/trees/sample"]);
+    assert_eq!(code, 0);
+    let written = std::fs::read_to_string(&out).expect("model written");
+    assert_eq!(written, stdout);
+    assert!(written.starts_with("{\n  \"format\": \"puppet-bindings-model\",\n  \"version\": 1,"));
+
+    // A tree with errors: exit 1, diagnostics on stderr, the old model untouched.
+    let (code, stdout, stderr) =
+        pbc(&["compile", "-o", &out_arg, "corpus/check/trees/composition"]);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("error[CONFLICTING_BINDINGS]"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&out).expect("still there"), written);
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .expect("temp dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compile_files_mode_and_usage_errors() {
+    let (code, stdout, _) = pbc(&[
+        "compile",
+        "corpus/compile/files/multibinds.pp",
+        "corpus/compile/files/categories.pp",
+    ]);
+    assert_eq!(code, 0);
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let names: Vec<&str> = doc["bindings"]
+        .as_array()
+        .expect("bindings")
+        .iter()
+        .map(|b| b["name"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(names, ["categories", "multibinds"]);
+    // A tree and a file together, or two trees, are not one thing to compile.
+    let (code, _, stderr) = pbc(&[
+        "compile",
+        "corpus/compile/trees/sample",
+        "corpus/compile/files/multibinds.pp",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("one tree directory"), "{stderr}");
 }

@@ -145,6 +145,8 @@ pub const BINDINGS_NAME_MISMATCH: &str = "BINDINGS_NAME_MISMATCH";
 pub const MULTIPLE_BINDINGS_IN_FILE: &str = "MULTIPLE_BINDINGS_IN_FILE";
 /// A binding name starting with `/` (reserved for the naming scheme).
 pub const RESERVED_BINDING_NAME: &str = "RESERVED_BINDING_NAME";
+/// A binding name with interpolation (keys are fixed before any request).
+pub const BINDING_NAME_NOT_LITERAL: &str = "BINDING_NAME_NOT_LITERAL";
 /// A `when` category the site does not declare (a warning when the tree has no site).
 pub const UNKNOWN_CATEGORY: &str = "UNKNOWN_CATEGORY";
 pub const ABSTRACT_WITH_PRODUCER: &str = "ABSTRACT_WITH_PRODUCER";

@@ -54,6 +54,38 @@ pub struct MissingRef {
     pub span: Option<Span>,
 }
 
+/// A site's `layer { 'name': include => ..., exclude => ... }` with its literal URIs (anything
+/// else in it is the validator's to report).
+pub fn spec_of(layer: &crate::ast::Layer) -> LayerSpec {
+    use crate::ast::ExprKind;
+    let mut spec = LayerSpec {
+        name: layer.name.literal_text().unwrap_or("?").to_string(),
+        span: Some(layer.name.span),
+        include: Vec::new(),
+        exclude: Vec::new(),
+    };
+    for op in &layer.ops {
+        let refs = match op.name.as_str() {
+            "include" => &mut spec.include,
+            "exclude" => &mut spec.exclude,
+            _ => continue,
+        };
+        let values = match &op.value.kind {
+            ExprKind::Array { elements } => elements.as_slice(),
+            _ => std::slice::from_ref(&op.value),
+        };
+        for v in values {
+            if let ExprKind::String { value } = &v.kind {
+                refs.push(BindingsRef {
+                    uri: value.to_string(),
+                    span: Some(v.span),
+                });
+            }
+        }
+    }
+    spec
+}
+
 /// D11: `site` = `confdir:/default`, `modules` = `module:/*::default`.
 pub fn default_layers() -> Vec<LayerSpec> {
     let implied = |name: &str, uri: &str| LayerSpec {

@@ -1,10 +1,886 @@
-//! Lowering: from checked ASTs to the bindings model, and the composition facts the model needs
-//! (which files form each layer, which key each binding defines).
+//! Lowering: from checked ASTs to the bindings model ([`model`]), and the composition facts the
+//! model needs (which files form each layer, which key each binding defines).
 //!
 //! It reads ASTs that `validate` has judged and must not report rule violations itself: where a
-//! construct cannot be lowered it is skipped, because the validator has already said why.
-//! [`layers`] resolves the site's layers against the tree; [`keys`] derives binding keys (D12 and
-//! the ARM-8 naming scheme). `validate` reuses both for the rules that need the composed tree.
+//! construct cannot be lowered it is skipped, because the validator has already said why (and a
+//! compile with errors writes no model). [`layers`] resolves the site's layers against the tree;
+//! [`keys`] derives binding keys (D12 and the ARM-8 naming scheme); `validate` reuses both.
 
 pub mod keys;
 pub mod layers;
+pub mod model;
+
+use crate::ast::{
+    BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindOption, BindingsBlock,
+    DependencyArrow, Expr, ExprKind, OptionValue, Predicate, Producer, ProducerKind, Program,
+    SiteItem, UnaryOp,
+};
+use crate::span::{SourceMap, Span};
+use crate::tree::FileRole;
+use crate::types::PType;
+use model::*;
+
+/// One checked file to lower.
+pub struct LowerInput<'a> {
+    pub role: &'a FileRole,
+    pub program: &'a Program,
+}
+
+/// Lowers bindings files on their own (`pbc compile FILE...`): one `NamedBindings` per block.
+pub fn compile_files(
+    files: &SourceMap,
+    origin_names: &[String],
+    inputs: &[LowerInput],
+) -> FilesDocument {
+    let lowerer = Lowerer {
+        files,
+        origin_names,
+    };
+    let mut bindings = Vec::new();
+    for input in inputs {
+        for block in bindings_blocks(input.program) {
+            bindings.push(lowerer.named_bindings(block));
+        }
+    }
+    FilesDocument {
+        format: FORMAT,
+        version: VERSION,
+        bindings,
+    }
+}
+
+/// Lowers a whole tree (`pbc compile DIR`): environments, effective categories and the layers,
+/// each holding the bindings files its URIs resolve to, then the system layer.
+pub fn compile_tree(
+    files: &SourceMap,
+    origin_names: &[String],
+    inputs: &[LowerInput],
+) -> TreeDocument {
+    let lowerer = Lowerer {
+        files,
+        origin_names,
+    };
+    let mut environments = Environments {
+        defaults: Vec::new(),
+        environments: Vec::new(),
+        dynamic: Vec::new(),
+    };
+    let mut categories: Option<Vec<Category>> = None;
+    let mut layer_specs: Option<Vec<layers::LayerSpec>> = None;
+    let mut sources = Vec::new();
+    let mut blocks = Vec::new();
+    for input in inputs {
+        for site in input.program.body.iter().filter_map(|e| match &e.kind {
+            ExprKind::Site(s) => Some(s),
+            _ => None,
+        }) {
+            for item in &site.items {
+                match item {
+                    SiteItem::Categories { entries, .. } if categories.is_none() => {
+                        categories = Some(
+                            entries
+                                .iter()
+                                .map(|c| Category {
+                                    categorization: c.name.to_string(),
+                                    value: lowerer.pn(&c.value),
+                                })
+                                .collect(),
+                        );
+                    }
+                    SiteItem::Layers { layers: l, .. } if layer_specs.is_none() => {
+                        layer_specs = Some(l.iter().map(layers::spec_of).collect());
+                    }
+                    SiteItem::EnvironmentDefaults { ops, .. } => environments
+                        .defaults
+                        .extend(ops.iter().map(|op| lowerer.argument(&op.name, &op.value))),
+                    SiteItem::Environment { bodies, .. } => environments
+                        .environments
+                        .extend(bodies.iter().map(|b| lowerer.environment(b))),
+                    SiteItem::DynamicEnvironments { bodies, .. } => environments
+                        .dynamic
+                        .extend(bodies.iter().map(|b| lowerer.environment(b))),
+                    _ => {}
+                }
+            }
+        }
+        if let FileRole::Bindings {
+            expected_name,
+            module,
+        } = input.role
+        {
+            if let Some(block) = bindings_blocks(input.program).next() {
+                sources.push(layers::BindingsSource {
+                    module: module.as_deref(),
+                    name: expected_name,
+                });
+                blocks.push(block);
+            }
+        }
+    }
+    let specs = layer_specs.unwrap_or_else(layers::default_layers);
+    let (composed, _missing) = layers::compose(&specs, &sources);
+    let mut named_layers: Vec<NamedLayer> = composed
+        .into_iter()
+        .map(|l| NamedLayer {
+            name: l.name,
+            bindings: l
+                .files
+                .iter()
+                .map(|&f| lowerer.named_bindings(blocks[f]))
+                .collect(),
+            providers: l.external,
+        })
+        .collect();
+    named_layers.push(system_layer());
+    TreeDocument {
+        format: FORMAT,
+        version: VERSION,
+        environments,
+        categories: EffectiveCategories {
+            categories: effective_categories(categories.unwrap_or_default()),
+        },
+        layers: LayeredBindings {
+            layers: named_layers,
+        },
+    }
+}
+
+fn bindings_blocks(program: &Program) -> impl Iterator<Item = &BindingsBlock> {
+    program.body.iter().filter_map(|e| match &e.kind {
+        ExprKind::Bindings(b) => Some(&**b),
+        _ => None,
+    })
+}
+
+/// D8/D10: `node` first when missing (`$::fqdn`), `environment` always `$environment` and just
+/// above `common` when missing, `common` last.
+fn effective_categories(declared: Vec<Category>) -> Vec<Category> {
+    let mut out: Vec<Category> = Vec::with_capacity(declared.len() + 3);
+    if !declared.iter().any(|c| c.categorization == "node") {
+        out.push(Category {
+            categorization: "node".into(),
+            value: raw(r#"{"^":["var","::fqdn"]}"#),
+        });
+    }
+    let mut has_environment = false;
+    for c in declared {
+        if c.categorization == "environment" {
+            has_environment = true;
+            out.push(Category {
+                categorization: c.categorization,
+                value: raw(r#"{"^":["var","environment"]}"#),
+            });
+        } else if c.categorization != "common" {
+            out.push(c);
+        }
+    }
+    if !has_environment {
+        out.push(Category {
+            categorization: "environment".into(),
+            value: raw(r#"{"^":["var","environment"]}"#),
+        });
+    }
+    out.push(Category {
+        categorization: "common".into(),
+        value: raw("true"),
+    });
+    out
+}
+
+/// The multibinds every injector has (ARM-8 "Binding Classes", "Custom Bindings Provider") and
+/// `/classes`, in the lowest layer.
+fn system_layer() -> NamedLayer {
+    let origin = Origin {
+        file: "<system>".into(),
+        line: 0,
+        column: 0,
+    };
+    let array_of_strings = || TypeModel::PArrayType {
+        element_type: Box::new(TypeModel::PStringType),
+    };
+    let multibind = |name: &str, type_: TypeModel, producer: ProducerDescriptor| {
+        AbstractBinding::Multibinding(Multibinding {
+            type_,
+            name: Some(name.into()),
+            override_: false,
+            abstract_: false,
+            multibind_id: None,
+            producer: Some(producer),
+            producer_args: Vec::new(),
+            id: Some(name.into()),
+            origin: origin.clone(),
+        })
+    };
+    let bindings = vec![
+        multibind(
+            "included_classes",
+            array_of_strings(),
+            ProducerDescriptor::ArrayMultibindProducerDescriptor,
+        ),
+        multibind(
+            "excluded_classes",
+            array_of_strings(),
+            ProducerDescriptor::ArrayMultibindProducerDescriptor,
+        ),
+        multibind(
+            "bindings_providers",
+            TypeModel::PHashType {
+                key_type: Box::new(TypeModel::PStringType),
+                element_type: Box::new(TypeModel::PRuntimeType { class_name: None }),
+            },
+            ProducerDescriptor::HashMultibindProducerDescriptor,
+        ),
+        AbstractBinding::Binding(Binding {
+            type_: array_of_strings(),
+            name: Some("/classes".into()),
+            override_: false,
+            abstract_: false,
+            multibind_id: None,
+            producer: Some(ProducerDescriptor::ClassesProducerDescriptor {
+                included: "included_classes".into(),
+                excluded: "excluded_classes".into(),
+            }),
+            producer_args: Vec::new(),
+            origin: origin.clone(),
+        }),
+    ];
+    NamedLayer {
+        name: "puppet-default".into(),
+        bindings: vec![NamedBindings {
+            name: "puppet::default".into(),
+            bindings,
+            origin,
+        }],
+        providers: Vec::new(),
+    }
+}
+
+fn raw(json: &str) -> Json {
+    embed(json.to_string())
+}
+
+/// Embeds JSON that pbc wrote itself (PN, a literal). pbc's writers emit valid JSON; should one
+/// not, `null` keeps the document valid.
+fn embed(json: String) -> Json {
+    serde_json::value::RawValue::from_string(json).unwrap_or_default()
+}
+
+struct Lowerer<'a> {
+    files: &'a SourceMap,
+    origin_names: &'a [String],
+}
+
+impl Lowerer<'_> {
+    fn origin(&self, span: Span) -> Origin {
+        let (line, column) = self.files.line_col(span.file, span.start);
+        let file = match self.origin_names.get(span.file.0 as usize) {
+            Some(n) => n.clone(),
+            None => self.files.name(span.file).to_string(),
+        };
+        Origin { file, line, column }
+    }
+
+    fn pn(&self, e: &Expr) -> Json {
+        embed(crate::pn::expr_to_json(e))
+    }
+
+    fn named_bindings(&self, block: &BindingsBlock) -> NamedBindings {
+        NamedBindings {
+            name: block.name.to_string(),
+            bindings: self.items(&block.items),
+            origin: self.origin(block.span),
+        }
+    }
+
+    fn items(&self, items: &[BindItem]) -> Vec<AbstractBinding> {
+        let mut out = Vec::new();
+        for item in items {
+            match item {
+                BindItem::When {
+                    condition,
+                    items,
+                    span,
+                } => {
+                    // D7: one copy per alternative of an `or`.
+                    for conjunction in condition {
+                        out.push(AbstractBinding::CategorizedBindings {
+                            predicates: conjunction.iter().map(|p| self.predicate(p)).collect(),
+                            bindings: self.items(items),
+                            origin: self.origin(*span),
+                        });
+                    }
+                }
+                BindItem::Operation(op) => self.operation(op, &mut out),
+                BindItem::Error { .. } => {}
+            }
+        }
+        out
+    }
+
+    /// D9: literal values compared case-insensitively, so stored lower-cased.
+    fn predicate(&self, p: &Predicate) -> Category {
+        let value = match &p.value {
+            // Only `common` may go without a value, and its value is never compared.
+            None => raw("\"true\""),
+            Some(v) => match predicate_text(v) {
+                Some(text) => {
+                    let mut s = String::new();
+                    crate::pn::write_json_string(&mut s, &text.to_lowercase());
+                    embed(s)
+                }
+                None => self.pn(v),
+            },
+        };
+        Category {
+            categorization: p.category.to_string(),
+            value,
+        }
+    }
+
+    fn operation(&self, op: &BindOperation, out: &mut Vec<AbstractBinding>) {
+        let origin = self.origin(op.span);
+        match &op.kind {
+            BindOpKind::Bind {
+                flags,
+                key,
+                producer,
+                contributes_to,
+                options,
+            } => self.bind(
+                flags,
+                key,
+                producer.as_ref(),
+                contributes_to.as_ref(),
+                options,
+                origin,
+                out,
+            ),
+            BindOpKind::Multibind {
+                flags,
+                key,
+                id,
+                producer,
+                options,
+            } => {
+                let (declared, name) = split_key(key);
+                let type_ = declared
+                    .and_then(|t| PType::from_expr(t).ok())
+                    .unwrap_or_else(PType::hash_of_data);
+                let name = name.and_then(|n| n.literal_text()).map(str::to_string);
+                let id = match id {
+                    Some(e) => e.literal_text().map(str::to_string),
+                    None => name.clone(), // D14
+                };
+                let producer = match producer {
+                    Some(p) => Some(self.producer(p)),
+                    None if matches!(type_, PType::Array(_)) => {
+                        Some(ProducerDescriptor::ArrayMultibindProducerDescriptor)
+                    }
+                    None => Some(ProducerDescriptor::HashMultibindProducerDescriptor),
+                };
+                out.push(AbstractBinding::Multibinding(Multibinding {
+                    type_: type_model(&type_),
+                    name,
+                    override_: flags.override_.is_some(),
+                    abstract_: flags.abstract_.is_some(),
+                    multibind_id: None,
+                    producer,
+                    producer_args: self.options(options),
+                    id,
+                    origin,
+                }));
+            }
+            BindOpKind::Map {
+                flags,
+                from,
+                to,
+                options,
+            } => {
+                let name = format!(
+                    "/map/{}/{}",
+                    keys::param_target(from).unwrap_or_else(|| "?".into()),
+                    keys::param_target(to).unwrap_or_else(|| "?".into())
+                );
+                out.push(AbstractBinding::ParameterMapBinding {
+                    name,
+                    mappings: self.options(options),
+                    override_: flags.override_.is_some(),
+                    origin,
+                });
+            }
+            BindOpKind::Alias {
+                flags, from, to, ..
+            } => out.push(AbstractBinding::AliasBinding(
+                self.rebinding(flags, from, to, origin),
+            )),
+            BindOpKind::Renamed {
+                flags, from, to, ..
+            } => out.push(AbstractBinding::RenamedBinding(
+                self.rebinding(flags, from, to, origin),
+            )),
+            BindOpKind::Rebind { flags, key, .. } => out.push(AbstractBinding::Rebinding(
+                self.rebinding(flags, key, key, origin),
+            )),
+            BindOpKind::Include { classes } => {
+                self.class_contributions(classes, "included_classes", out)
+            }
+            BindOpKind::Exclude { classes } => {
+                self.class_contributions(classes, "excluded_classes", out)
+            }
+            BindOpKind::Dependency {
+                from, arrow, to, ..
+            } => out.push(AbstractBinding::DependencyBinding {
+                from: self.pn(from),
+                arrow: match arrow {
+                    DependencyArrow::Before => "->",
+                    DependencyArrow::Notify => "~>",
+                },
+                to: self.pn(to),
+                origin,
+            }),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bind(
+        &self,
+        flags: &BindFlags,
+        key: &BindKey,
+        producer: Option<&Producer>,
+        contributes_to: Option<&Expr>,
+        options: &[BindOption],
+        origin: Origin,
+        out: &mut Vec<AbstractBinding>,
+    ) {
+        let override_ = flags.override_.is_some();
+        let abstract_ = flags.abstract_.is_some();
+        let multibind_id = contributes_to
+            .and_then(|e| e.literal_text())
+            .map(str::to_string);
+        let value = producer.and_then(|p| match &p.producer {
+            ProducerKind::Value { expr } => Some(expr),
+            ProducerKind::Producer { .. } => None,
+        });
+        let optional = producer.is_some_and(|p| p.optional);
+        match key {
+            BindKey::Parameters { target } => {
+                let target_name = keys::param_target(target).unwrap_or_else(|| "?".into());
+                match value.map(|v| &v.kind) {
+                    Some(ExprKind::Hash { entries }) => {
+                        for en in entries {
+                            let Some(p) = en.key.literal_text() else {
+                                continue;
+                            };
+                            out.push(AbstractBinding::Binding(Binding {
+                                type_: type_model(&inferred(&en.value)),
+                                name: Some(format!("/param/{target_name}/{p}")),
+                                override_,
+                                abstract_: false,
+                                multibind_id: None,
+                                producer: Some(self.value_producer(&en.value, optional)),
+                                producer_args: self.options(options),
+                                origin: self.origin(en.key.span),
+                            }));
+                        }
+                    }
+                    _ => out.push(AbstractBinding::ParametersBinding {
+                        name: format!("/param/{target_name}"),
+                        target: target_name,
+                        source: match value {
+                            Some(v) => self.pn(v),
+                            None => raw("null"),
+                        },
+                        optional,
+                        override_,
+                        producer_args: self.options(options),
+                        origin,
+                    }),
+                }
+            }
+            BindKey::Variables { type_expr } => {
+                let declared = type_expr.as_ref().and_then(|t| PType::from_expr(t).ok());
+                let mut push = |name: &str, span: Span, v: Option<&Expr>| {
+                    let ty = declared
+                        .clone()
+                        .or_else(|| v.map(inferred))
+                        .unwrap_or(PType::Data);
+                    out.push(AbstractBinding::Binding(Binding {
+                        type_: type_model(&ty),
+                        name: Some(format!("/var/{}", name.trim_start_matches("::"))),
+                        override_,
+                        abstract_,
+                        multibind_id: None,
+                        producer: v.map(|v| self.value_producer(v, optional)),
+                        producer_args: self.options(options),
+                        origin: self.origin(span),
+                    }));
+                };
+                match (value.map(|v| &v.kind), abstract_) {
+                    (Some(ExprKind::Hash { entries }), false) => {
+                        for en in entries {
+                            if let Some(n) = en.key.literal_text() {
+                                push(n, en.key.span, Some(&en.value));
+                            }
+                        }
+                    }
+                    (Some(ExprKind::Array { elements }), true) => {
+                        for el in elements {
+                            if let Some(n) = el.literal_text() {
+                                push(n, el.span, None);
+                            }
+                        }
+                    }
+                    (Some(_), true) => {
+                        if let Some(v) = value {
+                            if let Some(n) = v.literal_text() {
+                                push(n, v.span, None);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {
+                let (declared, name) = split_key(key);
+                let declared_type = declared.and_then(|t| PType::from_expr(t).ok());
+                let type_ = match (&declared_type, value) {
+                    (Some(t), _) => t.clone(),
+                    (None, Some(v)) => inferred(v),
+                    (None, None) => PType::Data,
+                };
+                let producer = if abstract_ {
+                    None
+                } else {
+                    match (producer, &declared_type, key) {
+                        (Some(p), _, _) => Some(self.producer(p)),
+                        // `bind Type[X] in 'id'`: the contribution is an instance of X.
+                        (None, Some(PType::Runtime(Some(class))), BindKey::Type { .. }) => {
+                            Some(ProducerDescriptor::InstanceProducerDescriptor {
+                                class_name: class.to_string(),
+                                arguments: Vec::new(),
+                            })
+                        }
+                        _ => None,
+                    }
+                };
+                out.push(AbstractBinding::Binding(Binding {
+                    type_: type_model(&type_),
+                    name: name.and_then(|n| n.literal_text()).map(str::to_string),
+                    override_,
+                    abstract_,
+                    multibind_id,
+                    producer,
+                    producer_args: self.options(options),
+                    origin,
+                }));
+            }
+        }
+    }
+
+    fn rebinding(
+        &self,
+        flags: &BindFlags,
+        from: &BindKey,
+        to: &BindKey,
+        origin: Origin,
+    ) -> Rebinding {
+        let key_parts = |k: &BindKey| {
+            let (declared, name) = split_key(k);
+            (
+                type_model(
+                    &declared
+                        .and_then(|t| PType::from_expr(t).ok())
+                        .unwrap_or(PType::Data),
+                ),
+                name.and_then(|n| n.literal_text()).map(str::to_string),
+            )
+        };
+        let (from_type, from_name) = key_parts(from);
+        let (type_, name) = key_parts(to);
+        Rebinding {
+            from_type,
+            from_name,
+            type_,
+            name,
+            override_: flags.override_.is_some(),
+            abstract_: flags.abstract_.is_some(),
+            origin,
+        }
+    }
+
+    /// `include ntp` / `include [ntp, ssh]`: one contribution per class to the system multibind.
+    fn class_contributions(&self, classes: &Expr, id: &str, out: &mut Vec<AbstractBinding>) {
+        let names = match &classes.kind {
+            ExprKind::Array { elements } => elements.as_slice(),
+            _ => std::slice::from_ref(classes),
+        };
+        for n in names {
+            let producer = match n.literal_text() {
+                Some(text) => {
+                    let mut s = String::new();
+                    crate::pn::write_json_string(&mut s, text.trim_start_matches("::"));
+                    ProducerDescriptor::ConstantProducerDescriptor { value: embed(s) }
+                }
+                None => ProducerDescriptor::EvaluatingProducerDescriptor {
+                    expression: self.pn(n),
+                },
+            };
+            out.push(AbstractBinding::Binding(Binding {
+                type_: TypeModel::PStringType,
+                name: None,
+                override_: false,
+                abstract_: false,
+                multibind_id: Some(id.to_string()),
+                producer: Some(producer),
+                producer_args: Vec::new(),
+                origin: self.origin(n.span),
+            }));
+        }
+    }
+
+    fn producer(&self, p: &Producer) -> ProducerDescriptor {
+        match &p.producer {
+            ProducerKind::Value { expr } => self.value_producer(expr, p.optional),
+            ProducerKind::Producer { expr } => {
+                let inner = match (PType::from_expr(expr), expr.literal_text()) {
+                    (Ok(PType::Runtime(Some(class))), _) => {
+                        ProducerDescriptor::InstanceProducerDescriptor {
+                            class_name: class.to_string(),
+                            arguments: Vec::new(),
+                        }
+                    }
+                    (_, Some(name)) => ProducerDescriptor::LookupProducerDescriptor {
+                        type_: TypeModel::PDataType,
+                        name: name.to_string(),
+                    },
+                    _ => ProducerDescriptor::EvaluatingProducerDescriptor {
+                        expression: self.pn(expr),
+                    },
+                };
+                optional(
+                    ProducerDescriptor::ProducerProducerDescriptor {
+                        producer: Box::new(inner),
+                    },
+                    p.optional,
+                )
+            }
+        }
+    }
+
+    /// `to VALUE`: a literal is a constant, `Type[X]` an instance, `?? q` a query, anything else
+    /// is evaluated per request.
+    fn value_producer(&self, e: &Expr, is_optional: bool) -> ProducerDescriptor {
+        let d = if let Some(json) = literal_json(e) {
+            ProducerDescriptor::ConstantProducerDescriptor { value: embed(json) }
+        } else if let Ok(PType::Runtime(Some(class))) = PType::from_expr(e) {
+            ProducerDescriptor::InstanceProducerDescriptor {
+                class_name: class.to_string(),
+                arguments: Vec::new(),
+            }
+        } else if contains_query(e) {
+            ProducerDescriptor::QueryProducerDescriptor {
+                expression: self.pn(e),
+            }
+        } else {
+            ProducerDescriptor::EvaluatingProducerDescriptor {
+                expression: self.pn(e),
+            }
+        };
+        optional(d, is_optional)
+    }
+
+    fn options(&self, options: &[BindOption]) -> Vec<NamedArgument> {
+        options
+            .iter()
+            .map(|o| match &o.value {
+                OptionValue::Expr { expr } => self.argument(&o.name, expr),
+                OptionValue::Lambda { lambda } => NamedArgument {
+                    name: o.name.to_string(),
+                    value: None,
+                    expression: Some(embed(crate::pn::lambda_to_json(lambda))),
+                },
+            })
+            .collect()
+    }
+
+    fn argument(&self, name: &str, value: &Expr) -> NamedArgument {
+        match literal_json(value) {
+            Some(json) => NamedArgument {
+                name: name.to_string(),
+                value: Some(embed(json)),
+                expression: None,
+            },
+            None => NamedArgument {
+                name: name.to_string(),
+                value: None,
+                expression: Some(self.pn(value)),
+            },
+        }
+    }
+
+    fn environment(&self, body: &crate::ast::ResourceBody) -> EnvironmentEntry {
+        EnvironmentEntry {
+            title: self.pn(&body.title),
+            attributes: body
+                .ops
+                .iter()
+                .map(|op| self.argument(&op.name, &op.value))
+                .collect(),
+            origin: self.origin(body.title.span),
+        }
+    }
+}
+
+fn contains_query(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(|x| {
+        found |= matches!(x.kind, ExprKind::Query { .. });
+        !found
+    });
+    found
+}
+
+fn optional(d: ProducerDescriptor, is_optional: bool) -> ProducerDescriptor {
+    if is_optional {
+        ProducerDescriptor::OptionalProducerDescriptor {
+            producer: Box::new(d),
+        }
+    } else {
+        d
+    }
+}
+
+/// The written type and name of a key.
+fn split_key(key: &BindKey) -> (Option<&Expr>, Option<&Expr>) {
+    match key {
+        BindKey::Name { name } => (None, Some(name)),
+        BindKey::Type { type_expr } => (Some(type_expr), None),
+        BindKey::TypedName { type_expr, name } => (Some(type_expr), Some(name)),
+        _ => (None, None),
+    }
+}
+
+/// D12: a literal's type, `Data` for anything else.
+fn inferred(value: &Expr) -> PType {
+    PType::infer(value).unwrap_or(PType::Data)
+}
+
+/// A predicate value as text: a string, a bare word, a number or a boolean.
+fn predicate_text(e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Boolean { value } => Some(value.to_string()),
+        ExprKind::Integer { text, .. } | ExprKind::Float { text, .. } => Some(text.to_string()),
+        _ => e.literal_text().map(str::to_string),
+    }
+}
+
+/// A literal value as plain JSON (hash order kept); `None` for anything that needs evaluating.
+fn literal_json(e: &Expr) -> Option<String> {
+    let mut out = String::new();
+    write_literal(e, &mut out).then_some(out)
+}
+
+fn write_literal(e: &Expr, out: &mut String) -> bool {
+    match &e.kind {
+        // A bare word is a string in Puppet (`conflict_resolution => merge`).
+        ExprKind::String { value } | ExprKind::QualifiedName { name: value } => {
+            crate::pn::write_json_string(out, value)
+        }
+        ExprKind::Integer { text, radix } => match integer_value(text, *radix) {
+            Some(v) => out.push_str(&v.to_string()),
+            None => return false,
+        },
+        ExprKind::Float { value, .. } if value.is_finite() => {
+            crate::pn::write_ruby_float(out, *value)
+        }
+        ExprKind::Boolean { value } => out.push_str(if *value { "true" } else { "false" }),
+        ExprKind::Undef => out.push_str("null"),
+        ExprKind::Unary {
+            op: UnaryOp::Neg,
+            operand,
+        } => match &operand.kind {
+            ExprKind::Integer { text, radix } => match integer_value(text, *radix) {
+                Some(v) => out.push_str(&(-v).to_string()),
+                None => return false,
+            },
+            ExprKind::Float { value, .. } if value.is_finite() => {
+                crate::pn::write_ruby_float(out, -*value)
+            }
+            _ => return false,
+        },
+        ExprKind::Array { elements } => {
+            out.push('[');
+            for (i, el) in elements.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if !write_literal(el, out) {
+                    return false;
+                }
+            }
+            out.push(']');
+        }
+        ExprKind::Hash { entries } => {
+            out.push('{');
+            for (i, en) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                // JSON keys are strings: a hash with other keys is evaluated instead.
+                let Some(k) = en.key.literal_text() else {
+                    return false;
+                };
+                crate::pn::write_json_string(out, k);
+                out.push(':');
+                if !write_literal(&en.value, out) {
+                    return false;
+                }
+            }
+            out.push('}');
+        }
+        _ => return false,
+    }
+    true
+}
+
+fn integer_value(text: &str, radix: u32) -> Option<i64> {
+    let digits = match radix {
+        16 => text.get(2..)?,
+        8 if text.len() > 1 => text.get(1..)?,
+        _ => text,
+    };
+    i64::from_str_radix(digits, radix).ok()
+}
+
+/// The model form of a type.
+pub fn type_model(t: &PType) -> TypeModel {
+    match t {
+        PType::Any => TypeModel::PObjectType,
+        PType::Data => TypeModel::PDataType,
+        PType::Literal => TypeModel::PLiteralType,
+        PType::String => TypeModel::PStringType,
+        PType::Integer => TypeModel::PIntegerType,
+        PType::Float => TypeModel::PFloatType,
+        PType::Number => TypeModel::PNumericType,
+        PType::Boolean => TypeModel::PBooleanType,
+        PType::Pattern => TypeModel::PPatternType,
+        PType::Nil => TypeModel::PNilType,
+        PType::Array(e) => TypeModel::PArrayType {
+            element_type: Box::new(type_model(e)),
+        },
+        PType::Hash(k, v) => TypeModel::PHashType {
+            key_type: Box::new(type_model(k)),
+            element_type: Box::new(type_model(v)),
+        },
+        PType::Class(c) => TypeModel::PHostClassType {
+            class_name: c.as_ref().map(|c| c.to_string()),
+        },
+        PType::Resource { type_name, title } => TypeModel::PResourceType {
+            type_name: type_name.to_string(),
+            title: title.as_ref().map(|t| t.to_string()),
+        },
+        PType::Runtime(c) => TypeModel::PRuntimeType {
+            class_name: c.as_ref().map(|c| c.to_string()),
+        },
+    }
+}

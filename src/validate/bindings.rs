@@ -238,6 +238,20 @@ impl BlockChecker<'_> {
     fn key(&mut self, key: &BindKey) {
         match key {
             BindKey::Name { name } | BindKey::TypedName { name, .. } => {
+                if matches!(
+                    name.kind,
+                    ExprKind::Concat { .. } | ExprKind::Heredoc { .. }
+                ) {
+                    self.push(
+                        Diagnostic::error(
+                            codes::BINDING_NAME_NOT_LITERAL,
+                            name.span,
+                            "a binding's name cannot be interpolated",
+                        )
+                        .with_note("note: keys are fixed when the bindings are composed, before any request is evaluated")
+                        .with_note("help: write the name as a plain string, and bind the computed value to it instead"),
+                    );
+                }
                 if let Some(n) = name.literal_text() {
                     if n.starts_with('/') {
                         self.push(

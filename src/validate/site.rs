@@ -6,7 +6,7 @@
 use super::{CategoriesDecl, LayerRef, TreeFacts};
 use crate::ast::{AttributeOp, Expr, ExprKind, Layer, Program, ResourceBody, Site, SiteItem};
 use crate::diag::{codes, did_you_mean, Diagnostic};
-use crate::lower::layers::{BindingsRef, LayerSpec};
+use crate::lower::layers::spec_of;
 use crate::span::Span;
 use crate::tree::FileRole;
 
@@ -260,14 +260,7 @@ fn check_dynamic(body: &ResourceBody, out: &mut Vec<Diagnostic>) {
 
 fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
     let mut seen: Vec<(&str, Span)> = Vec::new();
-    let mut specs = Vec::new();
     for layer in layers {
-        let mut spec = LayerSpec {
-            name: layer.name.literal_text().unwrap_or("?").to_string(),
-            span: Some(layer.name.span),
-            include: Vec::new(),
-            exclude: Vec::new(),
-        };
         if let Some(name) = layer.name.literal_text() {
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
                 out.push(
@@ -309,15 +302,6 @@ fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnosti
                             uri: value.to_string(),
                             span: r.span,
                         });
-                        let refs = if op.name == "include" {
-                            &mut spec.include
-                        } else {
-                            &mut spec.exclude
-                        };
-                        refs.push(BindingsRef {
-                            uri: value.to_string(),
-                            span: Some(r.span),
-                        });
                     }
                     ExprKind::Concat { .. } => {}
                     _ => out.push(
@@ -337,10 +321,11 @@ fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnosti
                 }
             }
         }
-        specs.push(spec);
     }
-    // A second layer list is already an error of its own; the first one composes.
-    facts.layers.get_or_insert(specs);
+    // The first layer list is the one that composes.
+    facts
+        .layers
+        .get_or_insert_with(|| layers.iter().map(spec_of).collect());
 }
 
 /// `scheme:path`, split; `None` when there is no scheme.

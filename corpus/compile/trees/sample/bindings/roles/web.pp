@@ -1,0 +1,4 @@
+bindings roles::web {
+  include apache
+  bind 'apache::workers' to 16
+}

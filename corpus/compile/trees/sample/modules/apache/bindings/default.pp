@@ -1,0 +1,4 @@
+bindings apache::default {
+  bind abstract 'apache::docroot'
+  bind 'apache::workers' to 4
+}

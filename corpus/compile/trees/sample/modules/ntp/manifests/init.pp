@@ -1,0 +1,3 @@
+class ntp($servers = [], $iburst = false) {
+  notice($servers)
+}

@@ -1,0 +1,290 @@
+//! The bindings model as JSON (D17): Puppet 3.4's binder classes with their attribute names, a
+//! `"kind"` first in every object, and new classes in the same style for what ARM-8 adds.
+//!
+//! Conventions: booleans are always written; absent single values are `null`; lists keep source
+//! order. Puppet expressions (interpolated strings, lambdas, any value that is not a literal,
+//! category value expressions) are stored as their PN JSON ([`crate::pn`]), so a reader needs no
+//! Puppet parser. Literal values are plain JSON (a hash keeps its order). This module only
+//! defines the shapes; [`super`] fills them.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+/// JSON written elsewhere (a PN expression, a literal value), embedded as it is.
+pub type Json = Box<RawValue>;
+
+/// The model's first line of defence: the format name and version every document starts with.
+pub const FORMAT: &str = "puppet-bindings-model";
+pub const VERSION: u32 = 1;
+
+/// `pbc compile DIR`: a whole configuration tree.
+#[derive(Serialize)]
+pub struct TreeDocument {
+    pub format: &'static str,
+    pub version: u32,
+    pub environments: Environments,
+    pub categories: EffectiveCategories,
+    pub layers: LayeredBindings,
+}
+
+/// `pbc compile FILE...`: bindings files on their own.
+#[derive(Serialize)]
+pub struct FilesDocument {
+    pub format: &'static str,
+    pub version: u32,
+    pub bindings: Vec<NamedBindings>,
+}
+
+/// Where a binding-like object is written: the file relative to the tree root, 1-based line and
+/// column (in characters).
+#[derive(Clone, Serialize)]
+pub struct Origin {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub struct NamedBindings {
+    pub name: String,
+    pub bindings: Vec<AbstractBinding>,
+    pub origin: Origin,
+}
+
+/// What a bindings block holds.
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub enum AbstractBinding {
+    Binding(Binding),
+    Multibinding(Multibinding),
+    /// `when`: the predicates are ANDed; `or` gives one copy per alternative (D7).
+    CategorizedBindings {
+        predicates: Vec<Category>,
+        bindings: Vec<AbstractBinding>,
+        origin: Origin,
+    },
+    /// ARM-8 `bind alias FROM as TO`: `TO` is bound to `FROM`'s producer; `FROM` stays.
+    AliasBinding(Rebinding),
+    /// ARM-8 `bind renamed FROM as TO`: as an alias, and `FROM` is erased.
+    RenamedBinding(Rebinding),
+    /// ARM-8 `rebind KEY`: the key's producer, bound again at this precedence.
+    Rebinding(Rebinding),
+    /// ARM-8 `bind parameters TARGET to R[t]`: the target's parameters come from another
+    /// object's parameters (maps in `producer_args`).
+    ParametersBinding {
+        name: String,
+        target: String,
+        source: Json,
+        optional: bool,
+        #[serde(rename = "override")]
+        override_: bool,
+        producer_args: Vec<NamedArgument>,
+        origin: Origin,
+    },
+    /// ARM-8 `bind map FROM to TO { a => b }`: the parameter map `/map/FROM/TO`.
+    ParameterMapBinding {
+        name: String,
+        mappings: Vec<NamedArgument>,
+        #[serde(rename = "override")]
+        override_: bool,
+        origin: Origin,
+    },
+    /// ARM-8 `bind dependency A -> B` (`~>` notifies).
+    DependencyBinding {
+        from: Json,
+        arrow: &'static str,
+        to: Json,
+        origin: Origin,
+    },
+}
+
+/// Puppet 3.4's `Binding`; a contribution when `multibind_id` is set.
+#[derive(Serialize)]
+pub struct Binding {
+    #[serde(rename = "type")]
+    pub type_: TypeModel,
+    pub name: Option<String>,
+    #[serde(rename = "override")]
+    pub override_: bool,
+    #[serde(rename = "abstract")]
+    pub abstract_: bool,
+    pub multibind_id: Option<String>,
+    pub producer: Option<ProducerDescriptor>,
+    pub producer_args: Vec<NamedArgument>,
+    pub origin: Origin,
+}
+
+/// Puppet 3.4's `Multibinding`: a `Binding` that contributions name by `id` (D14).
+#[derive(Serialize)]
+pub struct Multibinding {
+    #[serde(rename = "type")]
+    pub type_: TypeModel,
+    pub name: Option<String>,
+    #[serde(rename = "override")]
+    pub override_: bool,
+    #[serde(rename = "abstract")]
+    pub abstract_: bool,
+    pub multibind_id: Option<String>,
+    pub producer: Option<ProducerDescriptor>,
+    pub producer_args: Vec<NamedArgument>,
+    pub id: Option<String>,
+    pub origin: Origin,
+}
+
+/// `alias`, `renamed` and `rebind`: the key they read and the key they bind.
+#[derive(Serialize)]
+pub struct Rebinding {
+    pub from_type: TypeModel,
+    pub from_name: Option<String>,
+    #[serde(rename = "type")]
+    pub type_: TypeModel,
+    pub name: Option<String>,
+    #[serde(rename = "override")]
+    pub override_: bool,
+    #[serde(rename = "abstract")]
+    pub abstract_: bool,
+    pub origin: Origin,
+}
+
+/// A `when` predicate (the value lower-cased, D9), or an effective category (the value is the
+/// category's expression as PN).
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub struct Category {
+    pub categorization: String,
+    pub value: Json,
+}
+
+/// An option (`producer_args`), or an entry of a parameter map: `value` holds a literal,
+/// `expression` the PN of anything else (a lambda, a variable ...); the other is `null`.
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub struct NamedArgument {
+    pub name: String,
+    pub value: Option<Json>,
+    pub expression: Option<Json>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub enum ProducerDescriptor {
+    /// A literal value.
+    ConstantProducerDescriptor {
+        value: Json,
+    },
+    /// Any other expression, evaluated per request in its scope.
+    EvaluatingProducerDescriptor {
+        expression: Json,
+    },
+    /// `Type[Cls]`: an instance of the class.
+    InstanceProducerDescriptor {
+        class_name: String,
+        arguments: Vec<Json>,
+    },
+    /// `to producer X`: the value comes from a producer that `X` gives.
+    ProducerProducerDescriptor {
+        producer: Box<ProducerDescriptor>,
+    },
+    /// A lookup of another key (`to producer 'name'` names the key of a bound producer).
+    LookupProducerDescriptor {
+        #[serde(rename = "type")]
+        type_: TypeModel,
+        name: String,
+    },
+    ArrayMultibindProducerDescriptor,
+    HashMultibindProducerDescriptor,
+    /// ARM-8 `to optional P`: a producer that produces nothing is silently ignored.
+    OptionalProducerDescriptor {
+        producer: Box<ProducerDescriptor>,
+    },
+    /// ARM-8 `?? query` (D15): kept for an injector with a query service.
+    QueryProducerDescriptor {
+        expression: Json,
+    },
+    /// ARM-8 "Classes": `/classes` is the `included` multibind's classes minus the `excluded`
+    /// one's (an include beats a lower-precedence exclude).
+    ClassesProducerDescriptor {
+        included: String,
+        excluded: String,
+    },
+}
+
+/// Puppet 3.4's type classes, plus `PHostClassType`, `PResourceType` and `PRuntimeType` for
+/// ARM-8's classes, resources and `Type[X]`.
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub enum TypeModel {
+    PObjectType,
+    PDataType,
+    PLiteralType,
+    PStringType,
+    PIntegerType,
+    PFloatType,
+    PNumericType,
+    PBooleanType,
+    PPatternType,
+    PNilType,
+    PArrayType {
+        element_type: Box<TypeModel>,
+    },
+    PHashType {
+        key_type: Box<TypeModel>,
+        element_type: Box<TypeModel>,
+    },
+    PHostClassType {
+        class_name: Option<String>,
+    },
+    PResourceType {
+        type_name: String,
+        title: Option<String>,
+    },
+    PRuntimeType {
+        class_name: Option<String>,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub struct NamedLayer {
+    pub name: String,
+    pub bindings: Vec<NamedBindings>,
+    /// URIs of schemes resolved by the injector (`enc:`, `*-hiera:`, providers bound in
+    /// `bindings_providers`), in include order.
+    pub providers: Vec<String>,
+}
+
+/// Highest layer first.
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub struct LayeredBindings {
+    pub layers: Vec<NamedLayer>,
+}
+
+/// Highest precedence first, `common` last (D8, D10).
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub struct EffectiveCategories {
+    pub categories: Vec<Category>,
+}
+
+/// `environments.pp` (ARM-8 "environments.pp"): attribute values as PN.
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub struct Environments {
+    /// `Environment { ... }`
+    pub defaults: Vec<NamedArgument>,
+    /// `environment { 'name': ... }`
+    pub environments: Vec<EnvironmentEntry>,
+    /// `dynamic_environments { '/dir': ... }`
+    pub dynamic: Vec<EnvironmentEntry>,
+}
+
+/// One environment resource body: its title (PN) and attributes.
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub struct EnvironmentEntry {
+    pub title: Json,
+    pub attributes: Vec<NamedArgument>,
+    pub origin: Origin,
+}
