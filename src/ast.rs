@@ -30,6 +30,16 @@ pub struct Program {
     pub span: Span,
 }
 
+impl Program {
+    /// The file's `bindings NAME { }` blocks (a checked file has at most one).
+    pub fn bindings_blocks(&self) -> impl Iterator<Item = &BindingsBlock> {
+        self.body.iter().filter_map(|e| match &e.kind {
+            ExprKind::Bindings(b) => Some(&**b),
+            _ => None,
+        })
+    }
+}
+
 /// An expression (Puppet has no separate statements: everything is an expression).
 #[derive(Clone, Debug, Serialize)]
 pub struct Expr {
@@ -844,6 +854,16 @@ impl Expr {
             ExprKind::String { value } | ExprKind::QualifiedName { name: value } => Some(value),
             _ => None,
         }
+    }
+
+    /// Whether `self` or any expression inside it is a `?? query`.
+    pub fn contains_query(&self) -> bool {
+        let mut found = false;
+        self.walk(|x| {
+            found |= matches!(x.kind, ExprKind::Query { .. });
+            !found
+        });
+        found
     }
 
     /// Calls `f` on each direct child expression, in source order: every sub-expression,

@@ -116,8 +116,11 @@ pub fn keys_of(op: &BindOperation) -> Vec<KeyedBinding> {
                 }
                 BindKey::Variables { type_expr } => {
                     let declared = type_expr.as_ref().and_then(|t| PType::from_expr(t).ok());
-                    for (name, span, inferred) in variable_names(flags, value) {
-                        let ty = declared.clone().or(inferred).unwrap_or(PType::Data);
+                    for (name, span, v) in variable_names(flags, value) {
+                        let ty = declared
+                            .clone()
+                            .or_else(|| v.and_then(PType::infer))
+                            .unwrap_or(PType::Data);
                         push(ty, &format!("/var/{name}"), span);
                     }
                 }
@@ -146,11 +149,11 @@ pub fn keys_of(op: &BindOperation) -> Vec<KeyedBinding> {
 }
 
 /// `bind variables {a => 1}` binds `a`; `bind abstract variables to ['a', 'b']` declares `a`
-/// and `b`. Each name with its span and, for a concrete one, its value's type.
-fn variable_names<'a>(
+/// and `b`. Each name (without a leading `::`) with its span and, for a concrete one, its value.
+pub(crate) fn variable_names<'a>(
     flags: &BindFlags,
     value: Option<&'a Expr>,
-) -> Vec<(&'a str, Span, Option<PType>)> {
+) -> Vec<(&'a str, Span, Option<&'a Expr>)> {
     let Some(value) = value else {
         return Vec::new();
     };
@@ -158,10 +161,7 @@ fn variable_names<'a>(
     match (&value.kind, flags.abstract_.is_some()) {
         (ExprKind::Hash { entries }, false) => entries
             .iter()
-            .filter_map(|en| {
-                let n = en.key.literal_text()?;
-                Some((strip(n), en.key.span, PType::infer(&en.value)))
-            })
+            .filter_map(|en| Some((strip(en.key.literal_text()?), en.key.span, Some(&en.value))))
             .collect(),
         (ExprKind::Array { elements }, true) => elements
             .iter()

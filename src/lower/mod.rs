@@ -38,7 +38,7 @@ pub fn compile_files(
     };
     let mut bindings = Vec::new();
     for input in inputs {
-        for block in bindings_blocks(input.program) {
+        for block in input.program.bindings_blocks() {
             bindings.push(lowerer.named_bindings(block));
         }
     }
@@ -108,7 +108,7 @@ pub fn compile_tree(
             module,
         } = input.role
         {
-            if let Some(block) = bindings_blocks(input.program).next() {
+            if let Some(block) = input.program.bindings_blocks().next() {
                 sources.push(layers::BindingsSource {
                     module: module.as_deref(),
                     name: expected_name,
@@ -143,13 +143,6 @@ pub fn compile_tree(
             layers: named_layers,
         },
     }
-}
-
-fn bindings_blocks(program: &Program) -> impl Iterator<Item = &BindingsBlock> {
-    program.body.iter().filter_map(|e| match &e.kind {
-        ExprKind::Bindings(b) => Some(&**b),
-        _ => None,
-    })
 }
 
 /// D8/D10: `node` first when missing (`$::fqdn`), `environment` always `$environment` and just
@@ -340,21 +333,7 @@ impl Lowerer<'_> {
     fn operation(&self, op: &BindOperation, out: &mut Vec<AbstractBinding>) {
         let origin = self.origin(op.span);
         match &op.kind {
-            BindOpKind::Bind {
-                flags,
-                key,
-                producer,
-                contributes_to,
-                options,
-            } => self.bind(
-                flags,
-                key,
-                producer.as_ref(),
-                contributes_to.as_ref(),
-                options,
-                origin,
-                out,
-            ),
+            BindOpKind::Bind { .. } => self.bind(&op.kind, origin, out),
             BindOpKind::Multibind {
                 flags,
                 key,
@@ -441,17 +420,18 @@ impl Lowerer<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn bind(
-        &self,
-        flags: &BindFlags,
-        key: &BindKey,
-        producer: Option<&Producer>,
-        contributes_to: Option<&Expr>,
-        options: &[BindOption],
-        origin: Origin,
-        out: &mut Vec<AbstractBinding>,
-    ) {
+    fn bind(&self, kind: &BindOpKind, origin: Origin, out: &mut Vec<AbstractBinding>) {
+        let BindOpKind::Bind {
+            flags,
+            key,
+            producer,
+            contributes_to,
+            options,
+        } = kind
+        else {
+            return;
+        };
+        let (producer, contributes_to) = (producer.as_ref(), contributes_to.as_ref());
         let override_ = flags.override_.is_some();
         let abstract_ = flags.abstract_.is_some();
         let multibind_id = contributes_to
@@ -499,14 +479,14 @@ impl Lowerer<'_> {
             }
             BindKey::Variables { type_expr } => {
                 let declared = type_expr.as_ref().and_then(|t| PType::from_expr(t).ok());
-                let mut push = |name: &str, span: Span, v: Option<&Expr>| {
+                for (name, span, v) in keys::variable_names(flags, value) {
                     let ty = declared
                         .clone()
                         .or_else(|| v.map(inferred))
                         .unwrap_or(PType::Data);
                     out.push(AbstractBinding::Binding(Binding {
                         type_: type_model(&ty),
-                        name: Some(format!("/var/{}", name.trim_start_matches("::"))),
+                        name: Some(format!("/var/{name}")),
                         override_,
                         abstract_,
                         multibind_id: None,
@@ -514,30 +494,6 @@ impl Lowerer<'_> {
                         producer_args: self.options(options),
                         origin: self.origin(span),
                     }));
-                };
-                match (value.map(|v| &v.kind), abstract_) {
-                    (Some(ExprKind::Hash { entries }), false) => {
-                        for en in entries {
-                            if let Some(n) = en.key.literal_text() {
-                                push(n, en.key.span, Some(&en.value));
-                            }
-                        }
-                    }
-                    (Some(ExprKind::Array { elements }), true) => {
-                        for el in elements {
-                            if let Some(n) = el.literal_text() {
-                                push(n, el.span, None);
-                            }
-                        }
-                    }
-                    (Some(_), true) => {
-                        if let Some(v) = value {
-                            if let Some(n) = v.literal_text() {
-                                push(n, v.span, None);
-                            }
-                        }
-                    }
-                    _ => {}
                 }
             }
             _ => {
@@ -677,7 +633,7 @@ impl Lowerer<'_> {
                 class_name: class.to_string(),
                 arguments: Vec::new(),
             }
-        } else if contains_query(e) {
+        } else if e.contains_query() {
             ProducerDescriptor::QueryProducerDescriptor {
                 expression: self.pn(e),
             }
@@ -731,15 +687,6 @@ impl Lowerer<'_> {
     }
 }
 
-fn contains_query(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(|x| {
-        found |= matches!(x.kind, ExprKind::Query { .. });
-        !found
-    });
-    found
-}
-
 fn optional(d: ProducerDescriptor, is_optional: bool) -> ProducerDescriptor {
     if is_optional {
         ProducerDescriptor::OptionalProducerDescriptor {
@@ -765,8 +712,9 @@ fn inferred(value: &Expr) -> PType {
     PType::infer(value).unwrap_or(PType::Data)
 }
 
-/// A predicate value as text: a string, a bare word, a number or a boolean.
-fn predicate_text(e: &Expr) -> Option<String> {
+/// A predicate value as text: a string, a bare word, a number or a boolean (`None` for a value
+/// only a request can tell).
+pub(crate) fn predicate_text(e: &Expr) -> Option<String> {
     match &e.kind {
         ExprKind::Boolean { value } => Some(value.to_string()),
         ExprKind::Integer { text, .. } | ExprKind::Float { text, .. } => Some(text.to_string()),

@@ -956,12 +956,7 @@ impl OptionContext {
 
 fn has_query(p: &Producer) -> bool {
     let (ProducerKind::Value { expr } | ProducerKind::Producer { expr }) = &p.producer;
-    let mut found = false;
-    expr.walk(|x| {
-        found |= matches!(x.kind, ExprKind::Query { .. });
-        !found
-    });
-    found
+    expr.contains_query()
 }
 
 fn key_name(key: &BindKey) -> Option<&str> {

@@ -9,7 +9,7 @@
 //! the rules only report what every request the bindings apply to would show.
 
 use super::{TreeFacts, TreeInput};
-use crate::ast::{BindItem, Expr, ExprKind, Predicate};
+use crate::ast::{BindItem, Expr, Predicate};
 use crate::diag::{codes, Diagnostic};
 use crate::lower::keys::{keys_of, KeyedBinding};
 use crate::lower::layers::{compose, default_layers, BindingsSource, MissingRef};
@@ -34,10 +34,7 @@ pub(super) fn check(inputs: &[TreeInput], facts: &TreeFacts, out: &mut Vec<Diagn
         else {
             continue;
         };
-        let Some(block) = input.program.body.iter().find_map(|e| match &e.kind {
-            ExprKind::Bindings(b) => Some(&**b),
-            _ => None,
-        }) else {
+        let Some(block) = input.program.bindings_blocks().next() else {
             continue;
         };
         sources.push(BindingsSource {
@@ -279,15 +276,10 @@ fn extend(
 }
 
 fn requirement_of(e: &Expr) -> Requirement {
-    let text = match &e.kind {
-        ExprKind::Boolean { value } => value.to_string(),
-        ExprKind::Integer { text, .. } | ExprKind::Float { text, .. } => text.to_string(),
-        _ => match e.literal_text() {
-            Some(t) => t.to_lowercase(),
-            None => return Requirement::Unknown,
-        },
-    };
-    Requirement::Value(text)
+    match crate::lower::predicate_text(e) {
+        Some(t) => Requirement::Value(t.to_lowercase()),
+        None => Requirement::Unknown,
+    }
 }
 
 /// Whether one request can meet both.
