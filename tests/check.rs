@@ -5,8 +5,11 @@
 //! `valid_*` trees must be clean, the others are snapshotted. The ARM-8 examples of the parse
 //! corpus are checked in place against a list of the spec's own mistakes.
 
+mod common;
+
+use common::{arm8_example_names, relative, snapshot_settings, sorted_dirs, ARM8_DIR};
 use puppet_bindings::{check_tree_files, diag, tree};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn check(paths: &[PathBuf]) -> (String, usize, usize) {
     let files = tree::discover(paths).expect("corpus is readable");
@@ -18,19 +21,9 @@ fn check(paths: &[PathBuf]) -> (String, usize, usize) {
     (out, errors, warnings)
 }
 
-/// Paths relative to the package root, as users would type them (snapshots stay portable).
-fn relative(path: &Path) -> PathBuf {
-    path.strip_prefix(env!("CARGO_MANIFEST_DIR"))
-        .unwrap_or(path)
-        .to_path_buf()
-}
-
 #[test]
 fn check_corpus() {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("../snapshots");
-    settings.set_prepend_module_to_snapshot(false);
-    settings.bind(|| {
+    snapshot_settings().bind(|| {
         insta::glob!("../corpus/check", "{valid,invalid}/*.pp", |path| {
             let rel = relative(path);
             let (out, errors, warnings) = check(std::slice::from_ref(&rel));
@@ -54,17 +47,8 @@ fn check_corpus() {
 
 #[test]
 fn check_trees() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/check/trees");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("trees dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    assert!(!dirs.is_empty());
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("../snapshots");
-    settings.set_prepend_module_to_snapshot(false);
+    let dirs = sorted_dirs("corpus/check/trees");
+    let settings = snapshot_settings();
     settings.bind(|| {
         for dir in dirs {
             let name = dir
@@ -132,15 +116,8 @@ fn arm8_examples_check_clean_but_for_the_spec_own_mistakes() {
             ],
         ),
     ];
-    let dir = PathBuf::from("corpus/parse/valid/arm8");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("arm8 examples")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".pp"))
-        .collect();
-    names.sort();
-    assert!(names.len() >= 10);
-    for name in names {
+    let dir = PathBuf::from(ARM8_DIR);
+    for name in arm8_example_names() {
         let files = tree::discover(&[dir.join(&name)]).expect("readable");
         let report = check_tree_files(&files).expect("readable");
         let found: Vec<(&str, usize)> = report

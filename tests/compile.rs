@@ -3,6 +3,9 @@
 //! the parse corpus compiles, except those whose check finds errors (listed). Output does not
 //! depend on the order of the files.
 
+mod common;
+
+use common::{arm8_example_names, relative, snapshot_settings, sorted_dirs, ARM8_DIR};
 use puppet_bindings::{compile_sources, compile_tree_files, tree, CompileMode, SourceInput};
 use std::path::{Path, PathBuf};
 
@@ -13,19 +16,6 @@ fn compile(paths: &[PathBuf], root: Option<&Path>, mode: CompileMode) -> Result<
     report.model.ok_or_else(|| {
         puppet_bindings::diag::render_text(&report.check.files, &report.check.diagnostics)
     })
-}
-
-fn relative(path: &Path) -> PathBuf {
-    path.strip_prefix(env!("CARGO_MANIFEST_DIR"))
-        .unwrap_or(path)
-        .to_path_buf()
-}
-
-fn snapshot_settings() -> insta::Settings {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("../snapshots");
-    settings.set_prepend_module_to_snapshot(false);
-    settings
 }
 
 #[test]
@@ -40,22 +30,9 @@ fn compile_files() {
     });
 }
 
-fn tree_dirs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/compile/trees");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("trees dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
 #[test]
 fn compile_trees() {
-    let dirs = tree_dirs();
-    assert!(!dirs.is_empty());
-    for dir in dirs {
+    for dir in sorted_dirs("corpus/compile/trees") {
         let rel = relative(&dir);
         let name = dir
             .file_name()
@@ -145,13 +122,8 @@ fn output_does_not_depend_on_file_order() {
 #[test]
 fn arm8_examples_compile() {
     let rejected = ["bindings_names.pp", "classes_parameters.pp", "variables.pp"];
-    let dir = PathBuf::from("corpus/parse/valid/arm8");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("arm8 examples")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".pp"))
-        .collect();
-    names.sort();
+    let dir = PathBuf::from(ARM8_DIR);
+    let names = arm8_example_names();
     let mut failed = Vec::new();
     for name in &names {
         match compile(&[dir.join(name)], None, CompileMode::Files) {
