@@ -59,6 +59,8 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Print the JSON Schema (draft 2020-12) of the model `pbc compile` writes.
+    Schema,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -117,6 +119,12 @@ fn run(cli: Cli) -> ExitCode {
             paths,
         } => check_command(error_format, strict, &paths),
         Command::Compile { output, paths } => compile_command(output.as_deref(), &paths),
+        Command::Schema => {
+            match std::io::stdout().write_all(puppet_bindings::lower::model::SCHEMA.as_bytes()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::from(2),
+            }
+        }
     }
 }
 

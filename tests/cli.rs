@@ -1,7 +1,7 @@
 //! The `pbc` binary's flags, end to end: `--format pn` prints what the library writes, and
 //! `--validate` turns Puppet's validation errors into a failing exit status; `pbc check`'s output
 //! formats, `--strict` and exit statuses; hidden directories are skipped; `pbc compile` writes a model
-//! only when the check is clean, atomically with `-o`.
+//! only when the check is clean, atomically with `-o`; `pbc schema` prints the model's schema.
 
 use std::process::Command;
 
@@ -232,4 +232,13 @@ fn compile_files_mode_and_usage_errors() {
     ]);
     assert_eq!(code, 2);
     assert!(stderr.contains("one tree directory"), "{stderr}");
+}
+
+#[test]
+fn schema_prints_the_model_schema() {
+    let (code, stdout, stderr) = pbc(&["schema"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, puppet_bindings::lower::model::SCHEMA);
+    let schema: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(schema["$id"], "urn:puppet-bindings:model:1");
 }

@@ -17,6 +17,10 @@ pub type Json = Box<RawValue>;
 pub const FORMAT: &str = "puppet-bindings-model";
 pub const VERSION: u32 = 1;
 
+/// The JSON Schema (draft 2020-12) of both documents, printed by `pbc schema`. Every snapshot of
+/// a model in the corpus is validated against it, and every kind it defines occurs in one.
+pub const SCHEMA: &str = include_str!("model.schema.json");
+
 /// `pbc compile DIR`: a whole configuration tree.
 #[derive(Serialize)]
 pub struct TreeDocument {
