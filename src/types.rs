@@ -219,6 +219,16 @@ impl PType {
         })
     }
 
+    /// How deep the type nests: 1 for a scalar, 2 for `Array[String]`.
+    pub fn depth(&self) -> usize {
+        // Types come from source expressions, whose depth the parser bounds.
+        match self {
+            PType::Array(e) => 1 + e.depth(),
+            PType::Hash(k, v) => 1 + k.depth().max(v.depth()),
+            _ => 1,
+        }
+    }
+
     /// Whether a value of type `other` may be used where `self` is expected (Puppet 3.4's
     /// `assignable?`, reference section 2.5).
     pub fn assignable_from(&self, other: &PType) -> bool {

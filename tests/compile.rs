@@ -134,3 +134,101 @@ fn arm8_examples_compile() {
     }
     assert_eq!(failed, rejected);
 }
+
+/// How deep the model's own structure nests: values that embed a literal or a PN expression
+/// count as one level, whatever they hold.
+fn structural_depth(v: &serde_json::Value) -> usize {
+    const EMBEDDED: &[&str] = &["value", "expression", "source", "from", "to", "title"];
+    match v {
+        serde_json::Value::Object(map) => {
+            1 + map
+                .iter()
+                .map(|(k, v)| {
+                    if EMBEDDED.contains(&k.as_str()) || k == "arguments" {
+                        1 + usize::from(k == "arguments")
+                    } else {
+                        structural_depth(v)
+                    }
+                })
+                .max()
+                .unwrap_or(0)
+        }
+        serde_json::Value::Array(items) => {
+            1 + items.iter().map(structural_depth).max().unwrap_or(0)
+        }
+        _ => 0,
+    }
+}
+
+/// The deepest bindings the check accepts (32 `when` levels, a 16-level declared type, the
+/// longest producer chain, a literal deeper than any type may be) give a model whose structure
+/// nests within `MAX_DEPTH`; the inferred type of the deep literal is cut at 16 levels.
+#[test]
+fn model_nesting_stays_within_the_limit() {
+    use puppet_bindings::lower::model::{MAX_DEPTH, MAX_TYPE_NESTING, MAX_WHEN_NESTING};
+    let deepest_type = format!(
+        "{}String{}",
+        "Array[".repeat(MAX_TYPE_NESTING - 1),
+        "]".repeat(MAX_TYPE_NESTING - 1)
+    );
+    let mut src = String::from("bindings default {\n");
+    for level in 0..MAX_WHEN_NESTING {
+        src.push_str(&format!("when level{level} on {{\n"));
+    }
+    src.push_str(&format!(
+        "bind {deepest_type}, 'deepest' to optional producer Type[My::Producer]\n\
+         bind 'literal' to {}1{}\n\
+         bind 'opt' to 1 {{ transformer => |$x| {{ $x }} }}\n",
+        "[".repeat(40),
+        "]".repeat(40)
+    ));
+    src.push_str(&"}\n".repeat(MAX_WHEN_NESTING + 1));
+
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("deepest_tree");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("bindings")).expect("temp dir");
+    std::fs::write(root.join("bindings/default.pp"), src).expect("write");
+    let model = compile(std::slice::from_ref(&root), Some(&root), CompileMode::Tree)
+        .unwrap_or_else(|d| panic!("the deepest accepted bindings must compile:\n{d}"));
+    let doc: serde_json::Value = serde_json::from_str(&model).expect("JSON");
+    let depth = structural_depth(&doc);
+    assert!(
+        depth > 2 * MAX_WHEN_NESTING + MAX_TYPE_NESTING,
+        "the test does not reach deep: {depth}"
+    );
+    assert!(depth <= MAX_DEPTH, "the model nests {depth} levels");
+
+    // The deep literal is kept whole, under an inferred type cut to the limit.
+    let literal = find_binding(&doc, "literal").expect("the literal binding");
+    assert_eq!(structural_depth(&literal["type"]), MAX_TYPE_NESTING);
+    assert_eq!(
+        value_depth(&literal["producer"]["value"]),
+        40,
+        "{}",
+        literal["producer"]
+    );
+}
+
+/// The first `Binding` named `name`, depth first.
+fn find_binding<'a>(v: &'a serde_json::Value, name: &str) -> Option<&'a serde_json::Value> {
+    match v {
+        serde_json::Value::Object(map) => {
+            if map.get("kind").and_then(|k| k.as_str()) == Some("Binding")
+                && map.get("name").and_then(|n| n.as_str()) == Some(name)
+            {
+                return Some(v);
+            }
+            map.values().find_map(|v| find_binding(v, name))
+        }
+        serde_json::Value::Array(items) => items.iter().find_map(|v| find_binding(v, name)),
+        _ => None,
+    }
+}
+
+fn value_depth(v: &serde_json::Value) -> usize {
+    match v {
+        serde_json::Value::Array(items) => 1 + items.iter().map(value_depth).max().unwrap_or(0),
+        serde_json::Value::Object(map) => 1 + map.values().map(value_depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}

@@ -147,6 +147,9 @@ pub const MULTIPLE_BINDINGS_IN_FILE: &str = "MULTIPLE_BINDINGS_IN_FILE";
 pub const RESERVED_BINDING_NAME: &str = "RESERVED_BINDING_NAME";
 /// A binding name with interpolation (keys are fixed before any request).
 pub const BINDING_NAME_NOT_LITERAL: &str = "BINDING_NAME_NOT_LITERAL";
+/// `when` blocks or a declared type nest deeper than the model allows
+/// ([`crate::lower::model::MAX_WHEN_NESTING`], [`crate::lower::model::MAX_TYPE_NESTING`]).
+pub const BINDINGS_TOO_DEEP: &str = "BINDINGS_TOO_DEEP";
 /// A `when` category the site does not declare (a warning when the tree has no site).
 pub const UNKNOWN_CATEGORY: &str = "UNKNOWN_CATEGORY";
 pub const ABSTRACT_WITH_PRODUCER: &str = "ABSTRACT_WITH_PRODUCER";

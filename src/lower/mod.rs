@@ -802,6 +802,20 @@ fn integer_value(text: &str, radix: u32) -> Option<i64> {
 
 /// The model form of a type.
 pub fn type_model(t: &PType) -> TypeModel {
+    type_model_at(t, 1)
+}
+
+/// `t` at nesting `depth`: a collection still nested at [`model::MAX_TYPE_NESTING`] (only an
+/// inferred type can be, the check rejects deeper declared ones) becomes its `Data` or `Any`
+/// supertype, so the model's nesting stays bounded.
+fn type_model_at(t: &PType, depth: usize) -> TypeModel {
+    if depth >= model::MAX_TYPE_NESTING && matches!(t, PType::Array(_) | PType::Hash(..)) {
+        return if t.is_data() {
+            TypeModel::PDataType
+        } else {
+            TypeModel::PObjectType
+        };
+    }
     match t {
         PType::Any => TypeModel::PObjectType,
         PType::Data => TypeModel::PDataType,
@@ -814,11 +828,11 @@ pub fn type_model(t: &PType) -> TypeModel {
         PType::Pattern => TypeModel::PPatternType,
         PType::Nil => TypeModel::PNilType,
         PType::Array(e) => TypeModel::PArrayType {
-            element_type: Box::new(type_model(e)),
+            element_type: Box::new(type_model_at(e, depth + 1)),
         },
         PType::Hash(k, v) => TypeModel::PHashType {
-            key_type: Box::new(type_model(k)),
-            element_type: Box::new(type_model(v)),
+            key_type: Box::new(type_model_at(k, depth + 1)),
+            element_type: Box::new(type_model_at(v, depth + 1)),
         },
         PType::Class(c) => TypeModel::PHostClassType {
             class_name: c.as_ref().map(|c| c.to_string()),

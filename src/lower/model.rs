@@ -17,6 +17,16 @@ pub type Json = Box<RawValue>;
 pub const FORMAT: &str = "puppet-bindings-model";
 pub const VERSION: u32 = 1;
 
+/// Every JSON reader can load a model: its own structure nests at most this deep. Embedded values
+/// (literals, PN expressions) nest as deep as the expression they hold, on top of it.
+pub const MAX_DEPTH: usize = 100;
+/// The deepest `when` nesting the check accepts: each level is two levels of JSON.
+pub const MAX_WHEN_NESTING: usize = 32;
+/// The deepest type the check accepts as declared; an inferred type deeper than this is written
+/// as `PDataType` (or `PObjectType`) at that depth. With [`MAX_WHEN_NESTING`] and the deepest
+/// producer chain, the model stays within [`MAX_DEPTH`].
+pub const MAX_TYPE_NESTING: usize = 16;
+
 /// The JSON Schema (draft 2020-12) of both documents, printed by `pbc schema`. Every snapshot of
 /// a model in the corpus is validated against it, and every kind it defines occurs in one.
 pub const SCHEMA: &str = include_str!("model.schema.json");

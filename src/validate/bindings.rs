@@ -9,6 +9,7 @@ use crate::ast::{
     ExprKind, OptionValue, Producer, ProducerKind, Program,
 };
 use crate::diag::{codes, did_you_mean, Diagnostic};
+use crate::lower::model::{MAX_TYPE_NESTING, MAX_WHEN_NESTING};
 use crate::span::Span;
 use crate::tree::FileRole;
 use crate::types::{PType, TypeError, RESERVED_TYPE_NAMES};
@@ -77,7 +78,7 @@ pub(super) fn check_file(
             out: &mut *out,
             block,
         };
-        checker.items(&block.items);
+        checker.items(&block.items, 0);
     }
 }
 
@@ -99,19 +100,35 @@ struct Scope {
 }
 
 impl BlockChecker<'_> {
-    fn items(&mut self, items: &[BindItem]) {
+    /// `when_depth`: how many `when` blocks enclose `items`.
+    fn items(&mut self, items: &[BindItem], when_depth: usize) {
         let mut scope = Scope::default();
         for item in items {
             match item {
                 BindItem::When {
-                    condition, items, ..
+                    condition,
+                    items,
+                    span,
                 } => {
                     for p in condition.iter().flatten() {
                         self.facts
                             .when_categories
                             .push((p.category.clone(), p.span.prefix(p.category.len())));
                     }
-                    self.items(items);
+                    if when_depth == MAX_WHEN_NESTING {
+                        // Reported once, at the first block too deep; what is inside is not
+                        // checked further.
+                        self.push(
+                            Diagnostic::error(
+                                codes::BINDINGS_TOO_DEEP,
+                                span.prefix("when".len()),
+                                format!("`when` blocks nest more than {MAX_WHEN_NESTING} levels deep"),
+                            )
+                            .with_note("note: the bindings model limits nesting so that every JSON reader can load it; combine predicates with `and` instead"),
+                        );
+                        continue;
+                    }
+                    self.items(items, when_depth + 1);
                 }
                 BindItem::Operation(op) => self.operation(op, &mut scope),
                 BindItem::Error { .. } => {}
@@ -296,6 +313,16 @@ impl BlockChecker<'_> {
         match PType::from_expr(e) {
             Ok(t) => {
                 self.resource_type_name(e);
+                if t.depth() > MAX_TYPE_NESTING {
+                    self.push(
+                        Diagnostic::error(
+                            codes::BINDINGS_TOO_DEEP,
+                            e.span,
+                            format!("this type nests {} levels deep; bindings allow {MAX_TYPE_NESTING}", t.depth()),
+                        )
+                        .with_note("help: declare an outer level as `Data` (or `Array`, `Hash`) instead of spelling out every level"),
+                    );
+                }
                 Some(t)
             }
             Err(err) => {
