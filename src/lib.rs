@@ -142,13 +142,17 @@ pub fn compile_sources(
             .map(|(role, program)| lower::LowerInput { role, program })
             .collect();
         let json = match mode {
-            CompileMode::Tree => {
-                serde_json::to_string_pretty(&lower::compile_tree(&analysed.files, &by_id, &inputs))
-            }
+            CompileMode::Tree => serde_json::to_string_pretty(&lower::compile_tree(
+                &analysed.files,
+                &by_id,
+                &inputs,
+                lower::PnJson,
+            )),
             CompileMode::Files => serde_json::to_string_pretty(&lower::compile_files(
                 &analysed.files,
                 &by_id,
                 &inputs,
+                lower::PnJson,
             )),
         };
         json.ok().map(|mut j| {

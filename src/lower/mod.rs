@@ -12,13 +12,65 @@ pub mod model;
 
 use crate::ast::{
     BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindOption, BindingsBlock,
-    DependencyArrow, Expr, ExprKind, OptionValue, Predicate, Producer, ProducerKind, Program,
-    SiteItem, UnaryOp,
+    DependencyArrow, Expr, ExprKind, Lambda, OptionValue, Predicate, Producer, ProducerKind,
+    Program, SiteItem, UnaryOp,
 };
 use crate::span::{SourceMap, Span};
 use crate::tree::FileRole;
 use crate::types::PType;
 use model::*;
+
+/// How lowering holds a Puppet expression or value inside the model: as JSON ([`PnJson`]: PN
+/// for expressions, plain JSON for literals) when the model is written, or in a form the
+/// injector evaluates when it reads the model in memory. Lowering itself is the same for both.
+pub trait Embed<'a> {
+    type X;
+    /// An expression evaluated per request.
+    fn expression(&self, e: &'a Expr) -> Self::X;
+    /// `e` as a literal value, or `None` when it needs evaluating.
+    fn literal(&self, e: &'a Expr) -> Option<Self::X>;
+    /// An option's lambda.
+    fn lambda(&self, l: &'a Lambda) -> Self::X;
+    /// A string pbc computed (a lower-cased predicate value, a class name).
+    fn string(&self, s: &str) -> Self::X;
+    /// A variable reference pbc adds (the implied `node` and `environment` categories).
+    fn variable(&self, name: &str) -> Self::X;
+    fn boolean(&self, b: bool) -> Self::X;
+    fn undef(&self) -> Self::X;
+}
+
+/// The written model: PN JSON for expressions and lambdas, plain JSON for literal values.
+pub struct PnJson;
+
+impl<'a> Embed<'a> for PnJson {
+    type X = Json;
+    fn expression(&self, e: &'a Expr) -> Json {
+        embed(crate::pn::expr_to_json(e))
+    }
+    fn literal(&self, e: &'a Expr) -> Option<Json> {
+        literal_json(e).map(embed)
+    }
+    fn lambda(&self, l: &'a Lambda) -> Json {
+        embed(crate::pn::lambda_to_json(l))
+    }
+    fn string(&self, s: &str) -> Json {
+        let mut out = String::new();
+        crate::pn::write_json_string(&mut out, s);
+        embed(out)
+    }
+    fn variable(&self, name: &str) -> Json {
+        let mut out = String::from(r#"{"^":["var","#);
+        crate::pn::write_json_string(&mut out, name);
+        out.push_str("]}");
+        embed(out)
+    }
+    fn boolean(&self, b: bool) -> Json {
+        embed(b.to_string())
+    }
+    fn undef(&self) -> Json {
+        embed("null".into())
+    }
+}
 
 /// One checked file to lower.
 pub struct LowerInput<'a> {
@@ -27,14 +79,16 @@ pub struct LowerInput<'a> {
 }
 
 /// Lowers bindings files on their own (`pbc compile FILE...`): one `NamedBindings` per block.
-pub fn compile_files(
+pub fn compile_files<'a, E: Embed<'a>>(
     files: &SourceMap,
     origin_names: &[String],
-    inputs: &[LowerInput],
-) -> FilesDocument {
+    inputs: &[LowerInput<'a>],
+    embed: E,
+) -> FilesDocument<E::X> {
     let lowerer = Lowerer {
         files,
         origin_names,
+        embed,
     };
     let mut bindings = Vec::new();
     for input in inputs {
@@ -51,21 +105,23 @@ pub fn compile_files(
 
 /// Lowers a whole tree (`pbc compile DIR`): environments, effective categories and the layers,
 /// each holding the bindings files its URIs resolve to, then the system layer.
-pub fn compile_tree(
+pub fn compile_tree<'a, E: Embed<'a>>(
     files: &SourceMap,
     origin_names: &[String],
-    inputs: &[LowerInput],
-) -> TreeDocument {
+    inputs: &[LowerInput<'a>],
+    embed: E,
+) -> TreeDocument<E::X> {
     let lowerer = Lowerer {
         files,
         origin_names,
+        embed,
     };
     let mut environments = Environments {
         defaults: Vec::new(),
         environments: Vec::new(),
         dynamic: Vec::new(),
     };
-    let mut categories: Option<Vec<Category>> = None;
+    let mut categories: Option<Vec<Category<E::X>>> = None;
     let mut layer_specs: Option<Vec<layers::LayerSpec>> = None;
     let mut sources = Vec::new();
     let mut blocks = Vec::new();
@@ -82,7 +138,7 @@ pub fn compile_tree(
                                 .iter()
                                 .map(|c| Category {
                                     categorization: c.name.to_string(),
-                                    value: lowerer.pn(&c.value),
+                                    value: lowerer.embed.expression(&c.value),
                                 })
                                 .collect(),
                         );
@@ -119,7 +175,7 @@ pub fn compile_tree(
     }
     let specs = layer_specs.unwrap_or_else(layers::default_layers);
     let (composed, _missing) = layers::compose(&specs, &sources);
-    let mut named_layers: Vec<NamedLayer> = composed
+    let mut named_layers: Vec<NamedLayer<E::X>> = composed
         .into_iter()
         .map(|l| NamedLayer {
             name: l.name,
@@ -137,7 +193,7 @@ pub fn compile_tree(
         version: VERSION,
         environments,
         categories: EffectiveCategories {
-            categories: effective_categories(categories.unwrap_or_default()),
+            categories: effective_categories(categories.unwrap_or_default(), &lowerer.embed),
         },
         layers: LayeredBindings {
             layers: named_layers,
@@ -147,12 +203,15 @@ pub fn compile_tree(
 
 /// D8/D10: `node` first when missing (`$::fqdn`), `environment` always `$environment` and just
 /// above `common` when missing, `common` last.
-fn effective_categories(declared: Vec<Category>) -> Vec<Category> {
-    let mut out: Vec<Category> = Vec::with_capacity(declared.len() + 3);
+fn effective_categories<'a, E: Embed<'a>>(
+    declared: Vec<Category<E::X>>,
+    embed: &E,
+) -> Vec<Category<E::X>> {
+    let mut out: Vec<Category<E::X>> = Vec::with_capacity(declared.len() + 3);
     if !declared.iter().any(|c| c.categorization == "node") {
         out.push(Category {
             categorization: "node".into(),
-            value: raw(r#"{"^":["var","::fqdn"]}"#),
+            value: embed.variable("::fqdn"),
         });
     }
     let mut has_environment = false;
@@ -161,7 +220,7 @@ fn effective_categories(declared: Vec<Category>) -> Vec<Category> {
             has_environment = true;
             out.push(Category {
                 categorization: c.categorization,
-                value: raw(r#"{"^":["var","environment"]}"#),
+                value: embed.variable("environment"),
             });
         } else if c.categorization != "common" {
             out.push(c);
@@ -170,19 +229,19 @@ fn effective_categories(declared: Vec<Category>) -> Vec<Category> {
     if !has_environment {
         out.push(Category {
             categorization: "environment".into(),
-            value: raw(r#"{"^":["var","environment"]}"#),
+            value: embed.variable("environment"),
         });
     }
     out.push(Category {
         categorization: "common".into(),
-        value: raw("true"),
+        value: embed.boolean(true),
     });
     out
 }
 
 /// The multibinds every injector has (ARM-8 "Binding Classes", "Custom Bindings Provider") and
 /// `/classes`, in the lowest layer.
-fn system_layer() -> NamedLayer {
+fn system_layer<X>() -> NamedLayer<X> {
     let origin = Origin {
         file: "<system>".into(),
         line: 0,
@@ -191,7 +250,7 @@ fn system_layer() -> NamedLayer {
     let array_of_strings = || TypeModel::PArrayType {
         element_type: Box::new(TypeModel::PStringType),
     };
-    let multibind = |name: &str, type_: TypeModel, producer: ProducerDescriptor| {
+    let multibind = |name: &str, type_: TypeModel, producer: ProducerDescriptor<X>| {
         AbstractBinding::Multibinding(Multibinding {
             type_,
             name: Some(name.into()),
@@ -248,22 +307,19 @@ fn system_layer() -> NamedLayer {
     }
 }
 
-fn raw(json: &str) -> Json {
-    embed(json.to_string())
-}
-
 /// Embeds JSON that pbc wrote itself (PN, a literal). pbc's writers emit valid JSON; should one
 /// not, `null` keeps the document valid.
 fn embed(json: String) -> Json {
     serde_json::value::RawValue::from_string(json).unwrap_or_default()
 }
 
-struct Lowerer<'a> {
-    files: &'a SourceMap,
-    origin_names: &'a [String],
+struct Lowerer<'s, E> {
+    files: &'s SourceMap,
+    origin_names: &'s [String],
+    embed: E,
 }
 
-impl Lowerer<'_> {
+impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     fn origin(&self, span: Span) -> Origin {
         let (line, column) = self.files.line_col(span.file, span.start);
         let file = match self.origin_names.get(span.file.0 as usize) {
@@ -273,11 +329,7 @@ impl Lowerer<'_> {
         Origin { file, line, column }
     }
 
-    fn pn(&self, e: &Expr) -> Json {
-        embed(crate::pn::expr_to_json(e))
-    }
-
-    fn named_bindings(&self, block: &BindingsBlock) -> NamedBindings {
+    fn named_bindings(&self, block: &'a BindingsBlock) -> NamedBindings<E::X> {
         NamedBindings {
             name: block.name.to_string(),
             bindings: self.items(&block.items),
@@ -285,7 +337,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn items(&self, items: &[BindItem]) -> Vec<AbstractBinding> {
+    fn items(&self, items: &'a [BindItem]) -> Vec<AbstractBinding<E::X>> {
         let mut out = Vec::new();
         for item in items {
             match item {
@@ -311,17 +363,13 @@ impl Lowerer<'_> {
     }
 
     /// D9: literal values compared case-insensitively, so stored lower-cased.
-    fn predicate(&self, p: &Predicate) -> Category {
+    fn predicate(&self, p: &'a Predicate) -> Category<E::X> {
         let value = match &p.value {
             // Only `common` may go without a value, and its value is never compared.
-            None => raw("\"true\""),
+            None => self.embed.string("true"),
             Some(v) => match predicate_text(v) {
-                Some(text) => {
-                    let mut s = String::new();
-                    crate::pn::write_json_string(&mut s, &text.to_lowercase());
-                    embed(s)
-                }
-                None => self.pn(v),
+                Some(text) => self.embed.string(&text.to_lowercase()),
+                None => self.embed.expression(v),
             },
         };
         Category {
@@ -330,7 +378,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn operation(&self, op: &BindOperation, out: &mut Vec<AbstractBinding>) {
+    fn operation(&self, op: &'a BindOperation, out: &mut Vec<AbstractBinding<E::X>>) {
         let origin = self.origin(op.span);
         match &op.kind {
             BindOpKind::Bind { .. } => self.bind(&op.kind, origin, out),
@@ -409,18 +457,18 @@ impl Lowerer<'_> {
             BindOpKind::Dependency {
                 from, arrow, to, ..
             } => out.push(AbstractBinding::DependencyBinding {
-                from: self.pn(from),
+                from: self.embed.expression(from),
                 arrow: match arrow {
                     DependencyArrow::Before => "->",
                     DependencyArrow::Notify => "~>",
                 },
-                to: self.pn(to),
+                to: self.embed.expression(to),
                 origin,
             }),
         }
     }
 
-    fn bind(&self, kind: &BindOpKind, origin: Origin, out: &mut Vec<AbstractBinding>) {
+    fn bind(&self, kind: &'a BindOpKind, origin: Origin, out: &mut Vec<AbstractBinding<E::X>>) {
         let BindOpKind::Bind {
             flags,
             key,
@@ -467,8 +515,8 @@ impl Lowerer<'_> {
                         name: format!("/param/{target_name}"),
                         target: target_name,
                         source: match value {
-                            Some(v) => self.pn(v),
-                            None => raw("null"),
+                            Some(v) => self.embed.expression(v),
+                            None => self.embed.undef(),
                         },
                         optional,
                         override_,
@@ -565,20 +613,23 @@ impl Lowerer<'_> {
     }
 
     /// `include ntp` / `include [ntp, ssh]`: one contribution per class to the system multibind.
-    fn class_contributions(&self, classes: &Expr, id: &str, out: &mut Vec<AbstractBinding>) {
+    fn class_contributions(
+        &self,
+        classes: &'a Expr,
+        id: &str,
+        out: &mut Vec<AbstractBinding<E::X>>,
+    ) {
         let names = match &classes.kind {
             ExprKind::Array { elements } => elements.as_slice(),
             _ => std::slice::from_ref(classes),
         };
         for n in names {
             let producer = match n.literal_text() {
-                Some(text) => {
-                    let mut s = String::new();
-                    crate::pn::write_json_string(&mut s, text.trim_start_matches("::"));
-                    ProducerDescriptor::ConstantProducerDescriptor { value: embed(s) }
-                }
+                Some(text) => ProducerDescriptor::ConstantProducerDescriptor {
+                    value: self.embed.string(text.trim_start_matches("::")),
+                },
                 None => ProducerDescriptor::EvaluatingProducerDescriptor {
-                    expression: self.pn(n),
+                    expression: self.embed.expression(n),
                 },
             };
             out.push(AbstractBinding::Binding(Binding {
@@ -594,7 +645,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn producer(&self, p: &Producer) -> ProducerDescriptor {
+    fn producer(&self, p: &'a Producer) -> ProducerDescriptor<E::X> {
         match &p.producer {
             ProducerKind::Value { expr } => self.value_producer(expr, p.optional),
             ProducerKind::Producer { expr } => {
@@ -610,7 +661,7 @@ impl Lowerer<'_> {
                         name: name.to_string(),
                     },
                     _ => ProducerDescriptor::EvaluatingProducerDescriptor {
-                        expression: self.pn(expr),
+                        expression: self.embed.expression(expr),
                     },
                 };
                 optional(
@@ -625,9 +676,9 @@ impl Lowerer<'_> {
 
     /// `to VALUE`: a literal is a constant, `Type[X]` an instance, `?? q` a query, anything else
     /// is evaluated per request.
-    fn value_producer(&self, e: &Expr, is_optional: bool) -> ProducerDescriptor {
-        let d = if let Some(json) = literal_json(e) {
-            ProducerDescriptor::ConstantProducerDescriptor { value: embed(json) }
+    fn value_producer(&self, e: &'a Expr, is_optional: bool) -> ProducerDescriptor<E::X> {
+        let d = if let Some(value) = self.embed.literal(e) {
+            ProducerDescriptor::ConstantProducerDescriptor { value }
         } else if let Ok(PType::Runtime(Some(class))) = PType::from_expr(e) {
             ProducerDescriptor::InstanceProducerDescriptor {
                 class_name: class.to_string(),
@@ -635,17 +686,17 @@ impl Lowerer<'_> {
             }
         } else if e.contains_query() {
             ProducerDescriptor::QueryProducerDescriptor {
-                expression: self.pn(e),
+                expression: self.embed.expression(e),
             }
         } else {
             ProducerDescriptor::EvaluatingProducerDescriptor {
-                expression: self.pn(e),
+                expression: self.embed.expression(e),
             }
         };
         optional(d, is_optional)
     }
 
-    fn options(&self, options: &[BindOption]) -> Vec<NamedArgument> {
+    fn options(&self, options: &'a [BindOption]) -> Vec<NamedArgument<E::X>> {
         options
             .iter()
             .map(|o| match &o.value {
@@ -653,30 +704,30 @@ impl Lowerer<'_> {
                 OptionValue::Lambda { lambda } => NamedArgument {
                     name: o.name.to_string(),
                     value: None,
-                    expression: Some(embed(crate::pn::lambda_to_json(lambda))),
+                    expression: Some(self.embed.lambda(lambda)),
                 },
             })
             .collect()
     }
 
-    fn argument(&self, name: &str, value: &Expr) -> NamedArgument {
-        match literal_json(value) {
-            Some(json) => NamedArgument {
+    fn argument(&self, name: &str, value: &'a Expr) -> NamedArgument<E::X> {
+        match self.embed.literal(value) {
+            Some(literal) => NamedArgument {
                 name: name.to_string(),
-                value: Some(embed(json)),
+                value: Some(literal),
                 expression: None,
             },
             None => NamedArgument {
                 name: name.to_string(),
                 value: None,
-                expression: Some(self.pn(value)),
+                expression: Some(self.embed.expression(value)),
             },
         }
     }
 
-    fn environment(&self, body: &crate::ast::ResourceBody) -> EnvironmentEntry {
+    fn environment(&self, body: &'a crate::ast::ResourceBody) -> EnvironmentEntry<E::X> {
         EnvironmentEntry {
-            title: self.pn(&body.title),
+            title: self.embed.expression(&body.title),
             attributes: body
                 .ops
                 .iter()
@@ -687,7 +738,7 @@ impl Lowerer<'_> {
     }
 }
 
-fn optional(d: ProducerDescriptor, is_optional: bool) -> ProducerDescriptor {
+fn optional<X>(d: ProducerDescriptor<X>, is_optional: bool) -> ProducerDescriptor<X> {
     if is_optional {
         ProducerDescriptor::OptionalProducerDescriptor {
             producer: Box::new(d),

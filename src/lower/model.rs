@@ -6,11 +6,16 @@
 //! category value expressions) are stored as their PN JSON ([`crate::pn`]), so a reader needs no
 //! Puppet parser. Literal values are plain JSON (a hash keeps its order). This module only
 //! defines the shapes; [`super`] fills them.
+//!
+//! The shapes are generic over how an embedded expression or value is held (`X`): [`Json`] in
+//! the written model, an evaluable form when the injector reads the model in memory
+//! ([`super::Embed`]), so both come from one lowering.
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-/// JSON written elsewhere (a PN expression, a literal value), embedded as it is.
+/// JSON written elsewhere (a PN expression, a literal value), embedded as it is: what `X` is
+/// in the written model.
 pub type Json = Box<RawValue>;
 
 /// The model's first line of defence: the format name and version every document starts with.
@@ -33,20 +38,20 @@ pub const SCHEMA: &str = include_str!("model.schema.json");
 
 /// `pbc compile DIR`: a whole configuration tree.
 #[derive(Serialize)]
-pub struct TreeDocument {
+pub struct TreeDocument<X = Json> {
     pub format: &'static str,
     pub version: u32,
-    pub environments: Environments,
-    pub categories: EffectiveCategories,
-    pub layers: LayeredBindings,
+    pub environments: Environments<X>,
+    pub categories: EffectiveCategories<X>,
+    pub layers: LayeredBindings<X>,
 }
 
 /// `pbc compile FILE...`: bindings files on their own.
 #[derive(Serialize)]
-pub struct FilesDocument {
+pub struct FilesDocument<X = Json> {
     pub format: &'static str,
     pub version: u32,
-    pub bindings: Vec<NamedBindings>,
+    pub bindings: Vec<NamedBindings<X>>,
 }
 
 /// Where a binding-like object is written: the file relative to the tree root, 1-based line and
@@ -60,22 +65,22 @@ pub struct Origin {
 
 #[derive(Serialize)]
 #[serde(tag = "kind")]
-pub struct NamedBindings {
+pub struct NamedBindings<X = Json> {
     pub name: String,
-    pub bindings: Vec<AbstractBinding>,
+    pub bindings: Vec<AbstractBinding<X>>,
     pub origin: Origin,
 }
 
 /// What a bindings block holds.
 #[derive(Serialize)]
 #[serde(tag = "kind")]
-pub enum AbstractBinding {
-    Binding(Binding),
-    Multibinding(Multibinding),
+pub enum AbstractBinding<X = Json> {
+    Binding(Binding<X>),
+    Multibinding(Multibinding<X>),
     /// `when`: the predicates are ANDed; `or` gives one copy per alternative (D7).
     CategorizedBindings {
-        predicates: Vec<Category>,
-        bindings: Vec<AbstractBinding>,
+        predicates: Vec<Category<X>>,
+        bindings: Vec<AbstractBinding<X>>,
         origin: Origin,
     },
     /// ARM-8 `bind alias FROM as TO`: `TO` is bound to `FROM`'s producer; `FROM` stays.
@@ -89,33 +94,33 @@ pub enum AbstractBinding {
     ParametersBinding {
         name: String,
         target: String,
-        source: Json,
+        source: X,
         optional: bool,
         #[serde(rename = "override")]
         override_: bool,
-        producer_args: Vec<NamedArgument>,
+        producer_args: Vec<NamedArgument<X>>,
         origin: Origin,
     },
     /// ARM-8 `bind map FROM to TO { a => b }`: the parameter map `/map/FROM/TO`.
     ParameterMapBinding {
         name: String,
-        mappings: Vec<NamedArgument>,
+        mappings: Vec<NamedArgument<X>>,
         #[serde(rename = "override")]
         override_: bool,
         origin: Origin,
     },
     /// ARM-8 `bind dependency A -> B` (`~>` notifies).
     DependencyBinding {
-        from: Json,
+        from: X,
         arrow: &'static str,
-        to: Json,
+        to: X,
         origin: Origin,
     },
 }
 
 /// Puppet 3.4's `Binding`; a contribution when `multibind_id` is set.
 #[derive(Serialize)]
-pub struct Binding {
+pub struct Binding<X = Json> {
     #[serde(rename = "type")]
     pub type_: TypeModel,
     pub name: Option<String>,
@@ -124,14 +129,14 @@ pub struct Binding {
     #[serde(rename = "abstract")]
     pub abstract_: bool,
     pub multibind_id: Option<String>,
-    pub producer: Option<ProducerDescriptor>,
-    pub producer_args: Vec<NamedArgument>,
+    pub producer: Option<ProducerDescriptor<X>>,
+    pub producer_args: Vec<NamedArgument<X>>,
     pub origin: Origin,
 }
 
 /// Puppet 3.4's `Multibinding`: a `Binding` that contributions name by `id` (D14).
 #[derive(Serialize)]
-pub struct Multibinding {
+pub struct Multibinding<X = Json> {
     #[serde(rename = "type")]
     pub type_: TypeModel,
     pub name: Option<String>,
@@ -140,8 +145,8 @@ pub struct Multibinding {
     #[serde(rename = "abstract")]
     pub abstract_: bool,
     pub multibind_id: Option<String>,
-    pub producer: Option<ProducerDescriptor>,
-    pub producer_args: Vec<NamedArgument>,
+    pub producer: Option<ProducerDescriptor<X>>,
+    pub producer_args: Vec<NamedArgument<X>>,
     pub id: Option<String>,
     pub origin: Origin,
 }
@@ -165,40 +170,40 @@ pub struct Rebinding {
 /// category's expression as PN).
 #[derive(Serialize)]
 #[serde(tag = "kind")]
-pub struct Category {
+pub struct Category<X = Json> {
     pub categorization: String,
-    pub value: Json,
+    pub value: X,
 }
 
 /// An option (`producer_args`), or an entry of a parameter map: `value` holds a literal,
 /// `expression` the PN of anything else (a lambda, a variable ...); the other is `null`.
 #[derive(Serialize)]
 #[serde(tag = "kind")]
-pub struct NamedArgument {
+pub struct NamedArgument<X = Json> {
     pub name: String,
-    pub value: Option<Json>,
-    pub expression: Option<Json>,
+    pub value: Option<X>,
+    pub expression: Option<X>,
 }
 
 #[derive(Serialize)]
 #[serde(tag = "kind")]
-pub enum ProducerDescriptor {
+pub enum ProducerDescriptor<X = Json> {
     /// A literal value.
     ConstantProducerDescriptor {
-        value: Json,
+        value: X,
     },
     /// Any other expression, evaluated per request in its scope.
     EvaluatingProducerDescriptor {
-        expression: Json,
+        expression: X,
     },
     /// `Type[Cls]`: an instance of the class.
     InstanceProducerDescriptor {
         class_name: String,
-        arguments: Vec<Json>,
+        arguments: Vec<X>,
     },
     /// `to producer X`: the value comes from a producer that `X` gives.
     ProducerProducerDescriptor {
-        producer: Box<ProducerDescriptor>,
+        producer: Box<ProducerDescriptor<X>>,
     },
     /// A lookup of another key (`to producer 'name'` names the key of a bound producer).
     LookupProducerDescriptor {
@@ -210,11 +215,11 @@ pub enum ProducerDescriptor {
     HashMultibindProducerDescriptor,
     /// ARM-8 `to optional P`: a producer that produces nothing is silently ignored.
     OptionalProducerDescriptor {
-        producer: Box<ProducerDescriptor>,
+        producer: Box<ProducerDescriptor<X>>,
     },
     /// ARM-8 `?? query` (D15): kept for an injector with a query service.
     QueryProducerDescriptor {
-        expression: Json,
+        expression: X,
     },
     /// ARM-8 "Classes": `/classes` is the `included` multibind's classes minus the `excluded`
     /// one's (an include beats a lower-precedence exclude).
@@ -260,9 +265,9 @@ pub enum TypeModel {
 
 #[derive(Serialize)]
 #[serde(tag = "kind")]
-pub struct NamedLayer {
+pub struct NamedLayer<X = Json> {
     pub name: String,
-    pub bindings: Vec<NamedBindings>,
+    pub bindings: Vec<NamedBindings<X>>,
     /// URIs of schemes resolved by the injector (`enc:`, `*-hiera:`, providers bound in
     /// `bindings_providers`), in include order.
     pub providers: Vec<String>,
@@ -271,34 +276,34 @@ pub struct NamedLayer {
 /// Highest layer first.
 #[derive(Serialize)]
 #[serde(tag = "kind")]
-pub struct LayeredBindings {
-    pub layers: Vec<NamedLayer>,
+pub struct LayeredBindings<X = Json> {
+    pub layers: Vec<NamedLayer<X>>,
 }
 
 /// Highest precedence first, `common` last (D8, D10).
 #[derive(Serialize)]
 #[serde(tag = "kind")]
-pub struct EffectiveCategories {
-    pub categories: Vec<Category>,
+pub struct EffectiveCategories<X = Json> {
+    pub categories: Vec<Category<X>>,
 }
 
 /// `environments.pp` (ARM-8 "environments.pp"): attribute values as PN.
 #[derive(Serialize)]
 #[serde(tag = "kind")]
-pub struct Environments {
+pub struct Environments<X = Json> {
     /// `Environment { ... }`
-    pub defaults: Vec<NamedArgument>,
+    pub defaults: Vec<NamedArgument<X>>,
     /// `environment { 'name': ... }`
-    pub environments: Vec<EnvironmentEntry>,
+    pub environments: Vec<EnvironmentEntry<X>>,
     /// `dynamic_environments { '/dir': ... }`
-    pub dynamic: Vec<EnvironmentEntry>,
+    pub dynamic: Vec<EnvironmentEntry<X>>,
 }
 
 /// One environment resource body: its title (PN) and attributes.
 #[derive(Serialize)]
 #[serde(tag = "kind")]
-pub struct EnvironmentEntry {
-    pub title: Json,
-    pub attributes: Vec<NamedArgument>,
+pub struct EnvironmentEntry<X = Json> {
+    pub title: X,
+    pub attributes: Vec<NamedArgument<X>>,
     pub origin: Origin,
 }
