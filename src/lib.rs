@@ -6,6 +6,7 @@
 
 pub mod ast;
 pub mod diag;
+pub mod eval;
 pub mod lexer;
 pub mod lower;
 pub mod parser;

@@ -270,7 +270,7 @@ impl PType {
 }
 
 /// The least general type both values fit (reference section 2.4).
-fn common(a: &PType, b: &PType) -> PType {
+pub fn common(a: &PType, b: &PType) -> PType {
     use PType::*;
     if *a == Nil {
         return b.clone();

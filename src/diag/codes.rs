@@ -197,3 +197,22 @@ pub const CONFLICTING_BINDINGS: &str = "CONFLICTING_BINDINGS";
 pub const UNRESOLVED_OVERRIDE: &str = "UNRESOLVED_OVERRIDE";
 /// An abstract binding no binding makes concrete (a warning when the tree has no site).
 pub const ABSTRACT_NOT_OVERRIDDEN: &str = "ABSTRACT_NOT_OVERRIDDEN";
+
+// `pbc lookup`: evaluating expressions (`src/eval/`) and resolving keys (`src/inject/`).
+/// An operator or function applied to values of the wrong type, a wrong argument count.
+pub const EVAL_TYPE_ERROR: &str = "EVAL_TYPE_ERROR";
+/// Evaluation exceeded its step budget or nesting limit.
+pub const EVAL_LIMIT: &str = "EVAL_LIMIT";
+/// A selector with no matching option.
+pub const EVAL_NO_MATCH: &str = "EVAL_NO_MATCH";
+/// `fail(...)` was called.
+pub const EVAL_FAILED: &str = "EVAL_FAILED";
+/// A construct that has no value in a binding (a resource, a class definition ...).
+pub const NOT_EVALUABLE: &str = "NOT_EVALUABLE";
+/// An instance, producer or query producer: it needs a runtime pbc does not have.
+pub const NEEDS_RUNTIME: &str = "NEEDS_RUNTIME";
+/// An unknown variable under `--strict`.
+pub const UNDEFINED_VARIABLE: &str = "UNDEFINED_VARIABLE";
+pub const UNKNOWN_FUNCTION: &str = "UNKNOWN_FUNCTION";
+/// `lookup()` of a key nothing is bound to, without a default.
+pub const KEY_NOT_FOUND: &str = "KEY_NOT_FOUND";

@@ -842,7 +842,7 @@ fn write_literal(e: &Expr, out: &mut String) -> bool {
     true
 }
 
-fn integer_value(text: &str, radix: u32) -> Option<i64> {
+pub(crate) fn integer_value(text: &str, radix: u32) -> Option<i64> {
     let digits = match radix {
         16 => text.get(2..)?,
         8 if text.len() > 1 => text.get(1..)?,

@@ -1,0 +1,665 @@
+//! The Puppet expression evaluator for what bindings need: producer expressions, category
+//! values, `environments.pp` attributes, option lambdas. It evaluates checked ASTs in a scope
+//! made of the request's top-scope variables (facts) and local frames (assignments, lambda
+//! parameters, regex captures), with a function library ([`functions`]).
+//!
+//! It owns values and evaluation rules, not bindings: `lookup()` and `inject()` go to a
+//! [`Host`] (the injector), which decides whether injection is allowed and what a key holds.
+//! Evaluation is bounded: every expression costs a step from a budget, and nesting (lambdas
+//! calling functions calling lambdas) is counted, so no input can hang or overflow the stack.
+//! Errors carry a stable code and the span of the expression at fault.
+
+pub mod functions;
+mod ops;
+pub mod value;
+
+use crate::ast::{AssignOp, Expr, ExprKind, Lambda, UnaryOp};
+use crate::diag::{codes, Diagnostic};
+use crate::span::Span;
+use crate::types::PType;
+use indexmap::IndexMap;
+use smol_str::SmolStr;
+use std::sync::Arc;
+pub use value::{Map, Value};
+
+/// Steps one evaluation may take (each expression evaluated is a step).
+pub const DEFAULT_STEP_BUDGET: u64 = 1_000_000;
+/// How deep evaluation may nest (expressions inside expressions, lambdas, lookups).
+pub const MAX_EVAL_DEPTH: u32 = 512;
+
+#[derive(Clone, Debug)]
+pub struct EvalError {
+    pub code: &'static str,
+    pub message: String,
+    pub span: Span,
+    pub notes: Vec<String>,
+}
+
+impl EvalError {
+    pub fn new(code: &'static str, span: Span, message: impl Into<String>) -> EvalError {
+        EvalError {
+            code,
+            message: message.into(),
+            span,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> EvalError {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn type_error(span: Span, message: impl Into<String>) -> EvalError {
+        EvalError::new(codes::EVAL_TYPE_ERROR, span, message)
+    }
+
+    pub fn into_diagnostic(self) -> Diagnostic {
+        let mut d = Diagnostic::error(self.code, self.span, self.message);
+        for n in self.notes {
+            d = d.with_note(n);
+        }
+        d
+    }
+}
+
+pub type EvalResult<T = Value> = Result<T, EvalError>;
+
+/// Messages from `notice` and `warning`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogLevel {
+    Notice,
+    Warning,
+}
+
+/// What the evaluator asks of its surroundings.
+pub trait Host {
+    /// `lookup(name, type)` / `inject(...)`: the value bound to the key, `None` when nothing is.
+    fn lookup(&mut self, name: &str, ty: &PType, span: Span) -> EvalResult<Option<Value>>;
+    fn log(&mut self, level: LogLevel, message: String, span: Span);
+}
+
+/// For evaluations that happen before the injector exists (`environments.pp`, category values,
+/// D16): injection is an error; messages are kept.
+#[derive(Default)]
+pub struct NoInjection {
+    pub messages: Vec<(LogLevel, String, Span)>,
+}
+
+impl Host for NoInjection {
+    fn lookup(&mut self, name: &str, _ty: &PType, span: Span) -> EvalResult<Option<Value>> {
+        Err(EvalError::new(
+            codes::INJECTION_BEFORE_INJECTOR,
+            span,
+            format!("`{name}` cannot be looked up here: the injector does not exist yet"),
+        )
+        .with_note(
+            "note: environments.pp and category values are evaluated before any binding (D16)",
+        ))
+    }
+
+    fn log(&mut self, level: LogLevel, message: String, span: Span) {
+        self.messages.push((level, message, span));
+    }
+}
+
+/// The request's top scope: facts as variables (`$::osfamily`, `$osfamily`), `$facts`,
+/// `$trusted`, `$environment` ...
+#[derive(Clone, Debug, Default)]
+pub struct TopScope {
+    pub variables: IndexMap<SmolStr, Value>,
+}
+
+impl TopScope {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.variables.get(name)
+    }
+
+    pub fn set(&mut self, name: impl Into<SmolStr>, value: Value) {
+        self.variables.insert(name.into(), value);
+    }
+}
+
+/// A local frame: assignments, lambda parameters and the captures of the last match.
+#[derive(Default)]
+struct Frame {
+    variables: Vec<(SmolStr, Value)>,
+}
+
+pub struct Evaluator<'h> {
+    host: &'h mut dyn Host,
+    top: &'h TopScope,
+    frames: Vec<Frame>,
+    steps_left: u64,
+    depth: u32,
+    /// `--strict`: an unknown variable is an error instead of `undef`.
+    pub strict: bool,
+}
+
+impl<'h> Evaluator<'h> {
+    pub fn new(top: &'h TopScope, host: &'h mut dyn Host) -> Evaluator<'h> {
+        Evaluator {
+            host,
+            top,
+            frames: vec![Frame::default()],
+            steps_left: DEFAULT_STEP_BUDGET,
+            depth: 0,
+            strict: false,
+        }
+    }
+
+    pub fn with_budget(mut self, steps: u64) -> Self {
+        self.steps_left = steps;
+        self
+    }
+
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Evaluates `e` in a fresh local frame.
+    pub fn evaluate(&mut self, e: &Expr) -> EvalResult {
+        self.frames.push(Frame::default());
+        let r = self.eval(e);
+        self.frames.pop();
+        r
+    }
+
+    /// Calls a lambda (an option such as `transformer` or `combinator`) with `args`.
+    pub fn call_lambda(&mut self, lambda: &Lambda, args: Vec<Value>) -> EvalResult {
+        self.enter(lambda.span)?;
+        let r = self.lambda_body(lambda, args);
+        self.depth -= 1;
+        r
+    }
+
+    fn enter(&mut self, span: Span) -> EvalResult<()> {
+        if self.steps_left == 0 {
+            return Err(
+                EvalError::new(codes::EVAL_LIMIT, span, "evaluation took too many steps")
+                    .with_note(format!(
+                        "note: one lookup may evaluate at most {DEFAULT_STEP_BUDGET} expressions"
+                    )),
+            );
+        }
+        self.steps_left -= 1;
+        if self.depth >= MAX_EVAL_DEPTH {
+            return Err(EvalError::new(
+                codes::EVAL_LIMIT,
+                span,
+                format!("evaluation nests more than {MAX_EVAL_DEPTH} levels deep"),
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    pub fn eval(&mut self, e: &Expr) -> EvalResult {
+        self.enter(e.span)?;
+        let r = self.eval_kind(e);
+        self.depth -= 1;
+        r
+    }
+
+    fn eval_kind(&mut self, e: &Expr) -> EvalResult {
+        Ok(match &e.kind {
+            ExprKind::Nop => Value::Undef,
+            ExprKind::Block { statements } => self.statements(statements)?,
+            ExprKind::String { value } => Value::String(value.clone()),
+            ExprKind::Concat { segments } => {
+                let mut out = String::new();
+                for s in segments {
+                    match &s.kind {
+                        ExprKind::String { value } => out.push_str(value),
+                        _ => out.push_str(&self.eval(s)?.to_display_string()),
+                    }
+                }
+                Value::string(out)
+            }
+            ExprKind::Text { expr } => Value::string(self.eval(expr)?.to_display_string()),
+            ExprKind::Heredoc { text, .. } => self.eval(text)?,
+            ExprKind::Integer { text, radix } => {
+                match crate::lower::integer_value(text, *radix) {
+                    Some(i) => Value::Integer(i),
+                    None => {
+                        return Err(EvalError::type_error(
+                            e.span,
+                            format!("the integer {text} does not fit in 64 bits"),
+                        ))
+                    }
+                }
+            }
+            ExprKind::Float { value, .. } => Value::Float(*value),
+            ExprKind::Boolean { value } | ExprKind::BooleanVariable { value } => {
+                Value::Boolean(*value)
+            }
+            ExprKind::Undef => Value::Undef,
+            ExprKind::Default => Value::Default,
+            ExprKind::Regex { source } => ops::regex(source, e.span)?,
+            ExprKind::QualifiedName { name } => Value::String(name.clone()),
+            ExprKind::ReservedWord { word } => Value::String(word.clone()),
+            ExprKind::QualifiedReference { .. } | ExprKind::ClassType { .. } => {
+                self.type_value(e)?
+            }
+            ExprKind::Variable { name } => self.variable(name, e.span)?,
+            ExprKind::Array { elements } => Value::array(self.list(elements)?),
+            ExprKind::Hash { entries } => {
+                let mut map = Map::with_capacity(entries.len());
+                for en in entries {
+                    let k = self.eval(&en.key)?;
+                    let v = self.eval(&en.value)?;
+                    map.insert(k, v);
+                }
+                Value::hash(map)
+            }
+            ExprKind::Binary {
+                operands,
+                operators,
+            } => self.binary(operands, operators)?,
+            ExprKind::Unary { op, operand } => {
+                let v = self.eval(operand)?;
+                match op {
+                    UnaryOp::Not => Value::Boolean(!v.is_truthy()),
+                    UnaryOp::Neg => ops::negate(v, e.span)?,
+                    // Outside an argument list or array, `*x` is `x`.
+                    UnaryOp::Splat => v,
+                }
+            }
+            ExprKind::Paren { expr } => self.eval(expr)?,
+            ExprKind::Access { target, keys } => {
+                if matches!(
+                    target.kind,
+                    ExprKind::QualifiedReference { .. } | ExprKind::ClassType { .. }
+                ) {
+                    return self.type_value(e);
+                }
+                let t = self.eval(target)?;
+                let keys = self.list(keys)?;
+                ops::access(&t, &keys, e.span)?
+            }
+            ExprKind::Selector { subject, entries } => {
+                let subject = self.eval(subject)?;
+                for en in entries {
+                    let m = self.eval(&en.matcher)?;
+                    if self.matches(&subject, &m) {
+                        return self.eval(&en.value);
+                    }
+                }
+                return Err(EvalError::new(
+                    codes::EVAL_NO_MATCH,
+                    e.span,
+                    format!("no selector option matches {subject}"),
+                )
+                .with_note("help: add a `default => ...` option"));
+            }
+            ExprKind::Assignment { op, target, value } => {
+                let v = self.eval(value)?;
+                self.assign(*op, target, v.clone())?;
+                v
+            }
+            ExprKind::If {
+                test,
+                then_body,
+                else_body,
+            } => {
+                if self.eval(test)?.is_truthy() {
+                    self.statements(then_body)?
+                } else {
+                    self.statements(else_body)?
+                }
+            }
+            ExprKind::Unless {
+                test,
+                then_body,
+                else_body,
+            } => {
+                if self.eval(test)?.is_truthy() {
+                    self.statements(else_body)?
+                } else {
+                    self.statements(then_body)?
+                }
+            }
+            ExprKind::Case { test, options } => {
+                let subject = self.eval(test)?;
+                let mut default = None;
+                for option in options {
+                    for v in &option.values {
+                        if matches!(v.kind, ExprKind::Default) {
+                            default = Some(&option.body);
+                            continue;
+                        }
+                        let m = self.eval(v)?;
+                        if self.matches(&subject, &m) {
+                            return self.statements(&option.body);
+                        }
+                    }
+                }
+                match default {
+                    Some(body) => self.statements(body)?,
+                    None => Value::Undef,
+                }
+            }
+            ExprKind::Call {
+                functor,
+                args,
+                lambda,
+                ..
+            } => {
+                let Some(name) = functor.literal_text() else {
+                    return Err(EvalError::new(
+                        codes::NOT_EVALUABLE,
+                        functor.span,
+                        "only named functions can be called here",
+                    ));
+                };
+                let args = self.arguments(args)?;
+                functions::call(self, name, functor.span, args, lambda.as_deref(), e.span)?
+            }
+            ExprKind::MethodCall {
+                receiver,
+                method,
+                args,
+                lambda,
+            } => {
+                let mut all = vec![self.eval(receiver)?];
+                all.extend(self.arguments(args)?);
+                functions::call(self, method, e.span, all, lambda.as_deref(), e.span)?
+            }
+            ExprKind::Query { .. } => {
+                return Err(EvalError::new(
+                    codes::NEEDS_RUNTIME,
+                    e.span,
+                    "a query (`??`) needs a query service such as PuppetDB",
+                )
+                .with_note("note: pbc keeps queries in the model but does not answer them (D15)"))
+            }
+            _ => {
+                return Err(EvalError::new(
+                    codes::NOT_EVALUABLE,
+                    e.span,
+                    "this construct cannot be evaluated in a binding",
+                )
+                .with_note("note: bindings evaluate values: declarations, resources and collectors belong in manifests"))
+            }
+        })
+    }
+
+    fn statements(&mut self, statements: &[Expr]) -> EvalResult {
+        let mut last = Value::Undef;
+        for s in statements {
+            last = self.eval(s)?;
+        }
+        Ok(last)
+    }
+
+    /// Array elements and call arguments: `*x` unfolds an array in place.
+    fn list(&mut self, items: &[Expr]) -> EvalResult<Vec<Value>> {
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            match &item.kind {
+                ExprKind::Unary {
+                    op: UnaryOp::Splat,
+                    operand,
+                } => match self.eval(operand)? {
+                    Value::Array(a) => out.extend(a.iter().cloned()),
+                    other => out.push(other),
+                },
+                _ => out.push(self.eval(item)?),
+            }
+        }
+        Ok(out)
+    }
+
+    fn arguments(&mut self, args: &[Expr]) -> EvalResult<Vec<Value>> {
+        self.list(args)
+    }
+
+    fn type_value(&mut self, e: &Expr) -> EvalResult {
+        match PType::from_expr(e) {
+            Ok(t) => Ok(Value::Type(Arc::new(t))),
+            Err(_) => Err(EvalError::type_error(
+                e.span,
+                "this is not a type pbc can evaluate",
+            )),
+        }
+    }
+
+    fn variable(&mut self, name: &str, span: Span) -> EvalResult {
+        if let Some(top) = name.strip_prefix("::") {
+            return self.top_variable(top, name, span);
+        }
+        for frame in self.frames.iter().rev() {
+            if let Some((_, v)) = frame.variables.iter().rev().find(|(n, _)| n == name) {
+                return Ok(v.clone());
+            }
+        }
+        if name.bytes().all(|b| b.is_ascii_digit()) {
+            // An unmatched capture is undef, never an error.
+            return Ok(Value::Undef);
+        }
+        self.top_variable(name, name, span)
+    }
+
+    fn top_variable(&self, name: &str, written: &str, span: Span) -> EvalResult {
+        match self.top.get(name) {
+            Some(v) => Ok(v.clone()),
+            None if self.strict => Err(EvalError::new(
+                codes::UNDEFINED_VARIABLE,
+                span,
+                format!("unknown variable `${written}`"),
+            )
+            .with_note("note: top-scope variables come from the node's facts (--facts, --fact)")),
+            None => Ok(Value::Undef),
+        }
+    }
+
+    fn assign(&mut self, op: AssignOp, target: &Expr, value: Value) -> EvalResult<()> {
+        let ExprKind::Variable { name } = &target.kind else {
+            return Err(EvalError::new(
+                codes::NOT_EVALUABLE,
+                target.span,
+                "only a variable can be assigned to here",
+            ));
+        };
+        if op != AssignOp::Assign || name.starts_with("::") {
+            return Err(EvalError::new(
+                codes::NOT_EVALUABLE,
+                target.span,
+                format!("`${name}` cannot be changed here"),
+            ));
+        }
+        let frame = self.frames.last_mut().expect("a frame is always open");
+        if frame.variables.iter().any(|(n, _)| n == name) {
+            return Err(EvalError::type_error(
+                target.span,
+                format!("cannot reassign variable `${name}`"),
+            ));
+        }
+        frame.variables.push((name.clone(), value));
+        Ok(())
+    }
+
+    fn set_captures(&mut self, captures: Vec<Value>) {
+        let frame = self.frames.last_mut().expect("a frame is always open");
+        frame
+            .variables
+            .retain(|(n, _)| !n.bytes().all(|b| b.is_ascii_digit()));
+        for (i, c) in captures.into_iter().enumerate() {
+            frame.variables.push((SmolStr::new(i.to_string()), c));
+        }
+    }
+
+    /// `case` and selector matching: `default`, regexes (setting captures), types, arrays
+    /// element-wise, otherwise `==`.
+    fn matches(&mut self, subject: &Value, matcher: &Value) -> bool {
+        match matcher {
+            Value::Default => true,
+            Value::Regex(r) => match subject {
+                Value::String(s) => match r.regex.captures(s) {
+                    Some(c) => {
+                        self.set_captures(ops::captures(&c));
+                        true
+                    }
+                    None => false,
+                },
+                _ => false,
+            },
+            Value::Type(t) => subject.is_instance(t),
+            Value::Array(ms) => match subject {
+                Value::Array(ss) if ss.len() == ms.len() => {
+                    for (s, m) in ss.iter().zip(ms.iter()) {
+                        if !self.matches(s, m) {
+                            return false;
+                        }
+                    }
+                    true
+                }
+                _ => false,
+            },
+            other => subject.puppet_eq(other),
+        }
+    }
+
+    fn binary(&mut self, operands: &[Expr], operators: &[crate::ast::BinaryOp]) -> EvalResult {
+        use crate::ast::BinaryOp;
+        let Some(first) = operands.first() else {
+            return Ok(Value::Undef);
+        };
+        let mut acc = self.eval(first)?;
+        for (op, operand) in operators.iter().zip(&operands[1..]) {
+            acc = match op {
+                BinaryOp::And => Value::Boolean(acc.is_truthy() && self.eval(operand)?.is_truthy()),
+                BinaryOp::Or => Value::Boolean(acc.is_truthy() || self.eval(operand)?.is_truthy()),
+                BinaryOp::Match | BinaryOp::NoMatch => {
+                    let rhs = self.eval(operand)?;
+                    let matched = match (&acc, &rhs) {
+                        (Value::String(s), Value::Regex(r)) => match r.regex.captures(s) {
+                            Some(c) => {
+                                self.set_captures(ops::captures(&c));
+                                true
+                            }
+                            None => false,
+                        },
+                        (Value::String(s), Value::String(p)) => {
+                            let r = ops::regex(p, operand.span)?;
+                            let Value::Regex(r) = r else { unreachable!() };
+                            match r.regex.captures(s) {
+                                Some(c) => {
+                                    self.set_captures(ops::captures(&c));
+                                    true
+                                }
+                                None => false,
+                            }
+                        }
+                        (v, Value::Type(t)) => v.is_instance(t),
+                        (l, r) => {
+                            return Err(EvalError::type_error(
+                                operand.span,
+                                format!(
+                                    "`{}` needs a String and a Regexp or a Type, not {} and {}",
+                                    op.text(),
+                                    l.type_name(),
+                                    r.type_name()
+                                ),
+                            ))
+                        }
+                    };
+                    Value::Boolean(matched == (*op == BinaryOp::Match))
+                }
+                _ => {
+                    let rhs = self.eval(operand)?;
+                    ops::binary(*op, acc, rhs, operand.span)?
+                }
+            };
+        }
+        Ok(acc)
+    }
+
+    fn lambda_body(&mut self, lambda: &Lambda, args: Vec<Value>) -> EvalResult {
+        let mut frame = Frame::default();
+        let mut args = args.into_iter();
+        for p in &lambda.params {
+            let v = if p.splat {
+                Value::array(args.by_ref().collect())
+            } else {
+                match args.next() {
+                    Some(v) => v,
+                    None => match &p.default {
+                        Some(d) => self.eval(d)?,
+                        None => {
+                            return Err(EvalError::type_error(
+                                p.span,
+                                format!("the lambda's parameter `${}` gets no value", p.name),
+                            ))
+                        }
+                    },
+                }
+            };
+            if let Some(t) = &p.type_expr {
+                if let Ok(ty) = PType::from_expr(t) {
+                    if !v.is_instance(&ty) {
+                        return Err(EvalError::type_error(
+                            p.span,
+                            format!(
+                                "the lambda's parameter `${}` expects {ty}, got {}",
+                                p.name,
+                                v.infer_type()
+                            ),
+                        ));
+                    }
+                }
+            }
+            frame.variables.push((p.name.clone(), v));
+        }
+        self.frames.push(frame);
+        let r = self.statements(&lambda.body);
+        self.frames.pop();
+        r
+    }
+
+    pub(crate) fn host(&mut self) -> &mut dyn Host {
+        &mut *self.host
+    }
+}
+
+/// The value of a literal expression (what a `ConstantProducerDescriptor` holds), `None` when
+/// `e` needs evaluating.
+pub fn literal_value(e: &Expr) -> Option<Value> {
+    Some(match &e.kind {
+        ExprKind::String { value } | ExprKind::QualifiedName { name: value } => {
+            Value::String(value.clone())
+        }
+        ExprKind::Integer { text, radix } => {
+            Value::Integer(crate::lower::integer_value(text, *radix)?)
+        }
+        ExprKind::Float { value, .. } if value.is_finite() => Value::Float(*value),
+        ExprKind::Boolean { value } => Value::Boolean(*value),
+        ExprKind::Undef => Value::Undef,
+        ExprKind::Unary {
+            op: UnaryOp::Neg,
+            operand,
+        } => match literal_value(operand)? {
+            Value::Integer(i) => Value::Integer(-i),
+            Value::Float(f) => Value::Float(-f),
+            _ => return None,
+        },
+        ExprKind::Array { elements } => Value::array(
+            elements
+                .iter()
+                .map(literal_value)
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        ExprKind::Hash { entries } => {
+            let mut map = Map::with_capacity(entries.len());
+            for en in entries {
+                map.insert(
+                    Value::string(en.key.literal_text()?),
+                    literal_value(&en.value)?,
+                );
+            }
+            Value::hash(map)
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,305 @@
+//! Runtime values of the evaluator and the injector: Puppet's data (undef, booleans, numbers,
+//! strings, arrays, ordered hashes), regexes and types. Collections are shared (`Arc`), so a
+//! constant binding's value is handed out without copying.
+//!
+//! Two equalities: [`PartialEq`] is exact (hash keys, `unique`), [`Value::puppet_eq`] is
+//! Puppet's `==` (strings case-insensitively, numbers across Integer and Float).
+
+use crate::types::PType;
+use indexmap::IndexMap;
+use smol_str::SmolStr;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+pub type Map = IndexMap<Value, Value>;
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    Undef,
+    /// The `default` selector/case matcher.
+    Default,
+    Boolean(bool),
+    Integer(i64),
+    Float(f64),
+    String(SmolStr),
+    Regex(Arc<RegexValue>),
+    Array(Arc<Vec<Value>>),
+    Hash(Arc<Map>),
+    Type(Arc<PType>),
+}
+
+#[derive(Debug)]
+pub struct RegexValue {
+    /// As written between the slashes.
+    pub source: SmolStr,
+    pub regex: regex::Regex,
+}
+
+impl Value {
+    pub fn string(s: impl Into<SmolStr>) -> Value {
+        Value::String(s.into())
+    }
+
+    pub fn array(items: Vec<Value>) -> Value {
+        Value::Array(Arc::new(items))
+    }
+
+    pub fn hash(map: Map) -> Value {
+        Value::Hash(Arc::new(map))
+    }
+
+    /// Puppet's truthiness: `undef` and `false` are false, everything else is true.
+    pub fn is_truthy(&self) -> bool {
+        !matches!(self, Value::Undef | Value::Boolean(false))
+    }
+
+    /// The Puppet type name used in messages (`Integer`, `Array`, ...).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Undef => "Undef",
+            Value::Default => "Default",
+            Value::Boolean(_) => "Boolean",
+            Value::Integer(_) => "Integer",
+            Value::Float(_) => "Float",
+            Value::String(_) => "String",
+            Value::Regex(_) => "Regexp",
+            Value::Array(_) => "Array",
+            Value::Hash(_) => "Hash",
+            Value::Type(_) => "Type",
+        }
+    }
+
+    /// The most specific ARM-8 type of the value (for type checks and messages).
+    pub fn infer_type(&self) -> PType {
+        match self {
+            Value::Undef => PType::Nil,
+            Value::Default => PType::Any,
+            Value::Boolean(_) => PType::Boolean,
+            Value::Integer(_) => PType::Integer,
+            Value::Float(_) => PType::Float,
+            Value::String(_) => PType::String,
+            Value::Regex(_) => PType::Pattern,
+            Value::Array(items) => {
+                let mut t = PType::Nil;
+                for v in items.iter() {
+                    t = crate::types::common(&t, &v.infer_type());
+                }
+                PType::Array(Box::new(t))
+            }
+            Value::Hash(map) => {
+                let (mut k, mut v) = (PType::Nil, PType::Nil);
+                for (key, value) in map.iter() {
+                    k = crate::types::common(&k, &key.infer_type());
+                    v = crate::types::common(&v, &value.infer_type());
+                }
+                PType::Hash(Box::new(k), Box::new(v))
+            }
+            Value::Type(t) => PType::Runtime(Some(SmolStr::new(t.to_string()))),
+        }
+    }
+
+    /// Whether the value is an instance of `t` (ARM-8's type system; classes, resources and
+    /// runtime types only match type values naming them).
+    pub fn is_instance(&self, t: &PType) -> bool {
+        match (t, self) {
+            (PType::Any, _) => true,
+            (_, Value::Undef) => matches!(t, PType::Nil | PType::Data | PType::Literal),
+            (PType::Data, v) => v.is_data(),
+            (PType::Literal, v) => matches!(
+                v,
+                Value::Boolean(_)
+                    | Value::Integer(_)
+                    | Value::Float(_)
+                    | Value::String(_)
+                    | Value::Regex(_)
+            ),
+            (PType::String, Value::String(_)) => true,
+            (PType::Integer, Value::Integer(_)) => true,
+            (PType::Float, Value::Float(_)) => true,
+            (PType::Number, Value::Integer(_) | Value::Float(_)) => true,
+            (PType::Boolean, Value::Boolean(_)) => true,
+            (PType::Pattern, Value::Regex(_)) => true,
+            (PType::Array(e), Value::Array(items)) => items.iter().all(|v| v.is_instance(e)),
+            (PType::Hash(k, v), Value::Hash(map)) => map
+                .iter()
+                .all(|(key, value)| key.is_instance(k) && value.is_instance(v)),
+            (PType::Class(_) | PType::Resource { .. } | PType::Runtime(_), Value::Type(own)) => {
+                t.assignable_from(own)
+            }
+            _ => false,
+        }
+    }
+
+    /// Puppet's `Data`: undef, scalars, and arrays and string-keyed hashes of data.
+    pub fn is_data(&self) -> bool {
+        match self {
+            Value::Undef
+            | Value::Boolean(_)
+            | Value::Integer(_)
+            | Value::Float(_)
+            | Value::String(_) => true,
+            Value::Array(items) => items.iter().all(Value::is_data),
+            Value::Hash(map) => map
+                .iter()
+                .all(|(k, v)| matches!(k, Value::String(_)) && v.is_data()),
+            Value::Default | Value::Regex(_) | Value::Type(_) => false,
+        }
+    }
+
+    /// Puppet's `==`.
+    pub fn puppet_eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::String(a), Value::String(b)) => {
+                a.len() == b.len() && a.to_lowercase() == b.to_lowercase()
+            }
+            (Value::Integer(a), Value::Float(b)) | (Value::Float(b), Value::Integer(a)) => {
+                (*a as f64) == *b
+            }
+            (Value::Array(a), Value::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.puppet_eq(y))
+            }
+            (Value::Hash(a), Value::Hash(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, v)| b.iter().any(|(k2, v2)| k.puppet_eq(k2) && v.puppet_eq(v2)))
+            }
+            _ => self == other,
+        }
+    }
+
+    /// Interpolation and `join`: strings as they are, undef as nothing, collections in
+    /// Puppet's notation (strings inside quoted).
+    pub fn to_display_string(&self) -> String {
+        match self {
+            Value::String(s) => s.to_string(),
+            Value::Undef => String::new(),
+            other => other.to_string(),
+        }
+    }
+
+    /// JSON for `pbc lookup` output (hash keys that are not strings are written as strings).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match self {
+            Value::Undef => J::Null,
+            Value::Default => J::String("default".into()),
+            Value::Boolean(b) => J::Bool(*b),
+            Value::Integer(i) => J::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+            Value::String(s) => J::String(s.to_string()),
+            Value::Regex(r) => J::String(format!("/{}/", r.source)),
+            Value::Array(items) => J::Array(items.iter().map(Value::to_json).collect()),
+            Value::Hash(map) => J::Object(
+                map.iter()
+                    .map(|(k, v)| (k.to_display_string(), v.to_json()))
+                    .collect(),
+            ),
+            Value::Type(t) => J::String(t.to_string()),
+        }
+    }
+
+    /// A value from JSON (facts files).
+    pub fn from_json(j: &serde_json::Value) -> Value {
+        use serde_json::Value as J;
+        match j {
+            J::Null => Value::Undef,
+            J::Bool(b) => Value::Boolean(*b),
+            J::Number(n) => match n.as_i64() {
+                Some(i) => Value::Integer(i),
+                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            J::String(s) => Value::string(s.as_str()),
+            J::Array(items) => Value::array(items.iter().map(Value::from_json).collect()),
+            J::Object(map) => Value::hash(
+                map.iter()
+                    .map(|(k, v)| (Value::string(k.as_str()), Value::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Exact equality (hash keys, `unique`): floats by their bits, regexes by source.
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Undef, Value::Undef) | (Value::Default, Value::Default) => true,
+            (Value::Boolean(a), Value::Boolean(b)) => a == b,
+            (Value::Integer(a), Value::Integer(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Regex(a), Value::Regex(b)) => a.source == b.source,
+            (Value::Array(a), Value::Array(b)) => a == b,
+            (Value::Hash(a), Value::Hash(b)) => {
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
+            }
+            (Value::Type(a), Value::Type(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            Value::Undef | Value::Default => {}
+            Value::Boolean(b) => b.hash(state),
+            Value::Integer(i) => i.hash(state),
+            Value::Float(f) => f.to_bits().hash(state),
+            Value::String(s) => s.hash(state),
+            Value::Regex(r) => r.source.hash(state),
+            Value::Array(items) => items.hash(state),
+            Value::Hash(map) => {
+                for (k, v) in map.iter() {
+                    k.hash(state);
+                    v.hash(state);
+                }
+            }
+            Value::Type(t) => t.to_string().hash(state),
+        }
+    }
+}
+
+/// Puppet's notation: `'a'` inside collections, `[1, 'a']`, `{'k' => 'v'}`, `/re/`.
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Undef => f.write_str("undef"),
+            Value::Default => f.write_str("default"),
+            Value::Boolean(b) => write!(f, "{b}"),
+            Value::Integer(i) => write!(f, "{i}"),
+            Value::Float(x) => {
+                let mut s = String::new();
+                crate::pn::write_ruby_float(&mut s, *x);
+                f.write_str(&s)
+            }
+            Value::String(s) => write!(f, "'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
+            Value::Regex(r) => write!(f, "/{}/", r.source),
+            Value::Array(items) => {
+                f.write_str("[")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Hash(map) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in map.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k} => {v}")?;
+                }
+                f.write_str("}")
+            }
+            Value::Type(t) => write!(f, "{t}"),
+        }
+    }
+}

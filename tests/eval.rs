@@ -1,0 +1,143 @@
+//! The evaluator on small programs: each case is Puppet source (statements; the value of the
+//! last one is the result) and the result in Puppet's notation, or the error code expected.
+
+use puppet_bindings::eval::{Evaluator, NoInjection, TopScope, Value};
+use puppet_bindings::span::FileId;
+
+fn top() -> TopScope {
+    let mut top = TopScope::default();
+    let facts: serde_json::Value = serde_json::json!({
+        "fqdn": "web01.ams.example.com",
+        "os": {"family": "Debian", "release": {"major": "12"}},
+        "memory_mb": 2048,
+        "interfaces": ["eth0", "lo"]
+    });
+    for (k, v) in facts.as_object().expect("object") {
+        top.set(k.as_str(), Value::from_json(v));
+    }
+    top.set("facts", Value::from_json(&facts));
+    top
+}
+
+fn run(src: &str, strict: bool) -> Result<String, String> {
+    let parsed = puppet_bindings::parse_file(FileId(0), src);
+    let program = parsed
+        .program
+        .unwrap_or_else(|| panic!("{src}: {:?}", parsed.diagnostics));
+    let top = top();
+    let mut host = NoInjection::default();
+    let mut ev = Evaluator::new(&top, &mut host).strict(strict);
+    let mut last = Value::Undef;
+    for s in &program.body {
+        match ev.eval(s) {
+            Ok(v) => last = v,
+            Err(e) => return Err(e.code.to_string()),
+        }
+    }
+    Ok(last.to_string())
+}
+
+#[test]
+fn expressions_evaluate_as_puppet_does() {
+    let cases: &[(&str, &str)] = &[
+        ("1 + 2 * 3 - 4", "3"),
+        ("7 / 2", "3"),
+        ("7.0 / 2", "3.5"),
+        ("7 % 3", "1"),
+        ("'10' + 5", "15"),
+        ("[1, 2] + [3]", "[1, 2, 3]"),
+        ("[1, 2] << [3]", "[1, 2, [3]]"),
+        ("[1, 2, 3] - [2]", "[1, 3]"),
+        ("{'a' => 1} + {'b' => 2}", "{'a' => 1, 'b' => 2}"),
+        ("'Abc' == 'aBC'", "true"),
+        ("1 == 1.0", "true"),
+        ("'b' > 'A'", "true"),
+        ("'eth0' in $interfaces", "true"),
+        ("'ams' in $fqdn", "true"),
+        ("'a' in {'a' => 1}", "true"),
+        ("!true or 1 < 2 and 3 >= 4", "false"),
+        ("\"${fqdn} has ${memory_mb} MB\"", "'web01.ams.example.com has 2048 MB'"),
+        ("\"${facts['os']['family']}/${::os['release']['major']}\"", "'Debian/12'"),
+        ("\"${[1, 'a']}\"", "'[1, \\'a\\']'"),
+        ("$interfaces[-1]", "'lo'"),
+        ("[1, 2, 3, 4][1, 2]", "[2, 3]"),
+        ("'hello'[1, 3]", "'ell'"),
+        ("$nope", "undef"),
+        ("if $fqdn =~ /^(\\w+)\\.(\\w+)\\./ { \"${2}-${1}\" } else { 'no' }", "'ams-web01'"),
+        ("$fqdn ? { /^db/ => 'db', /^web/ => 'web', default => 'other' }", "'web'"),
+        ("case $os['family'] { 'RedHat': { 'rpm' } 'Debian', 'Ubuntu': { 'deb' } default: { 'x' } }", "'deb'"),
+        ("unless $memory_mb > 4096 { 'small' }", "'small'"),
+        ("$x = 3\n$y = $x * 2\n$y", "6"),
+        ("1 =~ Integer", "true"),
+        ("[1, 'a'] =~ Array[Integer]", "false"),
+        ("Array[String]", "Array[String]"),
+        ("flatten([1, [2, [3]]])", "[1, 2, 3]"),
+        ("join(['a', 'b'], ',')", "'a,b'"),
+        ("split('a,b,,c', ',')", "['a', 'b', '', 'c']"),
+        ("concat([1], 2, [3])", "[1, 2, 3]"),
+        ("merge({'a' => 1}, {'a' => 2, 'b' => 3})", "{'a' => 2, 'b' => 3}"),
+        ("keys({'a' => 1, 'b' => 2})", "['a', 'b']"),
+        ("values({'a' => 1, 'b' => 2})", "[1, 2]"),
+        ("size([1, 2]) + length('abc')", "5"),
+        ("empty('') and empty([]) and !empty({'a' => 1})", "true"),
+        ("sort(['b', 'C', 'a'])", "['a', 'b', 'C']"),
+        ("unique([1, 2, 1])", "[1, 2]"),
+        ("\"${upcase('a')}${downcase('B')}${capitalize('cd')}${strip('  e ')}\"", "'AbCde'"),
+        ("regsubst('web01.example.com', '^(\\w+)\\..*$', '\\1')", "'web01'"),
+        ("regsubst('a-b-c', '-', '_', 'G')", "'a_b_c'"),
+        ("sprintf('%s:%05d|%-4s|%.2f|%x', 'port', 80, 'ab', 3.14159, 255)", "'port:00080|ab  |3.14|ff'"),
+        ("with(1, 2) |$a, $b| { $a + $b }", "3"),
+        ("[1, 2, 3].map |$x| { $x * 10 }", "[10, 20, 30]"),
+        ("{'a' => 1, 'b' => 2}.filter |$k, $v| { $v > 1 }", "{'b' => 2}"),
+        ("[1, 2, 3].reduce |$memo, $x| { $memo + $x }", "6"),
+        ("[1, 2].reduce(10) |$memo, $x| { $memo + $x }", "13"),
+        ("[1, 2].each |$x| { $x }", "[1, 2]"),
+        ("defined('$fqdn') and !defined('$nope') and defined('join')", "true"),
+        ("[*[1, 2], 3]", "[1, 2, 3]"),
+    ];
+    let mut failures = Vec::new();
+    for (src, want) in cases {
+        match run(src, false) {
+            Ok(got) if got == *want => {}
+            other => failures.push(format!("{src}\n  want {want}\n  got  {other:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn errors_have_codes() {
+    let cases: &[(&str, &str, bool)] = &[
+        ("1 + 'a'", "EVAL_TYPE_ERROR", false),
+        ("'a' + 'b'", "EVAL_TYPE_ERROR", false),
+        ("1 / 0", "EVAL_TYPE_ERROR", false),
+        ("9223372036854775807 + 1", "EVAL_TYPE_ERROR", false),
+        ("undef[1]", "EVAL_TYPE_ERROR", false),
+        ("join(1)", "EVAL_TYPE_ERROR", false),
+        ("upcase()", "EVAL_TYPE_ERROR", false),
+        ("[1].map |$a, $b, $c| { 1 }", "EVAL_TYPE_ERROR", false),
+        ("jion(['a'])", "UNKNOWN_FUNCTION", false),
+        ("$nope", "UNDEFINED_VARIABLE", true),
+        ("fail('stop here')", "EVAL_FAILED", false),
+        ("'x' ? { 'y' => 1 }", "EVAL_NO_MATCH", false),
+        ("file { '/tmp/x': }", "NOT_EVALUABLE", false),
+        ("lookup('x')", "INJECTION_BEFORE_INJECTOR", false),
+        ("$x = 1\n$x = 2", "EVAL_TYPE_ERROR", false),
+        ("'a' =~ /(?<=a)b/", "EVAL_TYPE_ERROR", false),
+    ];
+    let mut failures = Vec::new();
+    for (src, want, strict) in cases {
+        match run(src, *strict) {
+            Err(code) if code == *want => {}
+            other => failures.push(format!("{src}\n  want {want}\n  got  {other:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// An endless computation stops at the step budget instead of hanging.
+#[test]
+fn evaluation_is_bounded() {
+    let src = "$a = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n$a.map |$x| { $a.map |$y| { $a.map |$z| { $a.map |$w| { $a.map |$v| { $a.map |$u| { $x + $y + $z } } } } } }";
+    assert_eq!(run(src, false), Err("EVAL_LIMIT".to_string()));
+}
