@@ -7,6 +7,7 @@
 pub mod ast;
 pub mod diag;
 pub mod eval;
+pub mod inject;
 pub mod lexer;
 pub mod lower;
 pub mod parser;
@@ -69,6 +70,15 @@ pub fn compile_tree_files(
     root: Option<&std::path::Path>,
     mode: CompileMode,
 ) -> std::io::Result<CompileReport> {
+    Ok(compile_loaded(load_tree_files(tree_files, root)?, mode))
+}
+
+/// Reads a tree's files and checks them, keeping the programs for lowering ([`load_sources`]).
+/// Origins are file names relative to `root` (as the diagnostics name them without one).
+pub fn load_tree_files(
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+) -> std::io::Result<LoadedTree> {
     let mut inputs = Vec::with_capacity(tree_files.len());
     let mut origins = Vec::with_capacity(tree_files.len());
     for f in tree_files {
@@ -86,7 +96,7 @@ pub fn compile_tree_files(
             bytes,
         });
     }
-    Ok(compile_sources(inputs, origins, mode))
+    Ok(load_sources(inputs, origins))
 }
 
 /// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
@@ -121,37 +131,24 @@ pub fn compile_sources(
     origins: Vec<String>,
     mode: CompileMode,
 ) -> CompileReport {
-    // In name order, as `analyse` will take them, so that origins stay with their files.
-    let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
-    paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-    let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
-    let analysed = analyse(inputs);
-    let model = if analysed.diagnostics.iter().any(diag::Diagnostic::is_error) {
+    compile_loaded(load_sources(inputs, origins), mode)
+}
+
+fn compile_loaded(loaded: LoadedTree, mode: CompileMode) -> CompileReport {
+    let model = if loaded.has_errors() {
         None
     } else {
-        // Origins by file id: ids follow input order, but an input that could not be read as
-        // text has no program and so no origin is needed for it.
-        let mut by_id = vec![String::new(); analysed.files.len()];
-        for (id, origin) in analysed.ids.iter().zip(origins) {
-            if let Some(slot) = by_id.get_mut(id.0 as usize) {
-                *slot = origin;
-            }
-        }
-        let inputs: Vec<lower::LowerInput> = analysed
-            .parsed
-            .iter()
-            .map(|(role, program)| lower::LowerInput { role, program })
-            .collect();
+        let inputs = loaded.lower_inputs();
         let json = match mode {
             CompileMode::Tree => serde_json::to_string_pretty(&lower::compile_tree(
-                &analysed.files,
-                &by_id,
+                &loaded.check.files,
+                &loaded.origins,
                 &inputs,
                 lower::PnJson,
             )),
             CompileMode::Files => serde_json::to_string_pretty(&lower::compile_files(
-                &analysed.files,
-                &by_id,
+                &loaded.check.files,
+                &loaded.origins,
                 &inputs,
                 lower::PnJson,
             )),
@@ -162,12 +159,80 @@ pub fn compile_sources(
         })
     };
     CompileReport {
+        check: loaded.check,
+        model,
+    }
+}
+
+/// A checked tree with its programs: what lowering (for `pbc compile`) and the injector (for
+/// `pbc lookup`) start from.
+pub struct LoadedTree {
+    pub check: CheckReport,
+    parsed: Vec<(tree::FileRole, ast::Program)>,
+    /// The name the model records for each file, by file id.
+    origins: Vec<String>,
+}
+
+impl LoadedTree {
+    pub fn has_errors(&self) -> bool {
+        self.check
+            .diagnostics
+            .iter()
+            .any(diag::Diagnostic::is_error)
+    }
+
+    pub fn lower_inputs(&self) -> Vec<lower::LowerInput<'_>> {
+        self.parsed
+            .iter()
+            .map(|(role, program)| lower::LowerInput { role, program })
+            .collect()
+    }
+
+    /// The tree's `environments.pp`, if it has one.
+    pub fn environments_program(&self) -> Option<&ast::Program> {
+        self.parsed
+            .iter()
+            .find(|(role, _)| matches!(role, tree::FileRole::Environments))
+            .map(|(_, p)| p)
+    }
+
+    /// The whole tree's model, holding expressions as `embed` does.
+    pub fn tree_model<'a, E: lower::Embed<'a>>(
+        &'a self,
+        embed: E,
+    ) -> lower::model::TreeDocument<E::X> {
+        lower::compile_tree(
+            &self.check.files,
+            &self.origins,
+            &self.lower_inputs(),
+            embed,
+        )
+    }
+}
+
+/// Checks the files ([`check_sources`]) and keeps their programs. `origins` are the file names
+/// the model records, one per input.
+pub fn load_sources(inputs: Vec<SourceInput>, origins: Vec<String>) -> LoadedTree {
+    // In name order, as `analyse` will take them, so that origins stay with their files.
+    let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
+    paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
+    let analysed = analyse(inputs);
+    // Origins by file id: ids follow input order.
+    let mut by_id = vec![String::new(); analysed.files.len()];
+    for (id, origin) in analysed.ids.iter().zip(origins) {
+        if let Some(slot) = by_id.get_mut(id.0 as usize) {
+            *slot = origin;
+        }
+    }
+    LoadedTree {
         check: CheckReport {
             files: analysed.files,
             diagnostics: analysed.diagnostics,
             file_count: analysed.file_count,
         },
-        model,
+        parsed: analysed.parsed,
+        origins: by_id,
     }
 }
 

@@ -18,6 +18,18 @@ pub struct Span {
 }
 
 impl Span {
+    /// No place in any file: for what the command line or the request (not a source file)
+    /// got wrong. Rendered without a source excerpt.
+    pub const NONE: Span = Span {
+        file: FileId(u32::MAX),
+        start: 0,
+        end: 0,
+    };
+
+    pub fn is_none(self) -> bool {
+        self.file == FileId(u32::MAX)
+    }
+
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
         Span {
             file,

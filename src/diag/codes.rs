@@ -216,3 +216,13 @@ pub const UNDEFINED_VARIABLE: &str = "UNDEFINED_VARIABLE";
 pub const UNKNOWN_FUNCTION: &str = "UNKNOWN_FUNCTION";
 /// `lookup()` of a key nothing is bound to, without a default.
 pub const KEY_NOT_FOUND: &str = "KEY_NOT_FOUND";
+/// A lookup that needs its own value (directly or through other keys).
+pub const LOOKUP_LOOP: &str = "LOOKUP_LOOP";
+/// The environment `--env` or `environments.pp` names is not declared.
+pub const UNKNOWN_ENVIRONMENT: &str = "UNKNOWN_ENVIRONMENT";
+/// A Hash multibind contribution without a name, or a key contributed twice.
+pub const MULTIBIND_CONTRIBUTION: &str = "MULTIBIND_CONTRIBUTION";
+/// `pbc lookup --type T`: the value found is not a T.
+pub const LOOKUP_TYPE_MISMATCH: &str = "LOOKUP_TYPE_MISMATCH";
+/// A facts file that cannot be read as facts.
+pub const INVALID_FACTS: &str = "INVALID_FACTS";

@@ -95,6 +95,15 @@ pub fn render_text(files: &SourceMap, diags: &[Diagnostic]) -> String {
     let mut out = term::termcolor::NoColor::new(Vec::new());
     let config = term::Config::default();
     for d in diags {
+        if d.span.is_none() {
+            let mut text = format!("{}[{}]: {}\n", severity_word(d.severity), d.code, d.message);
+            for n in &d.notes {
+                text.push_str(&format!("  = {n}\n"));
+            }
+            text.push('\n');
+            out.get_mut().extend_from_slice(text.as_bytes());
+            continue;
+        }
         let cs = to_codespan(d);
         if term::emit_to_io_write(&mut out, &config, files, &cs).is_err() {
             // A span outside its file is a pbc bug; still say something useful.

@@ -618,6 +618,11 @@ impl<'h> Evaluator<'h> {
         r
     }
 
+    /// A variable as the evaluation left it (local frames first, then the top scope).
+    pub fn variable_value(&mut self, name: &str) -> EvalResult {
+        self.variable(name, Span::NONE)
+    }
+
     pub(crate) fn host(&mut self) -> &mut dyn Host {
         &mut *self.host
     }

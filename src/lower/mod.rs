@@ -246,6 +246,7 @@ fn system_layer<X>() -> NamedLayer<X> {
         file: "<system>".into(),
         line: 0,
         column: 0,
+        span: Span::NONE,
     };
     let array_of_strings = || TypeModel::PArrayType {
         element_type: Box::new(TypeModel::PStringType),
@@ -326,7 +327,12 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             Some(n) => n.clone(),
             None => self.files.name(span.file).to_string(),
         };
-        Origin { file, line, column }
+        Origin {
+            file,
+            line,
+            column,
+            span,
+        }
     }
 
     fn named_bindings(&self, block: &'a BindingsBlock) -> NamedBindings<E::X> {

@@ -61,6 +61,9 @@ pub struct Origin {
     pub file: String,
     pub line: usize,
     pub column: usize,
+    /// Where it is in the checked sources (not written: a reader has the three fields above).
+    #[serde(skip)]
+    pub span: crate::span::Span,
 }
 
 #[derive(Serialize)]

@@ -1,0 +1,237 @@
+//! `pbc lookup` as a library call: load and check the tree, build the request, answer the
+//! keys, and say what to print and which exit status to give. `main.rs` only parses flags and
+//! prints; tests call [`run`] directly.
+
+use super::explain::value_json;
+use super::{facts, ForInjection, Injector, Request};
+use crate::diag::{codes, Diagnostic};
+use crate::eval::Value;
+use crate::lower::keys::Key;
+use crate::span::{FileId, Span};
+use crate::types::PType;
+use std::path::PathBuf;
+
+#[derive(Clone, Debug, Default)]
+pub struct LookupOptions {
+    pub keys: Vec<String>,
+    pub tree: PathBuf,
+    pub facts: Option<PathBuf>,
+    pub node: Option<String>,
+    /// `--fact key=value`, applied after the facts file.
+    pub fact: Vec<String>,
+    pub environment: Option<String>,
+    pub agent_environment: Option<String>,
+    /// `--type`: the keys' type, asserted on the value.
+    pub type_: Option<String>,
+    /// `--default`: a Puppet literal (anything else is a string).
+    pub default: Option<String>,
+    pub all: bool,
+    pub explain: bool,
+    pub json: bool,
+    pub strict: bool,
+}
+
+pub struct LookupOutcome {
+    pub stdout: String,
+    pub stderr: String,
+    /// 0 all found, 1 not found or an error, 2 usage.
+    pub status: u8,
+}
+
+impl LookupOutcome {
+    fn usage(message: String) -> LookupOutcome {
+        LookupOutcome {
+            stdout: String::new(),
+            stderr: format!("pbc: {message}\n"),
+            status: 2,
+        }
+    }
+}
+
+/// A type or value given on the command line, read as Puppet source.
+fn parse_expr(src: &str) -> Option<crate::ast::Program> {
+    crate::parse_file(FileId(0), src).program
+}
+
+pub fn run(opts: &LookupOptions) -> LookupOutcome {
+    if opts.keys.is_empty() && !opts.all {
+        return LookupOutcome::usage("lookup needs keys, or --all".into());
+    }
+    let ty = match &opts.type_ {
+        None => PType::Data,
+        Some(t) => match parse_expr(t)
+            .and_then(|p| p.body.into_iter().next())
+            .and_then(|e| PType::from_expr(&e).ok())
+        {
+            Some(t) => t,
+            None => return LookupOutcome::usage(format!("--type `{t}` is not a type")),
+        },
+    };
+    let default = opts.default.as_ref().map(|d| {
+        parse_expr(d)
+            .and_then(|p| p.body.first().and_then(crate::eval::literal_value))
+            .unwrap_or_else(|| Value::string(d.as_str()))
+    });
+
+    let mut request = Request {
+        agent_environment: opts.agent_environment.clone(),
+        environment: opts.environment.clone(),
+        strict: opts.strict,
+        ..Request::default()
+    };
+    let mut problems: Vec<Diagnostic> = Vec::new();
+    if let Some(path) = &opts.facts {
+        let loaded = facts::facts_file(path, opts.node.as_deref())
+            .and_then(|file| facts::load(&file, &mut request));
+        if let Err(d) = loaded {
+            problems.push(d);
+        }
+    }
+    for f in &opts.fact {
+        if let Err(d) = facts::set_fact(&mut request, f) {
+            problems.push(d);
+        }
+    }
+    if let (Some(node), false) = (&opts.node, request.facts.contains_key("fqdn")) {
+        request
+            .facts
+            .insert("fqdn".into(), Value::string(node.as_str()));
+    }
+
+    let files = match crate::tree::discover(std::slice::from_ref(&opts.tree)) {
+        Ok(f) => f,
+        Err(e) => return LookupOutcome::usage(e.to_string()),
+    };
+    let loaded = match crate::load_tree_files(&files, Some(&opts.tree)) {
+        Ok(l) => l,
+        Err(e) => return LookupOutcome::usage(e.to_string()),
+    };
+    let render = |diags: &[Diagnostic]| crate::diag::render_text(&loaded.check.files, diags);
+    if loaded.has_errors() || !problems.is_empty() {
+        let tree_errors = loaded.has_errors();
+        let mut diags: Vec<Diagnostic> = loaded
+            .check
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .cloned()
+            .collect();
+        diags.extend(problems);
+        let mut stderr = render(&diags);
+        if tree_errors {
+            stderr.push_str("pbc: the tree has errors (see `pbc check`); nothing was looked up\n");
+        }
+        return LookupOutcome {
+            stdout: String::new(),
+            stderr,
+            status: 1,
+        };
+    }
+    let model = loaded.tree_model(ForInjection);
+    let mut injector = match Injector::new(&model, loaded.environments_program(), &request) {
+        Ok(i) => i,
+        Err(d) => {
+            return LookupOutcome {
+                stdout: String::new(),
+                stderr: render(&[d]),
+                status: 1,
+            }
+        }
+    };
+
+    let keys: Vec<Key> = if opts.all {
+        injector.effective_keys()
+    } else {
+        opts.keys
+            .iter()
+            .map(|k| Key::new(ty.clone(), k.as_str()))
+            .collect()
+    };
+    let mut stdout = String::new();
+    let mut errors: Vec<Diagnostic> = Vec::new();
+    let mut explanations = Vec::new();
+    let mut all_values: Vec<(String, serde_json::Value)> = Vec::new();
+    for key in &keys {
+        if opts.explain {
+            let e = injector.explain(key);
+            if !opts.json {
+                stdout.push_str(&e.to_text());
+            }
+            explanations.push(e);
+        }
+        let found = injector.lookup_found_key(key);
+        let value = match found {
+            Ok(Some(f)) => {
+                if !opts.all && !f.value.is_instance(&ty) && ty != PType::Data {
+                    errors.push(Diagnostic::error(
+                        codes::LOOKUP_TYPE_MISMATCH,
+                        Span::NONE,
+                        format!(
+                            "`{}` is {}, not the {ty} asked for",
+                            key.name,
+                            f.value.infer_type()
+                        ),
+                    ));
+                    continue;
+                }
+                f.value
+            }
+            Ok(None) => {
+                match &default {
+                    Some(d) => d.clone(),
+                    None => {
+                        errors.push(
+                        Diagnostic::error(
+                            codes::KEY_NOT_FOUND,
+                            Span::NONE,
+                            format!(
+                                "nothing is bound to `{key}` for this request (environment `{}`)",
+                                injector.environment
+                            ),
+                        )
+                        .with_note("help: `--explain` shows every binding of the key and why none applies"),
+                    );
+                        continue;
+                    }
+                }
+            }
+            Err(d) => {
+                errors.push(d);
+                continue;
+            }
+        };
+        if opts.all {
+            all_values.push((key.to_string(), value.to_json()));
+        } else if !opts.explain {
+            stdout.push_str(&value_json(&value));
+            stdout.push('\n');
+        }
+    }
+    if opts.all && !opts.explain {
+        let map: serde_json::Map<String, serde_json::Value> = all_values.into_iter().collect();
+        stdout.push_str(
+            &serde_json::to_string_pretty(&serde_json::Value::Object(map)).unwrap_or_default(),
+        );
+        stdout.push('\n');
+    }
+    if opts.explain && opts.json {
+        stdout.push_str(&serde_json::to_string_pretty(&explanations).unwrap_or_default());
+        stdout.push('\n');
+    }
+    let mut stderr = String::new();
+    for (level, message, _) in &injector.messages {
+        stderr.push_str(&format!(
+            "{}: {message}\n",
+            match level {
+                crate::eval::LogLevel::Notice => "notice",
+                crate::eval::LogLevel::Warning => "warning",
+            }
+        ));
+    }
+    stderr.push_str(&render(&errors));
+    LookupOutcome {
+        stdout,
+        stderr,
+        status: if errors.is_empty() { 0 } else { 1 },
+    }
+}

@@ -1,0 +1,384 @@
+//! The effective bindings of one request (reference section 4.3 as amended by D6, D11-D14):
+//! every binding of every layer becomes a [`Candidate`] of its key, with the outcome of its
+//! `when` predicates and its precedence vector; per key, the winner is chosen layer by layer.
+//!
+//! Candidates that do not match stay recorded (for `--explain`) but never shadow anything.
+//! Errors of composition (conflicts, unresolved overrides, abstract bindings that surface) are
+//! kept per key and reported when the key is looked up.
+
+use super::Code;
+use crate::lower::keys::Key;
+use crate::lower::model::{
+    AbstractBinding, Binding, Category, Multibinding, NamedLayer, Origin, Rebinding,
+};
+use crate::types::PType;
+use smol_str::SmolStr;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// A precedence vector (D6): the precedences of the matched predicates, highest first; `[0]`
+/// for a binding with none. Compared lexicographically, a longer vector beating its prefix.
+pub type Precedence = Vec<u16>;
+
+/// How one `when` predicate fared for the request.
+#[derive(Clone, Debug)]
+pub struct PredicateOutcome {
+    pub category: SmolStr,
+    /// The value the predicate names (as written, lower-cased).
+    pub value: String,
+    pub matched: bool,
+}
+
+/// What a candidate binds.
+#[derive(Clone, Copy)]
+pub enum Bound<'m> {
+    Binding(&'m Binding<Code<'m>>),
+    Multibinding(&'m Multibinding<Code<'m>>),
+    Alias(&'m Rebinding),
+    Renamed(&'m Rebinding),
+    Rebind(&'m Rebinding),
+    /// `bind parameters T to R[t]`, `bind map`: they need resources pbc does not evaluate.
+    NeedsRuntime(&'m str),
+}
+
+pub struct Candidate<'m> {
+    pub bound: Bound<'m>,
+    pub layer: usize,
+    /// The `bindings NAME` it is written in.
+    pub bindings: &'m str,
+    pub origin: &'m Origin,
+    pub conditions: Rc<[PredicateOutcome]>,
+    /// `None` when a predicate does not match the request.
+    pub precedence: Option<Precedence>,
+    pub is_abstract: bool,
+    pub is_override: bool,
+}
+
+/// A contribution to a multibind (`bind ... in 'id'`), in D14 order once sorted.
+pub struct Contribution<'m> {
+    pub binding: &'m Binding<Code<'m>>,
+    pub layer: usize,
+    pub bindings: &'m str,
+    pub precedence: Option<Precedence>,
+    pub conditions: Rc<[PredicateOutcome]>,
+    /// Document order over the whole tree.
+    pub order: usize,
+}
+
+/// Why a key has no usable winner.
+#[derive(Clone, Debug)]
+pub enum ComposeError {
+    /// Two candidates of one layer with equal precedence (indexes into the candidates).
+    Conflict { first: usize, second: usize },
+    /// The winning candidate is abstract (and no higher layer binds the key).
+    Abstract { candidate: usize },
+    /// The winning candidate is an `override` that overrides nothing.
+    UnresolvedOverride { candidate: usize },
+}
+
+/// One key's candidates (in layer, then document order) and the outcome.
+pub struct KeyEntry {
+    pub key: Key,
+    pub candidates: Vec<usize>,
+    pub winner: Result<Option<usize>, ComposeError>,
+}
+
+pub struct Composition<'m> {
+    pub candidates: Vec<Candidate<'m>>,
+    pub keys: Vec<KeyEntry>,
+    pub by_id: HashMap<String, usize>,
+    /// By multibind id, sorted per D14 (layer, precedence, document order).
+    pub contributions: HashMap<String, Vec<Contribution<'m>>>,
+    pub layer_names: Vec<&'m str>,
+}
+
+/// The request's categories as the composer needs them: name → (value, precedence).
+pub struct CategoryValues {
+    pub values: HashMap<SmolStr, (String, u16)>,
+}
+
+impl<'m> Composition<'m> {
+    pub fn build(
+        layers: &'m [NamedLayer<Code<'m>>],
+        categories: &CategoryValues,
+        predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<String>,
+    ) -> Composition<'m> {
+        let mut c = Composition {
+            candidates: Vec::new(),
+            keys: Vec::new(),
+            by_id: HashMap::new(),
+            contributions: HashMap::new(),
+            layer_names: layers.iter().map(|l| l.name.as_str()).collect(),
+        };
+        let mut order = 0usize;
+        for (layer, named_layer) in layers.iter().enumerate() {
+            for nb in &named_layer.bindings {
+                // An explicit stack: `when` nesting is bounded, but passes do not recurse.
+                let root: Rc<[PredicateOutcome]> = Rc::from(Vec::new());
+                let mut stack: Vec<Level<'m>> = vec![(nb.bindings.iter(), root, Some(Vec::new()))];
+                while let Some((iter, conditions, precedence)) = stack.last_mut() {
+                    let Some(item) = iter.next() else {
+                        stack.pop();
+                        continue;
+                    };
+                    let conditions = conditions.clone();
+                    let precedence = precedence.clone();
+                    order += 1;
+                    let walk = Walk {
+                        layer,
+                        bindings: nb.name.as_str(),
+                        conditions: &conditions,
+                        precedence: &precedence,
+                        order,
+                    };
+                    match item {
+                        AbstractBinding::CategorizedBindings {
+                            predicates,
+                            bindings,
+                            ..
+                        } => {
+                            let (outcomes, inner) = match_predicates(
+                                predicates,
+                                categories,
+                                predicate_value,
+                                precedence,
+                            );
+                            let mut all: Vec<PredicateOutcome> = conditions.to_vec();
+                            all.extend(outcomes);
+                            stack.push((bindings.iter(), Rc::from(all), inner));
+                        }
+                        other => c.add(other, &walk),
+                    }
+                }
+            }
+        }
+        for list in c.contributions.values_mut() {
+            list.sort_by(|a, b| {
+                a.layer
+                    .cmp(&b.layer)
+                    .then_with(|| b.precedence.cmp(&a.precedence))
+                    .then(a.order.cmp(&b.order))
+            });
+        }
+        for entry in 0..c.keys.len() {
+            let winner = c.resolve(&c.keys[entry].candidates);
+            c.keys[entry].winner = winner;
+        }
+        c
+    }
+
+    fn add(&mut self, item: &'m AbstractBinding<Code<'m>>, w: &Walk<'_, 'm>) {
+        let candidate =
+            |bound: Bound<'m>, origin: &'m Origin, is_abstract, is_override| Candidate {
+                bound,
+                layer: w.layer,
+                bindings: w.bindings,
+                origin,
+                conditions: w.conditions.clone(),
+                precedence: w.precedence.clone().map(normalise),
+                is_abstract,
+                is_override,
+            };
+        let (key, cand) = match item {
+            AbstractBinding::Binding(b) => {
+                if let Some(id) = &b.multibind_id {
+                    self.contributions
+                        .entry(id.clone())
+                        .or_default()
+                        .push(Contribution {
+                            binding: b,
+                            layer: w.layer,
+                            bindings: w.bindings,
+                            precedence: w.precedence.clone().map(normalise),
+                            conditions: w.conditions.clone(),
+                            order: w.order,
+                        });
+                    return;
+                }
+                (
+                    Key::new(super::ptype(&b.type_), b.name.clone().unwrap_or_default()),
+                    candidate(Bound::Binding(b), &b.origin, b.abstract_, b.override_),
+                )
+            }
+            // A multibind contributes to another one through a lookup (`bind 'inner' to
+            // lookup('inner') in 'outer'`): ARM-8 has no syntax for Puppet 3's nested form.
+            AbstractBinding::Multibinding(m) => (
+                Key::new(super::ptype(&m.type_), m.name.clone().unwrap_or_default()),
+                candidate(Bound::Multibinding(m), &m.origin, m.abstract_, m.override_),
+            ),
+            AbstractBinding::AliasBinding(r)
+            | AbstractBinding::RenamedBinding(r)
+            | AbstractBinding::Rebinding(r) => {
+                let bound = match item {
+                    AbstractBinding::AliasBinding(_) => Bound::Alias(r),
+                    AbstractBinding::RenamedBinding(_) => Bound::Renamed(r),
+                    _ => Bound::Rebind(r),
+                };
+                (
+                    Key::new(super::ptype(&r.type_), r.name.clone().unwrap_or_default()),
+                    candidate(bound, &r.origin, r.abstract_, r.override_),
+                )
+            }
+            AbstractBinding::ParametersBinding {
+                name,
+                override_,
+                origin,
+                ..
+            } => (
+                Key::new(PType::Data, name.clone()),
+                candidate(
+                    Bound::NeedsRuntime("bind parameters ... to a resource"),
+                    origin,
+                    false,
+                    *override_,
+                ),
+            ),
+            AbstractBinding::ParameterMapBinding {
+                name,
+                override_,
+                origin,
+                ..
+            } => (
+                Key::new(PType::Data, name.clone()),
+                candidate(Bound::NeedsRuntime("bind map"), origin, false, *override_),
+            ),
+            AbstractBinding::DependencyBinding { .. }
+            | AbstractBinding::CategorizedBindings { .. } => return,
+        };
+        let index = self.candidates.len();
+        self.candidates.push(cand);
+        let id = key.id();
+        let entry = match self.by_id.get(&id) {
+            Some(&e) => e,
+            None => {
+                self.by_id.insert(id, self.keys.len());
+                self.keys.push(KeyEntry {
+                    key,
+                    candidates: Vec::new(),
+                    winner: Ok(None),
+                });
+                self.keys.len() - 1
+            }
+        };
+        self.keys[entry].candidates.push(index);
+    }
+
+    /// Layer by layer, highest first: the first layer with a matching candidate decides (D11).
+    /// In it, concrete beats abstract, then the higher precedence wins; equal is a conflict
+    /// (D13). An `override` must have beaten a candidate of its layer or have a matching one
+    /// below.
+    fn resolve(&self, candidates: &[usize]) -> Result<Option<usize>, ComposeError> {
+        let matching: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&i| self.candidates[i].precedence.is_some())
+            .collect();
+        let Some(&first) = matching.first() else {
+            return Ok(None);
+        };
+        let layer = self.candidates[first].layer;
+        let in_layer: Vec<usize> = matching
+            .iter()
+            .copied()
+            .filter(|&i| self.candidates[i].layer == layer)
+            .collect();
+        let rank = |i: usize| {
+            let c = &self.candidates[i];
+            (!c.is_abstract, c.precedence.clone())
+        };
+        let mut best = in_layer[0];
+        let mut tie: Option<usize> = None;
+        for &i in &in_layer[1..] {
+            match rank(i).cmp(&rank(best)) {
+                std::cmp::Ordering::Greater => {
+                    best = i;
+                    tie = None;
+                }
+                std::cmp::Ordering::Equal => tie = tie.or(Some(i)),
+                std::cmp::Ordering::Less => {}
+            }
+        }
+        if let Some(second) = tie {
+            return Err(ComposeError::Conflict {
+                first: best,
+                second,
+            });
+        }
+        let winner = &self.candidates[best];
+        if winner.is_abstract {
+            return Err(ComposeError::Abstract { candidate: best });
+        }
+        if winner.is_override {
+            let beat_one = in_layer.len() > 1;
+            let lower = matching.iter().any(|&i| self.candidates[i].layer > layer);
+            if !beat_one && !lower {
+                return Err(ComposeError::UnresolvedOverride { candidate: best });
+            }
+        }
+        Ok(Some(best))
+    }
+}
+
+/// One open `when` (or the block itself) while walking: what is left of its bindings, the
+/// predicates around them, and their precedence (`None` once a predicate fails).
+type Level<'m> = (
+    std::slice::Iter<'m, AbstractBinding<Code<'m>>>,
+    Rc<[PredicateOutcome]>,
+    Option<Precedence>,
+);
+
+struct Walk<'w, 'm> {
+    layer: usize,
+    bindings: &'m str,
+    conditions: &'w Rc<[PredicateOutcome]>,
+    precedence: &'w Option<Precedence>,
+    order: usize,
+}
+
+/// D6: de-duplicated, highest first, `[0]` when empty; `common` adds nothing (D5: `when common`
+/// is top level).
+fn normalise(mut p: Precedence) -> Precedence {
+    p.retain(|&level| level != 0);
+    p.sort_unstable_by(|a, b| b.cmp(a));
+    p.dedup();
+    if p.is_empty() {
+        p.push(0);
+    }
+    p
+}
+
+/// The outcome of one `when`'s predicates and the precedence inside it (`None` once any
+/// predicate on the way fails). An undeclared category never matches.
+fn match_predicates<'m>(
+    predicates: &'m [Category<Code<'m>>],
+    categories: &CategoryValues,
+    predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<String>,
+    outer: Option<Precedence>,
+) -> (Vec<PredicateOutcome>, Option<Precedence>) {
+    let mut outcomes = Vec::with_capacity(predicates.len());
+    let mut precedence = outer;
+    for p in predicates {
+        let wanted = predicate_value(&p.value).unwrap_or_default();
+        let (matched, level) = if p.categorization == "common" {
+            (true, Some(0))
+        } else {
+            match categories.values.get(p.categorization.as_str()) {
+                Some((value, level)) if *value == wanted => (true, Some(*level)),
+                _ => (false, None),
+            }
+        };
+        outcomes.push(PredicateOutcome {
+            category: p.categorization.as_str().into(),
+            value: wanted,
+            matched,
+        });
+        precedence = match (precedence, level) {
+            (Some(mut p), Some(l)) => {
+                p.push(l);
+                Some(p)
+            }
+            _ => None,
+        };
+    }
+    (outcomes, precedence)
+}

@@ -1,0 +1,348 @@
+//! `pbc lookup --explain`: for one key, the request's categories, every candidate binding per
+//! layer (where it is, its predicates and whether they matched, its precedence, what became of
+//! it), the winner and why, and for a multibind each contribution. One structure
+//! ([`Explanation`]) gives both the JSON (`--format json`, documented in the README) and the
+//! text.
+
+use super::compose::{Bound, ComposeError};
+use super::{origin_text, Injector};
+use crate::eval::Value;
+use crate::lower::keys::Key;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+#[derive(Serialize)]
+pub struct Explanation {
+    pub key: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub environment: String,
+    pub categories: Vec<CategoryLine>,
+    pub layers: Vec<LayerLines>,
+    /// `null` when nothing applies (or on an error).
+    pub winner: Option<Winner>,
+    /// For a multibind: its contributions in the order they were combined.
+    pub contributions: Vec<ContributionLine>,
+    pub value: Option<serde_json::Value>,
+    pub error: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct CategoryLine {
+    pub name: String,
+    /// `null`: the category does not apply to this request.
+    pub value: Option<String>,
+    pub precedence: u16,
+}
+
+#[derive(Serialize)]
+pub struct LayerLines {
+    pub layer: String,
+    pub candidates: Vec<CandidateLine>,
+}
+
+#[derive(Serialize)]
+pub struct CandidateLine {
+    pub origin: String,
+    pub bindings: String,
+    pub predicates: Vec<PredicateLine>,
+    pub matched: bool,
+    /// `null` when a predicate does not match.
+    pub precedence: Option<Vec<u16>>,
+    #[serde(rename = "abstract")]
+    pub abstract_: bool,
+    #[serde(rename = "override")]
+    pub override_: bool,
+    /// `wins`, `loses`, `shadowed`, `not matched`, `conflict`.
+    pub outcome: &'static str,
+    pub why: String,
+}
+
+#[derive(Serialize)]
+pub struct PredicateLine {
+    pub category: String,
+    pub value: String,
+    pub matched: bool,
+}
+
+#[derive(Serialize)]
+pub struct Winner {
+    pub origin: String,
+    pub layer: String,
+    pub why: String,
+}
+
+#[derive(Serialize)]
+pub struct ContributionLine {
+    pub origin: String,
+    pub name: Option<String>,
+    pub layer: String,
+    pub precedence: Vec<u16>,
+    pub value: serde_json::Value,
+}
+
+impl Injector<'_> {
+    pub fn explain(&mut self, key: &Key) -> Explanation {
+        let result = self.lookup_found_key(key);
+        let c = &self.composition;
+        let entry = c.by_id.get(&key.id()).map(|&e| &c.keys[e]);
+        let winner_index = match entry.map(|e| &e.winner) {
+            Some(Ok(Some(w))) => Some(*w),
+            _ => None,
+        };
+        let conflict = match entry.map(|e| &e.winner) {
+            Some(Err(ComposeError::Conflict { first, second })) => Some((*first, *second)),
+            _ => None,
+        };
+        let winner_layer = winner_index.map(|w| c.candidates[w].layer);
+        let mut layers: Vec<LayerLines> = Vec::new();
+        for &i in entry.map_or(&[][..], |e| e.candidates.as_slice()) {
+            let cand = &c.candidates[i];
+            let layer_name = c.layer_names[cand.layer].to_string();
+            let (outcome, why) = match (&cand.precedence, winner_index) {
+                (None, _) => (
+                    "not matched",
+                    "a predicate does not match this request".to_string(),
+                ),
+                _ if conflict.is_some_and(|(a, b)| a == i || b == i) => (
+                    "conflict",
+                    "another binding in this layer has the same precedence".to_string(),
+                ),
+                (Some(_), Some(w)) if w == i => ("wins", String::new()),
+                (Some(_), Some(w)) if Some(cand.layer) != winner_layer => (
+                    "shadowed",
+                    format!("layer `{}` is higher", c.layer_names[c.candidates[w].layer]),
+                ),
+                (Some(p), Some(w)) => {
+                    let wc = &c.candidates[w];
+                    if cand.is_abstract && !wc.is_abstract {
+                        (
+                            "loses",
+                            "it is abstract; a concrete binding wins".to_string(),
+                        )
+                    } else {
+                        (
+                            "loses",
+                            format!(
+                                "precedence {:?} is below {:?}",
+                                p,
+                                wc.precedence.clone().unwrap_or_default()
+                            ),
+                        )
+                    }
+                }
+                (Some(_), None) => ("loses", "no binding of this key can be used".to_string()),
+            };
+            let line = CandidateLine {
+                origin: origin_text(cand.origin),
+                bindings: cand.bindings.to_string(),
+                predicates: cand
+                    .conditions
+                    .iter()
+                    .map(|p| PredicateLine {
+                        category: p.category.to_string(),
+                        value: p.value.clone(),
+                        matched: p.matched,
+                    })
+                    .collect(),
+                matched: cand.precedence.is_some(),
+                precedence: cand.precedence.clone(),
+                abstract_: cand.is_abstract,
+                override_: cand.is_override,
+                outcome,
+                why,
+            };
+            match layers.last_mut() {
+                Some(l) if l.layer == layer_name => l.candidates.push(line),
+                _ => layers.push(LayerLines {
+                    layer: layer_name,
+                    candidates: vec![line],
+                }),
+            }
+        }
+        let winner = winner_index.map(|w| {
+            let wc = &c.candidates[w];
+            let in_layer = entry.map_or(0, |e| {
+                e.candidates
+                    .iter()
+                    .filter(|&&i| {
+                        c.candidates[i].layer == wc.layer && c.candidates[i].precedence.is_some()
+                    })
+                    .count()
+            });
+            let mut why = format!(
+                "`{}` is the highest layer with a binding that matches",
+                c.layer_names[wc.layer]
+            );
+            if in_layer > 1 {
+                why.push_str(&format!(
+                    "; in it, precedence {:?} is the highest{}",
+                    wc.precedence.clone().unwrap_or_default(),
+                    if wc.is_abstract {
+                        ""
+                    } else {
+                        " of the concrete bindings"
+                    }
+                ));
+            }
+            Winner {
+                origin: origin_text(wc.origin),
+                layer: c.layer_names[wc.layer].to_string(),
+                why,
+            }
+        });
+        let mut contributions = Vec::new();
+        if let Some(w) = winner_index {
+            if let Bound::Multibinding(m) = c.candidates[w].bound {
+                if let Ok(list) = super::multibind::contributions(self, m) {
+                    contributions = list
+                        .into_iter()
+                        .map(|p| ContributionLine {
+                            origin: p.origin,
+                            name: p.name,
+                            layer: self.composition.layer_names[p.layer].to_string(),
+                            precedence: p.precedence,
+                            value: p.value.to_json(),
+                        })
+                        .collect();
+                }
+            }
+        }
+        let (value, error) = match result {
+            Ok(Some(f)) => (Some(f.value.to_json()), None),
+            Ok(None) => (None, None),
+            Err(d) => (None, Some(format!("{}: {}", d.code, d.message))),
+        };
+        Explanation {
+            key: key.name.clone(),
+            type_: key.ty.to_string(),
+            environment: self.environment.clone(),
+            categories: self
+                .categories
+                .iter()
+                .map(|c| CategoryLine {
+                    name: c.name.clone(),
+                    value: c.value.clone(),
+                    precedence: c.precedence,
+                })
+                .collect(),
+            layers,
+            winner,
+            contributions,
+            value,
+            error,
+        }
+    }
+}
+
+impl Explanation {
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "key `{}` ({})", self.key, self.type_);
+        let _ = writeln!(out, "  environment: {}", self.environment);
+        let _ = writeln!(out, "  categories (highest first):");
+        for c in &self.categories {
+            let _ = writeln!(
+                out,
+                "    {:<16} {:<32} precedence {}",
+                c.name,
+                c.value
+                    .as_deref()
+                    .map_or("(does not apply)".to_string(), |v| format!("'{v}'")),
+                c.precedence
+            );
+        }
+        if self.layers.is_empty() {
+            let _ = writeln!(out, "  no binding of this key in any layer");
+        }
+        for l in &self.layers {
+            let _ = writeln!(out, "  layer `{}`:", l.layer);
+            for c in &l.candidates {
+                let mut flags = String::new();
+                if c.abstract_ {
+                    flags.push_str(" abstract");
+                }
+                if c.override_ {
+                    flags.push_str(" override");
+                }
+                let _ = writeln!(out, "    {} in `{}`{flags}", c.origin, c.bindings);
+                let preds: Vec<String> = c
+                    .predicates
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{} '{}' {}",
+                            p.category,
+                            p.value,
+                            if p.matched {
+                                "matches"
+                            } else {
+                                "does not match"
+                            }
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "      when: {}",
+                    if preds.is_empty() {
+                        "(always)".to_string()
+                    } else {
+                        preds.join(", ")
+                    }
+                );
+                let precedence = c
+                    .precedence
+                    .as_ref()
+                    .map_or("-".to_string(), |p| format!("{p:?}"));
+                let why = if c.why.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", c.why)
+                };
+                let _ = writeln!(out, "      precedence {precedence}, {}{why}", c.outcome);
+            }
+        }
+        match &self.winner {
+            Some(w) => {
+                let _ = writeln!(out, "  winner: {} ({})", w.origin, w.why);
+            }
+            None => {
+                let _ = writeln!(out, "  winner: none");
+            }
+        }
+        if !self.contributions.is_empty() {
+            let _ = writeln!(out, "  contributions, in the order combined:");
+            for c in &self.contributions {
+                let _ = writeln!(
+                    out,
+                    "    {} {}layer `{}` precedence {:?}: {}",
+                    c.origin,
+                    c.name
+                        .as_deref()
+                        .map_or(String::new(), |n| format!("'{n}' ")),
+                    c.layer,
+                    c.precedence,
+                    c.value
+                );
+            }
+        }
+        match (&self.value, &self.error) {
+            (_, Some(e)) => {
+                let _ = writeln!(out, "  error: {e}");
+            }
+            (Some(v), None) => {
+                let _ = writeln!(out, "  value: {v}");
+            }
+            (None, None) => {
+                let _ = writeln!(out, "  value: not found");
+            }
+        }
+        out
+    }
+}
+
+/// A value as `pbc lookup` prints it.
+pub fn value_json(v: &Value) -> String {
+    serde_json::to_string(&v.to_json()).unwrap_or_else(|_| "null".into())
+}

@@ -1,0 +1,716 @@
+//! The injector: answers lookups for one request (a node with its facts) from a checked tree.
+//!
+//! It reads the same model `pbc compile` writes, lowered in memory with expressions kept as
+//! AST ([`Code`]), and follows ARM-8's request sequence: facts become the top scope,
+//! `environments.pp` picks the environment, the site's categories are evaluated (D8, D9), the
+//! layers are composed into effective bindings ([`compose`]), and each lookup produces its
+//! value (constants, evaluated expressions, lookups of other keys, multibinds) with its type
+//! checked. It must not re-check the tree (the validator did) nor print anything: callers
+//! render its results and diagnostics.
+
+pub mod command;
+pub mod compose;
+pub mod explain;
+pub mod facts;
+mod multibind;
+
+use crate::ast::{Expr, ExprKind, Lambda, Program};
+use crate::diag::{codes, Diagnostic};
+use crate::eval::{EvalError, EvalResult, Evaluator, LogLevel, NoInjection, TopScope, Value};
+use crate::lower::keys::Key;
+use crate::lower::model::{NamedArgument, Origin, ProducerDescriptor, TreeDocument, TypeModel};
+use crate::lower::Embed;
+use crate::span::Span;
+use crate::types::PType;
+use compose::{Bound, CategoryValues, ComposeError, Composition};
+use smol_str::SmolStr;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// How the injector holds what the model embeds: literal values already evaluated, anything
+/// else as the AST to evaluate per request.
+#[derive(Clone, Debug)]
+pub enum Code<'a> {
+    Value(Value),
+    Expr(&'a Expr),
+    Lambda(&'a Lambda),
+    Variable(SmolStr),
+}
+
+/// [`Embed`] for the injector.
+pub struct ForInjection;
+
+impl<'a> Embed<'a> for ForInjection {
+    type X = Code<'a>;
+    fn expression(&self, e: &'a Expr) -> Code<'a> {
+        Code::Expr(e)
+    }
+    fn literal(&self, e: &'a Expr) -> Option<Code<'a>> {
+        crate::eval::literal_value(e).map(Code::Value)
+    }
+    fn lambda(&self, l: &'a Lambda) -> Code<'a> {
+        Code::Lambda(l)
+    }
+    fn string(&self, s: &str) -> Code<'a> {
+        Code::Value(Value::string(s))
+    }
+    fn variable(&self, name: &str) -> Code<'a> {
+        Code::Variable(name.into())
+    }
+    fn boolean(&self, b: bool) -> Code<'a> {
+        Code::Value(Value::Boolean(b))
+    }
+    fn undef(&self) -> Code<'a> {
+        Code::Value(Value::Undef)
+    }
+}
+
+/// The model's type as the type system's.
+pub fn ptype(t: &TypeModel) -> PType {
+    match t {
+        TypeModel::PObjectType => PType::Any,
+        TypeModel::PDataType => PType::Data,
+        TypeModel::PLiteralType => PType::Literal,
+        TypeModel::PStringType => PType::String,
+        TypeModel::PIntegerType => PType::Integer,
+        TypeModel::PFloatType => PType::Float,
+        TypeModel::PNumericType => PType::Number,
+        TypeModel::PBooleanType => PType::Boolean,
+        TypeModel::PPatternType => PType::Pattern,
+        TypeModel::PNilType => PType::Nil,
+        TypeModel::PArrayType { element_type } => PType::Array(Box::new(ptype(element_type))),
+        TypeModel::PHashType {
+            key_type,
+            element_type,
+        } => PType::Hash(Box::new(ptype(key_type)), Box::new(ptype(element_type))),
+        TypeModel::PHostClassType { class_name } => {
+            PType::Class(class_name.as_deref().map(SmolStr::new))
+        }
+        TypeModel::PResourceType { type_name, title } => PType::Resource {
+            type_name: type_name.into(),
+            title: title.as_deref().map(SmolStr::new),
+        },
+        TypeModel::PRuntimeType { class_name } => {
+            PType::Runtime(class_name.as_deref().map(SmolStr::new))
+        }
+    }
+}
+
+/// Who is asking: the node's facts and what the command line adds.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// Fact name → value (a facts file's top-level keys, then `--fact`s).
+    pub facts: indexmap::IndexMap<SmolStr, Value>,
+    /// `$trusted`, when the facts file carries it.
+    pub trusted: Option<Value>,
+    /// `--agent-environment`: `$agent_environment` in `environments.pp`.
+    pub agent_environment: Option<String>,
+    /// `--env`: the environment, instead of what `environments.pp` picks.
+    pub environment: Option<String>,
+    /// Unknown variables are errors.
+    pub strict: bool,
+}
+
+/// One effective category of the request.
+#[derive(Clone, Debug)]
+pub struct EffectiveCategory {
+    pub name: String,
+    /// `None`: the category does not apply (its value is undef or empty, D9).
+    pub value: Option<String>,
+    /// 0 for `common`; the highest for the first.
+    pub precedence: u16,
+}
+
+/// Messages from `notice()` and `warning()` during the request.
+pub type Message = (LogLevel, String, Span);
+
+pub struct Injector<'m> {
+    top: Rc<TopScope>,
+    pub environment: String,
+    pub categories: Vec<EffectiveCategory>,
+    pub composition: Composition<'m>,
+    strict: bool,
+    cache: HashMap<usize, Value>,
+    /// Keys being produced (loop detection).
+    stack: Vec<String>,
+    pub messages: Vec<Message>,
+}
+
+/// The outcome of one lookup.
+pub struct Found {
+    pub value: Value,
+    /// The candidate that produced it (`None` for the built-in `/classes` and multibinds
+    /// without a binding of their own).
+    pub candidate: Option<usize>,
+}
+
+impl<'m> Injector<'m> {
+    /// Evaluates `environments.pp` and the categories for `request` and composes the layers.
+    /// `environments` is the tree's `environments.pp` program, if it has one.
+    pub fn new(
+        model: &'m TreeDocument<Code<'m>>,
+        environments: Option<&Program>,
+        request: &Request,
+    ) -> Result<Injector<'m>, Diagnostic> {
+        let mut top = TopScope::default();
+        for (k, v) in &request.facts {
+            // ARM-8: `$environment` from the agent is never trusted.
+            if k != "environment" {
+                top.set(k.clone(), v.clone());
+            }
+        }
+        let facts_hash: crate::eval::Map = request
+            .facts
+            .iter()
+            .map(|(k, v)| (Value::String(k.clone()), v.clone()))
+            .collect();
+        top.set("facts", Value::hash(facts_hash));
+        if let Some(t) = &request.trusted {
+            top.set("trusted", t.clone());
+        }
+        let environment = select_environment(model, environments, &top, request)?;
+        top.set("environment", Value::string(environment.as_str()));
+
+        let mut categories = Vec::new();
+        let declared = &model.categories.categories;
+        let ranked = declared.len().saturating_sub(1);
+        for (i, c) in declared.iter().enumerate() {
+            let precedence = if c.categorization == "common" {
+                0
+            } else {
+                (ranked - i) as u16
+            };
+            let value = category_value(&c.value, &top, request.strict).map_err(|e| {
+                e.into_diagnostic().with_note(format!(
+                    "note: while evaluating the category `{}`",
+                    c.categorization
+                ))
+            })?;
+            categories.push(EffectiveCategory {
+                name: c.categorization.clone(),
+                value,
+                precedence,
+            });
+        }
+        let values = CategoryValues {
+            values: categories
+                .iter()
+                .filter(|c| c.name != "common")
+                .filter_map(|c| {
+                    c.value
+                        .clone()
+                        .map(|v| (SmolStr::new(&c.name), (v, c.precedence)))
+                })
+                .collect(),
+        };
+        let top = Rc::new(top);
+        let mut predicate_value = |code: &'m Code<'m>| -> Option<String> {
+            match code {
+                Code::Value(v) => Some(v.to_display_string().to_lowercase()),
+                other => category_value(other, &top, false).ok().flatten(),
+            }
+        };
+        let composition = Composition::build(&model.layers.layers, &values, &mut predicate_value);
+        Ok(Injector {
+            top,
+            environment,
+            categories,
+            composition,
+            strict: request.strict,
+            cache: HashMap::new(),
+            stack: Vec::new(),
+            messages: Vec::new(),
+        })
+    }
+
+    /// Looks up `name` as a key of type `ty` (`Data` for a plain name). `Ok(None)`: nothing is
+    /// bound to it for this request.
+    pub fn lookup(&mut self, name: &str, ty: &PType) -> Result<Option<Found>, Diagnostic> {
+        self.lookup_key(&Key::new(ty.clone(), name), None)
+            .map_err(EvalError::into_diagnostic)
+    }
+
+    fn lookup_key(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Found>> {
+        let id = key.id();
+        if self.stack.contains(&id) {
+            let mut chain = self.stack.clone();
+            chain.push(id.clone());
+            return Err(EvalError::new(
+                codes::LOOKUP_LOOP,
+                at.unwrap_or(Span::NONE),
+                format!("the lookup of `{key}` loops back to itself"),
+            )
+            .with_note(format!("note: {}", chain.join(" -> "))));
+        }
+        if key.name == "/classes" && key.ty == PType::Data {
+            return self.classes().map(|value| {
+                Some(Found {
+                    value,
+                    candidate: None,
+                })
+            });
+        }
+        let Some(&entry) = self.composition.by_id.get(&id) else {
+            return Ok(None);
+        };
+        let winner = match &self.composition.keys[entry].winner {
+            Ok(None) => return Ok(None),
+            Ok(Some(w)) => *w,
+            Err(e) => return Err(self.compose_error(key, e.clone())),
+        };
+        if let Some(v) = self.cache.get(&winner) {
+            return Ok(Some(Found {
+                value: v.clone(),
+                candidate: Some(winner),
+            }));
+        }
+        self.stack.push(id);
+        let produced = self.produce_candidate(winner, key);
+        self.stack.pop();
+        let value = produced?;
+        let Some(value) = value else {
+            return Ok(None);
+        };
+        self.cache.insert(winner, value.clone());
+        Ok(Some(Found {
+            value,
+            candidate: Some(winner),
+        }))
+    }
+
+    fn produce_candidate(&mut self, index: usize, key: &Key) -> EvalResult<Option<Value>> {
+        let c = &self.composition.candidates[index];
+        let origin = c.origin;
+        let (declared, value) = match c.bound {
+            Bound::Binding(b) => {
+                let Some(p) = &b.producer else {
+                    return Err(at_origin(
+                        codes::MISSING_PRODUCER,
+                        origin,
+                        format!("`{key}` is bound to nothing"),
+                    ));
+                };
+                let v = self.produce(p, &b.producer_args, key, origin)?;
+                (ptype(&b.type_), v)
+            }
+            Bound::Multibinding(m) => {
+                let v = multibind::produce(self, m, key)?;
+                (ptype(&m.type_), Some(v))
+            }
+            Bound::Alias(r) | Bound::Renamed(r) => {
+                let from = Key::new(ptype(&r.from_type), r.from_name.clone().unwrap_or_default());
+                let v = self.lookup_key(&from, None)?.map(|f| f.value);
+                (ptype(&r.type_), v)
+            }
+            Bound::Rebind(r) => {
+                return Err(at_origin(
+                    codes::NEEDS_RUNTIME,
+                    origin,
+                    format!(
+                        "`rebind {}` needs the producer of a binding pbc does not keep apart",
+                        r.name.as_deref().unwrap_or("")
+                    ),
+                ))
+            }
+            Bound::NeedsRuntime(what) => {
+                return Err(at_origin(
+                    codes::NEEDS_RUNTIME,
+                    origin,
+                    format!("`{key}` comes from `{what}`, which needs Puppet's catalog"),
+                ))
+            }
+        };
+        if let Some(v) = &value {
+            if !v.is_instance(&declared) {
+                return Err(at_origin(
+                    codes::INCOMPATIBLE_TYPE,
+                    origin,
+                    format!(
+                        "`{key}` is bound as {declared} but its producer gave {} ({})",
+                        v.infer_type(),
+                        short(v)
+                    ),
+                ));
+            }
+        }
+        Ok(value)
+    }
+
+    /// A producer's value, the `transformer` option applied. `None`: an optional producer that
+    /// produced nothing.
+    pub(crate) fn produce(
+        &mut self,
+        p: &'m ProducerDescriptor<Code<'m>>,
+        args: &'m [NamedArgument<Code<'m>>],
+        key: &Key,
+        origin: &Origin,
+    ) -> EvalResult<Option<Value>> {
+        let value = match p {
+            ProducerDescriptor::ConstantProducerDescriptor { value } => Some(self.code(value)?),
+            ProducerDescriptor::EvaluatingProducerDescriptor { expression } => {
+                Some(self.code(expression)?)
+            }
+            ProducerDescriptor::LookupProducerDescriptor { type_, name } => {
+                let target = Key::new(ptype(type_), name.clone());
+                match self.lookup_key(&target, None)? {
+                    Some(f) => Some(f.value),
+                    None => {
+                        return Err(at_origin(
+                            codes::KEY_NOT_FOUND,
+                            origin,
+                            format!("`{key}` is produced by `{target}`, and nothing is bound to it"),
+                        ))
+                    }
+                }
+            }
+            ProducerDescriptor::OptionalProducerDescriptor { producer } => {
+                match self.produce(producer, &[], key, origin) {
+                    Ok(v) => v.filter(|v| !matches!(v, Value::Undef)),
+                    Err(e) if e.code == codes::KEY_NOT_FOUND => None,
+                    Err(e) => return Err(e),
+                }
+            }
+            ProducerDescriptor::ArrayMultibindProducerDescriptor
+            | ProducerDescriptor::HashMultibindProducerDescriptor => {
+                return Err(at_origin(
+                    codes::NEEDS_RUNTIME,
+                    origin,
+                    format!("`{key}` uses a multibind producer outside a multibind"),
+                ))
+            }
+            ProducerDescriptor::ClassesProducerDescriptor { .. } => Some(self.classes()?),
+            ProducerDescriptor::InstanceProducerDescriptor { class_name, .. } => {
+                return Err(at_origin(
+                    codes::NEEDS_RUNTIME,
+                    origin,
+                    format!("`{key}` is an instance of `{class_name}`: creating one needs Puppet's runtime"),
+                ))
+            }
+            ProducerDescriptor::ProducerProducerDescriptor { .. } => {
+                return Err(at_origin(
+                    codes::NEEDS_RUNTIME,
+                    origin,
+                    format!("`{key}` comes from a producer: running one needs Puppet's runtime"),
+                ))
+            }
+            ProducerDescriptor::QueryProducerDescriptor { .. } => {
+                return Err(at_origin(
+                    codes::NEEDS_RUNTIME,
+                    origin,
+                    format!("`{key}` comes from a query: answering it needs a query service such as PuppetDB"),
+                )
+                .with_note("note: pbc keeps queries in the model (D15)"))
+            }
+        };
+        match (value, option(args, "transformer")) {
+            (Some(v), Some(Code::Lambda(l))) => Ok(Some(self.call_lambda(l, vec![v])?)),
+            (v, _) => Ok(v),
+        }
+    }
+
+    /// Evaluates an embedded expression in the request's scope (with injection allowed).
+    pub(crate) fn code(&mut self, code: &'m Code<'m>) -> EvalResult {
+        match code {
+            Code::Value(v) => Ok(v.clone()),
+            Code::Expr(e) => {
+                let top = self.top.clone();
+                let strict = self.strict;
+                let mut ev = Evaluator::new(&top, self).strict(strict);
+                ev.evaluate(e)
+            }
+            Code::Variable(name) => Ok(self
+                .top
+                .get(name.trim_start_matches("::"))
+                .cloned()
+                .unwrap_or(Value::Undef)),
+            Code::Lambda(l) => Err(EvalError::type_error(
+                l.span,
+                "a lambda is not a value here",
+            )),
+        }
+    }
+
+    pub(crate) fn call_lambda(&mut self, l: &'m Lambda, args: Vec<Value>) -> EvalResult {
+        let top = self.top.clone();
+        let strict = self.strict;
+        let mut ev = Evaluator::new(&top, self).strict(strict);
+        ev.call_lambda(l, args)
+    }
+
+    /// `/classes`: the included classes minus the excluded ones, where an exclude removes a
+    /// class only when its precedence is not lower than the include's (ARM-8 "Classes").
+    fn classes(&mut self) -> EvalResult {
+        let mut included: Vec<(String, (usize, Option<compose::Precedence>))> = Vec::new();
+        let mut excluded: Vec<(String, (usize, Option<compose::Precedence>))> = Vec::new();
+        for (id, out) in [
+            ("included_classes", &mut included),
+            ("excluded_classes", &mut excluded),
+        ] {
+            let Some(list) = self.composition.contributions.get(id) else {
+                continue;
+            };
+            let list: Vec<_> = list
+                .iter()
+                .filter(|c| c.precedence.is_some())
+                .map(|c| (c.binding, c.layer, c.precedence.clone()))
+                .collect();
+            for (b, layer, precedence) in list {
+                if let Some(p) = &b.producer {
+                    if let Some(v) =
+                        self.produce(p, &[], &Key::new(PType::String, id), &b.origin)?
+                    {
+                        out.push((v.to_display_string(), (layer, precedence)));
+                    }
+                }
+            }
+        }
+        // Higher layer first, then higher precedence: "beats" compares those.
+        let beats = |a: &(usize, Option<compose::Precedence>),
+                     b: &(usize, Option<compose::Precedence>)| {
+            a.0 < b.0 || (a.0 == b.0 && a.1 > b.1)
+        };
+        let mut out: Vec<Value> = Vec::new();
+        for (class, rank) in &included {
+            let removed = excluded
+                .iter()
+                .any(|(c, ex)| c == class && !beats(rank, ex));
+            let v = Value::string(class.as_str());
+            if !removed && !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        Ok(Value::array(out))
+    }
+
+    fn compose_error(&self, key: &Key, e: ComposeError) -> EvalError {
+        let c = |i: usize| &self.composition.candidates[i];
+        let layer = |i: usize| self.composition.layer_names[c(i).layer];
+        match e {
+            ComposeError::Conflict { first, second } => at_origin(
+                codes::CONFLICTING_BINDINGS,
+                c(second).origin,
+                format!(
+                    "`{key}` is bound twice in layer `{}` with the same precedence for this request",
+                    layer(second)
+                ),
+            )
+            .with_note(format!("note: the other binding is at {}", origin_text(c(first).origin))),
+            ComposeError::Abstract { candidate } => at_origin(
+                codes::ABSTRACT_NOT_OVERRIDDEN,
+                c(candidate).origin,
+                format!(
+                    "`{key}` is abstract in layer `{}` and nothing at or above it makes it concrete for this request",
+                    layer(candidate)
+                ),
+            ),
+            ComposeError::UnresolvedOverride { candidate } => at_origin(
+                codes::UNRESOLVED_OVERRIDE,
+                c(candidate).origin,
+                format!("`{key}` is an override, but nothing it could override applies to this request"),
+            ),
+        }
+    }
+
+    /// Every key with a winner for this request, sorted by name.
+    pub fn effective_keys(&self) -> Vec<Key> {
+        let mut keys: Vec<Key> = self
+            .composition
+            .keys
+            .iter()
+            .filter(|k| !matches!(k.winner, Ok(None)))
+            .map(|k| k.key.clone())
+            .collect();
+        keys.push(Key::new(PType::Data, "/classes"));
+        keys.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id().cmp(&b.id())));
+        keys
+    }
+
+    /// Looks up a key found by [`Injector::effective_keys`].
+    pub fn lookup_found_key(&mut self, key: &Key) -> Result<Option<Found>, Diagnostic> {
+        self.lookup_key(key, None)
+            .map_err(EvalError::into_diagnostic)
+    }
+}
+
+impl crate::eval::Host for Injector<'_> {
+    fn lookup(&mut self, name: &str, ty: &PType, span: Span) -> EvalResult<Option<Value>> {
+        Ok(self
+            .lookup_key(&Key::new(ty.clone(), name), Some(span))?
+            .map(|f| f.value))
+    }
+
+    fn log(&mut self, level: LogLevel, message: String, span: Span) {
+        self.messages.push((level, message, span));
+    }
+}
+
+pub(crate) fn option<'a, 'm>(
+    args: &'a [NamedArgument<Code<'m>>],
+    name: &str,
+) -> Option<&'a Code<'m>> {
+    args.iter()
+        .find(|a| a.name == name)
+        .and_then(|a| a.value.as_ref().or(a.expression.as_ref()))
+}
+
+/// An error about a binding, at the binding.
+fn at_origin(code: &'static str, origin: &Origin, message: String) -> EvalError {
+    EvalError::new(code, origin.span, message)
+}
+
+pub fn origin_text(o: &Origin) -> String {
+    format!("{}:{}:{}", o.file, o.line, o.column)
+}
+
+/// A value for a message: its first 60 characters.
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 60 {
+        format!("{}...", s.chars().take(57).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// An environment's title or root: evaluated without injection; `None` when that fails.
+fn evaluate_before_injection(code: &Code, top: &TopScope) -> Option<Value> {
+    match code {
+        Code::Value(v) => Some(v.clone()),
+        Code::Variable(name) => top.get(name.trim_start_matches("::")).cloned(),
+        Code::Expr(e) => {
+            let mut host = NoInjection::default();
+            Evaluator::new(top, &mut host).evaluate(e).ok()
+        }
+        Code::Lambda(_) => None,
+    }
+}
+
+/// D9: a category value is a String, Boolean or Number as its string form, lower-cased;
+/// `undef` or `''` means the category does not apply.
+fn category_value(code: &Code, top: &TopScope, strict: bool) -> EvalResult<Option<String>> {
+    let mut host = NoInjection::default();
+    let v = match code {
+        Code::Value(v) => v.clone(),
+        Code::Variable(name) => top
+            .get(name.trim_start_matches("::"))
+            .cloned()
+            .unwrap_or(Value::Undef),
+        Code::Expr(e) => Evaluator::new(top, &mut host).strict(strict).evaluate(e)?,
+        Code::Lambda(l) => {
+            return Err(EvalError::type_error(
+                l.span,
+                "a lambda is not a category value",
+            ))
+        }
+    };
+    Ok(match v {
+        Value::Undef => None,
+        Value::String(s) if s.is_empty() => None,
+        Value::String(_) | Value::Boolean(_) | Value::Integer(_) | Value::Float(_) => {
+            Some(v.to_display_string().to_lowercase())
+        }
+        other => {
+            let span = match code {
+                Code::Expr(e) => e.span,
+                _ => Span::NONE,
+            };
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "a category value must be a String, Boolean or Number, not {}",
+                    other.type_name()
+                ),
+            ));
+        }
+    })
+}
+
+/// ARM-8 "environments.pp": `--env` wins; otherwise `$environment` as `environments.pp` leaves
+/// it (evaluated in a local scope with `$agent_environment`), `production` by default. It must
+/// name a static environment, `production` (always available), or a directory under a dynamic
+/// environments root.
+fn select_environment(
+    model: &TreeDocument<Code>,
+    program: Option<&Program>,
+    top: &TopScope,
+    request: &Request,
+) -> Result<String, Diagnostic> {
+    let mut chosen = request.environment.clone();
+    let mut span = Span::NONE;
+    if let (None, Some(program)) = (&chosen, program) {
+        let mut local = top.clone();
+        local.set(
+            "agent_environment",
+            request
+                .agent_environment
+                .as_deref()
+                .map_or(Value::Undef, Value::string),
+        );
+        let mut host = NoInjection::default();
+        let mut ev = Evaluator::new(&local, &mut host).strict(request.strict);
+        for statement in &program.body {
+            if matches!(statement.kind, ExprKind::Site(_)) {
+                continue;
+            }
+            ev.eval(statement).map_err(|e| {
+                e.into_diagnostic()
+                    .with_note("note: while evaluating environments.pp")
+            })?;
+            if let ExprKind::Assignment { target, .. } = &statement.kind {
+                if matches!(&target.kind, ExprKind::Variable { name } if name == "environment") {
+                    span = statement.span;
+                }
+            }
+        }
+        if let Ok(Value::String(s)) = ev.variable_value("environment") {
+            chosen = Some(s.to_string());
+        }
+    }
+    let env = chosen.unwrap_or_else(|| "production".to_string());
+    let statics: Vec<String> = model
+        .environments
+        .environments
+        .iter()
+        .filter_map(|e| match evaluate_before_injection(&e.title, top) {
+            Some(Value::String(s)) => Some(s.to_string()),
+            _ => None,
+        })
+        .collect();
+    if env == "production" || statics.contains(&env) {
+        return Ok(env);
+    }
+    for root in &model.environments.dynamic {
+        if let Some(Value::String(dir)) = evaluate_before_injection(&root.title, top) {
+            if std::path::Path::new(dir.as_str()).join(&env).is_dir() {
+                return Ok(env);
+            }
+        }
+    }
+    let mut d = Diagnostic::error(
+        codes::UNKNOWN_ENVIRONMENT,
+        span,
+        format!("unknown environment `{env}`"),
+    );
+    let mut known = statics.clone();
+    if !known.contains(&"production".to_string()) {
+        known.insert(0, "production".into());
+    }
+    d = d.with_note(format!(
+        "note: environments.pp declares {}{}",
+        known
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if model.environments.dynamic.is_empty() {
+            ""
+        } else {
+            ", and dynamic environments under their roots"
+        }
+    ));
+    let names: Vec<&str> = known.iter().map(String::as_str).collect();
+    if let Some(s) = crate::diag::did_you_mean(&env, &names) {
+        d = d.with_note(format!("help: did you mean `{s}`?"));
+    }
+    Err(d)
+}

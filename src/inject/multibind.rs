@@ -1,0 +1,316 @@
+//! Multibinds (reference section 5.4 with its defects fixed, D14): contributions of every
+//! layer in D14 order, each type-checked, then combined. Array: concatenated (non-arrays
+//! appended), `priority_on_named`/`priority_on_unnamed`, `flatten`, `uniq`, or a `combinator`
+//! lambda `|$memo, $x|`. Hash: named contributions, `conflict_resolution` (`priority`,
+//! `ignore`, `error`, `append`, `merge`), or a `combinator` lambda `|$key, $current, $value|`.
+
+use super::compose::Contribution;
+use super::{at_origin, option, ptype, Code, Injector};
+use crate::diag::codes;
+use crate::eval::{EvalError, EvalResult, Map, Value};
+use crate::lower::keys::Key;
+use crate::lower::model::Multibinding;
+use crate::types::PType;
+
+/// One contribution's value and what ordering decided about it.
+pub struct Produced {
+    pub name: Option<String>,
+    pub value: Value,
+    pub layer: usize,
+    pub precedence: Vec<u16>,
+    pub origin: String,
+    pub span: crate::span::Span,
+}
+
+pub(super) fn produce<'m>(
+    inj: &mut Injector<'m>,
+    m: &'m Multibinding<Code<'m>>,
+    key: &Key,
+) -> EvalResult<Value> {
+    let produced = contributions(inj, m)?;
+    let ty = ptype(&m.type_);
+    let args = &m.producer_args;
+    match &ty {
+        PType::Array(element) => array(inj, m, key, element, produced),
+        PType::Hash(_, element) => hash(inj, m, key, element, produced),
+        _ => Err(at_origin(
+            codes::EVAL_TYPE_ERROR,
+            &m.origin,
+            format!("the multibind `{key}` must be an Array or a Hash, not {ty}"),
+        )),
+    }
+    .and_then(|v| match option(args, "transformer") {
+        Some(Code::Lambda(l)) => inj.call_lambda(l, vec![v]),
+        _ => Ok(v),
+    })
+}
+
+/// The contributions that apply to the request, produced, in D14 order.
+pub(super) fn contributions<'m>(
+    inj: &mut Injector<'m>,
+    m: &'m Multibinding<Code<'m>>,
+) -> EvalResult<Vec<Produced>> {
+    let Some(id) = m.id.as_deref().or(m.name.as_deref()) else {
+        return Ok(Vec::new());
+    };
+    let list: Vec<(&'m crate::lower::model::Binding<Code<'m>>, usize, Vec<u16>)> = inj
+        .composition
+        .contributions
+        .get(id)
+        .map(|l| {
+            l.iter()
+                .filter_map(|c: &Contribution<'m>| {
+                    c.precedence.clone().map(|p| (c.binding, c.layer, p))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = Vec::with_capacity(list.len());
+    for (b, layer, precedence) in list {
+        let Some(p) = &b.producer else { continue };
+        let name = Key::new(ptype(&b.type_), b.name.clone().unwrap_or_default());
+        let Some(value) = inj.produce(p, &b.producer_args, &name, &b.origin)? else {
+            continue;
+        };
+        out.push(Produced {
+            name: b.name.clone(),
+            value,
+            layer,
+            precedence,
+            origin: super::origin_text(&b.origin),
+            span: b.origin.span,
+        });
+    }
+    Ok(out)
+}
+
+fn flag(inj: &mut Injector, m: &Multibinding<Code>, name: &str, default: bool) -> bool {
+    match option(&m.producer_args, name) {
+        Some(Code::Value(Value::Boolean(b))) => *b,
+        Some(_) | None => {
+            let _ = inj;
+            default
+        }
+    }
+}
+
+fn array<'m>(
+    inj: &mut Injector<'m>,
+    m: &'m Multibinding<Code<'m>>,
+    key: &Key,
+    element: &PType,
+    produced: Vec<Produced>,
+) -> EvalResult<Value> {
+    for p in &produced {
+        let fits = p.value.is_instance(element)
+            || matches!(&p.value, Value::Array(items) if items.iter().all(|v| v.is_instance(element)));
+        if !fits {
+            return Err(contribution_type(m, key, element, p));
+        }
+    }
+    // Named contributions: the first (highest) of a name wins with `priority_on_named`
+    // (default), unnamed ones are all kept unless `priority_on_unnamed`.
+    let on_named = flag(inj, m, "priority_on_named", true);
+    let on_unnamed = flag(inj, m, "priority_on_unnamed", false);
+    let mut seen_names: Vec<Option<String>> = Vec::new();
+    let mut kept: Vec<Produced> = Vec::new();
+    for p in produced {
+        let name = p.name.clone().filter(|n| !n.is_empty());
+        let repeated = seen_names.contains(&name);
+        seen_names.push(name.clone());
+        if repeated && ((name.is_some() && on_named) || (name.is_none() && on_unnamed)) {
+            continue;
+        }
+        kept.push(p);
+    }
+    if let Some(Code::Lambda(l)) = option(&m.producer_args, "combinator") {
+        let mut memo = Value::array(Vec::new());
+        for p in kept {
+            memo = inj.call_lambda(l, vec![memo, p.value])?;
+        }
+        return Ok(memo);
+    }
+    let mut out: Vec<Value> = Vec::new();
+    for p in kept {
+        match p.value {
+            Value::Array(items) => out.extend(items.iter().cloned()),
+            v => out.push(v),
+        }
+    }
+    match option(&m.producer_args, "flatten") {
+        Some(Code::Value(Value::Boolean(true))) => out = flatten(out, usize::MAX),
+        Some(Code::Value(Value::Integer(depth))) if *depth >= 0 => {
+            out = flatten(out, *depth as usize)
+        }
+        _ => {}
+    }
+    if flag(inj, m, "uniq", false) {
+        let mut unique: Vec<Value> = Vec::with_capacity(out.len());
+        for v in out {
+            if !unique.contains(&v) {
+                unique.push(v);
+            }
+        }
+        out = unique;
+    }
+    Ok(Value::array(out))
+}
+
+/// Flattens `depth` levels (iteratively: arrays nest as deep as their source).
+fn flatten(items: Vec<Value>, depth: usize) -> Vec<Value> {
+    let mut current = items;
+    for _ in 0..depth {
+        if !current.iter().any(|v| matches!(v, Value::Array(_))) {
+            break;
+        }
+        let mut next = Vec::with_capacity(current.len());
+        for v in current {
+            match v {
+                Value::Array(inner) => next.extend(inner.iter().cloned()),
+                v => next.push(v),
+            }
+        }
+        current = next;
+    }
+    current
+}
+
+fn hash<'m>(
+    inj: &mut Injector<'m>,
+    m: &'m Multibinding<Code<'m>>,
+    key: &Key,
+    element: &PType,
+    produced: Vec<Produced>,
+) -> EvalResult<Value> {
+    for p in &produced {
+        if p.name.as_deref().is_none_or(str::is_empty) {
+            return Err(EvalError::new(
+                codes::MULTIBIND_CONTRIBUTION,
+                p.span,
+                format!("a contribution to the Hash multibind `{key}` has no name"),
+            )
+            .with_note("help: name it: `bind 'name' to ... in 'id'`"));
+        }
+        let fits = p.value.is_instance(element)
+            || (option(&m.producer_args, "conflict_resolution")
+                .is_some_and(|c| matches!(c, Code::Value(Value::String(s)) if s == "append"))
+                && matches!(&p.value, Value::Array(items) if items.iter().all(|v| v.is_instance(element))));
+        if !fits {
+            return Err(contribution_type(m, key, element, p));
+        }
+    }
+    let mut out = Map::new();
+    if let Some(Code::Lambda(l)) = option(&m.producer_args, "combinator") {
+        for p in produced {
+            let k = Value::string(p.name.unwrap_or_default());
+            let current = out.get(&k).cloned().unwrap_or(Value::Undef);
+            let v = inj.call_lambda(l, vec![k.clone(), current, p.value])?;
+            out.insert(k, v);
+        }
+        return Ok(Value::hash(out));
+    }
+    let resolution = match option(&m.producer_args, "conflict_resolution") {
+        Some(Code::Value(Value::String(s))) => s.to_string(),
+        _ => "priority".to_string(),
+    };
+    let mut ranks: Vec<(Value, usize, Vec<u16>, String)> = Vec::new();
+    for p in produced {
+        let k = Value::string(p.name.clone().unwrap_or_default());
+        let Some(existing) = out.get(&k).cloned() else {
+            ranks.push((k.clone(), p.layer, p.precedence.clone(), p.origin.clone()));
+            out.insert(k, p.value);
+            continue;
+        };
+        let first = ranks.iter().find(|r| r.0 == k).cloned();
+        let duplicate = || {
+            EvalError::new(
+                codes::MULTIBIND_CONTRIBUTION,
+                p.span,
+                format!(
+                    "the Hash multibind `{key}` gets the key '{}' twice",
+                    p.name.as_deref().unwrap_or("")
+                ),
+            )
+            .with_note(format!(
+                "note: from {} and {}",
+                first.as_ref().map_or("?", |f| f.3.as_str()),
+                p.origin
+            ))
+        };
+        match resolution.as_str() {
+            "ignore" => {}
+            "error" => return Err(duplicate()),
+            "append" => {
+                let mut items: Vec<Value> = match existing {
+                    Value::Array(a) => a.to_vec(),
+                    v => vec![v],
+                };
+                match p.value {
+                    Value::Array(a) => items.extend(a.iter().cloned()),
+                    v => items.push(v),
+                }
+                if matches!(
+                    option(&m.producer_args, "flatten"),
+                    Some(Code::Value(Value::Boolean(true)))
+                ) {
+                    items = flatten(items, usize::MAX);
+                }
+                if flag(inj, m, "uniq", false) {
+                    let mut unique = Vec::with_capacity(items.len());
+                    for v in items {
+                        if !unique.contains(&v) {
+                            unique.push(v);
+                        }
+                    }
+                    items = unique;
+                }
+                out.insert(k, Value::array(items));
+            }
+            "merge" => {
+                // The earlier (higher) contribution's keys win; the later one fills gaps.
+                if let (Value::Hash(earlier), Value::Hash(later)) = (&existing, &p.value) {
+                    let mut merged: Map = (**later).clone();
+                    for (kk, vv) in earlier.iter() {
+                        merged.insert(kk.clone(), vv.clone());
+                    }
+                    out.insert(k, Value::hash(merged));
+                } else {
+                    return Err(
+                        duplicate().with_note("note: `merge` needs both values to be hashes")
+                    );
+                }
+            }
+            _ => {
+                // `priority`: contributions come highest first; an equal one is a conflict.
+                if let Some((_, layer, precedence, _)) = &first {
+                    if *layer == p.layer && *precedence == p.precedence {
+                        return Err(duplicate().with_note(
+                            "help: give one a higher precedence, or set `conflict_resolution`",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(Value::hash(out))
+}
+
+fn contribution_type(
+    m: &Multibinding<Code>,
+    key: &Key,
+    element: &PType,
+    p: &Produced,
+) -> EvalError {
+    EvalError::new(
+        codes::INCOMPATIBLE_TYPE,
+        p.span,
+        format!(
+            "this contribution to the multibind `{key}` is {}, not {element}",
+            p.value.infer_type()
+        ),
+    )
+    .with_note(format!(
+        "note: the multibind is at {}",
+        super::origin_text(&m.origin)
+    ))
+}

@@ -1,0 +1,238 @@
+//! The injector's rules one at a time, on small trees written to a temporary directory: layer
+//! and precedence composition (D6, D11, D13) and every multibind option (D14). Trees here may
+//! break `pbc check`'s static rules on purpose: the injector is built from them directly, to
+//! show what a request meets when the check could not tell.
+
+use puppet_bindings::eval::Value;
+use puppet_bindings::inject::{ForInjection, Injector, Request};
+use puppet_bindings::types::PType;
+use std::path::PathBuf;
+
+/// Writes `files` (path, text) under a fresh directory named `name`, with a site declaring
+/// `node > data_center > environment` and the layers `high` (`confdir:/high`) and `low`
+/// (`confdir:/low`), unless `files` has its own `manifests/site.pp`.
+fn tree(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("inject")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    let site = "site {\n  categories { node => \"${::fqdn}\", data_center => $::dc, environment => true }\n  bindings => [layer { 'high': include => 'confdir:/high' }, layer { 'low': include => 'confdir:/low' }]\n}\n";
+    let mut all: Vec<(&str, &str)> = vec![("manifests/site.pp", site)];
+    all.retain(|(p, _)| !files.iter().any(|(f, _)| f == p));
+    all.extend_from_slice(files);
+    for (path, text) in all {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    root
+}
+
+/// Looks up each key for a node `web01` in data center `ams`: the value in Puppet notation or
+/// the error code.
+fn lookups(root: &PathBuf, keys: &[&str]) -> Vec<String> {
+    let files = puppet_bindings::tree::discover(std::slice::from_ref(root)).expect("tree");
+    let loaded = puppet_bindings::load_tree_files(&files, Some(root)).expect("readable");
+    let model = loaded.tree_model(ForInjection);
+    let mut request = Request::default();
+    request.facts.insert("fqdn".into(), Value::string("web01"));
+    request.facts.insert("dc".into(), Value::string("AMS"));
+    let mut injector = Injector::new(&model, loaded.environments_program(), &request)
+        .unwrap_or_else(|d| panic!("{}: {}", d.code, d.message));
+    keys.iter()
+        .map(|k| match injector.lookup(k, &PType::Data) {
+            Ok(Some(f)) => f.value.to_string(),
+            Ok(None) => "not found".to_string(),
+            Err(d) => d.code.to_string(),
+        })
+        .collect()
+}
+
+fn check(name: &str, files: &[(&str, &str)], expected: &[(&str, &str)]) {
+    let root = tree(name, files);
+    let keys: Vec<&str> = expected.iter().map(|(k, _)| *k).collect();
+    let got = lookups(&root, &keys);
+    let want: Vec<String> = expected.iter().map(|(_, v)| v.to_string()).collect();
+    assert_eq!(got, want, "{name}: keys {keys:?}");
+}
+
+#[test]
+fn higher_precedence_wins_within_a_layer() {
+    check(
+        "precedence",
+        &[(
+            "bindings/high.pp",
+            "bindings high {\n  bind 'a' to 'common'\n  when data_center 'ams' { bind 'a' to 'dc' }\n  when environment 'production' { bind 'a' to 'env' }\n  bind 'b' to 'common'\n  when environment 'production' { bind 'b' to 'env' }\n  when data_center 'ams' and environment 'production' { bind 'c' to 'dc+env' }\n  when data_center 'ams' { bind 'c' to 'dc' }\n  when node 'web01' { bind 'd' to 'node' }\n  when data_center 'ams' and environment 'production' { bind 'd' to 'dc+env' }\n}\n",
+        )],
+        &[("a", "'dc'"), ("b", "'env'"), ("c", "'dc+env'"), ("d", "'node'")],
+    );
+}
+
+#[test]
+fn a_higher_layer_shadows_a_more_specific_lower_binding() {
+    check(
+        "shadowing",
+        &[
+            (
+                "bindings/high.pp",
+                "bindings high {\n  bind 'a' to 'high'\n}\n",
+            ),
+            (
+                "bindings/low.pp",
+                "bindings low {\n  when node 'web01' { bind 'a' to 'low, node' }\n}\n",
+            ),
+        ],
+        &[("a", "'high'")],
+    );
+}
+
+#[test]
+fn a_non_matching_category_shadows_nothing() {
+    check(
+        "non_matching",
+        &[
+            (
+                "bindings/high.pp",
+                "bindings high {\n  when data_center 'fra' { bind 'a' to 'high, fra' }\n  when nosuch 'x' { bind 'b' to 'unknown category' }\n}\n",
+            ),
+            ("bindings/low.pp", "bindings low {\n  bind 'a' to 'low'\n  bind 'b' to 'low'\n}\n"),
+        ],
+        &[("a", "'low'"), ("b", "'low'")],
+    );
+}
+
+#[test]
+fn equal_precedence_in_one_layer_is_a_conflict() {
+    check(
+        "conflict",
+        &[
+            (
+                "bindings/high.pp",
+                "bindings high {\n  when data_center 'ams' { bind 'a' to 1 }\n  when data_center 'ams' { bind 'a' to 2 }\n  when data_center 'fra' { bind 'b' to 1 }\n  when data_center 'fra' { bind 'b' to 2 }\n}\n",
+            ),
+            ("bindings/low.pp", "bindings low {\n  bind 'b' to 'low'\n}\n"),
+        ],
+        // `b`'s conflict is in bindings that do not apply: no conflict for this request.
+        &[("a", "CONFLICTING_BINDINGS"), ("b", "'low'")],
+    );
+}
+
+#[test]
+fn abstract_and_override_resolution() {
+    check(
+        "abstract_override",
+        &[
+            (
+                "bindings/high.pp",
+                "bindings high {\n  bind abstract 'a'\n  bind override 'b' to 'high'\n  bind override 'c' to 'high'\n  bind abstract 'd'\n  when data_center 'ams' { bind 'd' to 'concrete, ams' }\n  bind abstract 'e'\n  bind override 'f' to 'high'\n  when node 'web01' { bind 'f' to 'node' }\n}\n",
+            ),
+            (
+                "bindings/low.pp",
+                "bindings low {\n  bind 'a' to 'low'\n  bind 'b' to 'low'\n  bind abstract 'g'\n}\n",
+            ),
+        ],
+        &[
+            // Abstract in the higher layer, concrete only lower: the abstract one surfaces.
+            ("a", "ABSTRACT_NOT_OVERRIDDEN"),
+            ("b", "'high'"),
+            ("c", "UNRESOLVED_OVERRIDE"),
+            // Concrete beats abstract in one layer.
+            ("d", "'concrete, ams'"),
+            ("e", "ABSTRACT_NOT_OVERRIDDEN"),
+            // The override lost to a more specific binding: its flag does not matter.
+            ("f", "'node'"),
+            ("g", "ABSTRACT_NOT_OVERRIDDEN"),
+        ],
+    );
+}
+
+#[test]
+fn lookups_aliases_and_transformers() {
+    check(
+        "producers",
+        &[(
+            "bindings/high.pp",
+            "bindings high {\n  bind 'base' to 20\n  bind 'via_lookup' to lookup('base') + 1\n  bind 'named' to producer 'base'\n  bind alias 'base' as 'alias'\n  bind 'maybe' to optional lookup('absent')\n  bind 'shout' to 'quiet' { transformer => |$v| { upcase($v) } }\n  bind 'typed' to lookup('base', Integer)\n}\n",
+        )],
+        &[
+            ("via_lookup", "21"),
+            ("named", "NEEDS_RUNTIME"),
+            ("alias", "20"),
+            ("maybe", "not found"),
+            ("shout", "'QUIET'"),
+            ("typed", "20"),
+        ],
+    );
+}
+
+#[test]
+fn array_multibind_options() {
+    check(
+        "array_multibinds",
+        &[
+            (
+                "bindings/high.pp",
+                "bindings high {\n  multibind Array[Data], 'plain'\n  bind to [1, 2] in 'plain'\n  bind to 3 in 'plain'\n  multibind Array[Data], 'flat' { flatten => true, uniq => true }\n  bind to [1, [2, [3]]] in 'flat'\n  bind to [[1], 3] in 'flat'\n  multibind Array[Data], 'one_level' { flatten => 1 }\n  bind to [[1, [2]]] in 'one_level'\n  multibind Array[String], 'named' { priority_on_named => true }\n  bind 'x' to 'first' in 'named'\n  bind 'x' to 'second' in 'named'\n  bind 'y' to 'third' in 'named'\n  multibind Array[String], 'unnamed' { priority_on_unnamed => true }\n  bind to 'first' in 'unnamed'\n  bind to 'second' in 'unnamed'\n  multibind Array[Integer], 'typed'\n  bind to 'not a number' in 'typed'\n  multibind Array[Data], 'combined' { combinator => |$memo, $x| { $memo + [$x * 10] } }\n  bind to 1 in 'combined'\n  bind to 2 in 'combined'\n}\n",
+            ),
+            (
+                "bindings/low.pp",
+                "bindings low {\n  bind to 'low' in 'plain'\n  when data_center 'ams' { bind to 'ams' in 'plain' }\n}\n",
+            ),
+        ],
+        &[
+            // Higher layer first, then higher precedence, then document order (D14).
+            ("plain", "[1, 2, 3, 'ams', 'low']"),
+            ("flat", "[1, 2, 3]"),
+            ("one_level", "[1, [2]]"),
+            ("named", "['first', 'third']"),
+            ("unnamed", "['first']"),
+            ("typed", "INCOMPATIBLE_TYPE"),
+            ("combined", "[10, 20]"),
+        ],
+    );
+}
+
+#[test]
+fn hash_multibind_options() {
+    check(
+        "hash_multibinds",
+        &[
+            (
+                "bindings/high.pp",
+                "bindings high {\n  multibind Hash[String, Data], 'priority'\n  bind 'k' to 'common' in 'priority'\n  when data_center 'ams' { bind 'k' to 'ams' in 'priority' }\n  multibind Hash[String, Data], 'same' \n  bind 'k' to 1 in 'same'\n  bind 'k' to 2 in 'same'\n  multibind Hash[String, Data], 'ignore' { conflict_resolution => ignore }\n  bind 'k' to 1 in 'ignore'\n  bind 'k' to 2 in 'ignore'\n  multibind Hash[String, Data], 'error' { conflict_resolution => error }\n  bind 'k' to 1 in 'error'\n  when data_center 'ams' { bind 'k' to 2 in 'error' }\n  multibind Hash[String, Data], 'append' { conflict_resolution => append, uniq => true }\n  bind 'k' to [1, 2] in 'append'\n  bind 'k' to 2 in 'append'\n  bind 'k' to 3 in 'append'\n  multibind Hash[String, Data], 'merge' { conflict_resolution => merge }\n  bind 'k' to { 'a' => 1 } in 'merge'\n  bind 'k' to { 'a' => 2, 'b' => 2 } in 'merge'\n  multibind Hash[String, Data], 'outer'\n  multibind Hash[String, Data], 'inner'\n  bind 'x' to 1 in 'inner'\n  bind 'inner' to lookup('inner') in 'outer'\n  bind 'y' to 2 in 'outer'\n  multibind Hash[String, Integer], 'typed'\n  bind 'k' to 'text' in 'typed'\n}\n",
+            ),
+            ("bindings/low.pp", "bindings low {\n  bind 'k' to 'low' in 'priority'\n  bind 'other' to 'low' in 'priority'\n}\n"),
+        ],
+        &[
+            ("priority", "{'k' => 'ams', 'other' => 'low'}"),
+            ("same", "MULTIBIND_CONTRIBUTION"),
+            ("ignore", "{'k' => 1}"),
+            ("error", "MULTIBIND_CONTRIBUTION"),
+            ("append", "{'k' => [1, 2, 3]}"),
+            ("merge", "{'k' => {'a' => 1, 'b' => 2}}"),
+            ("outer", "{'inner' => {'x' => 1}, 'y' => 2}"),
+            ("typed", "INCOMPATIBLE_TYPE"),
+        ],
+    );
+}
+
+#[test]
+fn classes_are_includes_minus_excludes() {
+    check(
+        "classes",
+        &[
+            (
+                "bindings/high.pp",
+                "bindings high {\n  include [web, base]\n  exclude legacy\n  when data_center 'ams' { include monitoring }\n}\n",
+            ),
+            (
+                "bindings/low.pp",
+                "bindings low {\n  include legacy\n  exclude web\n  when node 'web01' { exclude base }\n}\n",
+            ),
+        ],
+        // `web` is included higher than it is excluded; `base` too (a higher layer beats a
+        // more specific lower exclude); `legacy` is excluded higher than it is included.
+        // D14 orders contributions by layer, then precedence: `monitoring` comes first.
+        &[("/classes", "['monitoring', 'web', 'base']")],
+    );
+}
