@@ -18,7 +18,8 @@ use std::rc::Rc;
 
 /// A precedence vector (D6): the precedences of the matched predicates, highest first; `[0]`
 /// for a binding with none. Compared lexicographically, a longer vector beating its prefix.
-pub type Precedence = Vec<u16>;
+/// Shared by every binding of one `when`.
+pub type Precedence = Rc<[u16]>;
 
 /// How one `when` predicate fared for the request.
 #[derive(Clone, Debug)]
@@ -103,51 +104,70 @@ impl<'m> Composition<'m> {
         categories: &CategoryValues,
         predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<String>,
     ) -> Composition<'m> {
+        // Sized for the top-level bindings (most bindings are): growing costs more than the
+        // lookups it serves.
+        let estimate: usize = layers
+            .iter()
+            .flat_map(|l| &l.bindings)
+            .map(|nb| nb.bindings.len())
+            .sum();
         let mut c = Composition {
-            candidates: Vec::new(),
-            keys: Vec::new(),
-            by_id: HashMap::new(),
+            candidates: Vec::with_capacity(estimate),
+            keys: Vec::with_capacity(estimate),
+            by_id: HashMap::with_capacity(estimate),
             contributions: HashMap::new(),
             layer_names: layers.iter().map(|l| l.name.as_str()).collect(),
         };
         let mut order = 0usize;
+        let no_conditions: Rc<[PredicateOutcome]> = Rc::from(Vec::new());
+        let common: Precedence = Rc::from(vec![0]);
         for (layer, named_layer) in layers.iter().enumerate() {
             for nb in &named_layer.bindings {
                 // An explicit stack: `when` nesting is bounded, but passes do not recurse.
-                let root: Rc<[PredicateOutcome]> = Rc::from(Vec::new());
-                let mut stack: Vec<Level<'m>> = vec![(nb.bindings.iter(), root, Some(Vec::new()))];
-                while let Some((iter, conditions, precedence)) = stack.last_mut() {
-                    let Some(item) = iter.next() else {
+                let mut stack: Vec<Level<'m>> = vec![Level {
+                    items: nb.bindings.iter(),
+                    conditions: Rc::clone(&no_conditions),
+                    raw: Some(Vec::new()),
+                    precedence: Some(Rc::clone(&common)),
+                }];
+                while let Some(level) = stack.last_mut() {
+                    let Some(item) = level.items.next() else {
                         stack.pop();
                         continue;
                     };
-                    let conditions = conditions.clone();
-                    let precedence = precedence.clone();
                     order += 1;
-                    let walk = Walk {
-                        layer,
-                        bindings: nb.name.as_str(),
-                        conditions: &conditions,
-                        precedence: &precedence,
-                        order,
-                    };
                     match item {
                         AbstractBinding::CategorizedBindings {
                             predicates,
                             bindings,
                             ..
                         } => {
-                            let (outcomes, inner) = match_predicates(
+                            let (outcomes, raw) = match_predicates(
                                 predicates,
                                 categories,
                                 predicate_value,
-                                precedence,
+                                level.raw.clone(),
                             );
-                            let mut all: Vec<PredicateOutcome> = conditions.to_vec();
+                            let mut all: Vec<PredicateOutcome> = level.conditions.to_vec();
                             all.extend(outcomes);
-                            stack.push((bindings.iter(), Rc::from(all), inner));
+                            let precedence = raw.clone().map(normalise);
+                            stack.push(Level {
+                                items: bindings.iter(),
+                                conditions: Rc::from(all),
+                                raw,
+                                precedence,
+                            });
                         }
-                        other => c.add(other, &walk),
+                        other => {
+                            let walk = Walk {
+                                layer,
+                                bindings: nb.name.as_str(),
+                                conditions: &level.conditions,
+                                precedence: &level.precedence,
+                                order,
+                            };
+                            c.add(other, &walk);
+                        }
                     }
                 }
             }
@@ -175,7 +195,7 @@ impl<'m> Composition<'m> {
                 bindings: w.bindings,
                 origin,
                 conditions: w.conditions.clone(),
-                precedence: w.precedence.clone().map(normalise),
+                precedence: w.precedence.clone(),
                 is_abstract,
                 is_override,
             };
@@ -189,7 +209,7 @@ impl<'m> Composition<'m> {
                             binding: b,
                             layer: w.layer,
                             bindings: w.bindings,
-                            precedence: w.precedence.clone().map(normalise),
+                            precedence: w.precedence.clone(),
                             conditions: w.conditions.clone(),
                             order: w.order,
                         });
@@ -247,19 +267,15 @@ impl<'m> Composition<'m> {
         };
         let index = self.candidates.len();
         self.candidates.push(cand);
-        let id = key.id();
-        let entry = match self.by_id.get(&id) {
-            Some(&e) => e,
-            None => {
-                self.by_id.insert(id, self.keys.len());
-                self.keys.push(KeyEntry {
-                    key,
-                    candidates: Vec::new(),
-                    winner: Ok(None),
-                });
-                self.keys.len() - 1
-            }
-        };
+        let next = self.keys.len();
+        let entry = *self.by_id.entry(key.id()).or_insert(next);
+        if entry == next {
+            self.keys.push(KeyEntry {
+                key,
+                candidates: Vec::new(),
+                winner: Ok(None),
+            });
+        }
         self.keys[entry].candidates.push(index);
     }
 
@@ -268,27 +284,23 @@ impl<'m> Composition<'m> {
     /// (D13). An `override` must have beaten a candidate of its layer or have a matching one
     /// below.
     fn resolve(&self, candidates: &[usize]) -> Result<Option<usize>, ComposeError> {
-        let matching: Vec<usize> = candidates
+        let cand = |i: usize| &self.candidates[i];
+        let mut matching = candidates
             .iter()
             .copied()
-            .filter(|&i| self.candidates[i].precedence.is_some())
-            .collect();
-        let Some(&first) = matching.first() else {
+            .filter(|&i| cand(i).precedence.is_some());
+        let Some(first) = matching.next() else {
             return Ok(None);
         };
-        let layer = self.candidates[first].layer;
-        let in_layer: Vec<usize> = matching
-            .iter()
-            .copied()
-            .filter(|&i| self.candidates[i].layer == layer)
-            .collect();
-        let rank = |i: usize| {
-            let c = &self.candidates[i];
-            (!c.is_abstract, c.precedence.clone())
-        };
-        let mut best = in_layer[0];
-        let mut tie: Option<usize> = None;
-        for &i in &in_layer[1..] {
+        let layer = cand(first).layer;
+        let rank = |i: usize| (!cand(i).is_abstract, cand(i).precedence.clone());
+        let (mut best, mut tie, mut in_layer, mut lower) = (first, None, 1usize, false);
+        for i in matching {
+            if cand(i).layer != layer {
+                lower = true;
+                break;
+            }
+            in_layer += 1;
             match rank(i).cmp(&rank(best)) {
                 std::cmp::Ordering::Greater => {
                     best = i;
@@ -304,28 +316,26 @@ impl<'m> Composition<'m> {
                 second,
             });
         }
-        let winner = &self.candidates[best];
+        let winner = cand(best);
         if winner.is_abstract {
             return Err(ComposeError::Abstract { candidate: best });
         }
-        if winner.is_override {
-            let beat_one = in_layer.len() > 1;
-            let lower = matching.iter().any(|&i| self.candidates[i].layer > layer);
-            if !beat_one && !lower {
-                return Err(ComposeError::UnresolvedOverride { candidate: best });
-            }
+        if winner.is_override && in_layer == 1 && !lower {
+            return Err(ComposeError::UnresolvedOverride { candidate: best });
         }
         Ok(Some(best))
     }
 }
 
 /// One open `when` (or the block itself) while walking: what is left of its bindings, the
-/// predicates around them, and their precedence (`None` once a predicate fails).
-type Level<'m> = (
-    std::slice::Iter<'m, AbstractBinding<Code<'m>>>,
-    Rc<[PredicateOutcome]>,
-    Option<Precedence>,
-);
+/// predicates around them, and their precedence (`None` once a predicate fails), as collected
+/// and normalised.
+struct Level<'m> {
+    items: std::slice::Iter<'m, AbstractBinding<Code<'m>>>,
+    conditions: Rc<[PredicateOutcome]>,
+    raw: Option<Vec<u16>>,
+    precedence: Option<Precedence>,
+}
 
 struct Walk<'w, 'm> {
     layer: usize,
@@ -337,14 +347,14 @@ struct Walk<'w, 'm> {
 
 /// D6: de-duplicated, highest first, `[0]` when empty; `common` adds nothing (D5: `when common`
 /// is top level).
-fn normalise(mut p: Precedence) -> Precedence {
+fn normalise(mut p: Vec<u16>) -> Precedence {
     p.retain(|&level| level != 0);
     p.sort_unstable_by(|a, b| b.cmp(a));
     p.dedup();
     if p.is_empty() {
         p.push(0);
     }
-    p
+    Rc::from(p)
 }
 
 /// The outcome of one `when`'s predicates and the precedence inside it (`None` once any
@@ -353,8 +363,8 @@ fn match_predicates<'m>(
     predicates: &'m [Category<Code<'m>>],
     categories: &CategoryValues,
     predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<String>,
-    outer: Option<Precedence>,
-) -> (Vec<PredicateOutcome>, Option<Precedence>) {
+    outer: Option<Vec<u16>>,
+) -> (Vec<PredicateOutcome>, Option<Vec<u16>>) {
     let mut outcomes = Vec::with_capacity(predicates.len());
     let mut precedence = outer;
     for p in predicates {

@@ -146,7 +146,7 @@ impl Injector<'_> {
                     })
                     .collect(),
                 matched: cand.precedence.is_some(),
-                precedence: cand.precedence.clone(),
+                precedence: cand.precedence.as_deref().map(<[u16]>::to_vec),
                 abstract_: cand.is_abstract,
                 override_: cand.is_override,
                 outcome,

@@ -60,7 +60,9 @@ pub(super) fn contributions<'m>(
         .map(|l| {
             l.iter()
                 .filter_map(|c: &Contribution<'m>| {
-                    c.precedence.clone().map(|p| (c.binding, c.layer, p))
+                    c.precedence
+                        .as_deref()
+                        .map(|p| (c.binding, c.layer, p.to_vec()))
                 })
                 .collect()
         })
