@@ -1,7 +1,8 @@
 //! The `pbc` binary's flags, end to end: `--format pn` prints what the library writes, and
 //! `--validate` turns Puppet's validation errors into a failing exit status; `pbc check`'s output
 //! formats, `--strict` and exit statuses; hidden directories are skipped; `pbc compile` writes a model
-//! only when the check is clean, atomically with `-o`; `pbc schema` prints the model's schema.
+//! only when the check is clean, atomically with `-o`; `pbc schema` prints the model's schema;
+//! `pbc lookup` exits 0 found, 1 not found, 2 usage.
 
 use std::process::Command;
 
@@ -241,4 +242,35 @@ fn schema_prints_the_model_schema() {
     assert_eq!(stdout, puppet_bindings::lower::model::SCHEMA);
     let schema: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
     assert_eq!(schema["$id"], "urn:puppet-bindings:model:1");
+}
+
+#[test]
+fn lookup_exit_statuses() {
+    let tree = "corpus/lookup/trees/example";
+    let facts = "corpus/lookup/trees/example/facts";
+    let node = "web01.ams.example.com";
+    let (code, stdout, stderr) = pbc(&[
+        "lookup",
+        "--facts",
+        facts,
+        "--node",
+        node,
+        "ntp::iburst",
+        "motd",
+        tree,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "true\n\"Welcome to web01.ams.example.com (production)\"\n"
+    );
+    let (code, _, stderr) = pbc(&["lookup", "--facts", facts, "--node", node, "nosuch", tree]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error[KEY_NOT_FOUND]"), "{stderr}");
+    let (code, _, _) = pbc(&["lookup", "--facts", facts]);
+    assert_eq!(code, 2, "no keys and no --all is a usage error");
+    let (code, _, stderr) = pbc(&[
+        "lookup", "--facts", facts, "--node", node, "--type", "Array[", "motd", tree,
+    ]);
+    assert_eq!(code, 2, "{stderr}");
 }
