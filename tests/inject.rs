@@ -41,7 +41,7 @@ fn lookups(root: &PathBuf, keys: &[&str]) -> Vec<String> {
         .unwrap_or_else(|d| panic!("{}: {}", d.code, d.message));
     keys.iter()
         .map(|k| match injector.lookup(k, &PType::Data) {
-            Ok(Some(f)) => f.value.to_string(),
+            Ok(Some(v)) => v.to_string(),
             Ok(None) => "not found".to_string(),
             Err(d) => d.code.to_string(),
         })

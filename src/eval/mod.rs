@@ -353,7 +353,7 @@ impl<'h> Evaluator<'h> {
                         "only named functions can be called here",
                     ));
                 };
-                let args = self.arguments(args)?;
+                let args = self.list(args)?;
                 functions::call(self, name, functor.span, args, lambda.as_deref(), e.span)?
             }
             ExprKind::MethodCall {
@@ -363,7 +363,7 @@ impl<'h> Evaluator<'h> {
                 lambda,
             } => {
                 let mut all = vec![self.eval(receiver)?];
-                all.extend(self.arguments(args)?);
+                all.extend(self.list(args)?);
                 functions::call(self, method, e.span, all, lambda.as_deref(), e.span)?
             }
             ExprKind::Query { .. } => {
@@ -409,10 +409,6 @@ impl<'h> Evaluator<'h> {
             }
         }
         Ok(out)
-    }
-
-    fn arguments(&mut self, args: &[Expr]) -> EvalResult<Vec<Value>> {
-        self.list(args)
     }
 
     fn type_value(&mut self, e: &Expr) -> EvalResult {

@@ -161,20 +161,20 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         }
         let found = injector.lookup_found_key(key);
         let value = match found {
-            Ok(Some(f)) => {
-                if !opts.all && !f.value.is_instance(&ty) && ty != PType::Data {
+            Ok(Some(value)) => {
+                if !opts.all && !value.is_instance(&ty) && ty != PType::Data {
                     errors.push(Diagnostic::error(
                         codes::LOOKUP_TYPE_MISMATCH,
                         Span::NONE,
                         format!(
                             "`{}` is {}, not the {ty} asked for",
                             key.name,
-                            f.value.infer_type()
+                            value.infer_type()
                         ),
                     ));
                     continue;
                 }
-                f.value
+                value
             }
             Ok(None) => {
                 match &default {

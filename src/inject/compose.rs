@@ -59,9 +59,7 @@ pub struct Candidate<'m> {
 pub struct Contribution<'m> {
     pub binding: &'m Binding<Code<'m>>,
     pub layer: usize,
-    pub bindings: &'m str,
     pub precedence: Option<Precedence>,
-    pub conditions: Rc<[PredicateOutcome]>,
     /// Document order over the whole tree.
     pub order: usize,
 }
@@ -208,9 +206,7 @@ impl<'m> Composition<'m> {
                         .push(Contribution {
                             binding: b,
                             layer: w.layer,
-                            bindings: w.bindings,
                             precedence: w.precedence.clone(),
-                            conditions: w.conditions.clone(),
                             order: w.order,
                         });
                     return;

@@ -209,7 +209,7 @@ impl Injector<'_> {
             }
         }
         let (value, error) = match result {
-            Ok(Some(f)) => (Some(f.value.to_json()), None),
+            Ok(Some(v)) => (Some(v.to_json()), None),
             Ok(None) => (None, None),
             Err(d) => (None, Some(format!("{}: {}", d.code, d.message))),
         };

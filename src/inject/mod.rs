@@ -136,14 +136,6 @@ pub struct Injector<'m> {
     pub messages: Vec<Message>,
 }
 
-/// The outcome of one lookup.
-pub struct Found {
-    pub value: Value,
-    /// The candidate that produced it (`None` for the built-in `/classes` and multibinds
-    /// without a binding of their own).
-    pub candidate: Option<usize>,
-}
-
 impl<'m> Injector<'m> {
     /// Evaluates `environments.pp` and the categories for `request` and composes the layers.
     /// `environments` is the tree's `environments.pp` program, if it has one.
@@ -225,12 +217,17 @@ impl<'m> Injector<'m> {
 
     /// Looks up `name` as a key of type `ty` (`Data` for a plain name). `Ok(None)`: nothing is
     /// bound to it for this request.
-    pub fn lookup(&mut self, name: &str, ty: &PType) -> Result<Option<Found>, Diagnostic> {
-        self.lookup_key(&Key::new(ty.clone(), name), None)
+    pub fn lookup(&mut self, name: &str, ty: &PType) -> Result<Option<Value>, Diagnostic> {
+        self.lookup_found_key(&Key::new(ty.clone(), name))
+    }
+
+    /// Looks up a key (one of [`Injector::effective_keys`], or any other).
+    pub fn lookup_found_key(&mut self, key: &Key) -> Result<Option<Value>, Diagnostic> {
+        self.lookup_key(key, None)
             .map_err(EvalError::into_diagnostic)
     }
 
-    fn lookup_key(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Found>> {
+    fn lookup_key(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Value>> {
         let id = key.id();
         if self.stack.contains(&id) {
             let mut chain = self.stack.clone();
@@ -243,12 +240,7 @@ impl<'m> Injector<'m> {
             .with_note(format!("note: {}", chain.join(" -> "))));
         }
         if key.name == "/classes" && key.ty == PType::Data {
-            return self.classes().map(|value| {
-                Some(Found {
-                    value,
-                    candidate: None,
-                })
-            });
+            return self.classes().map(Some);
         }
         let Some(&entry) = self.composition.by_id.get(&id) else {
             return Ok(None);
@@ -259,10 +251,7 @@ impl<'m> Injector<'m> {
             Err(e) => return Err(self.compose_error(key, e.clone())),
         };
         if let Some(v) = self.cache.get(&winner) {
-            return Ok(Some(Found {
-                value: v.clone(),
-                candidate: Some(winner),
-            }));
+            return Ok(Some(v.clone()));
         }
         self.stack.push(id);
         let produced = self.produce_candidate(winner, key);
@@ -272,10 +261,7 @@ impl<'m> Injector<'m> {
             return Ok(None);
         };
         self.cache.insert(winner, value.clone());
-        Ok(Some(Found {
-            value,
-            candidate: Some(winner),
-        }))
+        Ok(Some(value))
     }
 
     fn produce_candidate(&mut self, index: usize, key: &Key) -> EvalResult<Option<Value>> {
@@ -299,7 +285,7 @@ impl<'m> Injector<'m> {
             }
             Bound::Alias(r) | Bound::Renamed(r) => {
                 let from = Key::new(ptype(&r.from_type), r.from_name.clone().unwrap_or_default());
-                let v = self.lookup_key(&from, None)?.map(|f| f.value);
+                let v = self.lookup_key(&from, None)?;
                 (ptype(&r.type_), v)
             }
             Bound::Rebind(r) => {
@@ -353,7 +339,7 @@ impl<'m> Injector<'m> {
             ProducerDescriptor::LookupProducerDescriptor { type_, name } => {
                 let target = Key::new(ptype(type_), name.clone());
                 match self.lookup_key(&target, None)? {
-                    Some(f) => Some(f.value),
+                    Some(v) => Some(v),
                     None => {
                         return Err(at_origin(
                             codes::KEY_NOT_FOUND,
@@ -524,19 +510,11 @@ impl<'m> Injector<'m> {
         keys.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id().cmp(&b.id())));
         keys
     }
-
-    /// Looks up a key found by [`Injector::effective_keys`].
-    pub fn lookup_found_key(&mut self, key: &Key) -> Result<Option<Found>, Diagnostic> {
-        self.lookup_key(key, None)
-            .map_err(EvalError::into_diagnostic)
-    }
 }
 
 impl crate::eval::Host for Injector<'_> {
     fn lookup(&mut self, name: &str, ty: &PType, span: Span) -> EvalResult<Option<Value>> {
-        Ok(self
-            .lookup_key(&Key::new(ty.clone(), name), Some(span))?
-            .map(|f| f.value))
+        self.lookup_key(&Key::new(ty.clone(), name), Some(span))
     }
 
     fn log(&mut self, level: LogLevel, message: String, span: Span) {

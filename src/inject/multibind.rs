@@ -86,13 +86,11 @@ pub(super) fn contributions<'m>(
     Ok(out)
 }
 
-fn flag(inj: &mut Injector, m: &Multibinding<Code>, name: &str, default: bool) -> bool {
+/// A Boolean option (the check has made sure it is one when given).
+fn flag(m: &Multibinding<Code>, name: &str, default: bool) -> bool {
     match option(&m.producer_args, name) {
         Some(Code::Value(Value::Boolean(b))) => *b,
-        Some(_) | None => {
-            let _ = inj;
-            default
-        }
+        _ => default,
     }
 }
 
@@ -112,8 +110,8 @@ fn array<'m>(
     }
     // Named contributions: the first (highest) of a name wins with `priority_on_named`
     // (default), unnamed ones are all kept unless `priority_on_unnamed`.
-    let on_named = flag(inj, m, "priority_on_named", true);
-    let on_unnamed = flag(inj, m, "priority_on_unnamed", false);
+    let on_named = flag(m, "priority_on_named", true);
+    let on_unnamed = flag(m, "priority_on_unnamed", false);
     let mut seen_names: Vec<Option<String>> = Vec::new();
     let mut kept: Vec<Produced> = Vec::new();
     for p in produced {
@@ -146,7 +144,7 @@ fn array<'m>(
         }
         _ => {}
     }
-    if flag(inj, m, "uniq", false) {
+    if flag(m, "uniq", false) {
         let mut unique: Vec<Value> = Vec::with_capacity(out.len());
         for v in out {
             if !unique.contains(&v) {
@@ -257,7 +255,7 @@ fn hash<'m>(
                 ) {
                     items = flatten(items, usize::MAX);
                 }
-                if flag(inj, m, "uniq", false) {
+                if flag(m, "uniq", false) {
                     let mut unique = Vec::with_capacity(items.len());
                     for v in items {
                         if !unique.contains(&v) {
