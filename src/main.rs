@@ -63,45 +63,48 @@ enum Command {
     Schema,
     /// Resolve keys for one node, offline, from the tree and the node's facts: each value as
     /// JSON on stdout. Exit 0 when all are found, 1 when one is not or an error occurs.
-    Lookup {
-        /// Keys (`ntp::servers`, `/param/Class[ntp]/servers`, `/classes`), then optionally the
-        /// tree directory (default: the current directory).
-        #[arg(required_unless_present = "all")]
-        args: Vec<String>,
-        /// A JSON facts file, or a directory of `<node>.json` factsets (with --node).
-        #[arg(long)]
-        facts: Option<PathBuf>,
-        /// The node (its facts in a factsets directory; also `$fqdn` when facts lack it).
-        #[arg(long)]
-        node: Option<String>,
-        /// A fact, `name=value` (JSON when it reads as JSON); repeatable, applied last.
-        #[arg(long)]
-        fact: Vec<String>,
-        /// The environment, instead of what environments.pp picks.
-        #[arg(long = "env")]
-        environment: Option<String>,
-        /// What the agent asked for: `$agent_environment` in environments.pp.
-        #[arg(long)]
-        agent_environment: Option<String>,
-        /// The keys' type (`Array[String]`); the value must have it.
-        #[arg(long = "type")]
-        type_: Option<String>,
-        /// The value to print when nothing is bound (a Puppet literal, else a string).
-        #[arg(long)]
-        default: Option<String>,
-        /// Every effective key with its value, as one JSON object sorted by key.
-        #[arg(long)]
-        all: bool,
-        /// For each key: categories, every candidate binding per layer, the winner and why.
-        #[arg(long)]
-        explain: bool,
-        /// `--explain` output as `text` or `json`.
-        #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
-        format: ExplainFormat,
-        /// Unknown variables are errors.
-        #[arg(long)]
-        strict: bool,
-    },
+    Lookup(LookupArgs),
+}
+
+#[derive(clap::Args)]
+struct LookupArgs {
+    /// Keys (`ntp::servers`, `/param/Class[ntp]/servers`, `/classes`), then optionally the
+    /// tree directory (default: the current directory).
+    #[arg(required_unless_present = "all")]
+    args: Vec<String>,
+    /// A JSON facts file, or a directory of `<node>.json` factsets (with --node).
+    #[arg(long)]
+    facts: Option<PathBuf>,
+    /// The node (its facts in a factsets directory; also `$fqdn` when facts lack it).
+    #[arg(long)]
+    node: Option<String>,
+    /// A fact, `name=value` (JSON when it reads as JSON); repeatable, applied last.
+    #[arg(long)]
+    fact: Vec<String>,
+    /// The environment, instead of what environments.pp picks.
+    #[arg(long = "env")]
+    environment: Option<String>,
+    /// What the agent asked for: `$agent_environment` in environments.pp.
+    #[arg(long)]
+    agent_environment: Option<String>,
+    /// The keys' type (`Array[String]`); the value must have it.
+    #[arg(long = "type")]
+    type_: Option<String>,
+    /// The value to print when nothing is bound (a Puppet literal, else a string).
+    #[arg(long)]
+    default: Option<String>,
+    /// Every effective key with its value, as one JSON object sorted by key.
+    #[arg(long)]
+    all: bool,
+    /// For each key: categories, every candidate binding per layer, the winner and why.
+    #[arg(long)]
+    explain: bool,
+    /// `--explain` output as `text` or `json`.
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    format: ExplainFormat,
+    /// Unknown variables are errors.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -152,8 +155,6 @@ fn main() -> ExitCode {
     }
 }
 
-use puppet_bindings::inject::command::LookupOptions;
-
 fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Parse {
@@ -168,47 +169,7 @@ fn run(cli: Cli) -> ExitCode {
             paths,
         } => check_command(error_format, strict, &paths),
         Command::Compile { output, paths } => compile_command(output.as_deref(), &paths),
-        Command::Lookup {
-            args,
-            facts,
-            node,
-            fact,
-            environment,
-            agent_environment,
-            type_,
-            default,
-            all,
-            explain,
-            format,
-            strict,
-        } => {
-            // The last argument is the tree when it is a directory.
-            let mut keys = args;
-            let tree = match keys.last() {
-                Some(last) if std::path::Path::new(last).is_dir() && (keys.len() > 1 || all) => {
-                    PathBuf::from(keys.pop().unwrap_or_default())
-                }
-                _ => PathBuf::from("."),
-            };
-            let outcome = puppet_bindings::inject::command::run(&LookupOptions {
-                keys,
-                tree,
-                facts,
-                node,
-                fact,
-                environment,
-                agent_environment,
-                type_,
-                default,
-                all,
-                explain,
-                json: format == ExplainFormat::Json,
-                strict,
-            });
-            let _ = std::io::stdout().write_all(outcome.stdout.as_bytes());
-            let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
-            ExitCode::from(outcome.status)
-        }
+        Command::Lookup(args) => lookup_command(args),
         Command::Schema => {
             match std::io::stdout().write_all(puppet_bindings::lower::model::SCHEMA.as_bytes()) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -216,6 +177,36 @@ fn run(cli: Cli) -> ExitCode {
             }
         }
     }
+}
+
+fn lookup_command(a: LookupArgs) -> ExitCode {
+    // The last argument is the tree when it is a directory.
+    let mut keys = a.args;
+    let tree = match keys.last() {
+        Some(last) if std::path::Path::new(last).is_dir() && (keys.len() > 1 || a.all) => {
+            PathBuf::from(keys.pop().unwrap_or_default())
+        }
+        _ => PathBuf::from("."),
+    };
+    let outcome =
+        puppet_bindings::inject::command::run(&puppet_bindings::inject::command::LookupOptions {
+            keys,
+            tree,
+            facts: a.facts,
+            node: a.node,
+            fact: a.fact,
+            environment: a.environment,
+            agent_environment: a.agent_environment,
+            type_: a.type_,
+            default: a.default,
+            all: a.all,
+            explain: a.explain,
+            json: a.format == ExplainFormat::Json,
+            strict: a.strict,
+        });
+    let _ = std::io::stdout().write_all(outcome.stdout.as_bytes());
+    let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
+    ExitCode::from(outcome.status)
 }
 
 fn compile_command(output: Option<&std::path::Path>, paths: &[PathBuf]) -> ExitCode {

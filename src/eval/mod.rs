@@ -302,22 +302,17 @@ impl<'h> Evaluator<'h> {
                 test,
                 then_body,
                 else_body,
-            } => {
-                if self.eval(test)?.is_truthy() {
-                    self.statements(then_body)?
-                } else {
-                    self.statements(else_body)?
-                }
             }
-            ExprKind::Unless {
+            | ExprKind::Unless {
                 test,
                 then_body,
                 else_body,
             } => {
-                if self.eval(test)?.is_truthy() {
-                    self.statements(else_body)?
-                } else {
+                let unless = matches!(e.kind, ExprKind::Unless { .. });
+                if self.eval(test)?.is_truthy() != unless {
                     self.statements(then_body)?
+                } else {
+                    self.statements(else_body)?
                 }
             }
             ExprKind::Case { test, options } => {
