@@ -90,6 +90,10 @@ struct LookupArgs {
     /// The keys' type (`Array[String]`); the value must have it.
     #[arg(long = "type")]
     type_: Option<String>,
+    /// The node classifier's output for the node (YAML or JSON: `environment`, `classes`,
+    /// `parameters`): seen by environments.pp, and bindings wherever a layer includes `enc:`.
+    #[arg(long)]
+    enc: Option<PathBuf>,
     /// The value to print when nothing is bound (a Puppet literal, else a string).
     #[arg(long)]
     default: Option<String>,
@@ -199,6 +203,7 @@ fn lookup_command(a: LookupArgs) -> ExitCode {
             agent_environment: a.agent_environment,
             type_: a.type_,
             default: a.default,
+            enc: a.enc,
             all: a.all,
             explain: a.explain,
             json: a.format == ExplainFormat::Json,

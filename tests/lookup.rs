@@ -30,6 +30,7 @@ fn options(tree: &Path, line: &str) -> LookupOptions {
             "--agent-environment" => o.agent_environment = Some(value()),
             "--type" => o.type_ = Some(value()),
             "--default" => o.default = Some(value()),
+            "--enc" => o.enc = Some(tree.join(value())),
             "--format" => o.json = value() == "json",
             "--all" => o.all = true,
             "--explain" => o.explain = true,

@@ -226,3 +226,5 @@ pub const MULTIBIND_CONTRIBUTION: &str = "MULTIBIND_CONTRIBUTION";
 pub const LOOKUP_TYPE_MISMATCH: &str = "LOOKUP_TYPE_MISMATCH";
 /// A facts file that cannot be read as facts.
 pub const INVALID_FACTS: &str = "INVALID_FACTS";
+/// An ENC output file (`--enc`) that is not what an ENC prints.
+pub const INVALID_ENC: &str = "INVALID_ENC";

@@ -23,6 +23,8 @@ pub struct LookupOptions {
     pub agent_environment: Option<String>,
     /// `--type`: the keys' type, asserted on the value.
     pub type_: Option<String>,
+    /// `--enc`: the node classifier's output (YAML or JSON).
+    pub enc: Option<PathBuf>,
     /// `--default`: a Puppet literal (anything else is a string).
     pub default: Option<String>,
     pub all: bool,
@@ -87,6 +89,12 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
             problems.push(d);
         }
     }
+    if let Some(path) = &opts.enc {
+        match super::enc::load(path) {
+            Ok(e) => request.enc = Some(e),
+            Err(d) => problems.push(d),
+        }
+    }
     for f in &opts.fact {
         if let Err(d) = facts::set_fact(&mut request, f) {
             problems.push(d);
@@ -127,7 +135,10 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
             status: 1,
         };
     }
-    let model = loaded.tree_model(ForInjection);
+    let mut model = loaded.tree_model(ForInjection);
+    if let Some(enc) = &request.enc {
+        super::enc::add_to_model(&mut model, enc);
+    }
     let mut injector = match Injector::new(&model, loaded.environments_program(), &request) {
         Ok(i) => i,
         Err(d) => {

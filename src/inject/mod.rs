@@ -10,6 +10,7 @@
 
 pub mod command;
 pub mod compose;
+pub mod enc;
 pub mod explain;
 pub mod facts;
 mod multibind;
@@ -109,6 +110,8 @@ pub struct Request {
     pub environment: Option<String>,
     /// Unknown variables are errors.
     pub strict: bool,
+    /// `--enc`: what the node classifier said about the node.
+    pub enc: Option<enc::Enc>,
 }
 
 /// One effective category of the request.
@@ -624,6 +627,25 @@ fn select_environment(
                 .as_deref()
                 .map_or(Value::Undef, Value::string),
         );
+        // ARM-8 "Integration with existing ENC": its data is visible (and may be changed)
+        // while environments.pp runs.
+        if let Some(enc) = &request.enc {
+            for (k, v) in enc.parameters.iter() {
+                local.set(k.to_display_string(), v.clone());
+            }
+            local.set(
+                "classes",
+                Value::array(
+                    enc.classes
+                        .iter()
+                        .map(|(c, _)| Value::string(c.as_str()))
+                        .collect(),
+                ),
+            );
+            if let Some(e) = &enc.environment {
+                local.set("environment", Value::string(e.as_str()));
+            }
+        }
         let mut host = NoInjection::default();
         let mut ev = Evaluator::new(&local, &mut host).strict(request.strict);
         for statement in &program.body {
@@ -643,6 +665,9 @@ fn select_environment(
         if let Ok(Value::String(s)) = ev.variable_value("environment") {
             chosen = Some(s.to_string());
         }
+    }
+    if chosen.is_none() {
+        chosen = request.enc.as_ref().and_then(|e| e.environment.clone());
     }
     let env = chosen.unwrap_or_else(|| "production".to_string());
     let statics: Vec<String> = model

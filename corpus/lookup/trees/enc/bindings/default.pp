@@ -1,0 +1,4 @@
+bindings default {
+  bind 'motd' to "${::certname} in ${environment}"
+  exclude telnet
+}

@@ -1,0 +1,174 @@
+//! An external node classifier's output (`--enc FILE`: the YAML or JSON an ENC prints, with
+//! `environment`, `classes` and `parameters`), as ARM-8 "Integration with existing ENC" and
+//! "Enc Bindings Provider" use it: `environments.pp` sees `$environment`, `$classes` and the
+//! parameters as variables, and every layer that includes an `enc:` URI gets the ENC's data as
+//! bindings under the node's category: `enc:/classes` the classes (contributions to
+//! `included_classes`), `enc:/parameters` the class parameters (`/param/Class[c]/p`),
+//! `enc:/variables` the parameters (`/var/NAME`); `enc:` (or `enc:/`, `enc:/*`) all three.
+
+use super::facts::read_data;
+use super::Code;
+use crate::diag::{codes, Diagnostic};
+use crate::eval::{Map, Value};
+use crate::lower::model::{
+    AbstractBinding, Binding, Category, NamedBindings, Origin, ProducerDescriptor, TreeDocument,
+    TypeModel,
+};
+use crate::span::Span;
+use std::path::Path;
+
+#[derive(Clone, Debug, Default)]
+pub struct Enc {
+    pub environment: Option<String>,
+    /// Class name and its parameters (a class listed without parameters has none).
+    pub classes: Vec<(String, Map)>,
+    pub parameters: Map,
+    /// The file, as origins name it.
+    pub file: String,
+}
+
+pub fn load(path: &Path) -> Result<Enc, Diagnostic> {
+    let bad = |message: String| Diagnostic::error(codes::INVALID_ENC, Span::NONE, message);
+    let Value::Hash(doc) = read_data(path, "ENC output")? else {
+        return Err(bad(format!(
+            "{}: ENC output must be a hash with `environment`, `classes`, `parameters`",
+            path.display()
+        )));
+    };
+    let mut enc = Enc {
+        file: path.display().to_string(),
+        ..Enc::default()
+    };
+    for (k, v) in doc.iter() {
+        match (k.to_display_string().as_str(), v) {
+            ("environment", Value::String(e)) => enc.environment = Some(e.to_string()),
+            ("classes", Value::Array(names)) => {
+                for n in names.iter() {
+                    enc.classes.push((n.to_display_string(), Map::new()));
+                }
+            }
+            ("classes", Value::Hash(classes)) => {
+                for (name, params) in classes.iter() {
+                    let params = match params {
+                        Value::Hash(p) => (**p).clone(),
+                        _ => Map::new(),
+                    };
+                    enc.classes.push((name.to_display_string(), params));
+                }
+            }
+            ("parameters", Value::Hash(p)) => enc.parameters = (**p).clone(),
+            ("environment" | "classes" | "parameters", Value::Undef) => {}
+            (key @ ("environment" | "classes" | "parameters"), other) => {
+                return Err(bad(format!(
+                    "{}: the ENC's `{key}` is {}, not what an ENC prints",
+                    path.display(),
+                    other.type_name()
+                )))
+            }
+            // Other keys (Puppet ENCs may print more) are not ARM-8's concern.
+            _ => {}
+        }
+    }
+    Ok(enc)
+}
+
+/// What one `enc:` URI selects, or `None` for a URI that is not the ENC's.
+fn parts(uri: &str) -> Option<(bool, bool, bool)> {
+    let path = uri.strip_prefix("enc:")?;
+    Some(match path.trim_start_matches('/') {
+        "" | "*" => (true, true, true),
+        "classes" => (true, false, false),
+        "parameters" => (false, true, false),
+        "variables" => (false, false, true),
+        _ => return None,
+    })
+}
+
+/// Adds the ENC's bindings to every layer that includes an `enc:` URI, under the node's
+/// category (the same expression the site gives `node`).
+pub fn add_to_model<'a>(model: &mut TreeDocument<Code<'a>>, enc: &Enc) {
+    let node = model
+        .categories
+        .categories
+        .iter()
+        .find(|c| c.categorization == "node")
+        .map(|c| c.value.clone());
+    let origin = Origin {
+        file: enc.file.clone(),
+        line: 1,
+        column: 1,
+        span: Span::NONE,
+    };
+    for layer in &mut model.layers.layers {
+        let (mut classes, mut parameters, mut variables) = (false, false, false);
+        for uri in &layer.providers {
+            if let Some((c, p, v)) = parts(uri) {
+                classes |= c;
+                parameters |= p;
+                variables |= v;
+            }
+        }
+        if !(classes || parameters || variables) {
+            continue;
+        }
+        let binding = |name: Option<String>, multibind_id: Option<&str>, value: Value| {
+            AbstractBinding::Binding(Binding {
+                type_: TypeModel::PDataType,
+                name,
+                override_: false,
+                abstract_: false,
+                multibind_id: multibind_id.map(str::to_string),
+                producer: Some(ProducerDescriptor::ConstantProducerDescriptor {
+                    value: Code::Value(value),
+                }),
+                producer_args: Vec::new(),
+                origin: origin.clone(),
+            })
+        };
+        let mut bindings = Vec::new();
+        for (class, params) in &enc.classes {
+            if classes {
+                bindings.push(binding(
+                    None,
+                    Some("included_classes"),
+                    Value::string(class.trim_start_matches("::")),
+                ));
+            }
+            if parameters {
+                for (p, v) in params.iter() {
+                    let target = class.trim_start_matches("::").to_lowercase();
+                    bindings.push(binding(
+                        Some(format!("/param/Class[{target}]/{}", p.to_display_string())),
+                        None,
+                        v.clone(),
+                    ));
+                }
+            }
+        }
+        if variables {
+            for (name, v) in enc.parameters.iter() {
+                bindings.push(binding(
+                    Some(format!("/var/{}", name.to_display_string())),
+                    None,
+                    v.clone(),
+                ));
+            }
+        }
+        let items = match &node {
+            Some(value) => vec![AbstractBinding::CategorizedBindings {
+                predicates: vec![Category {
+                    categorization: "node".into(),
+                    value: value.clone(),
+                }],
+                bindings,
+                origin: origin.clone(),
+            }],
+            None => bindings,
+        };
+        layer.bindings.push(NamedBindings {
+            name: "enc".into(),
+            bindings: items,
+            origin: origin.clone(),
+        });
+    }
+}
