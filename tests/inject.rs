@@ -166,6 +166,35 @@ fn lookups_aliases_and_transformers() {
 }
 
 #[test]
+fn rebinding() {
+    check(
+        "rebinding",
+        &[
+            (
+                "bindings/high.pp",
+                "bindings high {\n  when node 'web01' { rebind 'a' }\n  rebind 'nothing'\n  bind alias 'b' as 'b2'\n  bind renamed 'c' as 'c2'\n  bind alias 'absent' as 'absent2'\n  when node 'web01' { rebind abstract 'd' }\n}\n",
+            ),
+            (
+                "bindings/low.pp",
+                "bindings low {\n  bind 'a' to 'low'\n  when data_center 'ams' { bind 'a' to 'low, ams' }\n  bind 'b' to 'b'\n  bind 'c' to 'c'\n  bind 'd' to 'd'\n}\n",
+            ),
+        ],
+        &[
+            // The original producer, as it would win without the rebind.
+            ("a", "'low, ams'"),
+            ("nothing", "KEY_NOT_FOUND"),
+            ("b", "'b'"),
+            ("b2", "'b'"),
+            // Renamed: the old name is erased, the new one reads it.
+            ("c", "not found"),
+            ("c2", "'c'"),
+            ("absent2", "KEY_NOT_FOUND"),
+            ("d", "ABSTRACT_NOT_OVERRIDDEN"),
+        ],
+    );
+}
+
+#[test]
 fn array_multibind_options() {
     check(
         "array_multibinds",

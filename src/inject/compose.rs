@@ -89,6 +89,8 @@ pub struct Composition<'m> {
     /// By multibind id, sorted per D14 (layer, precedence, document order).
     pub contributions: HashMap<String, Vec<Contribution<'m>>>,
     pub layer_names: Vec<&'m str>,
+    /// Key ids a matching `bind renamed` erases (their new name still reads them).
+    pub erased: std::collections::HashSet<String>,
 }
 
 /// The request's categories as the composer needs them: name → (value, precedence).
@@ -115,6 +117,7 @@ impl<'m> Composition<'m> {
             by_id: HashMap::with_capacity(estimate),
             contributions: HashMap::new(),
             layer_names: layers.iter().map(|l| l.name.as_str()).collect(),
+            erased: std::collections::HashSet::new(),
         };
         let mut order = 0usize;
         let no_conditions: Rc<[PredicateOutcome]> = Rc::from(Vec::new());
@@ -181,6 +184,15 @@ impl<'m> Composition<'m> {
         for entry in 0..c.keys.len() {
             let winner = c.resolve(&c.keys[entry].candidates);
             c.keys[entry].winner = winner;
+        }
+        for cand in &c.candidates {
+            if let (Bound::Renamed(r), Some(_)) = (cand.bound, &cand.precedence) {
+                let from = Key::new(
+                    super::ptype(&r.from_type),
+                    r.from_name.clone().unwrap_or_default(),
+                );
+                c.erased.insert(from.id());
+            }
         }
         c
     }
@@ -279,7 +291,7 @@ impl<'m> Composition<'m> {
     /// In it, concrete beats abstract, then the higher precedence wins; equal is a conflict
     /// (D13). An `override` must have beaten a candidate of its layer or have a matching one
     /// below.
-    fn resolve(&self, candidates: &[usize]) -> Result<Option<usize>, ComposeError> {
+    pub fn resolve(&self, candidates: &[usize]) -> Result<Option<usize>, ComposeError> {
         let cand = |i: usize| &self.candidates[i];
         let mut matching = candidates
             .iter()

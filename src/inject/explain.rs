@@ -210,6 +210,10 @@ impl Injector<'_> {
         }
         let (value, error) = match result {
             Ok(Some(v)) => (Some(v.to_json()), None),
+            Ok(None) if self.composition.erased.contains(&key.id()) => (
+                None,
+                Some("erased: a matching `bind renamed` gives its value another name".into()),
+            ),
             Ok(None) => (None, None),
             Err(d) => (None, Some(format!("{}: {}", d.code, d.message))),
         };

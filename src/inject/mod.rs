@@ -231,6 +231,14 @@ impl<'m> Injector<'m> {
     }
 
     fn lookup_key(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Value>> {
+        if self.composition.erased.contains(&key.id()) {
+            return Ok(None);
+        }
+        self.lookup_unerased(key, at)
+    }
+
+    /// A lookup that sees a key `bind renamed` erased (what the new name is bound to).
+    fn lookup_unerased(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Value>> {
         let id = key.id();
         if self.stack.contains(&id) {
             let mut chain = self.stack.clone();
@@ -288,18 +296,41 @@ impl<'m> Injector<'m> {
             }
             Bound::Alias(r) | Bound::Renamed(r) => {
                 let from = Key::new(ptype(&r.from_type), r.from_name.clone().unwrap_or_default());
-                let v = self.lookup_key(&from, None)?;
-                (ptype(&r.type_), v)
+                match self.lookup_unerased(&from, Some(origin.span))? {
+                    Some(v) => (ptype(&r.type_), Some(v)),
+                    None => {
+                        return Err(at_origin(
+                            codes::KEY_NOT_FOUND,
+                            origin,
+                            format!("`{key}` is bound to `{from}`, and nothing is bound to it for this request"),
+                        ))
+                    }
+                }
             }
-            Bound::Rebind(r) => {
-                return Err(at_origin(
-                    codes::NEEDS_RUNTIME,
-                    origin,
-                    format!(
-                        "`rebind {}` needs the producer of a binding pbc does not keep apart",
-                        r.name.as_deref().unwrap_or("")
-                    ),
-                ))
+            // ARM-8 "Rebinding": the key's own producer, as it would be without the rebind, at
+            // the rebind's precedence.
+            Bound::Rebind(_) => {
+                let entry = self.composition.by_id.get(&key.id()).copied();
+                let others: Vec<usize> = entry
+                    .map(|e| &self.composition.keys[e].candidates)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&i| !matches!(self.composition.candidates[i].bound, Bound::Rebind(_)))
+                    .collect();
+                match self.composition.resolve(&others) {
+                    Ok(Some(original)) => return self.produce_candidate(original, key),
+                    Ok(None) => {
+                        return Err(at_origin(
+                            codes::KEY_NOT_FOUND,
+                            origin,
+                            format!(
+                                "`rebind` of `{key}`, but nothing else binds it for this request"
+                            ),
+                        ))
+                    }
+                    Err(e) => return Err(self.compose_error(key, e)),
+                }
             }
             Bound::NeedsRuntime(what) => {
                 return Err(at_origin(
@@ -507,6 +538,7 @@ impl<'m> Injector<'m> {
             .keys
             .iter()
             .filter(|k| !matches!(k.winner, Ok(None)))
+            .filter(|k| !self.composition.erased.contains(&k.key.id()))
             .map(|k| k.key.clone())
             .collect();
         keys.push(Key::new(PType::Data, "/classes"));
