@@ -208,6 +208,27 @@ impl Injector<'_> {
                 }
             }
         }
+        if key.name == "/classes" {
+            if let Ok(entries) = self.class_entries() {
+                contributions = entries
+                    .into_iter()
+                    .map(|e| ContributionLine {
+                        origin: e.origin,
+                        name: Some(
+                            match (e.include, e.removed) {
+                                (true, false) => "include",
+                                (true, true) => "include (removed by an exclude)",
+                                (false, _) => "exclude",
+                            }
+                            .into(),
+                        ),
+                        layer: self.composition.layer_names[e.layer].to_string(),
+                        precedence: e.precedence.to_vec(),
+                        value: serde_json::Value::String(e.class),
+                    })
+                    .collect();
+            }
+        }
         let (value, error) = match result {
             Ok(Some(v)) => (Some(v.to_json()), None),
             Ok(None) if self.composition.erased.contains(&key.id()) => (

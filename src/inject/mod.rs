@@ -124,6 +124,17 @@ pub struct EffectiveCategory {
     pub precedence: u16,
 }
 
+/// One `include` or `exclude` that applies to the request.
+pub struct ClassEntry {
+    pub class: String,
+    pub include: bool,
+    pub layer: usize,
+    pub precedence: compose::Precedence,
+    pub origin: String,
+    /// An include an exclude removes.
+    pub removed: bool,
+}
+
 /// Messages from `notice()` and `warning()` during the request.
 pub type Message = (LogLevel, String, Span);
 
@@ -460,46 +471,59 @@ impl<'m> Injector<'m> {
     /// `/classes`: the included classes minus the excluded ones, where an exclude removes a
     /// class only when its precedence is not lower than the include's (ARM-8 "Classes").
     fn classes(&mut self) -> EvalResult {
-        let mut included: Vec<(String, (usize, Option<compose::Precedence>))> = Vec::new();
-        let mut excluded: Vec<(String, (usize, Option<compose::Precedence>))> = Vec::new();
-        for (id, out) in [
-            ("included_classes", &mut included),
-            ("excluded_classes", &mut excluded),
-        ] {
+        let mut out: Vec<Value> = Vec::new();
+        for e in self.class_entries()? {
+            let v = Value::string(e.class.as_str());
+            if e.include && !e.removed && !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        Ok(Value::array(out))
+    }
+
+    /// Every include and exclude that applies to the request, in D14 order, includes first,
+    /// each include marked when an exclude removes it.
+    pub(crate) fn class_entries(&mut self) -> EvalResult<Vec<ClassEntry>> {
+        let mut entries: Vec<ClassEntry> = Vec::new();
+        for (id, include) in [("included_classes", true), ("excluded_classes", false)] {
             let Some(list) = self.composition.contributions.get(id) else {
                 continue;
             };
             let list: Vec<_> = list
                 .iter()
-                .filter(|c| c.precedence.is_some())
-                .map(|c| (c.binding, c.layer, c.precedence.clone()))
+                .filter_map(|c| c.precedence.clone().map(|p| (c.binding, c.layer, p)))
                 .collect();
             for (b, layer, precedence) in list {
-                if let Some(p) = &b.producer {
-                    if let Some(v) =
-                        self.produce(p, &[], &Key::new(PType::String, id), &b.origin)?
-                    {
-                        out.push((v.to_display_string(), (layer, precedence)));
-                    }
+                let Some(p) = &b.producer else { continue };
+                if let Some(v) = self.produce(p, &[], &Key::new(PType::String, id), &b.origin)? {
+                    entries.push(ClassEntry {
+                        class: v.to_display_string(),
+                        include,
+                        layer,
+                        precedence,
+                        origin: origin_text(&b.origin),
+                        removed: false,
+                    });
                 }
             }
         }
-        // Higher layer first, then higher precedence: "beats" compares those.
-        let beats = |a: &(usize, Option<compose::Precedence>),
-                     b: &(usize, Option<compose::Precedence>)| {
-            a.0 < b.0 || (a.0 == b.0 && a.1 > b.1)
+        // An include survives an exclude in a lower layer or of lower precedence.
+        let beats = |a: &ClassEntry, b: &ClassEntry| {
+            a.layer < b.layer || (a.layer == b.layer && a.precedence > b.precedence)
         };
-        let mut out: Vec<Value> = Vec::new();
-        for (class, rank) in &included {
-            let removed = excluded
-                .iter()
-                .any(|(c, ex)| c == class && !beats(rank, ex));
-            let v = Value::string(class.as_str());
-            if !removed && !out.contains(&v) {
-                out.push(v);
-            }
+        let removed: Vec<bool> = entries
+            .iter()
+            .map(|e| {
+                e.include
+                    && entries
+                        .iter()
+                        .any(|x| !x.include && x.class == e.class && !beats(e, x))
+            })
+            .collect();
+        for (e, r) in entries.iter_mut().zip(removed) {
+            e.removed = r;
         }
-        Ok(Value::array(out))
+        Ok(entries)
     }
 
     fn compose_error(&self, key: &Key, e: ComposeError) -> EvalError {
