@@ -209,7 +209,7 @@ impl<'m> Composition<'m> {
                 is_abstract,
                 is_override,
             };
-        let (key, cand) = match item {
+        let ((ty, name), cand) = match item {
             AbstractBinding::Binding(b) => {
                 if let Some(id) = &b.multibind_id {
                     self.contributions
@@ -224,14 +224,20 @@ impl<'m> Composition<'m> {
                     return;
                 }
                 (
-                    Key::new(super::ptype(&b.type_), b.name.clone().unwrap_or_default()),
+                    (
+                        super::ptype(&b.type_),
+                        b.name.as_deref().unwrap_or_default(),
+                    ),
                     candidate(Bound::Binding(b), &b.origin, b.abstract_, b.override_),
                 )
             }
             // A multibind contributes to another one through a lookup (`bind 'inner' to
             // lookup('inner') in 'outer'`): ARM-8 has no syntax for Puppet 3's nested form.
             AbstractBinding::Multibinding(m) => (
-                Key::new(super::ptype(&m.type_), m.name.clone().unwrap_or_default()),
+                (
+                    super::ptype(&m.type_),
+                    m.name.as_deref().unwrap_or_default(),
+                ),
                 candidate(Bound::Multibinding(m), &m.origin, m.abstract_, m.override_),
             ),
             AbstractBinding::AliasBinding(r)
@@ -243,7 +249,10 @@ impl<'m> Composition<'m> {
                     _ => Bound::Rebind(r),
                 };
                 (
-                    Key::new(super::ptype(&r.type_), r.name.clone().unwrap_or_default()),
+                    (
+                        super::ptype(&r.type_),
+                        r.name.as_deref().unwrap_or_default(),
+                    ),
                     candidate(bound, &r.origin, r.abstract_, r.override_),
                 )
             }
@@ -253,7 +262,7 @@ impl<'m> Composition<'m> {
                 origin,
                 ..
             } => (
-                Key::new(PType::Data, name.clone()),
+                (PType::Data, name.as_str()),
                 candidate(
                     Bound::NeedsRuntime("bind parameters ... to a resource"),
                     origin,
@@ -267,7 +276,7 @@ impl<'m> Composition<'m> {
                 origin,
                 ..
             } => (
-                Key::new(PType::Data, name.clone()),
+                (PType::Data, name.as_str()),
                 candidate(Bound::NeedsRuntime("bind map"), origin, false, *override_),
             ),
             AbstractBinding::DependencyBinding { .. }
@@ -276,10 +285,10 @@ impl<'m> Composition<'m> {
         let index = self.candidates.len();
         self.candidates.push(cand);
         let next = self.keys.len();
-        let entry = *self.by_id.entry(key.id()).or_insert(next);
+        let entry = *self.by_id.entry(Key::id_of(&ty, name)).or_insert(next);
         if entry == next {
             self.keys.push(KeyEntry {
-                key,
+                key: Key::new(ty, name),
                 candidates: Vec::new(),
                 winner: Ok(None),
             });

@@ -30,7 +30,19 @@ impl Key {
 
     /// A string that identifies the key: equal keys, equal strings (for ordered maps).
     pub fn id(&self) -> String {
-        format!("{}/{}", self.ty, self.name)
+        Key::id_of(&self.ty, &self.name)
+    }
+
+    /// The id of `Key::new(ty, name)` without building the key.
+    pub fn id_of(ty: &PType, name: &str) -> String {
+        // Most keys are Data keys: build their id without the formatting machinery.
+        if ty.is_data() {
+            let mut id = String::with_capacity(5 + name.len());
+            id.push_str("Data/");
+            id.push_str(name);
+            return id;
+        }
+        format!("{ty}/{name}")
     }
 }
 
