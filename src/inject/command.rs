@@ -76,6 +76,9 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
     });
 
     let mut request = Request {
+        confdir: std::fs::canonicalize(&opts.tree)
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned()),
         agent_environment: opts.agent_environment.clone(),
         environment: opts.environment.clone(),
         strict: opts.strict,

@@ -112,6 +112,9 @@ pub struct Request {
     pub strict: bool,
     /// `--enc`: what the node classifier said about the node.
     pub enc: Option<enc::Enc>,
+    /// The tree's root: `$confdir` in environments.pp (`dynamic_environments {
+    /// "$confdir/environments": }` then names the tree's own directory).
+    pub confdir: Option<String>,
 }
 
 /// One effective category of the request.
@@ -672,6 +675,11 @@ fn select_environment(
     top: &TopScope,
     request: &Request,
 ) -> Result<String, Diagnostic> {
+    let mut with_confdir = top.clone();
+    if let Some(c) = &request.confdir {
+        with_confdir.set("confdir", Value::string(c.as_str()));
+    }
+    let top = &with_confdir;
     let mut chosen = request.environment.clone();
     let mut span = Span::NONE;
     if let (None, Some(program)) = (&chosen, program) {
@@ -738,13 +746,24 @@ fn select_environment(
     if env == "production" || statics.contains(&env) {
         return Ok(env);
     }
+    // Dynamic environments: the sub-directories of each root, sorted (for the message).
+    let mut dynamic: Vec<String> = Vec::new();
     for root in &model.environments.dynamic {
         if let Some(Value::String(dir)) = evaluate_before_injection(&root.title, top) {
             if std::path::Path::new(dir.as_str()).join(&env).is_dir() {
                 return Ok(env);
             }
+            if let Ok(entries) = std::fs::read_dir(dir.as_str()) {
+                dynamic.extend(
+                    entries
+                        .filter_map(|e| e.ok())
+                        .filter(|e| e.path().is_dir())
+                        .map(|e| e.file_name().to_string_lossy().into_owned()),
+                );
+            }
         }
     }
+    dynamic.sort();
     let mut d = Diagnostic::error(
         codes::UNKNOWN_ENVIRONMENT,
         span,
@@ -762,11 +781,21 @@ fn select_environment(
             .collect::<Vec<_>>()
             .join(", "),
         if model.environments.dynamic.is_empty() {
-            ""
+            String::new()
+        } else if dynamic.is_empty() {
+            ", and dynamic environments under roots that have none".to_string()
         } else {
-            ", and dynamic environments under their roots"
+            format!(
+                "; dynamic ones: {}",
+                dynamic
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         }
     ));
+    known.extend(dynamic);
     let names: Vec<&str> = known.iter().map(String::as_str).collect();
     if let Some(s) = crate::diag::did_you_mean(&env, &names) {
         d = d.with_note(format!("help: did you mean `{s}`?"));
