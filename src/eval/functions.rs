@@ -191,9 +191,7 @@ pub(super) fn call(
             let parts: Vec<Value> = match &a.values[1] {
                 Value::Regex(r) => r.regex.split(s).map(Value::string).collect(),
                 Value::String(p) => {
-                    let Value::Regex(r) = super::ops::regex(p, span)? else {
-                        return Err(a.wrong(1, "a String or Regexp"));
-                    };
+                    let r = super::ops::regex(p, span)?;
                     r.regex.split(s).map(Value::string).collect()
                 }
                 _ => return Err(a.wrong(1, "a String or Regexp")),
@@ -488,9 +486,7 @@ fn regsubst(a: &Args) -> EvalResult {
     } else {
         source
     };
-    let Value::Regex(re) = super::ops::regex(&source, a.span)? else {
-        return Err(a.wrong(1, "a String or Regexp"));
-    };
+    let re = super::ops::regex(&source, a.span)?;
     let replacement = ruby_replacement(a.string(2)?);
     let global = flags.contains('G');
     let subst = |s: &str| -> String {

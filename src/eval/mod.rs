@@ -236,7 +236,7 @@ impl<'h> Evaluator<'h> {
             }
             ExprKind::Undef => Value::Undef,
             ExprKind::Default => Value::Default,
-            ExprKind::Regex { source } => ops::regex(source, e.span)?,
+            ExprKind::Regex { source } => Value::Regex(ops::regex(source, e.span)?),
             ExprKind::QualifiedName { name } => Value::String(name.clone()),
             ExprKind::ReservedWord { word } => Value::String(word.clone()),
             ExprKind::QualifiedReference { .. } | ExprKind::ClassType { .. } => {
@@ -534,7 +534,6 @@ impl<'h> Evaluator<'h> {
                         },
                         (Value::String(s), Value::String(p)) => {
                             let r = ops::regex(p, operand.span)?;
-                            let Value::Regex(r) = r else { unreachable!() };
                             match r.regex.captures(s) {
                                 Some(c) => {
                                     self.set_captures(ops::captures(&c));

@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 /// Compiles a Puppet regex (Ruby syntax; what the `regex` crate does not support, such as
 /// look-around and back-references, is an error naming the pattern).
-pub(super) fn regex(source: &str, span: Span) -> EvalResult {
+pub(super) fn regex(source: &str, span: Span) -> EvalResult<Arc<super::value::RegexValue>> {
     match regex::Regex::new(source) {
-        Ok(regex) => Ok(Value::Regex(Arc::new(super::value::RegexValue {
+        Ok(regex) => Ok(Arc::new(super::value::RegexValue {
             source: source.into(),
             regex,
-        }))),
+        })),
         Err(e) => Err(EvalError::type_error(
             span,
             format!("the regular expression /{source}/ cannot be used"),
