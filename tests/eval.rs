@@ -164,7 +164,11 @@ fn every_corpus_statement_evaluates_or_errs() {
         let mut ev = Evaluator::new(&top, &mut host).with_budget(10_000);
         for s in &program.body {
             if let Err(e) = ev.eval(s) {
-                assert!(!e.code.is_empty() && !e.message.is_empty(), "{}", path.display());
+                assert!(
+                    !e.code.is_empty() && !e.message.is_empty(),
+                    "{}",
+                    path.display()
+                );
             }
             evaluated += 1;
         }
