@@ -559,13 +559,20 @@ impl<'m> Injector<'m> {
     }
 
     /// Every key with a winner for this request, sorted by name.
+    /// The system layer's multibinds (`included_classes`, `excluded_classes`,
+    /// `bindings_providers`) are plumbing that `/classes` and a runtime read: they are left
+    /// out, though each can still be looked up by name.
     pub fn effective_keys(&self) -> Vec<Key> {
-        let mut keys: Vec<Key> = self
-            .composition
+        let c = &self.composition;
+        let in_system_layer = |k: &compose::KeyEntry| match k.winner {
+            Ok(Some(w)) => c.layer_names[c.candidates[w].layer] == crate::lower::SYSTEM_LAYER,
+            _ => false,
+        };
+        let mut keys: Vec<Key> = c
             .keys
             .iter()
-            .filter(|k| !matches!(k.winner, Ok(None)))
-            .filter(|k| !self.composition.erased.contains(&k.key.id()))
+            .filter(|k| !matches!(k.winner, Ok(None)) && !in_system_layer(k))
+            .filter(|k| !c.erased.contains(&k.key.id()))
             .map(|k| k.key.clone())
             .collect();
         keys.push(Key::new(PType::Data, "/classes"));

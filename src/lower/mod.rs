@@ -239,6 +239,9 @@ fn effective_categories<'a, E: Embed<'a>>(
     out
 }
 
+/// The name of the layer pbc adds below the site's: the system multibinds and `/classes`.
+pub const SYSTEM_LAYER: &str = "puppet-default";
+
 /// The multibinds every injector has (ARM-8 "Binding Classes", "Custom Bindings Provider") and
 /// `/classes`, in the lowest layer.
 fn system_layer<X>() -> NamedLayer<X> {
@@ -298,7 +301,7 @@ fn system_layer<X>() -> NamedLayer<X> {
         }),
     ];
     NamedLayer {
-        name: "puppet-default".into(),
+        name: SYSTEM_LAYER.into(),
         bindings: vec![NamedBindings {
             name: "puppet::default".into(),
             bindings,
