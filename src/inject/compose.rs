@@ -60,6 +60,7 @@ pub struct Contribution<'m> {
     pub binding: &'m Binding<Code<'m>>,
     pub layer: usize,
     pub precedence: Option<Precedence>,
+    pub conditions: Rc<[PredicateOutcome]>,
     /// Document order over the whole tree.
     pub order: usize,
 }
@@ -219,6 +220,7 @@ impl<'m> Composition<'m> {
                             binding: b,
                             layer: w.layer,
                             precedence: w.precedence.clone(),
+                            conditions: w.conditions.clone(),
                             order: w.order,
                         });
                     return;

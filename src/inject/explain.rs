@@ -76,6 +76,9 @@ pub struct Winner {
 pub struct ContributionLine {
     pub origin: String,
     pub name: Option<String>,
+    /// The `when` predicates around it (all matched: contributions that do not apply are not
+    /// combined).
+    pub predicates: Vec<PredicateLine>,
     pub layer: String,
     pub precedence: Vec<u16>,
     pub value: serde_json::Value,
@@ -136,15 +139,7 @@ impl Injector<'_> {
             let line = CandidateLine {
                 origin: origin_text(cand.origin),
                 bindings: cand.bindings.to_string(),
-                predicates: cand
-                    .conditions
-                    .iter()
-                    .map(|p| PredicateLine {
-                        category: p.category.to_string(),
-                        value: p.value.clone(),
-                        matched: p.matched,
-                    })
-                    .collect(),
+                predicates: predicate_lines(&cand.conditions),
                 matched: cand.precedence.is_some(),
                 precedence: cand.precedence.as_deref().map(<[u16]>::to_vec),
                 abstract_: cand.is_abstract,
@@ -198,6 +193,7 @@ impl Injector<'_> {
                     contributions = list
                         .into_iter()
                         .map(|p| ContributionLine {
+                            predicates: predicate_lines(&p.conditions),
                             origin: p.origin,
                             name: p.name,
                             layer: self.composition.layer_names[p.layer].to_string(),
@@ -213,6 +209,7 @@ impl Injector<'_> {
                 contributions = entries
                     .into_iter()
                     .map(|e| ContributionLine {
+                        predicates: Vec::new(),
                         origin: e.origin,
                         name: Some(
                             match (e.include, e.removed) {
@@ -291,31 +288,7 @@ impl Explanation {
                     flags.push_str(" override");
                 }
                 let _ = writeln!(out, "    {} in `{}`{flags}", c.origin, c.bindings);
-                let preds: Vec<String> = c
-                    .predicates
-                    .iter()
-                    .map(|p| {
-                        format!(
-                            "{} '{}' {}",
-                            p.category,
-                            p.value,
-                            if p.matched {
-                                "matches"
-                            } else {
-                                "does not match"
-                            }
-                        )
-                    })
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "      when: {}",
-                    if preds.is_empty() {
-                        "(always)".to_string()
-                    } else {
-                        preds.join(", ")
-                    }
-                );
+                let _ = writeln!(out, "      when: {}", when_text(&c.predicates));
                 let precedence = c
                     .precedence
                     .as_ref()
@@ -350,6 +323,9 @@ impl Explanation {
                     c.precedence,
                     c.value
                 );
+                if !c.predicates.is_empty() {
+                    let _ = writeln!(out, "      when: {}", when_text(&c.predicates));
+                }
             }
         }
         match (&self.value, &self.error) {
@@ -365,6 +341,40 @@ impl Explanation {
         }
         out
     }
+}
+
+fn predicate_lines(conditions: &[super::compose::PredicateOutcome]) -> Vec<PredicateLine> {
+    conditions
+        .iter()
+        .map(|p| PredicateLine {
+            category: p.category.to_string(),
+            value: p.value.clone(),
+            matched: p.matched,
+        })
+        .collect()
+}
+
+/// `when: a 'x' matches, b 'y' does not match`, or `(always)`.
+fn when_text(predicates: &[PredicateLine]) -> String {
+    if predicates.is_empty() {
+        return "(always)".to_string();
+    }
+    predicates
+        .iter()
+        .map(|p| {
+            format!(
+                "{} '{}' {}",
+                p.category,
+                p.value,
+                if p.matched {
+                    "matches"
+                } else {
+                    "does not match"
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A value as `pbc lookup` prints it.

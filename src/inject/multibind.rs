@@ -20,6 +20,7 @@ pub struct Produced {
     pub precedence: Vec<u16>,
     pub origin: String,
     pub span: crate::span::Span,
+    pub conditions: std::rc::Rc<[super::compose::PredicateOutcome]>,
 }
 
 pub(super) fn produce<'m>(
@@ -53,7 +54,13 @@ pub(super) fn contributions<'m>(
     let Some(id) = m.id.as_deref().or(m.name.as_deref()) else {
         return Ok(Vec::new());
     };
-    let list: Vec<(&'m crate::lower::model::Binding<Code<'m>>, usize, Vec<u16>)> = inj
+    type Entry<'m> = (
+        &'m crate::lower::model::Binding<Code<'m>>,
+        usize,
+        Vec<u16>,
+        std::rc::Rc<[super::compose::PredicateOutcome]>,
+    );
+    let list: Vec<Entry<'m>> = inj
         .composition
         .contributions
         .get(id)
@@ -62,13 +69,13 @@ pub(super) fn contributions<'m>(
                 .filter_map(|c: &Contribution<'m>| {
                     c.precedence
                         .as_deref()
-                        .map(|p| (c.binding, c.layer, p.to_vec()))
+                        .map(|p| (c.binding, c.layer, p.to_vec(), c.conditions.clone()))
                 })
                 .collect()
         })
         .unwrap_or_default();
     let mut out = Vec::with_capacity(list.len());
-    for (b, layer, precedence) in list {
+    for (b, layer, precedence, conditions) in list {
         let Some(p) = &b.producer else { continue };
         let name = Key::new(ptype(&b.type_), b.name.clone().unwrap_or_default());
         let Some(value) = inj.produce(p, &b.producer_args, &name, &b.origin)? else {
@@ -81,6 +88,7 @@ pub(super) fn contributions<'m>(
             precedence,
             origin: super::origin_text(&b.origin),
             span: b.origin.span,
+            conditions,
         });
     }
     Ok(out)
