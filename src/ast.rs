@@ -224,6 +224,52 @@ pub struct Parameter {
     pub span: Span,
 }
 
+/// `class NAME(PARAMS) inherits PARENT { BODY }`
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassDef {
+    pub name: SmolStr,
+    pub params: Vec<Parameter>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<SmolStr>,
+    pub body: Vec<Expr>,
+}
+
+/// `define NAME(PARAMS) { BODY }`
+#[derive(Clone, Debug, Serialize)]
+pub struct DefineDef {
+    pub name: SmolStr,
+    pub params: Vec<Parameter>,
+    pub body: Vec<Expr>,
+}
+
+/// `node MATCHES inherits PARENT { BODY }`
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeDef {
+    pub matches: Vec<Expr>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<Box<Expr>>,
+    pub body: Vec<Expr>,
+}
+
+/// `function NAME(PARAMS) >> RETURN_TYPE { BODY }`
+#[derive(Clone, Debug, Serialize)]
+pub struct FunctionDef {
+    pub name: SmolStr,
+    pub params: Vec<Parameter>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub return_type: Option<Box<Expr>>,
+    pub body: Vec<Expr>,
+}
+
+/// `type NAME inherits PARENT { BODY }`
+#[derive(Clone, Debug, Serialize)]
+pub struct TypeDefinitionDef {
+    pub name: SmolStr,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<SmolStr>,
+    pub body: Vec<Expr>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Lambda {
     pub params: Vec<Parameter>,
@@ -392,31 +438,12 @@ pub enum ExprKind {
         query: CollectQuery,
         ops: Vec<AttributeOp>,
     },
-    Class {
-        name: SmolStr,
-        params: Vec<Parameter>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        parent: Option<SmolStr>,
-        body: Vec<Expr>,
-    },
-    Define {
-        name: SmolStr,
-        params: Vec<Parameter>,
-        body: Vec<Expr>,
-    },
-    Node {
-        matches: Vec<Expr>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        parent: Option<Box<Expr>>,
-        body: Vec<Expr>,
-    },
-    Function {
-        name: SmolStr,
-        params: Vec<Parameter>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        return_type: Option<Box<Expr>>,
-        body: Vec<Expr>,
-    },
+    // Definitions are boxed: they are rare, and inline they would make every expression (and
+    // every LR stack symbol the parser moves) larger.
+    Class(Box<ClassDef>),
+    Define(Box<DefineDef>),
+    Node(Box<NodeDef>),
+    Function(Box<FunctionDef>),
     TypeAlias {
         name: SmolStr,
         type_expr: Box<Expr>,
@@ -426,12 +453,7 @@ pub enum ExprKind {
         mapping: Box<Expr>,
         target: Box<Expr>,
     },
-    TypeDefinition {
-        name: SmolStr,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        parent: Option<SmolStr>,
-        body: Vec<Expr>,
-    },
+    TypeDefinition(Box<TypeDefinitionDef>),
     // ---- the bindings extension ----
     /// `site { ... }`
     Site(Box<Site>),
@@ -976,36 +998,34 @@ impl Expr {
                 }
                 ops_exprs(ops, f);
             }
-            ExprKind::Class { params, body, .. }
-            | ExprKind::Define { params, body, .. }
-            | ExprKind::Function { params, body, .. } => {
-                params_exprs(params, f);
-                if let ExprKind::Function {
-                    return_type: Some(t),
-                    ..
-                } = &self.kind
-                {
+            ExprKind::Class(def) => {
+                params_exprs(&def.params, f);
+                def.body.iter().for_each(f);
+            }
+            ExprKind::Define(def) => {
+                params_exprs(&def.params, f);
+                def.body.iter().for_each(f);
+            }
+            ExprKind::Function(def) => {
+                params_exprs(&def.params, f);
+                if let Some(t) = &def.return_type {
                     f(t);
                 }
-                body.iter().for_each(f);
+                def.body.iter().for_each(f);
             }
-            ExprKind::Node {
-                matches,
-                parent,
-                body,
-            } => {
-                matches.iter().for_each(&mut *f);
-                if let Some(p) = parent {
+            ExprKind::Node(def) => {
+                def.matches.iter().for_each(&mut *f);
+                if let Some(p) = &def.parent {
                     f(p);
                 }
-                body.iter().for_each(f);
+                def.body.iter().for_each(f);
             }
             ExprKind::TypeAlias { type_expr, .. } => f(type_expr),
             ExprKind::TypeMapping { mapping, target } => {
                 f(mapping);
                 f(target);
             }
-            ExprKind::TypeDefinition { body, .. } => body.iter().for_each(f),
+            ExprKind::TypeDefinition(def) => def.body.iter().for_each(f),
             ExprKind::Site(site) => {
                 for item in &site.items {
                     match item {

@@ -1424,14 +1424,16 @@ fn rewrite_text_head(e: &mut Expr) {
 fn qualify_nested_names(body: &mut [Expr], prefix: Option<&str>) {
     for e in body {
         match &mut e.kind {
-            ExprKind::Class { name, body, .. } => {
+            ExprKind::Class(def) => {
+                let ClassDef { name, body, .. } = &mut **def;
                 if let Some(p) = prefix {
                     *name = SmolStr::new(format!("{p}::{name}"));
                 }
                 let n = name.clone();
                 qualify_nested_names(body, Some(&n));
             }
-            ExprKind::Define { name, .. } => {
+            ExprKind::Define(def) => {
+                let DefineDef { name, .. } = &mut **def;
                 if let Some(p) = prefix {
                     *name = SmolStr::new(format!("{p}::{name}"));
                 }
@@ -1550,27 +1552,17 @@ fn child_depth(kind: &ExprKind) -> u32 {
             .depth
             .max(query.expr.as_ref().map_or(0, |e| e.depth))
             .max(ops_depth(ops)),
-        ExprKind::Class { params, body, .. } | ExprKind::Define { params, body, .. } => {
-            params_depth(params).max(max_depth(body))
-        }
-        ExprKind::Function {
-            params,
-            return_type,
-            body,
-            ..
-        } => params_depth(params)
-            .max(max_depth(body))
-            .max(max_depth(return_type.iter().map(|b| &**b))),
-        ExprKind::Node {
-            matches,
-            parent,
-            body,
-        } => max_depth(matches)
-            .max(max_depth(body))
-            .max(max_depth(parent.iter().map(|b| &**b))),
+        ExprKind::Class(def) => params_depth(&def.params).max(max_depth(&def.body)),
+        ExprKind::Define(def) => params_depth(&def.params).max(max_depth(&def.body)),
+        ExprKind::Function(def) => params_depth(&def.params)
+            .max(max_depth(&def.body))
+            .max(max_depth(def.return_type.iter().map(|b| &**b))),
+        ExprKind::Node(def) => max_depth(&def.matches)
+            .max(max_depth(&def.body))
+            .max(max_depth(def.parent.iter().map(|b| &**b))),
         ExprKind::TypeAlias { type_expr, .. } => type_expr.depth,
         ExprKind::TypeMapping { mapping, target } => mapping.depth.max(target.depth),
-        ExprKind::TypeDefinition { body, .. } => max_depth(body),
+        ExprKind::TypeDefinition(def) => max_depth(&def.body),
         ExprKind::Categories { entries } => ops_depth(entries),
         ExprKind::Layers { layers } => layers.depth,
         ExprKind::Layer { name, ops } => name.depth.max(ops_depth(ops)),

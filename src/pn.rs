@@ -361,12 +361,13 @@ impl PnWriter {
                 }
                 self.call_map_close();
             }
-            ExprKind::Class {
-                name,
-                params,
-                parent,
-                body,
-            } => {
+            ExprKind::Class(def) => {
+                let ClassDef {
+                    name,
+                    params,
+                    parent,
+                    body,
+                } = &**def;
                 let mut m = self.call_map_open("class");
                 self.key(&mut m, "name");
                 self.string(name);
@@ -378,7 +379,8 @@ impl PnWriter {
                 self.body_entry(&mut m, "body", body, false);
                 self.call_map_close();
             }
-            ExprKind::Define { name, params, body } => {
+            ExprKind::Define(def) => {
+                let DefineDef { name, params, body } = &**def;
                 let mut m = self.call_map_open("define");
                 self.key(&mut m, "name");
                 self.string(name);
@@ -386,11 +388,12 @@ impl PnWriter {
                 self.body_entry(&mut m, "body", body, false);
                 self.call_map_close();
             }
-            ExprKind::Node {
-                matches,
-                parent,
-                body,
-            } => {
+            ExprKind::Node(def) => {
+                let NodeDef {
+                    matches,
+                    parent,
+                    body,
+                } = &**def;
                 let mut m = self.call_map_open("node");
                 self.key(&mut m, "matches");
                 self.list(matches);
@@ -401,12 +404,13 @@ impl PnWriter {
                 self.body_entry(&mut m, "body", body, false);
                 self.call_map_close();
             }
-            ExprKind::Function {
-                name,
-                params,
-                return_type,
-                body,
-            } => {
+            ExprKind::Function(def) => {
+                let FunctionDef {
+                    name,
+                    params,
+                    return_type,
+                    body,
+                } = &**def;
                 let mut m = self.call_map_open("function");
                 self.key(&mut m, "name");
                 self.string(name);
@@ -427,7 +431,8 @@ impl PnWriter {
                 self.call_close();
             }
             ExprKind::TypeMapping { mapping, target } => self.pair("type-mapping", mapping, target),
-            ExprKind::TypeDefinition { name, parent, body } => {
+            ExprKind::TypeDefinition(def) => {
+                let TypeDefinitionDef { name, parent, body } = &**def;
                 self.call_open("type-definition");
                 self.sep();
                 self.string(name);

@@ -464,9 +464,10 @@ impl Checker {
                 }
                 self.attribute_ops(ops, true);
             }
-            ExprKind::Class {
-                name, params, body, ..
-            } => {
+            ExprKind::Class(def) => {
+                let ClassDef {
+                    name, params, body, ..
+                } = &**def;
                 self.named_definition(DefinitionKind::Class, name, e.span);
                 self.no_captures_rest(params, "a class");
                 self.unique_parameters(params);
@@ -475,7 +476,8 @@ impl Checker {
                 self.parameters(params);
                 self.nested_block(Container::Class, body);
             }
-            ExprKind::Define { name, params, body } => {
+            ExprKind::Define(def) => {
+                let DefineDef { name, params, body } = &**def;
                 self.named_definition(DefinitionKind::Define, name, e.span);
                 self.no_captures_rest(params, "a defined type");
                 self.unique_parameters(params);
@@ -484,12 +486,13 @@ impl Checker {
                 self.parameters(params);
                 self.nested_block(Container::Other, body);
             }
-            ExprKind::Function {
-                name,
-                params,
-                return_type,
-                body,
-            } => {
+            ExprKind::Function(def) => {
+                let FunctionDef {
+                    name,
+                    params,
+                    return_type,
+                    body,
+                } = &**def;
                 self.named_definition(DefinitionKind::Function, name, e.span);
                 if let Some(t) = return_type {
                     self.type_reference(t, "a function definition");
@@ -501,11 +504,12 @@ impl Checker {
                 }
                 self.nested_block(Container::Other, body);
             }
-            ExprKind::Node {
-                matches,
-                parent,
-                body,
-            } => {
+            ExprKind::Node(def) => {
+                let NodeDef {
+                    matches,
+                    parent,
+                    body,
+                } = &**def;
                 for m in matches {
                     self.hostname(m);
                 }
@@ -538,7 +542,8 @@ impl Checker {
                 self.visit(mapping);
                 self.visit(target);
             }
-            ExprKind::TypeDefinition { name, body, .. } => {
+            ExprKind::TypeDefinition(def) => {
+                let TypeDefinitionDef { name, body, .. } = &**def;
                 self.top(DefinitionKind::TypeDefinition, e.span);
                 self.reserved_type_name(name, DefinitionKind::TypeDefinition, e.span);
                 self.error(
@@ -646,13 +651,13 @@ impl Checker {
                 | ExprKind::Paren { expr: operand }
                 | ExprKind::Text { expr: operand } => e = operand,
                 ExprKind::Collect { .. }
-                | ExprKind::Class { .. }
-                | ExprKind::Define { .. }
-                | ExprKind::Function { .. }
-                | ExprKind::Node { .. }
+                | ExprKind::Class(_)
+                | ExprKind::Define(_)
+                | ExprKind::Function(_)
+                | ExprKind::Node(_)
                 | ExprKind::TypeAlias { .. }
                 | ExprKind::TypeMapping { .. }
-                | ExprKind::TypeDefinition { .. } => {
+                | ExprKind::TypeDefinition(_) => {
                     let what = label(e);
                     self.error(
                         codes::NOT_RVALUE,
@@ -1196,11 +1201,11 @@ fn for_each_child_outside_lambdas(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             f(receiver);
             args.iter().for_each(f);
         }
-        ExprKind::Class { .. }
-        | ExprKind::Define { .. }
-        | ExprKind::Node { .. }
-        | ExprKind::Function { .. }
-        | ExprKind::TypeDefinition { .. }
+        ExprKind::Class(_)
+        | ExprKind::Define(_)
+        | ExprKind::Node(_)
+        | ExprKind::Function(_)
+        | ExprKind::TypeDefinition(_)
         | ExprKind::Site(_)
         | ExprKind::Bindings(_) => {}
         _ => e.for_each_child(&mut |c| f(c)),
@@ -1291,13 +1296,13 @@ fn label(e: &Expr) -> &'static str {
         ExprKind::ResourceDefaults { .. } => "resource defaults expression",
         ExprKind::ResourceOverride { .. } => "resource override",
         ExprKind::Collect { .. } => "collector",
-        ExprKind::Class { .. } => "class definition",
-        ExprKind::Define { .. } => "defined type",
-        ExprKind::Node { .. } => "node definition",
-        ExprKind::Function { .. } => "function definition",
+        ExprKind::Class(_) => "class definition",
+        ExprKind::Define(_) => "defined type",
+        ExprKind::Node(_) => "node definition",
+        ExprKind::Function(_) => "function definition",
         ExprKind::TypeAlias { .. } => "type alias",
         ExprKind::TypeMapping { .. } => "type mapping",
-        ExprKind::TypeDefinition { .. } => "type definition",
+        ExprKind::TypeDefinition(_) => "type definition",
         ExprKind::Site(_) => "site block",
         ExprKind::Bindings(_) => "bindings block",
         ExprKind::ClassType { .. } => "class reference",
