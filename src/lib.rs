@@ -255,12 +255,22 @@ fn analyse(mut inputs: Vec<SourceInput>) -> Analysed {
     let mut diagnostics = Vec::new();
     let mut jobs = Vec::with_capacity(inputs.len());
     let mut ids = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        let (id, bad) = source::add_source(&mut files, &input.name, input.bytes);
+    // Decoding (UTF-8 checks, line indexes) on all cores; the files are then added in order.
+    let cells: Vec<std::sync::Mutex<Option<SourceInput>>> = inputs
+        .into_iter()
+        .map(|i| std::sync::Mutex::new(Some(i)))
+        .collect();
+    // Each cell is taken exactly once (`parallel_map` calls `f(i)` once per index).
+    let decoded = parallel_map(cells.len(), |i| {
+        let input = cells[i].lock().ok().and_then(|mut c| c.take())?;
+        Some((source::decode(&input.name, input.bytes), input.role))
+    });
+    for (decoded, role) in decoded.into_iter().flatten() {
+        let (id, bad) = source::add_decoded(&mut files, decoded);
         ids.push(id);
         match bad {
             Some(d) => diagnostics.push(d),
-            None => jobs.push((id, input.role)),
+            None => jobs.push((id, role)),
         }
     }
     let results = parse_all(&files, &jobs);
@@ -288,17 +298,41 @@ fn analyse(mut inputs: Vec<SourceInput>) -> Analysed {
 
 /// [`parse_and_validate`] for every job, in job order, spread over the available cores.
 fn parse_all(files: &span::SourceMap, jobs: &[(span::FileId, tree::FileRole)]) -> Vec<Parsed> {
+    parallel_map(jobs.len(), |i| {
+        let (id, role) = &jobs[i];
+        let mut result = parse_and_validate(*id, files.source(*id));
+        // A plain manifest without `site` or `bindings` blocks (which D1 allows only at the top
+        // level) means nothing to the tree-wide rules, to lowering or to the injector: its
+        // AST is freed here, on the thread that built it, in parallel with the others.
+        if *role == tree::FileRole::Manifest
+            && result.program.as_ref().is_some_and(|p| {
+                !p.body
+                    .iter()
+                    .any(|e| matches!(e.kind, ast::ExprKind::Site(_) | ast::ExprKind::Bindings(_)))
+            })
+        {
+            result.program = None;
+        }
+        result
+    })
+}
+
+/// `f(i)` for every `i < n`, in order, spread over the available cores; the result does not
+/// depend on how the work was shared out.
+fn parallel_map<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(jobs.len().max(1));
+        .map_or(1, |c| c.get())
+        .min(n.max(1));
     let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<Parsed>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
     let work = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some((id, _)) = jobs.get(i) else { break };
-        let result = parse_and_validate(*id, files.source(*id));
+        if i >= n {
+            break;
+        }
+        let result = f(i);
         if let Ok(mut s) = slots.lock() {
             s[i] = Some(result);
         }
@@ -316,7 +350,7 @@ fn parse_all(files: &span::SourceMap, jobs: &[(span::FileId, tree::FileRole)]) -
         .into_inner()
         .unwrap_or_default()
         .into_iter()
-        .zip(jobs)
-        .map(|(slot, (id, _))| slot.unwrap_or_else(|| parse_and_validate(*id, files.source(*id))))
+        .enumerate()
+        .map(|(i, slot)| slot.unwrap_or_else(|| f(i)))
         .collect()
 }

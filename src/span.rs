@@ -80,7 +80,12 @@ impl SourceMap {
     }
 
     pub fn add(&mut self, name: impl Into<String>, source: impl Into<String>) -> FileId {
-        self.files.push(SimpleFile::new(name.into(), source.into()));
+        self.add_file(SimpleFile::new(name.into(), source.into()))
+    }
+
+    /// A file whose line index was built elsewhere (on another thread).
+    pub fn add_file(&mut self, file: SimpleFile<String, String>) -> FileId {
+        self.files.push(file);
         FileId(self.files.len() as u32 - 1)
     }
 
