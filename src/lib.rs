@@ -255,22 +255,12 @@ fn analyse(mut inputs: Vec<SourceInput>) -> Analysed {
     let mut diagnostics = Vec::new();
     let mut jobs = Vec::with_capacity(inputs.len());
     let mut ids = Vec::with_capacity(inputs.len());
-    // Decoding (UTF-8 checks, line indexes) on all cores; the files are then added in order.
-    let cells: Vec<std::sync::Mutex<Option<SourceInput>>> = inputs
-        .into_iter()
-        .map(|i| std::sync::Mutex::new(Some(i)))
-        .collect();
-    // Each cell is taken exactly once (`parallel_map` calls `f(i)` once per index).
-    let decoded = parallel_map(cells.len(), |i| {
-        let input = cells[i].lock().ok().and_then(|mut c| c.take())?;
-        Some((source::decode(&input.name, input.bytes), input.role))
-    });
-    for (decoded, role) in decoded.into_iter().flatten() {
-        let (id, bad) = source::add_decoded(&mut files, decoded);
+    for input in inputs {
+        let (id, bad) = source::add_source(&mut files, &input.name, input.bytes);
         ids.push(id);
         match bad {
             Some(d) => diagnostics.push(d),
-            None => jobs.push((id, role)),
+            None => jobs.push((id, input.role)),
         }
     }
     let results = parse_all(&files, &jobs);

@@ -4,7 +4,6 @@
 
 use crate::diag::{codes, Diagnostic};
 use crate::span::{FileId, SourceMap, Span};
-use codespan_reporting::files::SimpleFile;
 use std::path::{Path, PathBuf};
 
 /// Adds `bytes` as a file. Returns the id and, when the bytes are not UTF-8, the diagnostic
@@ -14,25 +13,8 @@ pub fn add_source(
     name: &str,
     bytes: Vec<u8>,
 ) -> (FileId, Option<Diagnostic>) {
-    add_decoded(files, decode(name, bytes))
-}
-
-/// A file's text with its line index, and what stops it from being parsed: the work of
-/// [`add_source`] that needs no [`SourceMap`], so that it can run on any thread.
-pub struct DecodedSource {
-    file: SimpleFile<String, String>,
-    problem: Option<Problem>,
-}
-
-/// Why a file cannot be parsed: code, byte range, message, help.
-struct Problem(&'static str, usize, usize, String, &'static str);
-
-pub fn decode(name: &str, bytes: Vec<u8>) -> DecodedSource {
     match String::from_utf8(bytes) {
-        Ok(text) => DecodedSource {
-            file: SimpleFile::new(name.to_string(), text),
-            problem: None,
-        },
+        Ok(text) => (files.add(name, text), None),
         Err(e) => {
             let bytes = e.as_bytes();
             let bad = e.utf8_error().valid_up_to();
@@ -44,41 +26,28 @@ pub fn decode(name: &str, bytes: Vec<u8>) -> DecodedSource {
             ]
             .into_iter()
             .find(|(b, _)| bytes.starts_with(b));
-            let problem = match bom {
-                Some((b, enc)) => Problem(
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let id = files.add(name, text);
+            let d = match bom {
+                Some((b, enc)) => Diagnostic::error(
                     codes::ILLEGAL_BOM,
-                    0,
-                    1,
+                    Span::new(id, 0, 1),
                     format!("illegal {enc} byte order mark at the beginning of the input: {b:02X?}"),
-                    "help: Puppet manifests are UTF-8: convert the file, e.g. `iconv -f UTF-16 -t UTF-8`",
-                ),
-                // The lossy text keeps offsets up to the first bad byte.
-                None => Problem(
-                    codes::INVALID_UTF8,
-                    bad,
-                    bad + 1,
-                    format!("the file is not valid UTF-8: byte 0x{:02X} at offset {bad}", bytes[bad]),
-                    "help: Puppet manifests must be UTF-8",
-                ),
+                )
+                .with_note("help: Puppet manifests are UTF-8: convert the file, e.g. `iconv -f UTF-16 -t UTF-8`"),
+                None => {
+                    // The lossy text keeps offsets up to the first bad byte.
+                    Diagnostic::error(
+                        codes::INVALID_UTF8,
+                        Span::new(id, bad, bad + 1),
+                        format!("the file is not valid UTF-8: byte 0x{:02X} at offset {bad}", bytes[bad]),
+                    )
+                    .with_note("help: Puppet manifests must be UTF-8")
+                }
             };
-            DecodedSource {
-                file: SimpleFile::new(
-                    name.to_string(),
-                    String::from_utf8_lossy(bytes).into_owned(),
-                ),
-                problem: Some(problem),
-            }
+            (id, Some(d))
         }
     }
-}
-
-/// Adds a decoded file: its id, and the diagnostic that stops it.
-pub fn add_decoded(files: &mut SourceMap, d: DecodedSource) -> (FileId, Option<Diagnostic>) {
-    let id = files.add_file(d.file);
-    let diagnostic = d.problem.map(|Problem(code, start, end, message, help)| {
-        Diagnostic::error(code, Span::new(id, start, end), message).with_note(help)
-    });
-    (id, diagnostic)
 }
 
 /// Expands directories into their `.pp` files (recursively, sorted, hidden directories

@@ -1,8 +1,9 @@
 //! Source files and byte spans. Owns the file store that diagnostics render against; it knows
 //! nothing about tokens or syntax.
 
-use codespan_reporting::files::{Files, SimpleFile};
+use codespan_reporting::files::Files;
 use serde::Serialize;
+use std::sync::OnceLock;
 
 /// Index of a file in a [`SourceMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Default)]
@@ -71,7 +72,49 @@ impl Serialize for Span {
 /// All files of one run, addressed by [`FileId`].
 #[derive(Default)]
 pub struct SourceMap {
-    files: Vec<SimpleFile<String, String>>,
+    files: Vec<SourceFile>,
+}
+
+/// One file. Its line index is built on first use: a clean file never needs one, and
+/// building it for every file cost a tenth of a whole check.
+struct SourceFile {
+    name: String,
+    source: String,
+    line_starts: OnceLock<Vec<usize>>,
+}
+
+impl SourceFile {
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.source.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        })
+    }
+
+    fn line_index(&self, byte_index: usize) -> usize {
+        match self.line_starts().binary_search(&byte_index) {
+            Ok(line) => line,
+            Err(next) => next - 1,
+        }
+    }
+
+    /// The byte range of line `line` (with its newline); the line after the last is empty.
+    fn line_range(
+        &self,
+        line: usize,
+    ) -> Result<std::ops::Range<usize>, codespan_reporting::files::Error> {
+        let starts = self.line_starts();
+        let start_of = |i: usize| match i.cmp(&starts.len()) {
+            std::cmp::Ordering::Less => Ok(starts[i]),
+            std::cmp::Ordering::Equal => Ok(self.source.len()),
+            std::cmp::Ordering::Greater => Err(codespan_reporting::files::Error::LineTooLarge {
+                given: i,
+                max: starts.len() - 1,
+            }),
+        };
+        Ok(start_of(line)?..start_of(line + 1)?)
+    }
 }
 
 impl SourceMap {
@@ -80,21 +123,20 @@ impl SourceMap {
     }
 
     pub fn add(&mut self, name: impl Into<String>, source: impl Into<String>) -> FileId {
-        self.add_file(SimpleFile::new(name.into(), source.into()))
-    }
-
-    /// A file whose line index was built elsewhere (on another thread).
-    pub fn add_file(&mut self, file: SimpleFile<String, String>) -> FileId {
-        self.files.push(file);
+        self.files.push(SourceFile {
+            name: name.into(),
+            source: source.into(),
+            line_starts: OnceLock::new(),
+        });
         FileId(self.files.len() as u32 - 1)
     }
 
     pub fn name(&self, id: FileId) -> &str {
-        self.files[id.0 as usize].name()
+        &self.files[id.0 as usize].name
     }
 
     pub fn source(&self, id: FileId) -> &str {
-        self.files[id.0 as usize].source()
+        &self.files[id.0 as usize].source
     }
 
     pub fn len(&self) -> usize {
@@ -109,10 +151,10 @@ impl SourceMap {
     /// found by binary search over the file's line starts.
     pub fn line_col(&self, id: FileId, offset: u32) -> (usize, usize) {
         let file = &self.files[id.0 as usize];
-        let src = file.source();
+        let src = &file.source;
         let offset = floor_char_boundary(src, (offset as usize).min(src.len()));
-        let line = file.line_index((), offset).unwrap_or(0);
-        let line_start = file.line_range((), line).map_or(0, |r| r.start);
+        let line = file.line_index(offset);
+        let line_start = file.line_range(line).map_or(0, |r| r.start);
         let col = src[line_start.min(offset)..offset].chars().count() + 1;
         (line + 1, col)
     }
@@ -133,14 +175,14 @@ impl<'a> Files<'a> for SourceMap {
     fn name(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
         self.files
             .get(id.0 as usize)
-            .map(|f| f.name().as_str())
+            .map(|f| f.name.as_str())
             .ok_or(codespan_reporting::files::Error::FileMissing)
     }
 
     fn source(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
         self.files
             .get(id.0 as usize)
-            .map(|f| f.source().as_str())
+            .map(|f| f.source.as_str())
             .ok_or(codespan_reporting::files::Error::FileMissing)
     }
 
@@ -149,10 +191,11 @@ impl<'a> Files<'a> for SourceMap {
         id: FileId,
         byte_index: usize,
     ) -> Result<usize, codespan_reporting::files::Error> {
-        self.files
+        Ok(self
+            .files
             .get(id.0 as usize)
             .ok_or(codespan_reporting::files::Error::FileMissing)?
-            .line_index((), byte_index)
+            .line_index(byte_index))
     }
 
     fn line_range(
@@ -163,6 +206,6 @@ impl<'a> Files<'a> for SourceMap {
         self.files
             .get(id.0 as usize)
             .ok_or(codespan_reporting::files::Error::FileMissing)?
-            .line_range((), line_index)
+            .line_range(line_index)
     }
 }
