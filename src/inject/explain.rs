@@ -82,6 +82,8 @@ pub struct ContributionLine {
     pub layer: String,
     pub precedence: Vec<u16>,
     pub value: serde_json::Value,
+    /// What combining did with it (`concatenated`, `dropped: ...`, `merged ...`).
+    pub how: String,
 }
 
 impl Injector<'_> {
@@ -189,11 +191,12 @@ impl Injector<'_> {
         let mut contributions = Vec::new();
         if let Some(w) = winner_index {
             if let Bound::Multibinding(m) = c.candidates[w].bound {
-                if let Ok(list) = super::multibind::contributions(self, m) {
+                if let Ok((_, list)) = super::multibind::combine(self, m, key) {
                     contributions = list
                         .into_iter()
                         .map(|p| ContributionLine {
                             predicates: predicate_lines(&p.conditions),
+                            how: p.how,
                             origin: p.origin,
                             name: p.name,
                             layer: self.composition.layer_names[p.layer].to_string(),
@@ -209,16 +212,15 @@ impl Injector<'_> {
                 contributions = entries
                     .into_iter()
                     .map(|e| ContributionLine {
+                        how: match (e.include, e.removed) {
+                            (true, false) => "included",
+                            (true, true) => "removed by an exclude",
+                            (false, _) => "excludes",
+                        }
+                        .into(),
                         predicates: Vec::new(),
                         origin: e.origin,
-                        name: Some(
-                            match (e.include, e.removed) {
-                                (true, false) => "include",
-                                (true, true) => "include (removed by an exclude)",
-                                (false, _) => "exclude",
-                            }
-                            .into(),
-                        ),
+                        name: Some(if e.include { "include" } else { "exclude" }.into()),
                         layer: self.composition.layer_names[e.layer].to_string(),
                         precedence: e.precedence.to_vec(),
                         value: serde_json::Value::String(e.class),
@@ -326,6 +328,7 @@ impl Explanation {
                 if !c.predicates.is_empty() {
                     let _ = writeln!(out, "      when: {}", when_text(&c.predicates));
                 }
+                let _ = writeln!(out, "      {}", c.how);
             }
         }
         match (&self.value, &self.error) {

@@ -21,6 +21,8 @@ pub struct Produced {
     pub origin: String,
     pub span: crate::span::Span,
     pub conditions: std::rc::Rc<[super::compose::PredicateOutcome]>,
+    /// How it was combined (for `--explain`).
+    pub how: String,
 }
 
 pub(super) fn produce<'m>(
@@ -28,22 +30,34 @@ pub(super) fn produce<'m>(
     m: &'m Multibinding<Code<'m>>,
     key: &Key,
 ) -> EvalResult<Value> {
-    let produced = contributions(inj, m)?;
-    let ty = ptype(&m.type_);
-    let args = &m.producer_args;
-    match &ty {
-        PType::Array(element) => array(inj, m, key, element, produced),
-        PType::Hash(_, element) => hash(inj, m, key, element, produced),
-        _ => Err(at_origin(
-            codes::EVAL_TYPE_ERROR,
-            &m.origin,
-            format!("the multibind `{key}` must be an Array or a Hash, not {ty}"),
-        )),
+    let (value, _) = combine(inj, m, key)?;
+    match option(&m.producer_args, "transformer") {
+        Some(Code::Lambda(l)) => inj.call_lambda(l, vec![value]),
+        _ => Ok(value),
     }
-    .and_then(|v| match option(args, "transformer") {
-        Some(Code::Lambda(l)) => inj.call_lambda(l, vec![v]),
-        _ => Ok(v),
-    })
+}
+
+/// The combined value (before a `transformer`) and every contribution with how it was
+/// combined.
+pub(super) fn combine<'m>(
+    inj: &mut Injector<'m>,
+    m: &'m Multibinding<Code<'m>>,
+    key: &Key,
+) -> EvalResult<(Value, Vec<Produced>)> {
+    let mut produced = contributions(inj, m)?;
+    let ty = ptype(&m.type_);
+    let value = match &ty {
+        PType::Array(element) => array(inj, m, key, element, &mut produced)?,
+        PType::Hash(_, element) => hash(inj, m, key, element, &mut produced)?,
+        _ => {
+            return Err(at_origin(
+                codes::EVAL_TYPE_ERROR,
+                &m.origin,
+                format!("the multibind `{key}` must be an Array or a Hash, not {ty}"),
+            ))
+        }
+    };
+    Ok((value, produced))
 }
 
 /// The contributions that apply to the request, produced, in D14 order.
@@ -89,6 +103,7 @@ pub(super) fn contributions<'m>(
             origin: super::origin_text(&b.origin),
             span: b.origin.span,
             conditions,
+            how: String::new(),
         });
     }
     Ok(out)
@@ -107,9 +122,9 @@ fn array<'m>(
     m: &'m Multibinding<Code<'m>>,
     key: &Key,
     element: &PType,
-    produced: Vec<Produced>,
+    produced: &mut [Produced],
 ) -> EvalResult<Value> {
-    for p in &produced {
+    for p in produced.iter() {
         let fits = p.value.is_instance(element)
             || matches!(&p.value, Value::Array(items) if items.iter().all(|v| v.is_instance(element)));
         if !fits {
@@ -120,27 +135,45 @@ fn array<'m>(
     // (default), unnamed ones are all kept unless `priority_on_unnamed`.
     let on_named = flag(m, "priority_on_named", true);
     let on_unnamed = flag(m, "priority_on_unnamed", false);
+    let combinator = match option(&m.producer_args, "combinator") {
+        Some(Code::Lambda(l)) => Some(*l),
+        _ => None,
+    };
     let mut seen_names: Vec<Option<String>> = Vec::new();
-    let mut kept: Vec<Produced> = Vec::new();
-    for p in produced {
+    let mut kept: Vec<Value> = Vec::new();
+    for p in produced.iter_mut() {
         let name = p.name.clone().filter(|n| !n.is_empty());
         let repeated = seen_names.contains(&name);
         seen_names.push(name.clone());
-        if repeated && ((name.is_some() && on_named) || (name.is_none() && on_unnamed)) {
+        if repeated && name.is_some() && on_named {
+            p.how =
+                "dropped: an earlier contribution of this name has priority (priority_on_named)"
+                    .into();
             continue;
         }
-        kept.push(p);
+        if repeated && name.is_none() && on_unnamed {
+            p.how = "dropped: an earlier unnamed contribution has priority (priority_on_unnamed)"
+                .into();
+            continue;
+        }
+        p.how = match (&combinator, &p.value) {
+            (Some(_), _) => "passed to the combinator",
+            (None, Value::Array(_)) => "concatenated",
+            (None, _) => "appended",
+        }
+        .into();
+        kept.push(p.value.clone());
     }
-    if let Some(Code::Lambda(l)) = option(&m.producer_args, "combinator") {
+    if let Some(l) = combinator {
         let mut memo = Value::array(Vec::new());
-        for p in kept {
-            memo = inj.call_lambda(l, vec![memo, p.value])?;
+        for v in kept {
+            memo = inj.call_lambda(l, vec![memo, v])?;
         }
         return Ok(memo);
     }
     let mut out: Vec<Value> = Vec::new();
-    for p in kept {
-        match p.value {
+    for v in kept {
+        match v {
             Value::Array(items) => out.extend(items.iter().cloned()),
             v => out.push(v),
         }
@@ -188,9 +221,9 @@ fn hash<'m>(
     m: &'m Multibinding<Code<'m>>,
     key: &Key,
     element: &PType,
-    produced: Vec<Produced>,
+    produced: &mut [Produced],
 ) -> EvalResult<Value> {
-    for p in &produced {
+    for p in produced.iter() {
         if p.name.as_deref().is_none_or(str::is_empty) {
             return Err(EvalError::new(
                 codes::MULTIBIND_CONTRIBUTION,
@@ -209,10 +242,11 @@ fn hash<'m>(
     }
     let mut out = Map::new();
     if let Some(Code::Lambda(l)) = option(&m.producer_args, "combinator") {
-        for p in produced {
-            let k = Value::string(p.name.unwrap_or_default());
+        for p in produced.iter_mut() {
+            let k = Value::string(p.name.clone().unwrap_or_default());
             let current = out.get(&k).cloned().unwrap_or(Value::Undef);
-            let v = inj.call_lambda(l, vec![k.clone(), current, p.value])?;
+            p.how = "passed to the combinator".into();
+            let v = inj.call_lambda(l, vec![k.clone(), current, p.value.clone()])?;
             out.insert(k, v);
         }
         return Ok(Value::hash(out));
@@ -222,11 +256,12 @@ fn hash<'m>(
         _ => "priority".to_string(),
     };
     let mut ranks: Vec<(Value, usize, Vec<u16>, String)> = Vec::new();
-    for p in produced {
+    for p in produced.iter_mut() {
         let k = Value::string(p.name.clone().unwrap_or_default());
         let Some(existing) = out.get(&k).cloned() else {
             ranks.push((k.clone(), p.layer, p.precedence.clone(), p.origin.clone()));
-            out.insert(k, p.value);
+            p.how = "added".into();
+            out.insert(k, p.value.clone());
             continue;
         };
         let first = ranks.iter().find(|r| r.0 == k).cloned();
@@ -246,16 +281,17 @@ fn hash<'m>(
             ))
         };
         match resolution.as_str() {
-            "ignore" => {}
+            "ignore" => p.how = "ignored: the key came earlier (conflict_resolution ignore)".into(),
             "error" => return Err(duplicate()),
             "append" => {
+                p.how = "appended to the key's value (conflict_resolution append)".into();
                 let mut items: Vec<Value> = match existing {
                     Value::Array(a) => a.to_vec(),
                     v => vec![v],
                 };
-                match p.value {
+                match &p.value {
                     Value::Array(a) => items.extend(a.iter().cloned()),
-                    v => items.push(v),
+                    v => items.push(v.clone()),
                 }
                 if matches!(
                     option(&m.producer_args, "flatten"),
@@ -277,6 +313,7 @@ fn hash<'m>(
             "merge" => {
                 // The earlier (higher) contribution's keys win; the later one fills gaps.
                 if let (Value::Hash(earlier), Value::Hash(later)) = (&existing, &p.value) {
+                    p.how = "merged under the earlier value (conflict_resolution merge)".into();
                     let mut merged: Map = (**later).clone();
                     for (kk, vv) in earlier.iter() {
                         merged.insert(kk.clone(), vv.clone());
@@ -297,6 +334,7 @@ fn hash<'m>(
                         ));
                     }
                 }
+                p.how = "dropped: the key came from a higher layer or precedence".into();
             }
         }
     }
