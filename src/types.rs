@@ -238,10 +238,11 @@ impl PType {
         }
         match self {
             Any => true,
+            // `Array[Data]` and `Hash[Literal, Data]`, checked without building them.
             Data => match other {
                 Data | Literal | String | Integer | Float | Number | Boolean | Pattern => true,
-                Array(_) => PType::array_of_data().assignable_from(other),
-                Hash(..) => PType::hash_of_data().assignable_from(other),
+                Array(e) => Data.assignable_from(e),
+                Hash(k, v) => Literal.assignable_from(k) && Data.assignable_from(v),
                 _ => false,
             },
             Literal => matches!(

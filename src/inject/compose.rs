@@ -9,7 +9,7 @@
 use super::Code;
 use crate::lower::keys::Key;
 use crate::lower::model::{
-    AbstractBinding, Binding, Category, Multibinding, NamedLayer, Origin, Rebinding,
+    AbstractBinding, Binding, Category, Multibinding, NamedLayer, Origin, Rebinding, TypeModel,
 };
 use crate::types::PType;
 use smol_str::SmolStr;
@@ -26,7 +26,7 @@ pub type Precedence = Rc<[u16]>;
 pub struct PredicateOutcome {
     pub category: SmolStr,
     /// The value the predicate names (as written, lower-cased).
-    pub value: String,
+    pub value: SmolStr,
     pub matched: bool,
 }
 
@@ -96,14 +96,14 @@ pub struct Composition<'m> {
 
 /// The request's categories as the composer needs them: name → (value, precedence).
 pub struct CategoryValues {
-    pub values: HashMap<SmolStr, (String, u16)>,
+    pub values: HashMap<SmolStr, (SmolStr, u16)>,
 }
 
 impl<'m> Composition<'m> {
     pub fn build(
         layers: &'m [NamedLayer<Code<'m>>],
         categories: &CategoryValues,
-        predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<String>,
+        predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
     ) -> Composition<'m> {
         // Sized for the top-level bindings (most bindings are): growing costs more than the
         // lookups it serves.
@@ -150,12 +150,12 @@ impl<'m> Composition<'m> {
                                 predicate_value,
                                 level.raw.clone(),
                             );
-                            let mut all: Vec<PredicateOutcome> = level.conditions.to_vec();
-                            all.extend(outcomes);
+                            let conditions: Rc<[PredicateOutcome]> =
+                                level.conditions.iter().cloned().chain(outcomes).collect();
                             let precedence = raw.clone().map(normalise);
                             stack.push(Level {
                                 items: bindings.iter(),
-                                conditions: Rc::from(all),
+                                conditions,
                                 raw,
                                 precedence,
                             });
@@ -226,20 +226,14 @@ impl<'m> Composition<'m> {
                     return;
                 }
                 (
-                    (
-                        super::ptype(&b.type_),
-                        b.name.as_deref().unwrap_or_default(),
-                    ),
+                    (&b.type_, b.name.as_deref().unwrap_or_default()),
                     candidate(Bound::Binding(b), &b.origin, b.abstract_, b.override_),
                 )
             }
             // A multibind contributes to another one through a lookup (`bind 'inner' to
             // lookup('inner') in 'outer'`): ARM-8 has no syntax for Puppet 3's nested form.
             AbstractBinding::Multibinding(m) => (
-                (
-                    super::ptype(&m.type_),
-                    m.name.as_deref().unwrap_or_default(),
-                ),
+                (&m.type_, m.name.as_deref().unwrap_or_default()),
                 candidate(Bound::Multibinding(m), &m.origin, m.abstract_, m.override_),
             ),
             AbstractBinding::AliasBinding(r)
@@ -251,10 +245,7 @@ impl<'m> Composition<'m> {
                     _ => Bound::Rebind(r),
                 };
                 (
-                    (
-                        super::ptype(&r.type_),
-                        r.name.as_deref().unwrap_or_default(),
-                    ),
+                    (&r.type_, r.name.as_deref().unwrap_or_default()),
                     candidate(bound, &r.origin, r.abstract_, r.override_),
                 )
             }
@@ -264,7 +255,7 @@ impl<'m> Composition<'m> {
                 origin,
                 ..
             } => (
-                (PType::Data, name.as_str()),
+                (&DATA, name.as_str()),
                 candidate(
                     Bound::NeedsRuntime("bind parameters ... to a resource"),
                     origin,
@@ -278,7 +269,7 @@ impl<'m> Composition<'m> {
                 origin,
                 ..
             } => (
-                (PType::Data, name.as_str()),
+                (&DATA, name.as_str()),
                 candidate(Bound::NeedsRuntime("bind map"), origin, false, *override_),
             ),
             AbstractBinding::DependencyBinding { .. }
@@ -287,10 +278,15 @@ impl<'m> Composition<'m> {
         let index = self.candidates.len();
         self.candidates.push(cand);
         let next = self.keys.len();
-        let entry = *self.by_id.entry(Key::id_of(&ty, name)).or_insert(next);
+        let id = if super::model_is_data(ty) {
+            Key::id_of(&PType::Data, name)
+        } else {
+            Key::id_of(&super::ptype(ty), name)
+        };
+        let entry = *self.by_id.entry(id).or_insert(next);
         if entry == next {
             self.keys.push(KeyEntry {
-                key: Key::new(ty, name),
+                key: Key::new(super::ptype(ty), name),
                 candidates: Vec::new(),
                 winner: Ok(None),
             });
@@ -346,6 +342,9 @@ impl<'m> Composition<'m> {
     }
 }
 
+/// The type of the naming scheme's keys (`/param/...`, `/map/...`).
+static DATA: TypeModel = TypeModel::PDataType;
+
 /// One open `when` (or the block itself) while walking: what is left of its bindings, the
 /// predicates around them, and their precedence (`None` once a predicate fails), as collected
 /// and normalised.
@@ -381,7 +380,7 @@ fn normalise(mut p: Vec<u16>) -> Precedence {
 fn match_predicates<'m>(
     predicates: &'m [Category<Code<'m>>],
     categories: &CategoryValues,
-    predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<String>,
+    predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
     outer: Option<Vec<u16>>,
 ) -> (Vec<PredicateOutcome>, Option<Vec<u16>>) {
     let mut outcomes = Vec::with_capacity(predicates.len());

@@ -351,7 +351,7 @@ fn predicate_lines(conditions: &[super::compose::PredicateOutcome]) -> Vec<Predi
         .iter()
         .map(|p| PredicateLine {
             category: p.category.to_string(),
-            value: p.value.clone(),
+            value: p.value.to_string(),
             matched: p.matched,
         })
         .collect()

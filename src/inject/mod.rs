@@ -97,6 +97,44 @@ pub fn ptype(t: &TypeModel) -> PType {
     }
 }
 
+/// [`PType::is_data`] on the model's type, without converting it.
+pub fn model_is_data(t: &TypeModel) -> bool {
+    match t {
+        TypeModel::PDataType
+        | TypeModel::PLiteralType
+        | TypeModel::PStringType
+        | TypeModel::PIntegerType
+        | TypeModel::PFloatType
+        | TypeModel::PNumericType
+        | TypeModel::PBooleanType
+        | TypeModel::PPatternType
+        | TypeModel::PNilType => true,
+        TypeModel::PArrayType { element_type } => model_is_data(element_type),
+        TypeModel::PHashType {
+            key_type,
+            element_type,
+        } => model_is_literal(key_type) && model_is_data(element_type),
+        TypeModel::PObjectType
+        | TypeModel::PHostClassType { .. }
+        | TypeModel::PResourceType { .. }
+        | TypeModel::PRuntimeType { .. } => false,
+    }
+}
+
+fn model_is_literal(t: &TypeModel) -> bool {
+    matches!(
+        t,
+        TypeModel::PLiteralType
+            | TypeModel::PStringType
+            | TypeModel::PIntegerType
+            | TypeModel::PFloatType
+            | TypeModel::PNumericType
+            | TypeModel::PBooleanType
+            | TypeModel::PPatternType
+            | TypeModel::PNilType
+    )
+}
+
 /// Who is asking: the node's facts and what the command line adds.
 #[derive(Clone, Debug, Default)]
 pub struct Request {
@@ -208,15 +246,20 @@ impl<'m> Injector<'m> {
                 .filter_map(|c| {
                     c.value
                         .clone()
-                        .map(|v| (SmolStr::new(&c.name), (v, c.precedence)))
+                        .map(|v| (SmolStr::new(&c.name), (SmolStr::from(v), c.precedence)))
                 })
                 .collect(),
         };
         let top = Rc::new(top);
-        let mut predicate_value = |code: &'m Code<'m>| -> Option<String> {
+        let mut predicate_value = |code: &'m Code<'m>| -> Option<SmolStr> {
             match code {
-                Code::Value(v) => Some(v.to_display_string().to_lowercase()),
-                other => category_value(other, &top, false).ok().flatten(),
+                // Lowering wrote literal values lower-cased (D9).
+                Code::Value(Value::String(s)) => Some(s.clone()),
+                Code::Value(v) => Some(v.to_display_string().to_lowercase().into()),
+                other => category_value(other, &top, false)
+                    .ok()
+                    .flatten()
+                    .map(SmolStr::from),
             }
         };
         let composition = Composition::build(&model.layers.layers, &values, &mut predicate_value);
@@ -808,4 +851,54 @@ fn select_environment(
         d = d.with_note(format!("help: did you mean `{s}`?"));
     }
     Err(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut on the model agrees with the type system on every kind of type.
+    #[test]
+    fn model_is_data_agrees_with_the_type_system() {
+        let scalar = || {
+            vec![
+                TypeModel::PObjectType,
+                TypeModel::PDataType,
+                TypeModel::PLiteralType,
+                TypeModel::PStringType,
+                TypeModel::PIntegerType,
+                TypeModel::PFloatType,
+                TypeModel::PNumericType,
+                TypeModel::PBooleanType,
+                TypeModel::PPatternType,
+                TypeModel::PNilType,
+                TypeModel::PHostClassType { class_name: None },
+                TypeModel::PResourceType {
+                    type_name: "File".into(),
+                    title: None,
+                },
+                TypeModel::PRuntimeType { class_name: None },
+            ]
+        };
+        let mut all = scalar();
+        for e in scalar() {
+            all.push(TypeModel::PArrayType {
+                element_type: Box::new(e),
+            });
+        }
+        // Every key kind against every value kind.
+        for k in scalar() {
+            for v in scalar() {
+                all.push(TypeModel::PHashType {
+                    key_type: Box::new(k.clone()),
+                    element_type: Box::new(TypeModel::PArrayType {
+                        element_type: Box::new(v),
+                    }),
+                });
+            }
+        }
+        for t in &all {
+            assert_eq!(model_is_data(t), ptype(t).is_data(), "{}", ptype(t));
+        }
+    }
 }

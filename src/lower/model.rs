@@ -234,7 +234,7 @@ pub enum ProducerDescriptor<X = Json> {
 
 /// Puppet 3.4's type classes, plus `PHostClassType`, `PResourceType` and `PRuntimeType` for
 /// ARM-8's classes, resources and `Type[X]`.
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 #[serde(tag = "kind")]
 pub enum TypeModel {
     PObjectType,
