@@ -17,6 +17,8 @@ pub struct Explanation {
     #[serde(rename = "type")]
     pub type_: String,
     pub environment: String,
+    /// Who chose the environment: `--env`, `environments.pp`, `the ENC`, `the default`.
+    pub environment_from: String,
     pub categories: Vec<CategoryLine>,
     pub layers: Vec<LayerLines>,
     /// `null` when nothing applies (or on an error).
@@ -241,6 +243,7 @@ impl Injector<'_> {
             key: key.name.clone(),
             type_: key.ty.to_string(),
             environment: self.environment.clone(),
+            environment_from: self.environment_from.to_string(),
             categories: self
                 .categories
                 .iter()
@@ -263,7 +266,11 @@ impl Explanation {
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "key `{}` ({})", self.key, self.type_);
-        let _ = writeln!(out, "  environment: {}", self.environment);
+        let _ = writeln!(
+            out,
+            "  environment: {} (from {})",
+            self.environment, self.environment_from
+        );
         let _ = writeln!(out, "  categories (highest first):");
         for c in &self.categories {
             let _ = writeln!(

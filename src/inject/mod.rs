@@ -182,6 +182,8 @@ pub type Message = (LogLevel, String, Span);
 pub struct Injector<'m> {
     top: Rc<TopScope>,
     pub environment: String,
+    /// Who chose it: `--env`, `environments.pp`, `the ENC` or `the default`.
+    pub environment_from: &'static str,
     pub categories: Vec<EffectiveCategory>,
     pub composition: Composition<'m>,
     strict: bool,
@@ -215,7 +217,8 @@ impl<'m> Injector<'m> {
         if let Some(t) = &request.trusted {
             top.set("trusted", t.clone());
         }
-        let environment = select_environment(model, environments, &top, request)?;
+        let (environment, environment_from) =
+            select_environment(model, environments, &top, request)?;
         top.set("environment", Value::string(environment.as_str()));
 
         let mut categories = Vec::new();
@@ -266,6 +269,7 @@ impl<'m> Injector<'m> {
         Ok(Injector {
             top,
             environment,
+            environment_from,
             categories,
             composition,
             strict: request.strict,
@@ -724,13 +728,14 @@ fn select_environment(
     program: Option<&Program>,
     top: &TopScope,
     request: &Request,
-) -> Result<String, Diagnostic> {
+) -> Result<(String, &'static str), Diagnostic> {
     let mut with_confdir = top.clone();
     if let Some(c) = &request.confdir {
         with_confdir.set("confdir", Value::string(c.as_str()));
     }
     let top = &with_confdir;
     let mut chosen = request.environment.clone();
+    let mut from = "--env";
     let mut span = Span::NONE;
     if let (None, Some(program)) = (&chosen, program) {
         let mut local = top.clone();
@@ -777,13 +782,23 @@ fn select_environment(
             }
         }
         if let Ok(Value::String(s)) = ev.variable_value("environment") {
+            let enc_env = request.enc.as_ref().and_then(|e| e.environment.as_deref());
+            from = if enc_env == Some(s.as_str()) {
+                "the ENC"
+            } else {
+                "environments.pp"
+            };
             chosen = Some(s.to_string());
         }
     }
     if chosen.is_none() {
         chosen = request.enc.as_ref().and_then(|e| e.environment.clone());
+        from = "the ENC";
     }
-    let env = chosen.unwrap_or_else(|| "production".to_string());
+    let env = chosen.unwrap_or_else(|| {
+        from = "the default";
+        "production".to_string()
+    });
     let statics: Vec<String> = model
         .environments
         .environments
@@ -794,14 +809,14 @@ fn select_environment(
         })
         .collect();
     if env == "production" || statics.contains(&env) {
-        return Ok(env);
+        return Ok((env, from));
     }
     // Dynamic environments: the sub-directories of each root, sorted (for the message).
     let mut dynamic: Vec<String> = Vec::new();
     for root in &model.environments.dynamic {
         if let Some(Value::String(dir)) = evaluate_before_injection(&root.title, top) {
             if std::path::Path::new(dir.as_str()).join(&env).is_dir() {
-                return Ok(env);
+                return Ok((env, from));
             }
             if let Ok(entries) = std::fs::read_dir(dir.as_str()) {
                 dynamic.extend(
