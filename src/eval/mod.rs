@@ -460,7 +460,10 @@ impl<'h> Evaluator<'h> {
                 format!("`${name}` cannot be changed here"),
             ));
         }
-        let frame = self.frames.last_mut().expect("a frame is always open");
+        // `new` opens the first frame and nothing closes it: there is always one.
+        let Some(frame) = self.frames.last_mut() else {
+            return Ok(());
+        };
         if frame.variables.iter().any(|(n, _)| n == name) {
             return Err(EvalError::type_error(
                 target.span,
@@ -472,7 +475,9 @@ impl<'h> Evaluator<'h> {
     }
 
     fn set_captures(&mut self, captures: Vec<Value>) {
-        let frame = self.frames.last_mut().expect("a frame is always open");
+        let Some(frame) = self.frames.last_mut() else {
+            return;
+        };
         frame
             .variables
             .retain(|(n, _)| !n.bytes().all(|b| b.is_ascii_digit()));
