@@ -233,6 +233,15 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Words for a note listing them: `` `a`, `b`, `c` ``.
+pub fn backticked<T: std::fmt::Display>(words: impl IntoIterator<Item = T>) -> String {
+    words
+        .into_iter()
+        .map(|w| format!("`{w}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The candidate one edit away from `word` (or two for words of six letters or more), if exactly
 /// one such candidate is closest.
 pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {

@@ -840,24 +840,13 @@ fn select_environment(
     }
     d = d.with_note(format!(
         "note: environments.pp declares {}{}",
-        known
-            .iter()
-            .map(|k| format!("`{k}`"))
-            .collect::<Vec<_>>()
-            .join(", "),
+        crate::diag::backticked(&known),
         if model.environments.dynamic.is_empty() {
             String::new()
         } else if dynamic.is_empty() {
             ", and dynamic environments under roots that have none".to_string()
         } else {
-            format!(
-                "; dynamic ones: {}",
-                dynamic
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            format!("; dynamic ones: {}", crate::diag::backticked(&dynamic))
         }
     ));
     known.extend(dynamic);

@@ -8,7 +8,7 @@ use crate::ast::{
     BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindOption, BindingsBlock, Expr,
     ExprKind, OptionValue, Producer, ProducerKind, Program,
 };
-use crate::diag::{codes, did_you_mean, Diagnostic};
+use crate::diag::{backticked, codes, did_you_mean, Diagnostic};
 use crate::lower::model::{MAX_TYPE_NESTING, MAX_WHEN_NESTING};
 use crate::span::Span;
 use crate::tree::FileRole;
@@ -1017,14 +1017,6 @@ fn expr_text(e: &Expr) -> String {
         ),
         _ => "?".to_string(),
     }
-}
-
-fn backticked(words: &[&str]) -> String {
-    words
-        .iter()
-        .map(|w| format!("`{w}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 pub(super) fn article(t: &PType) -> &'static str {

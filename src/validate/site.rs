@@ -200,11 +200,7 @@ fn check_environment_ops(ops: &[AttributeOp], what: &str, out: &mut Vec<Diagnost
                 Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
                 None => d.with_note(format!(
                     "note: the attributes are {}",
-                    ENVIRONMENT_ATTRIBUTES
-                        .iter()
-                        .map(|a| format!("`{a}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    crate::diag::backticked(ENVIRONMENT_ATTRIBUTES)
                 )),
             };
             out.push(d);
