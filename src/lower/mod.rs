@@ -13,7 +13,7 @@ pub mod model;
 use crate::ast::{
     BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindOption, BindingsBlock,
     DependencyArrow, Expr, ExprKind, Lambda, OptionValue, Predicate, Producer, ProducerKind,
-    Program, SiteItem, UnaryOp,
+    Program, SiteItem,
 };
 use crate::span::{SourceMap, Span};
 use crate::tree::FileRole;
@@ -783,74 +783,49 @@ pub(crate) fn predicate_text(e: &Expr) -> Option<String> {
 }
 
 /// A literal value as plain JSON (hash order kept); `None` for anything that needs evaluating.
+/// What is a literal is the evaluator's to say ([`crate::eval::literal_value`]).
 fn literal_json(e: &Expr) -> Option<String> {
     let mut out = String::new();
-    write_literal(e, &mut out).then_some(out)
+    write_value(&crate::eval::literal_value(e)?, &mut out);
+    Some(out)
 }
 
-fn write_literal(e: &Expr, out: &mut String) -> bool {
-    match &e.kind {
-        // A bare word is a string in Puppet (`conflict_resolution => merge`).
-        ExprKind::String { value } | ExprKind::QualifiedName { name: value } => {
-            crate::pn::write_json_string(out, value)
-        }
-        ExprKind::Integer { text, radix } => match integer_value(text, *radix) {
-            Some(v) => out.push_str(&v.to_string()),
-            None => return false,
-        },
-        ExprKind::Float { value, .. } if value.is_finite() => {
-            crate::pn::write_ruby_float(out, *value)
-        }
-        ExprKind::Boolean { value } => out.push_str(if *value { "true" } else { "false" }),
-        ExprKind::Undef => out.push_str("null"),
-        ExprKind::Unary {
-            op: UnaryOp::Neg,
-            operand,
-        } => match &operand.kind {
-            ExprKind::Integer { text, radix } => match integer_value(text, *radix) {
-                Some(v) => out.push_str(&(-v).to_string()),
-                None => return false,
-            },
-            ExprKind::Float { value, .. } if value.is_finite() => {
-                crate::pn::write_ruby_float(out, -*value)
-            }
-            _ => return false,
-        },
-        ExprKind::Array { elements } => {
+/// A literal's value as JSON: floats as Puppet writes them, like PN.
+fn write_value(v: &crate::eval::Value, out: &mut String) {
+    use crate::eval::Value;
+    match v {
+        Value::Undef => out.push_str("null"),
+        Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Integer(i) => out.push_str(&i.to_string()),
+        Value::Float(f) => crate::pn::write_ruby_float(out, *f),
+        Value::Array(items) => {
             out.push('[');
-            for (i, el) in elements.iter().enumerate() {
+            for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                if !write_literal(el, out) {
-                    return false;
-                }
+                write_value(item, out);
             }
             out.push(']');
         }
-        ExprKind::Hash { entries } => {
+        Value::Hash(map) => {
             out.push('{');
-            for (i, en) in entries.iter().enumerate() {
+            for (i, (k, item)) in map.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                // JSON keys are strings: a hash with other keys is evaluated instead.
-                let Some(k) = en.key.literal_text() else {
-                    return false;
-                };
-                crate::pn::write_json_string(out, k);
+                crate::pn::write_json_string(out, &k.to_display_string());
                 out.push(':');
-                if !write_literal(&en.value, out) {
-                    return false;
-                }
+                write_value(item, out);
             }
             out.push('}');
         }
-        _ => return false,
+        // Strings, and what a literal never is (regexes, types, `default`) as their text.
+        other => crate::pn::write_json_string(out, &other.to_display_string()),
     }
-    true
 }
 
+/// An integer literal's value as written (`0x1F`, `017`, `42`); `None` past 64 bits.
 pub(crate) fn integer_value(text: &str, radix: u32) -> Option<i64> {
     let digits = match radix {
         16 => text.get(2..)?,
