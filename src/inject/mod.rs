@@ -38,6 +38,29 @@ pub enum Code<'a> {
     Variable(SmolStr),
 }
 
+impl Code<'_> {
+    /// The value in `top`'s scope; `host` answers `lookup()` (or refuses it).
+    pub fn evaluate(
+        &self,
+        top: &TopScope,
+        host: &mut dyn crate::eval::Host,
+        strict: bool,
+    ) -> EvalResult {
+        match self {
+            Code::Value(v) => Ok(v.clone()),
+            Code::Variable(name) => Ok(top
+                .get(name.trim_start_matches("::"))
+                .cloned()
+                .unwrap_or(Value::Undef)),
+            Code::Expr(e) => Evaluator::new(top, host).strict(strict).evaluate(e),
+            Code::Lambda(l) => Err(EvalError::type_error(
+                l.span,
+                "a lambda is not a value here",
+            )),
+        }
+    }
+}
+
 /// [`Embed`] for the injector.
 pub struct ForInjection;
 
@@ -292,15 +315,19 @@ impl<'m> Injector<'m> {
     }
 
     fn lookup_key(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Value>> {
-        if self.composition.erased.contains(&key.id()) {
+        let id = key.id();
+        if self.composition.erased.contains(&id) {
             return Ok(None);
         }
-        self.lookup_unerased(key, at)
+        self.lookup_id(key, id, at)
     }
 
     /// A lookup that sees a key `bind renamed` erased (what the new name is bound to).
     fn lookup_unerased(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Value>> {
-        let id = key.id();
+        self.lookup_id(key, key.id(), at)
+    }
+
+    fn lookup_id(&mut self, key: &Key, id: String, at: Option<Span>) -> EvalResult<Option<Value>> {
         if self.stack.contains(&id) {
             let mut chain = self.stack.clone();
             chain.push(id.clone());
@@ -491,24 +518,9 @@ impl<'m> Injector<'m> {
 
     /// Evaluates an embedded expression in the request's scope (with injection allowed).
     pub(crate) fn code(&mut self, code: &'m Code<'m>) -> EvalResult {
-        match code {
-            Code::Value(v) => Ok(v.clone()),
-            Code::Expr(e) => {
-                let top = self.top.clone();
-                let strict = self.strict;
-                let mut ev = Evaluator::new(&top, self).strict(strict);
-                ev.evaluate(e)
-            }
-            Code::Variable(name) => Ok(self
-                .top
-                .get(name.trim_start_matches("::"))
-                .cloned()
-                .unwrap_or(Value::Undef)),
-            Code::Lambda(l) => Err(EvalError::type_error(
-                l.span,
-                "a lambda is not a value here",
-            )),
-        }
+        let top = self.top.clone();
+        let strict = self.strict;
+        code.evaluate(&top, self, strict)
     }
 
     pub(crate) fn call_lambda(&mut self, l: &'m Lambda, args: Vec<Value>) -> EvalResult {
@@ -668,35 +680,13 @@ fn short(v: &Value) -> String {
 
 /// An environment's title or root: evaluated without injection; `None` when that fails.
 fn evaluate_before_injection(code: &Code, top: &TopScope) -> Option<Value> {
-    match code {
-        Code::Value(v) => Some(v.clone()),
-        Code::Variable(name) => top.get(name.trim_start_matches("::")).cloned(),
-        Code::Expr(e) => {
-            let mut host = NoInjection::default();
-            Evaluator::new(top, &mut host).evaluate(e).ok()
-        }
-        Code::Lambda(_) => None,
-    }
+    code.evaluate(top, &mut NoInjection::default(), false).ok()
 }
 
 /// D9: a category value is a String, Boolean or Number as its string form, lower-cased;
 /// `undef` or `''` means the category does not apply.
 fn category_value(code: &Code, top: &TopScope, strict: bool) -> EvalResult<Option<String>> {
-    let mut host = NoInjection::default();
-    let v = match code {
-        Code::Value(v) => v.clone(),
-        Code::Variable(name) => top
-            .get(name.trim_start_matches("::"))
-            .cloned()
-            .unwrap_or(Value::Undef),
-        Code::Expr(e) => Evaluator::new(top, &mut host).strict(strict).evaluate(e)?,
-        Code::Lambda(l) => {
-            return Err(EvalError::type_error(
-                l.span,
-                "a lambda is not a category value",
-            ))
-        }
-    };
+    let v = code.evaluate(top, &mut NoInjection::default(), strict)?;
     Ok(match v {
         Value::Undef => None,
         Value::String(s) if s.is_empty() => None,
