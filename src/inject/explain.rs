@@ -202,7 +202,7 @@ impl Injector<'_> {
                             origin: p.origin,
                             name: p.name,
                             layer: self.composition.layer_names[p.layer].to_string(),
-                            precedence: p.precedence,
+                            precedence: p.precedence.to_vec(),
                             value: p.value.to_json(),
                         })
                         .collect();

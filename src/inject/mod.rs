@@ -123,24 +123,13 @@ pub fn ptype(t: &TypeModel) -> PType {
 /// [`PType::is_data`] on the model's type, without converting it.
 pub fn model_is_data(t: &TypeModel) -> bool {
     match t {
-        TypeModel::PDataType
-        | TypeModel::PLiteralType
-        | TypeModel::PStringType
-        | TypeModel::PIntegerType
-        | TypeModel::PFloatType
-        | TypeModel::PNumericType
-        | TypeModel::PBooleanType
-        | TypeModel::PPatternType
-        | TypeModel::PNilType => true,
+        TypeModel::PDataType => true,
         TypeModel::PArrayType { element_type } => model_is_data(element_type),
         TypeModel::PHashType {
             key_type,
             element_type,
         } => model_is_literal(key_type) && model_is_data(element_type),
-        TypeModel::PObjectType
-        | TypeModel::PHostClassType { .. }
-        | TypeModel::PResourceType { .. }
-        | TypeModel::PRuntimeType { .. } => false,
+        other => model_is_literal(other),
     }
 }
 

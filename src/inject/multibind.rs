@@ -17,7 +17,7 @@ pub struct Produced {
     pub name: Option<String>,
     pub value: Value,
     pub layer: usize,
-    pub precedence: Vec<u16>,
+    pub precedence: super::compose::Precedence,
     pub origin: String,
     pub span: crate::span::Span,
     pub conditions: std::rc::Rc<[super::compose::PredicateOutcome]>,
@@ -71,7 +71,7 @@ pub(super) fn contributions<'m>(
     type Entry<'m> = (
         &'m crate::lower::model::Binding<Code<'m>>,
         usize,
-        Vec<u16>,
+        super::compose::Precedence,
         std::rc::Rc<[super::compose::PredicateOutcome]>,
     );
     let list: Vec<Entry<'m>> = inj
@@ -82,8 +82,8 @@ pub(super) fn contributions<'m>(
             l.iter()
                 .filter_map(|c: &Contribution<'m>| {
                     c.precedence
-                        .as_deref()
-                        .map(|p| (c.binding, c.layer, p.to_vec(), c.conditions.clone()))
+                        .clone()
+                        .map(|p| (c.binding, c.layer, p, c.conditions.clone()))
                 })
                 .collect()
         })
@@ -124,13 +124,7 @@ fn array<'m>(
     element: &PType,
     produced: &mut [Produced],
 ) -> EvalResult<Value> {
-    for p in produced.iter() {
-        let fits = p.value.is_instance(element)
-            || matches!(&p.value, Value::Array(items) if items.iter().all(|v| v.is_instance(element)));
-        if !fits {
-            return Err(contribution_type(m, key, element, p));
-        }
-    }
+    check_types(m, key, element, produced, true)?;
     // Named contributions: the first (highest) of a name wins with `priority_on_named`
     // (default), unnamed ones are all kept unless `priority_on_unnamed`.
     let on_named = flag(m, "priority_on_named", true);
@@ -232,14 +226,12 @@ fn hash<'m>(
             )
             .with_note("help: name it: `bind 'name' to ... in 'id'`"));
         }
-        let fits = p.value.is_instance(element)
-            || (option(&m.producer_args, "conflict_resolution")
-                .is_some_and(|c| matches!(c, Code::Value(Value::String(s)) if s == "append"))
-                && matches!(&p.value, Value::Array(items) if items.iter().all(|v| v.is_instance(element))));
-        if !fits {
-            return Err(contribution_type(m, key, element, p));
-        }
     }
+    let resolution = match option(&m.producer_args, "conflict_resolution") {
+        Some(Code::Value(Value::String(s))) => s.to_string(),
+        _ => "priority".to_string(),
+    };
+    check_types(m, key, element, produced, resolution == "append")?;
     let mut out = Map::new();
     if let Some(Code::Lambda(l)) = option(&m.producer_args, "combinator") {
         for p in produced.iter_mut() {
@@ -251,11 +243,7 @@ fn hash<'m>(
         }
         return Ok(Value::hash(out));
     }
-    let resolution = match option(&m.producer_args, "conflict_resolution") {
-        Some(Code::Value(Value::String(s))) => s.to_string(),
-        _ => "priority".to_string(),
-    };
-    let mut ranks: Vec<(Value, usize, Vec<u16>, String)> = Vec::new();
+    let mut ranks: Vec<(Value, usize, super::compose::Precedence, String)> = Vec::new();
     for p in produced.iter_mut() {
         let k = Value::string(p.name.clone().unwrap_or_default());
         let Some(existing) = out.get(&k).cloned() else {
@@ -339,6 +327,25 @@ fn hash<'m>(
         }
     }
     Ok(Value::hash(out))
+}
+
+/// Every contribution has the element type (or, with `arrays`, is an array of it).
+fn check_types(
+    m: &Multibinding<Code>,
+    key: &Key,
+    element: &PType,
+    produced: &[Produced],
+    arrays: bool,
+) -> EvalResult<()> {
+    for p in produced {
+        let fits = p.value.is_instance(element)
+            || (arrays
+                && matches!(&p.value, Value::Array(items) if items.iter().all(|v| v.is_instance(element))));
+        if !fits {
+            return Err(contribution_type(m, key, element, p));
+        }
+    }
+    Ok(())
 }
 
 fn contribution_type(
