@@ -51,6 +51,8 @@ fn expressions_evaluate_as_puppet_does() {
         ("{'a' => 1} + {'b' => 2}", "{'a' => 1, 'b' => 2}"),
         ("'Abc' == 'aBC'", "true"),
         ("1 == 1.0", "true"),
+        ("{'a' => 'X', 'b' => 1} == {'b' => 1.0, 'a' => 'x'}", "true"),
+        ("{'a' => 1} == {'A' => 1}", "false"),
         ("'b' > 'A'", "true"),
         ("'eth0' in $interfaces", "true"),
         ("'ams' in $fqdn", "true"),

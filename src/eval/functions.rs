@@ -137,11 +137,7 @@ pub(super) fn call(
         }
         "each" | "map" | "filter" => iterate(ev, &a, lambda),
         "reduce" => reduce(ev, &a, lambda),
-        "flatten" => {
-            let mut out = Vec::new();
-            flatten_into(&a.values, &mut out);
-            Ok(Value::array(out))
-        }
+        "flatten" => Ok(Value::array(flatten(&a.values, usize::MAX))),
         "concat" => {
             a.count(1, usize::MAX)?;
             let mut out: Vec<Value> = a.array(0)?.to_vec();
@@ -453,18 +449,23 @@ fn reduce(ev: &mut Evaluator, a: &Args, lambda: Option<&Lambda>) -> EvalResult {
     Ok(memo)
 }
 
-pub(crate) fn flatten_into(values: &[Value], out: &mut Vec<Value>) {
-    // An explicit stack: arrays nest as deep as their source allowed, passes must not recurse.
+/// `values` with arrays unfolded `depth` levels deep (`usize::MAX`: all the way), for
+/// `flatten()` and the multibind option. An explicit stack: arrays nest as deep as their
+/// source allowed, and passes must not recurse.
+pub(crate) fn flatten(values: &[Value], depth: usize) -> Vec<Value> {
+    let mut out = Vec::with_capacity(values.len());
     let mut stack: Vec<std::slice::Iter<Value>> = vec![values.iter()];
     while let Some(top) = stack.last_mut() {
         match top.next() {
-            Some(Value::Array(inner)) => stack.push(inner.iter()),
+            // The stack holds the top level plus one entry per level unfolded.
+            Some(Value::Array(inner)) if stack.len() <= depth => stack.push(inner.iter()),
             Some(v) => out.push(v.clone()),
             None => {
                 stack.pop();
             }
         }
     }
+    out
 }
 
 /// `regsubst(target, pattern, replacement[, flags])`: `G` replaces every match, `I` ignores

@@ -159,10 +159,11 @@ impl Value {
             (Value::Array(a), Value::Array(b)) => {
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.puppet_eq(y))
             }
+            // Keys match exactly (as hash lookups do), values by `==`.
             (Value::Hash(a), Value::Hash(b)) => {
                 a.len() == b.len()
                     && a.iter()
-                        .all(|(k, v)| b.iter().any(|(k2, v2)| k.puppet_eq(k2) && v.puppet_eq(v2)))
+                        .all(|(k, v)| b.get(k).is_some_and(|w| v.puppet_eq(w)))
             }
             _ => self == other,
         }

@@ -7,6 +7,7 @@
 use super::compose::Contribution;
 use super::{at_origin, option, ptype, Code, Injector};
 use crate::diag::codes;
+use crate::eval::functions::flatten;
 use crate::eval::{EvalError, EvalResult, Map, Value};
 use crate::lower::keys::Key;
 use crate::lower::model::Multibinding;
@@ -173,9 +174,9 @@ fn array<'m>(
         }
     }
     match option(&m.producer_args, "flatten") {
-        Some(Code::Value(Value::Boolean(true))) => out = flatten(out, usize::MAX),
+        Some(Code::Value(Value::Boolean(true))) => out = flatten(&out, usize::MAX),
         Some(Code::Value(Value::Integer(depth))) if *depth >= 0 => {
-            out = flatten(out, *depth as usize)
+            out = flatten(&out, *depth as usize)
         }
         _ => {}
     }
@@ -189,25 +190,6 @@ fn array<'m>(
         out = unique;
     }
     Ok(Value::array(out))
-}
-
-/// Flattens `depth` levels (iteratively: arrays nest as deep as their source).
-fn flatten(items: Vec<Value>, depth: usize) -> Vec<Value> {
-    let mut current = items;
-    for _ in 0..depth {
-        if !current.iter().any(|v| matches!(v, Value::Array(_))) {
-            break;
-        }
-        let mut next = Vec::with_capacity(current.len());
-        for v in current {
-            match v {
-                Value::Array(inner) => next.extend(inner.iter().cloned()),
-                v => next.push(v),
-            }
-        }
-        current = next;
-    }
-    current
 }
 
 fn hash<'m>(
@@ -285,7 +267,7 @@ fn hash<'m>(
                     option(&m.producer_args, "flatten"),
                     Some(Code::Value(Value::Boolean(true)))
                 ) {
-                    items = flatten(items, usize::MAX);
+                    items = flatten(&items, usize::MAX);
                 }
                 if flag(m, "uniq", false) {
                     let mut unique = Vec::with_capacity(items.len());
