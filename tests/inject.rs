@@ -152,7 +152,7 @@ fn lookups_aliases_and_transformers() {
         "producers",
         &[(
             "bindings/high.pp",
-            "bindings high {\n  bind 'base' to 20\n  bind 'via_lookup' to lookup('base') + 1\n  bind 'named' to producer 'base'\n  bind alias 'base' as 'alias'\n  bind 'maybe' to optional lookup('absent')\n  bind 'shout' to 'quiet' { transformer => |$v| { upcase($v) } }\n  bind 'typed' to lookup('base', Integer)\n}\n",
+            "bindings high {\n  bind 'base' to 20\n  bind 'via_lookup' to lookup('base') + 1\n  bind 'named' to producer 'base'\n  bind alias 'base' as 'alias'\n  bind 'maybe' to optional lookup('absent')\n  bind 'shout' to 'quiet' { transformer => |$v| { upcase($v) } }\n  bind 'typed' to lookup('base', Integer)\n  bind 'injected' to inject(Integer, 'base') * 2\n}\n",
         )],
         &[
             ("via_lookup", "21"),
@@ -161,6 +161,7 @@ fn lookups_aliases_and_transformers() {
             ("maybe", "not found"),
             ("shout", "'QUIET'"),
             ("typed", "20"),
+            ("injected", "40"),
         ],
     );
 }
