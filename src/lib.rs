@@ -46,18 +46,172 @@ pub struct SourceInput {
     pub bytes: Vec<u8>,
 }
 
+/// `pbc check PATHS`. One directory holding an `environments.pp` is a site: the rules across
+/// files run once per environment over the files that environment reads, and every other
+/// `.pp` below the directory gets its own rules. Anything else is checked as one tree.
+pub fn check_paths(paths: &[std::path::PathBuf]) -> std::io::Result<CheckReport> {
+    if let [dir] = paths {
+        if dir.join("environments.pp").is_file() {
+            if let Some(report) = check_site(dir)? {
+                return Ok(report);
+            }
+        }
+    }
+    check_tree_files(&tree::discover(paths)?)
+}
+
+/// [`check_paths`] for a site. `None` when its environments.pp has errors: without it the
+/// environments are unknown, and the directory is checked as one tree (which reports them).
+fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
+    use inject::environment;
+    let confdir = std::fs::canonicalize(dir)?;
+    let alone = load_environments_file(&confdir)?;
+    let Some(program) = alone.environments_program().filter(|_| !alone.has_errors()) else {
+        return Ok(None);
+    };
+    let names = match environment::available(&confdir, program) {
+        Ok(names) => names,
+        Err(_) => return Ok(None),
+    };
+    // Per environment, the files it reads; findings about environments that cannot be read.
+    let mut environments: Vec<Vec<tree::TreeFile>> = Vec::new();
+    let mut unreadable: Vec<diag::Diagnostic> = Vec::new();
+    for name in names {
+        let request = inject::Request {
+            environment: Some(name.clone()),
+            ..Default::default()
+        };
+        match environment::select(&confdir, Some(program), &request) {
+            Ok(selected) => environments.push(selected.layout.files()?),
+            Err(mut d) => {
+                d.severity = diag::Severity::Warning;
+                unreadable
+                    .push(d.with_note(format!("note: the environment `{name}` was not checked")));
+            }
+        }
+    }
+    // Every file once, by its canonical path; an environment's role for it wins over the one
+    // its path implies.
+    let mut by_path: std::collections::BTreeMap<std::path::PathBuf, tree::TreeFile> =
+        std::collections::BTreeMap::new();
+    for f in environments.iter().flatten().cloned() {
+        let key = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
+        by_path.entry(key).or_insert(f);
+    }
+    for f in tree::discover(&[dir.to_path_buf()])? {
+        let key = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
+        by_path.entry(key).or_insert(f);
+    }
+    let mut inputs = Vec::with_capacity(by_path.len());
+    for f in by_path.values() {
+        inputs.push(SourceInput {
+            name: f.display.clone(),
+            role: f.role.clone(),
+            bytes: read(f)?,
+        });
+    }
+    let groups: Vec<Vec<String>> = environments
+        .iter()
+        .map(|files| files.iter().map(|f| f.display.clone()).collect())
+        .collect();
+    let mut analysed = analyse(inputs, Some(&groups));
+    // Their spans are in environments.pp as loaded alone; point them at it here.
+    let environments_name = alone.check.files.name(span::FileId(0));
+    if let Some(id) = (0..analysed.files.len() as u32)
+        .map(span::FileId)
+        .find(|&id| analysed.files.name(id) == environments_name)
+    {
+        for d in &mut unreadable {
+            d.move_to_file(id);
+        }
+        analysed.diagnostics.extend(unreadable);
+        diag::sort(&mut analysed.diagnostics);
+    }
+    Ok(Some(CheckReport {
+        files: analysed.files,
+        diagnostics: analysed.diagnostics,
+        file_count: analysed.file_count,
+    }))
+}
+
+/// `confdir`'s environments.pp, loaded and checked on its own.
+pub fn load_environments_file(confdir: &std::path::Path) -> std::io::Result<LoadedTree> {
+    let path = confdir.join("environments.pp");
+    let file = tree::TreeFile {
+        display: tree::display(&path),
+        path,
+        role: tree::FileRole::Environments,
+    };
+    load_tree_files(&[file], Some(confdir))
+}
+
+/// `pbc compile DIR [--env NAME]`: a site (a directory with an `environments.pp`) compiles
+/// one environment, `production` unless named, from exactly the files that environment reads,
+/// as `pbc lookup` does. Without environments.pp the directory is one tree.
+pub fn compile_dir(
+    dir: &std::path::Path,
+    environment: Option<&str>,
+) -> std::io::Result<CompileReport> {
+    use inject::environment;
+    let confdir = std::fs::canonicalize(dir)?;
+    let has_file = confdir.join("environments.pp").is_file();
+    if !has_file && environment.is_none() {
+        return compile_tree_files(
+            &tree::discover(&[dir.to_path_buf()])?,
+            Some(dir),
+            CompileMode::Tree,
+        );
+    }
+    let alone = if has_file {
+        let alone = load_environments_file(&confdir)?;
+        if alone.has_errors() {
+            return Ok(CompileReport {
+                check: alone.check,
+                model: None,
+            });
+        }
+        Some(alone)
+    } else {
+        None
+    };
+    let request = inject::Request {
+        environment: Some(environment.unwrap_or("production").to_string()),
+        ..Default::default()
+    };
+    let program = alone.as_ref().and_then(|a| a.environments_program());
+    match environment::select(&confdir, program, &request) {
+        Ok(selected) => {
+            compile_tree_files(&selected.layout.files()?, Some(&confdir), CompileMode::Tree)
+        }
+        Err(d) => {
+            let mut check = match alone {
+                Some(a) => a.check,
+                None => CheckReport {
+                    files: span::SourceMap::new(),
+                    diagnostics: Vec::new(),
+                    file_count: 0,
+                },
+            };
+            check.diagnostics.push(d);
+            Ok(CompileReport { check, model: None })
+        }
+    }
+}
+
+fn read(f: &tree::TreeFile) -> std::io::Result<Vec<u8>> {
+    std::fs::read(&f.path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot read {}: {e}", f.display)))
+}
+
 /// Reads every file of a tree and checks it ([`check_sources`]). An unreadable file is an I/O
 /// error: the tree cannot be judged without it.
 pub fn check_tree_files(tree_files: &[tree::TreeFile]) -> std::io::Result<CheckReport> {
     let mut inputs = Vec::with_capacity(tree_files.len());
     for f in tree_files {
-        let bytes = std::fs::read(&f.path).map_err(|e| {
-            std::io::Error::new(e.kind(), format!("cannot read {}: {e}", f.display))
-        })?;
         inputs.push(SourceInput {
             name: f.display.clone(),
             role: f.role.clone(),
-            bytes,
+            bytes: read(f)?,
         });
     }
     Ok(check_sources(inputs))
@@ -82,9 +236,7 @@ pub fn load_tree_files(
     let mut inputs = Vec::with_capacity(tree_files.len());
     let mut origins = Vec::with_capacity(tree_files.len());
     for f in tree_files {
-        let bytes = std::fs::read(&f.path).map_err(|e| {
-            std::io::Error::new(e.kind(), format!("cannot read {}: {e}", f.display))
-        })?;
+        let bytes = read(f)?;
         let origin = root
             .and_then(|r| f.path.strip_prefix(r).ok())
             .map(|p| p.to_string_lossy().replace('\\', "/"))
@@ -102,7 +254,7 @@ pub fn load_tree_files(
 /// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
 /// Files are parsed on all cores; the result does not depend on how work was shared out.
 pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
-    let analysed = analyse(inputs);
+    let analysed = analyse(inputs, None);
     CheckReport {
         files: analysed.files,
         diagnostics: analysed.diagnostics,
@@ -217,7 +369,7 @@ pub fn load_sources(inputs: Vec<SourceInput>, origins: Vec<String>) -> LoadedTre
     let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
     paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
     let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
-    let analysed = analyse(inputs);
+    let analysed = analyse(inputs, None);
     // Origins by file id: ids follow input order.
     let mut by_id = vec![String::new(); analysed.files.len()];
     for (id, origin) in analysed.ids.iter().zip(origins) {
@@ -248,7 +400,9 @@ struct Analysed {
 
 /// Files are taken in name order, whatever order they come in: everything after (layer
 /// composition, which of two conflicting bindings is reported first) follows that order.
-fn analyse(mut inputs: Vec<SourceInput>) -> Analysed {
+/// With `environments`, the rules across files run once per environment over the files it
+/// reads (by name); files no environment reads get only their own rules.
+fn analyse(mut inputs: Vec<SourceInput>, environments: Option<&[Vec<String>]>) -> Analysed {
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
     let file_count = inputs.len();
     let mut files = span::SourceMap::new();
@@ -265,17 +419,49 @@ fn analyse(mut inputs: Vec<SourceInput>) -> Analysed {
     }
     let results = parse_all(&files, &jobs);
     let mut parsed = Vec::with_capacity(results.len());
-    for ((_, role), result) in jobs.into_iter().zip(results) {
+    let mut parsed_ids = Vec::with_capacity(results.len());
+    for ((id, role), result) in jobs.into_iter().zip(results) {
         diagnostics.extend(result.diagnostics);
         if let Some(program) = result.program {
             parsed.push((role, program));
+            parsed_ids.push(id);
         }
     }
-    let tree_inputs: Vec<validate::TreeInput> = parsed
-        .iter()
-        .map(|(role, program)| validate::TreeInput { role, program })
-        .collect();
-    diagnostics.extend(validate::check_tree(&tree_inputs));
+    let tree_input = |i: usize| validate::TreeInput {
+        role: &parsed[i].0,
+        program: &parsed[i].1,
+    };
+    match environments {
+        None => {
+            let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
+            diagnostics.extend(validate::check_tree(&all));
+        }
+        Some(environments) => {
+            let mut read = vec![false; parsed.len()];
+            for names in environments {
+                let names: std::collections::HashSet<&str> =
+                    names.iter().map(String::as_str).collect();
+                let members: Vec<usize> = (0..parsed.len())
+                    .filter(|&i| names.contains(files.name(parsed_ids[i])))
+                    .collect();
+                for &i in &members {
+                    read[i] = true;
+                }
+                let inputs: Vec<validate::TreeInput> =
+                    members.into_iter().map(tree_input).collect();
+                diagnostics.extend(validate::check_tree(&inputs));
+            }
+            let unread: Vec<usize> = (0..parsed.len()).filter(|&i| !read[i]).collect();
+            let inputs: Vec<validate::TreeInput> = unread.iter().map(|&i| tree_input(i)).collect();
+            diagnostics.extend(validate::check_each_file(&inputs));
+            for i in unread {
+                if parsed[i].0 != tree::FileRole::Environments {
+                    diagnostics.push(not_in_any_environment(parsed_ids[i], &parsed[i].1));
+                }
+            }
+        }
+    }
+    // The same file read by several environments gives the same findings: `sort` keeps one.
     diag::sort(&mut diagnostics);
     Analysed {
         files,
@@ -284,6 +470,25 @@ fn analyse(mut inputs: Vec<SourceInput>) -> Analysed {
         parsed,
         file_count,
     }
+}
+
+/// A file with `site` or `bindings` blocks that no environment reads (its blocks never apply).
+fn not_in_any_environment(file: span::FileId, program: &ast::Program) -> diag::Diagnostic {
+    let first = program
+        .body
+        .iter()
+        .find_map(|e| match &e.kind {
+            ast::ExprKind::Site(_) => Some(e.span.prefix("site".len())),
+            ast::ExprKind::Bindings(_) => Some(e.span.prefix("bindings".len())),
+            _ => None,
+        })
+        .unwrap_or_else(|| span::Span::new(file, 0, 0));
+    diag::Diagnostic::warning(
+        diag::codes::NOT_IN_ANY_ENVIRONMENT,
+        first,
+        "no environment reads this file",
+    )
+    .with_note("note: an environment reads its `manifest`, the files under its `bindingsdir` and the `bindings/` of the modules on its `modulepath` (see environments.pp)")
 }
 
 /// [`parse_and_validate`] for every job, in job order, spread over the available cores.

@@ -55,6 +55,10 @@ enum Command {
         /// complete model) instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// The environment to compile when the directory has an environments.pp (default:
+        /// production): its manifest, bindingsdir and modulepath decide the files.
+        #[arg(long = "env", value_name = "NAME")]
+        environment: Option<String>,
         /// One tree directory, or bindings files.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -172,7 +176,11 @@ fn run(cli: Cli) -> ExitCode {
             strict,
             paths,
         } => check_command(error_format, strict, &paths),
-        Command::Compile { output, paths } => compile_command(output.as_deref(), &paths),
+        Command::Compile {
+            output,
+            environment,
+            paths,
+        } => compile_command(output.as_deref(), environment.as_deref(), &paths),
         Command::Lookup(args) => lookup_command(args),
         Command::Schema => {
             match std::io::stdout().write_all(puppet_bindings::lower::model::SCHEMA.as_bytes()) {
@@ -214,19 +222,27 @@ fn lookup_command(a: LookupArgs) -> ExitCode {
     ExitCode::from(outcome.status)
 }
 
-fn compile_command(output: Option<&std::path::Path>, paths: &[PathBuf]) -> ExitCode {
+fn compile_command(
+    output: Option<&std::path::Path>,
+    environment: Option<&str>,
+    paths: &[PathBuf],
+) -> ExitCode {
     use puppet_bindings::CompileMode;
-    let (mode, root) = match paths {
-        [dir] if dir.is_dir() => (CompileMode::Tree, Some(dir.as_path())),
-        _ if paths.iter().all(|p| p.is_file()) => (CompileMode::Files, None),
+    let compiled = match paths {
+        [dir] if dir.is_dir() => puppet_bindings::compile_dir(dir, environment),
+        _ if paths.iter().all(|p| p.is_file()) && environment.is_none() => {
+            puppet_bindings::tree::discover(paths).and_then(|tree| {
+                puppet_bindings::compile_tree_files(&tree, None, CompileMode::Files)
+            })
+        }
         _ => {
-            eprintln!("pbc: compile takes one tree directory, or bindings files");
+            eprintln!(
+                "pbc: compile takes one tree directory (with --env, a site), or bindings files"
+            );
             return ExitCode::from(2);
         }
     };
-    let report = match puppet_bindings::tree::discover(paths)
-        .and_then(|tree| puppet_bindings::compile_tree_files(&tree, root, mode))
-    {
+    let report = match compiled {
         Ok(r) => r,
         Err(e) => {
             eprintln!("pbc: {e}");
@@ -272,9 +288,7 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
 }
 
 fn check_command(error_format: CheckErrorFormat, strict: bool, paths: &[PathBuf]) -> ExitCode {
-    let report = match puppet_bindings::tree::discover(paths)
-        .and_then(|tree| puppet_bindings::check_tree_files(&tree))
-    {
+    let report = match puppet_bindings::check_paths(paths) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("pbc: {e}");

@@ -64,6 +64,11 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
     Ok(out)
 }
 
+/// The name diagnostics give `path`: relative to the current directory where possible.
+pub fn display(path: &Path) -> String {
+    display_name(path, std::env::current_dir().ok().as_deref())
+}
+
 fn display_name(path: &Path, cwd: Option<&Path>) -> String {
     let shown = match cwd {
         Some(c) if path.is_absolute() => path.strip_prefix(c).unwrap_or(path),
@@ -104,6 +109,175 @@ pub fn role_of(path: &Path) -> FileRole {
         expected_name: segments.join("::"),
         module,
     }
+}
+
+/// Where one environment's files are (ARM-8 "environments.pp"), every path resolved: what
+/// `environments.pp` said for the environment, or the defaults.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnvironmentLayout {
+    /// The directory `environments.pp` lives in (`$confdir`).
+    pub confdir: PathBuf,
+    pub envdir: PathBuf,
+    /// The environment's root manifest (a file, or a directory of manifests).
+    pub manifest: PathBuf,
+    /// The `confdir:` scheme's bindings.
+    pub bindingsdir: PathBuf,
+    /// Directories of modules, first one first.
+    pub modulepath: Vec<PathBuf>,
+}
+
+/// An environment's path attributes as written (after evaluation), before resolution.
+#[derive(Clone, Debug, Default)]
+pub struct EnvironmentPaths {
+    pub modulepath: Option<String>,
+    pub manifestdir: Option<String>,
+    pub manifest: Option<String>,
+    pub bindingsdir: Option<String>,
+}
+
+impl EnvironmentLayout {
+    /// ARM-8: relative paths are resolved against `envdir`, except `manifest`, which is
+    /// resolved against `manifestdir` (itself resolved against `envdir`), so that naming the
+    /// file is enough. `modulepath` is colon separated and may mix absolute and relative
+    /// entries. Defaults: `<envdir>/modules`, `manifests/`, `<manifestdir>/site.pp`,
+    /// `<envdir>/bindings`.
+    pub fn resolve(confdir: &Path, envdir: &Path, paths: &EnvironmentPaths) -> EnvironmentLayout {
+        let manifestdir = joined(envdir, paths.manifestdir.as_deref().unwrap_or("manifests"));
+        let manifest = joined(&manifestdir, paths.manifest.as_deref().unwrap_or("site.pp"));
+        let modulepath = match &paths.modulepath {
+            Some(list) => list
+                .split(':')
+                .filter(|p| !p.is_empty())
+                .map(|p| joined(envdir, p))
+                .collect(),
+            None => vec![envdir.join("modules")],
+        };
+        EnvironmentLayout {
+            confdir: confdir.to_path_buf(),
+            envdir: envdir.to_path_buf(),
+            manifest,
+            bindingsdir: joined(envdir, paths.bindingsdir.as_deref().unwrap_or("bindings")),
+            modulepath,
+        }
+    }
+
+    /// The layout when there is no `environments.pp`: `production` in `$confdir`.
+    pub fn default_for(confdir: &Path) -> EnvironmentLayout {
+        EnvironmentLayout::resolve(confdir, confdir, &EnvironmentPaths::default())
+    }
+
+    /// The environment's files, each with the role its place in the layout gives it:
+    /// `environments.pp`, the root manifest (every `.pp` below it when it is a directory), the
+    /// bindings under `bindingsdir`, and `<module>/bindings/` of every module on the
+    /// modulepath (the first module of a name wins, as on Puppet's modulepath). Directories
+    /// that do not exist contribute nothing. Sorted by display name, as [`discover`] sorts.
+    pub fn files(&self) -> std::io::Result<Vec<TreeFile>> {
+        let cwd = std::env::current_dir().ok();
+        let mut out: Vec<TreeFile> = Vec::new();
+        let mut add = |path: PathBuf, role: FileRole| {
+            out.push(TreeFile {
+                display: display_name(&path, cwd.as_deref()),
+                role,
+                path,
+            })
+        };
+        let environments = self.confdir.join("environments.pp");
+        if environments.is_file() {
+            add(environments, FileRole::Environments);
+        }
+        if self.manifest.is_dir() {
+            let mut found = Vec::new();
+            crate::source::walk(&self.manifest, &mut found)?;
+            for f in found {
+                add(f, FileRole::Manifest);
+            }
+        } else if self.manifest.is_file() {
+            add(self.manifest.clone(), FileRole::Manifest);
+        }
+        for f in bindings_below(&self.bindingsdir)? {
+            let expected_name = bindings_name(&self.bindingsdir, &f, None);
+            add(
+                f,
+                FileRole::Bindings {
+                    expected_name,
+                    module: None,
+                },
+            );
+        }
+        let mut seen: Vec<String> = Vec::new();
+        for dir in &self.modulepath {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let mut modules: Vec<(String, PathBuf)> = entries
+                .filter_map(|e| e.ok())
+                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+                .filter(|(name, path)| !name.starts_with('.') && path.is_dir())
+                .collect();
+            modules.sort();
+            for (name, path) in modules {
+                if seen.contains(&name) {
+                    continue;
+                }
+                seen.push(name.clone());
+                let bindings = path.join("bindings");
+                for f in bindings_below(&bindings)? {
+                    let expected_name = bindings_name(&bindings, &f, Some(&name));
+                    add(
+                        f,
+                        FileRole::Bindings {
+                            expected_name,
+                            module: Some(name.clone()),
+                        },
+                    );
+                }
+            }
+        }
+        out.sort_by(|a, b| a.display.cmp(&b.display));
+        out.dedup_by(|a, b| a.display == b.display);
+        Ok(out)
+    }
+}
+
+/// `path` resolved against `base` (an absolute `path` stays as it is), with `.` and `..`
+/// taken away as written, so that `../shared/modules` names files as the reader knows them.
+fn joined(base: &Path, path: &str) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in base.join(path).components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The `.pp` files below `dir`, none when it is not a directory.
+fn bindings_below(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    if dir.is_dir() {
+        crate::source::walk(dir, &mut found)?;
+    }
+    Ok(found)
+}
+
+/// `a/b.pp` below a bindings directory holds `bindings a::b` (`m::a::b` in module `m`).
+fn bindings_name(dir: &Path, file: &Path, module: Option<&str>) -> String {
+    let mut segments: Vec<String> = module.iter().map(|m| m.to_string()).collect();
+    if let Ok(rel) = file.strip_prefix(dir) {
+        for c in rel.components() {
+            if let Component::Normal(s) = c {
+                let s = s.to_string_lossy();
+                segments.push(s.strip_suffix(".pp").unwrap_or(&s).to_string());
+            }
+        }
+    }
+    segments.join("::")
 }
 
 #[cfg(test)]

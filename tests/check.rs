@@ -8,12 +8,11 @@
 mod common;
 
 use common::{arm8_example_names, relative, snapshot_settings, sorted_dirs, ARM8_DIR};
-use puppet_bindings::{check_tree_files, diag, tree};
+use puppet_bindings::{check_paths, check_tree_files, diag, tree};
 use std::path::PathBuf;
 
 fn check(paths: &[PathBuf]) -> (String, usize, usize) {
-    let files = tree::discover(paths).expect("corpus is readable");
-    let report = check_tree_files(&files).expect("corpus is readable");
+    let report = check_paths(paths).expect("corpus is readable");
     let errors = report.diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = report.diagnostics.len() - errors;
     let mut out = diag::render_text(&report.files, &report.diagnostics);

@@ -67,7 +67,7 @@ fn check_clean_tree_exits_zero_with_summary() {
     let (code, stdout, stderr) = pbc(&["check", "examples/site"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.is_empty());
-    assert_eq!(stderr, "2 files checked: 0 errors, 0 warnings\n");
+    assert_eq!(stderr, "3 files checked: 0 errors, 0 warnings\n");
 }
 
 #[test]

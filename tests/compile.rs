@@ -6,7 +6,9 @@
 mod common;
 
 use common::{arm8_example_names, relative, snapshot_settings, sorted_dirs, ARM8_DIR};
-use puppet_bindings::{compile_sources, compile_tree_files, tree, CompileMode, SourceInput};
+use puppet_bindings::{
+    compile_dir, compile_sources, compile_tree_files, tree, CompileMode, SourceInput,
+};
 use std::path::{Path, PathBuf};
 
 /// Compiles `paths` and returns the model, or the rendered diagnostics when there is none.
@@ -16,6 +18,81 @@ fn compile(paths: &[PathBuf], root: Option<&Path>, mode: CompileMode) -> Result<
     report.model.ok_or_else(|| {
         puppet_bindings::diag::render_text(&report.check.files, &report.check.diagnostics)
     })
+}
+
+/// `pbc compile DIR [--env NAME]`.
+fn compile_site(dir: &Path, environment: Option<&str>) -> Result<String, String> {
+    let report = compile_dir(dir, environment).expect("corpus is readable");
+    report.model.ok_or_else(|| {
+        puppet_bindings::diag::render_text(&report.check.files, &report.check.diagnostics)
+    })
+}
+
+/// A site compiles one environment at a time, from the files that environment reads: its
+/// manifest (categories, layers), bindingsdir and modulepath (the first module of a name wins).
+#[test]
+fn a_site_compiles_each_environment_from_its_own_files() {
+    let dir = PathBuf::from("corpus/lookup/trees/environments");
+    let summary = |environment: Option<&str>| -> Vec<String> {
+        let model = compile_site(&dir, environment).expect("compiles");
+        let doc: serde_json::Value = serde_json::from_str(&model).expect("JSON");
+        let mut out: Vec<String> = doc["categories"]["categories"]
+            .as_array()
+            .expect("categories")
+            .iter()
+            .map(|c| c["categorization"].as_str().unwrap_or("?").to_string())
+            .collect();
+        for layer in doc["layers"]["layers"].as_array().expect("layers") {
+            for b in layer["bindings"].as_array().expect("bindings") {
+                out.push(format!(
+                    "{}: {}",
+                    layer["name"].as_str().unwrap_or("?"),
+                    b["origin"]["file"].as_str().unwrap_or("?")
+                ));
+            }
+        }
+        out
+    };
+    let production = [
+        "node",
+        "data_center",
+        "environment",
+        "common",
+        "site: master/bindings/default.pp",
+        "modules: master/modules/ntp/bindings/default.pp",
+        "modules: shared/modules/apache/bindings/default.pp",
+        "puppet-default: <system>",
+    ];
+    assert_eq!(summary(None), production);
+    assert_eq!(summary(Some("production")), production);
+    assert_eq!(
+        summary(Some("staging")),
+        [
+            "node",
+            "environment",
+            "common",
+            "site: master/staging-bindings/default.pp",
+            "modules: master/modules/ntp/bindings/default.pp",
+            "modules: shared/modules/apache/bindings/default.pp",
+            "puppet-default: <system>",
+        ]
+    );
+    assert_eq!(
+        summary(Some("feature_x")),
+        [
+            "node",
+            "environment",
+            "common",
+            "branch: branches/feature_x/bindings/default.pp",
+            "modules: shared/modules/apache/bindings/default.pp",
+            "modules: shared/modules/ntp/bindings/default.pp",
+            "puppet-default: <system>",
+        ]
+    );
+    let unknown = compile_site(&dir, Some("feature_y")).expect_err("unknown");
+    assert!(unknown.contains("error[UNKNOWN_ENVIRONMENT]"), "{unknown}");
+    let missing = compile_site(&dir, Some("retired")).expect_err("no envdir");
+    assert!(missing.contains("error[ENVDIR_NOT_FOUND]"), "{missing}");
 }
 
 #[test]
@@ -38,7 +115,7 @@ fn compile_trees() {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let model = compile(std::slice::from_ref(&rel), Some(&rel), CompileMode::Tree)
+        let model = compile_site(&rel, None)
             .unwrap_or_else(|d| panic!("{} must compile:\n{d}", rel.display()));
         snapshot_settings().bind(|| insta::assert_snapshot!(format!("compile_tree@{name}"), model));
     }
@@ -49,8 +126,7 @@ fn compile_trees() {
 #[test]
 fn sample_tree_layers() {
     let dir = PathBuf::from("corpus/compile/trees/sample");
-    let model = compile(std::slice::from_ref(&dir), Some(&dir), CompileMode::Tree)
-        .expect("the sample compiles");
+    let model = compile_site(&dir, None).expect("the sample compiles");
     let doc: serde_json::Value = serde_json::from_str(&model).expect("JSON");
     let layers: Vec<(String, Vec<String>)> = doc["layers"]["layers"]
         .as_array()

@@ -4,9 +4,11 @@
 //! show what a request meets when the check could not tell.
 
 use puppet_bindings::eval::Value;
+use puppet_bindings::inject::environment::{self, SelectedEnvironment};
 use puppet_bindings::inject::{ForInjection, Injector, Request};
 use puppet_bindings::types::PType;
-use std::path::PathBuf;
+use puppet_bindings::LoadedTree;
+use std::path::{Path, PathBuf};
 
 /// Writes `files` (path, text) under a fresh directory named `name`, with a site declaring
 /// `node > data_center > environment` and the layers `high` (`confdir:/high`) and `low`
@@ -30,14 +32,13 @@ fn tree(name: &str, files: &[(&str, &str)]) -> PathBuf {
 
 /// Looks up each key for a node `web01` in data center `ams`: the value in Puppet notation or
 /// the error code.
-fn lookups(root: &PathBuf, keys: &[&str]) -> Vec<String> {
-    let files = puppet_bindings::tree::discover(std::slice::from_ref(root)).expect("tree");
-    let loaded = puppet_bindings::load_tree_files(&files, Some(root)).expect("readable");
-    let model = loaded.tree_model(ForInjection);
+fn lookups(root: &Path, keys: &[&str]) -> Vec<String> {
     let mut request = Request::default();
     request.facts.insert("fqdn".into(), Value::string("web01"));
     request.facts.insert("dc".into(), Value::string("AMS"));
-    let mut injector = Injector::new(&model, loaded.environments_program(), &request)
+    let (environment, loaded) = prepared(root, &request);
+    let model = loaded.tree_model(ForInjection);
+    let mut injector = Injector::new(&model, &environment, &request)
         .unwrap_or_else(|d| panic!("{}: {}", d.code, d.message));
     keys.iter()
         .map(|k| match injector.lookup(k, &PType::Data) {
@@ -46,6 +47,16 @@ fn lookups(root: &PathBuf, keys: &[&str]) -> Vec<String> {
             Err(d) => d.code.to_string(),
         })
         .collect()
+}
+
+/// The request's environment and its files, loaded without the check's verdict: these trees
+/// may break static rules on purpose.
+fn prepared(root: &Path, request: &Request) -> (SelectedEnvironment, LoadedTree) {
+    let environment =
+        environment::select(root, None, request).unwrap_or_else(|d| panic!("{}", d.message));
+    let files = environment.layout.files().expect("tree");
+    let loaded = puppet_bindings::load_tree_files(&files, Some(root)).expect("readable");
+    (environment, loaded)
 }
 
 fn check(name: &str, files: &[(&str, &str)], expected: &[(&str, &str)]) {

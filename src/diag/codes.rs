@@ -120,6 +120,9 @@ pub const DUPLICATE_CATEGORIES: &str = "DUPLICATE_CATEGORIES";
 /// `lookup`/`inject` where no injector exists yet (category values, `environments.pp`; D16).
 pub const INJECTION_BEFORE_INJECTOR: &str = "INJECTION_BEFORE_INJECTOR";
 pub const UNKNOWN_ENVIRONMENT_ATTRIBUTE: &str = "UNKNOWN_ENVIRONMENT_ATTRIBUTE";
+/// (warning, `pbc check` of a site) A file with `site` or `bindings` blocks that no environment
+/// reads: not its manifest, not under its bindingsdir, not in a module on its modulepath.
+pub const NOT_IN_ANY_ENVIRONMENT: &str = "NOT_IN_ANY_ENVIRONMENT";
 /// `envdir` on `dynamic_environments` (it is set from the directory found).
 pub const ENVDIR_ON_DYNAMIC_ENVIRONMENTS: &str = "ENVDIR_ON_DYNAMIC_ENVIRONMENTS";
 pub const RELATIVE_ENVDIR: &str = "RELATIVE_ENVDIR";
@@ -220,6 +223,9 @@ pub const KEY_NOT_FOUND: &str = "KEY_NOT_FOUND";
 pub const LOOKUP_LOOP: &str = "LOOKUP_LOOP";
 /// The environment `--env` or `environments.pp` names is not declared.
 pub const UNKNOWN_ENVIRONMENT: &str = "UNKNOWN_ENVIRONMENT";
+/// A static environment's `envdir` is not a directory (an error for the request that selects
+/// it; a warning from `pbc check`, which then cannot check that environment).
+pub const ENVDIR_NOT_FOUND: &str = "ENVDIR_NOT_FOUND";
 /// A Hash multibind contribution without a name, or a key contributed twice.
 pub const MULTIBIND_CONTRIBUTION: &str = "MULTIBIND_CONTRIBUTION";
 /// `pbc lookup --type T`: the value found is not a T.

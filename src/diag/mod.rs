@@ -52,6 +52,19 @@ impl Diagnostic {
         }
     }
 
+    /// Points the diagnostic's spans at `file`: for findings made on a file loaded on its own,
+    /// reported with the same file in a larger [`SourceMap`].
+    pub fn move_to_file(&mut self, file: crate::span::FileId) {
+        if !self.span.is_none() {
+            self.span.file = file;
+        }
+        for (span, _) in &mut self.labels {
+            if !span.is_none() {
+                span.file = file;
+            }
+        }
+    }
+
     pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,

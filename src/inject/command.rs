@@ -2,6 +2,7 @@
 //! keys, and say what to print and which exit status to give. `main.rs` only parses flags and
 //! prints; tests call [`run`] directly.
 
+use super::environment::{prepare, PrepareError};
 use super::explain::value_json;
 use super::{facts, ForInjection, Injector, Request};
 use crate::diag::{codes, Diagnostic};
@@ -76,9 +77,6 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
     });
 
     let mut request = Request {
-        confdir: std::fs::canonicalize(&opts.tree)
-            .ok()
-            .map(|p| p.to_string_lossy().into_owned()),
         agent_environment: opts.agent_environment.clone(),
         environment: opts.environment.clone(),
         strict: opts.strict,
@@ -109,40 +107,40 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
             .insert("fqdn".into(), Value::string(node.as_str()));
     }
 
-    let files = match crate::tree::discover(std::slice::from_ref(&opts.tree)) {
-        Ok(f) => f,
-        Err(e) => return LookupOutcome::usage(e.to_string()),
-    };
-    let loaded = match crate::load_tree_files(&files, Some(&opts.tree)) {
-        Ok(l) => l,
-        Err(e) => return LookupOutcome::usage(e.to_string()),
-    };
-    let render = |diags: &[Diagnostic]| crate::diag::render_text(&loaded.check.files, diags);
-    if loaded.has_errors() || !problems.is_empty() {
-        let tree_errors = loaded.has_errors();
-        let mut diags: Vec<Diagnostic> = loaded
-            .check
-            .diagnostics
-            .iter()
-            .filter(|d| d.is_error())
-            .cloned()
-            .collect();
-        diags.extend(problems);
-        let mut stderr = render(&diags);
-        if tree_errors {
-            stderr.push_str("pbc: the tree has errors (see `pbc check`); nothing was looked up\n");
-        }
+    if !problems.is_empty() {
         return LookupOutcome {
             stdout: String::new(),
-            stderr,
+            stderr: crate::diag::render_text(&Default::default(), &problems),
             status: 1,
         };
     }
+    // `$confdir` is the tree's directory, absolute (environments.pp may build paths from it).
+    let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
+    let (selected, loaded) = match prepare(&confdir, &request) {
+        Ok(ready) => ready,
+        Err(PrepareError::Io(e)) => return LookupOutcome::usage(e.to_string()),
+        Err(PrepareError::Diagnostics {
+            files,
+            diagnostics,
+            summary,
+        }) => {
+            let mut stderr = crate::diag::render_text(&files, &diagnostics);
+            if let Some(s) = summary {
+                stderr.push_str(&format!("pbc: {s}\n"));
+            }
+            return LookupOutcome {
+                stdout: String::new(),
+                stderr,
+                status: 1,
+            };
+        }
+    };
+    let render = |diags: &[Diagnostic]| crate::diag::render_text(&loaded.check.files, diags);
     let mut model = loaded.tree_model(ForInjection);
     if let Some(enc) = &request.enc {
         super::enc::add_to_model(&mut model, enc);
     }
-    let mut injector = match Injector::new(&model, loaded.environments_program(), &request) {
+    let mut injector = match Injector::new(&model, &selected, &request) {
         Ok(i) => i,
         Err(d) => {
             return LookupOutcome {

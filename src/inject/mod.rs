@@ -11,11 +11,12 @@
 pub mod command;
 pub mod compose;
 pub mod enc;
+pub mod environment;
 pub mod explain;
 pub mod facts;
 mod multibind;
 
-use crate::ast::{Expr, ExprKind, Lambda, Program};
+use crate::ast::{Expr, Lambda};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::{EvalError, EvalResult, Evaluator, LogLevel, NoInjection, TopScope, Value};
 use crate::lower::keys::Key;
@@ -162,9 +163,6 @@ pub struct Request {
     pub strict: bool,
     /// `--enc`: what the node classifier said about the node.
     pub enc: Option<enc::Enc>,
-    /// The tree's root: `$confdir` in environments.pp (`dynamic_environments {
-    /// "$confdir/environments": }` then names the tree's own directory).
-    pub confdir: Option<String>,
 }
 
 /// One effective category of the request.
@@ -206,32 +204,16 @@ pub struct Injector<'m> {
 }
 
 impl<'m> Injector<'m> {
-    /// Evaluates `environments.pp` and the categories for `request` and composes the layers.
-    /// `environments` is the tree's `environments.pp` program, if it has one.
+    /// Evaluates the categories for `request` in the environment [`environment::prepare`]
+    /// selected (the tree `model` was lowered from) and composes the layers.
     pub fn new(
         model: &'m TreeDocument<Code<'m>>,
-        environments: Option<&Program>,
+        environment: &environment::SelectedEnvironment,
         request: &Request,
     ) -> Result<Injector<'m>, Diagnostic> {
-        let mut top = TopScope::default();
-        for (k, v) in &request.facts {
-            // ARM-8: `$environment` from the agent is never trusted.
-            if k != "environment" {
-                top.set(k.clone(), v.clone());
-            }
-        }
-        let facts_hash: crate::eval::Map = request
-            .facts
-            .iter()
-            .map(|(k, v)| (Value::String(k.clone()), v.clone()))
-            .collect();
-        top.set("facts", Value::hash(facts_hash));
-        if let Some(t) = &request.trusted {
-            top.set("trusted", t.clone());
-        }
-        let (environment, environment_from) =
-            select_environment(model, environments, &top, request)?;
-        top.set("environment", Value::string(environment.as_str()));
+        let mut top = environment::top_scope(request);
+        top.set("environment", Value::string(environment.name.as_str()));
+        let (environment, environment_from) = (environment.name.clone(), environment.from);
 
         let mut categories = Vec::new();
         let declared = &model.categories.categories;
@@ -667,11 +649,6 @@ fn short(v: &Value) -> String {
     }
 }
 
-/// An environment's title or root: evaluated without injection; `None` when that fails.
-fn evaluate_before_injection(code: &Code, top: &TopScope) -> Option<Value> {
-    code.evaluate(top, &mut NoInjection::default(), false).ok()
-}
-
 /// D9: a category value is a String, Boolean or Number as its string form, lower-cased;
 /// `undef` or `''` means the category does not apply.
 fn category_value(code: &Code, top: &TopScope, strict: bool) -> EvalResult<Option<String>> {
@@ -696,144 +673,6 @@ fn category_value(code: &Code, top: &TopScope, strict: bool) -> EvalResult<Optio
             ));
         }
     })
-}
-
-/// ARM-8 "environments.pp": `--env` wins; otherwise `$environment` as `environments.pp` leaves
-/// it (evaluated in a local scope with `$agent_environment`), `production` by default. It must
-/// name a static environment, `production` (always available), or a directory under a dynamic
-/// environments root.
-fn select_environment(
-    model: &TreeDocument<Code>,
-    program: Option<&Program>,
-    top: &TopScope,
-    request: &Request,
-) -> Result<(String, &'static str), Diagnostic> {
-    let mut with_confdir = top.clone();
-    if let Some(c) = &request.confdir {
-        with_confdir.set("confdir", Value::string(c.as_str()));
-    }
-    let top = &with_confdir;
-    let mut chosen = request.environment.clone();
-    let mut from = "--env";
-    let mut span = Span::NONE;
-    if let (None, Some(program)) = (&chosen, program) {
-        let mut local = top.clone();
-        local.set(
-            "agent_environment",
-            request
-                .agent_environment
-                .as_deref()
-                .map_or(Value::Undef, Value::string),
-        );
-        // ARM-8 "Integration with existing ENC": its data is visible (and may be changed)
-        // while environments.pp runs.
-        if let Some(enc) = &request.enc {
-            for (k, v) in enc.parameters.iter() {
-                local.set(k.to_display_string(), v.clone());
-            }
-            local.set(
-                "classes",
-                Value::array(
-                    enc.classes
-                        .iter()
-                        .map(|(c, _)| Value::string(c.as_str()))
-                        .collect(),
-                ),
-            );
-            if let Some(e) = &enc.environment {
-                local.set("environment", Value::string(e.as_str()));
-            }
-        }
-        let mut host = NoInjection::default();
-        let mut ev = Evaluator::new(&local, &mut host).strict(request.strict);
-        for statement in &program.body {
-            if matches!(statement.kind, ExprKind::Site(_)) {
-                continue;
-            }
-            ev.eval(statement).map_err(|e| {
-                e.into_diagnostic()
-                    .with_note("note: while evaluating environments.pp")
-            })?;
-            if let ExprKind::Assignment { target, .. } = &statement.kind {
-                if matches!(&target.kind, ExprKind::Variable { name } if name == "environment") {
-                    span = statement.span;
-                }
-            }
-        }
-        if let Ok(Value::String(s)) = ev.variable_value("environment") {
-            let enc_env = request.enc.as_ref().and_then(|e| e.environment.as_deref());
-            from = if enc_env == Some(s.as_str()) {
-                "the ENC"
-            } else {
-                "environments.pp"
-            };
-            chosen = Some(s.to_string());
-        }
-    }
-    if chosen.is_none() {
-        chosen = request.enc.as_ref().and_then(|e| e.environment.clone());
-        from = "the ENC";
-    }
-    let env = chosen.unwrap_or_else(|| {
-        from = "the default";
-        "production".to_string()
-    });
-    let statics: Vec<String> = model
-        .environments
-        .environments
-        .iter()
-        .filter_map(|e| match evaluate_before_injection(&e.title, top) {
-            Some(Value::String(s)) => Some(s.to_string()),
-            _ => None,
-        })
-        .collect();
-    if env == "production" || statics.contains(&env) {
-        return Ok((env, from));
-    }
-    // Dynamic environments: the sub-directories of each root, sorted (for the message).
-    let mut dynamic: Vec<String> = Vec::new();
-    for root in &model.environments.dynamic {
-        if let Some(Value::String(dir)) = evaluate_before_injection(&root.title, top) {
-            if std::path::Path::new(dir.as_str()).join(&env).is_dir() {
-                return Ok((env, from));
-            }
-            if let Ok(entries) = std::fs::read_dir(dir.as_str()) {
-                dynamic.extend(
-                    entries
-                        .filter_map(|e| e.ok())
-                        .filter(|e| e.path().is_dir())
-                        .map(|e| e.file_name().to_string_lossy().into_owned()),
-                );
-            }
-        }
-    }
-    dynamic.sort();
-    let mut d = Diagnostic::error(
-        codes::UNKNOWN_ENVIRONMENT,
-        span,
-        format!("unknown environment `{env}`"),
-    );
-    let mut known = statics.clone();
-    if !known.contains(&"production".to_string()) {
-        known.insert(0, "production".into());
-    }
-    d = d.with_note(format!(
-        "note: environments.pp declares {}{}",
-        crate::diag::backticked(&known),
-        if model.environments.dynamic.is_empty() {
-            String::new()
-        } else if dynamic.is_empty() {
-            ", and dynamic environments under roots that have none".to_string()
-        } else {
-            format!("; dynamic ones: {}", crate::diag::backticked(&dynamic))
-        }
-    ));
-    known.extend(dynamic);
-    let names: Vec<&str> = known.iter().map(String::as_str).collect();
-    if let Some(s) = crate::diag::did_you_mean(&env, &names) {
-        d = d.with_note(format!("help: did you mean `{s}`?"));
-    }
-    Err(d)
 }
 
 #[cfg(test)]

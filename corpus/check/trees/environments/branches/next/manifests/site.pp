@@ -1,0 +1,7 @@
+# The branch has no data_center category.
+site {
+  categories {
+    node        => "${::fqdn}",
+    environment => true,
+  }
+}

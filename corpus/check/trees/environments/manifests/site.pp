@@ -1,0 +1,7 @@
+site {
+  categories {
+    node        => "${::fqdn}",
+    data_center => $::data_center,
+    environment => true,
+  }
+}

@@ -1,0 +1,3 @@
+bindings apache::default {
+  bind 'apache::workers' to 8
+}

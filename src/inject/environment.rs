@@ -1,0 +1,466 @@
+//! ARM-8 "Request Sequence" up to the injector: `environments.pp` picks the request's
+//! environment, the environment's resource (static, dynamic, or the implied `production`)
+//! says where its files are, and exactly those files are loaded and checked.
+//!
+//! It owns environment selection and path resolution (`envdir`, `modulepath`, `manifestdir`,
+//! `manifest`, `bindingsdir`). It must not compose bindings or evaluate categories: that is
+//! [`super::Injector`]'s work, on the tree this module loads.
+
+use super::Request;
+use crate::ast::{AttributeOp, ExprKind, Program, SiteItem};
+use crate::diag::{codes, Diagnostic};
+use crate::eval::{EvalError, Evaluator, NoInjection, TopScope, Value};
+use crate::span::{SourceMap, Span};
+use crate::tree::{EnvironmentLayout, EnvironmentPaths, FileRole, TreeFile};
+use crate::LoadedTree;
+use std::path::{Path, PathBuf};
+
+/// The environment a request runs in.
+#[derive(Clone, Debug)]
+pub struct SelectedEnvironment {
+    pub name: String,
+    /// Who chose it: `--env`, `environments.pp`, `the ENC` or `the default`.
+    pub from: &'static str,
+    pub layout: EnvironmentLayout,
+}
+
+/// The request's top scope before any environment exists: facts as variables (except
+/// `$environment`, which ARM-8 never takes from the agent), `$facts`, `$trusted`.
+pub(crate) fn top_scope(request: &Request) -> TopScope {
+    let mut top = TopScope::default();
+    for (k, v) in &request.facts {
+        if k != "environment" {
+            top.set(k.clone(), v.clone());
+        }
+    }
+    let facts_hash: crate::eval::Map = request
+        .facts
+        .iter()
+        .map(|(k, v)| (Value::String(k.clone()), v.clone()))
+        .collect();
+    top.set("facts", Value::hash(facts_hash));
+    if let Some(t) = &request.trusted {
+        top.set("trusted", t.clone());
+    }
+    top
+}
+
+/// Why a request's tree could not be prepared.
+pub enum PrepareError {
+    /// A file or directory that cannot be read.
+    Io(std::io::Error),
+    /// Errors to render with `files`; `summary` says what they stopped.
+    Diagnostics {
+        files: SourceMap,
+        diagnostics: Vec<Diagnostic>,
+        summary: Option<String>,
+    },
+}
+
+/// Selects the request's environment from `confdir`'s `environments.pp` (if any) and loads that
+/// environment's files, checked. A tree with errors stops here (only its errors are kept).
+pub fn prepare(
+    confdir: &Path,
+    request: &Request,
+) -> Result<(SelectedEnvironment, LoadedTree), PrepareError> {
+    let environments_file = confdir.join("environments.pp");
+    let environments = if environments_file.is_file() {
+        let file = TreeFile {
+            display: crate::tree::display(&environments_file),
+            path: environments_file,
+            role: FileRole::Environments,
+        };
+        let loaded = crate::load_tree_files(&[file], Some(confdir)).map_err(PrepareError::Io)?;
+        if loaded.has_errors() {
+            return Err(tree_errors(loaded, "environments.pp has errors"));
+        }
+        Some(loaded)
+    } else {
+        None
+    };
+    let program = environments.as_ref().and_then(|l| l.environments_program());
+    let selected = match select(confdir, program, request) {
+        Ok(s) => s,
+        Err(d) => {
+            return Err(PrepareError::Diagnostics {
+                files: environments.map(|l| l.check.files).unwrap_or_default(),
+                diagnostics: vec![d],
+                summary: None,
+            })
+        }
+    };
+    let files = selected.layout.files().map_err(PrepareError::Io)?;
+    let loaded = crate::load_tree_files(&files, Some(confdir)).map_err(PrepareError::Io)?;
+    if loaded.has_errors() {
+        let summary = format!(
+            "the environment `{}` has errors (see `pbc check`); nothing was looked up",
+            selected.name
+        );
+        return Err(tree_errors(loaded, &summary));
+    }
+    Ok((selected, loaded))
+}
+
+fn tree_errors(loaded: LoadedTree, summary: &str) -> PrepareError {
+    PrepareError::Diagnostics {
+        diagnostics: loaded
+            .check
+            .diagnostics
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .collect(),
+        files: loaded.check.files,
+        summary: Some(summary.to_string()),
+    }
+}
+
+/// One `environment` or `dynamic_environments` resource, its title evaluated.
+struct Declared<'p> {
+    title: String,
+    title_span: Span,
+    ops: &'p [AttributeOp],
+}
+
+/// ARM-8 "environments.pp": `--env` wins; otherwise `$environment` as `environments.pp` leaves
+/// it (evaluated in a local scope with `$agent_environment`, `$confdir` and the ENC's data),
+/// then the ENC's, then `production`. The name must be a static environment, a directory
+/// under a dynamic environments root, or `production` (implied when neither declares it). The
+/// environment's attributes are evaluated in the same scope, so they may use what the file
+/// computed.
+pub fn select(
+    confdir: &Path,
+    program: Option<&Program>,
+    request: &Request,
+) -> Result<SelectedEnvironment, Diagnostic> {
+    match run(confdir, program, request, Want::Selected)? {
+        Outcome::Selected(s) => Ok(s),
+        Outcome::Available(_) => unreachable!("asked for the selected environment"),
+    }
+}
+
+/// Every environment `environments.pp` makes available, without a request (no facts): its
+/// static ones, the directories under its dynamic roots, and `production`; sorted.
+pub fn available(confdir: &Path, program: &Program) -> Result<Vec<String>, Diagnostic> {
+    match run(confdir, Some(program), &Request::default(), Want::Available)? {
+        Outcome::Available(mut names) => {
+            names.sort();
+            names.dedup();
+            Ok(names)
+        }
+        Outcome::Selected(s) => Ok(vec![s.name]),
+    }
+}
+
+enum Want {
+    Selected,
+    Available,
+}
+
+enum Outcome {
+    Selected(SelectedEnvironment),
+    Available(Vec<String>),
+}
+
+fn run(
+    confdir: &Path,
+    program: Option<&Program>,
+    request: &Request,
+    want: Want,
+) -> Result<Outcome, Diagnostic> {
+    let mut local = top_scope(request);
+    local.set("confdir", Value::string(confdir.to_string_lossy().as_ref()));
+    local.set(
+        "agent_environment",
+        request
+            .agent_environment
+            .as_deref()
+            .map_or(Value::Undef, Value::string),
+    );
+    // ARM-8 "Integration with existing ENC": its data is visible (and may be changed) while
+    // environments.pp runs.
+    if let Some(enc) = &request.enc {
+        for (k, v) in enc.parameters.iter() {
+            local.set(k.to_display_string(), v.clone());
+        }
+        let classes = enc.classes.iter().map(|(c, _)| Value::string(c.as_str()));
+        local.set("classes", Value::array(classes.collect()));
+        if let Some(e) = &enc.environment {
+            local.set("environment", Value::string(e.as_str()));
+        }
+    }
+    let mut host = NoInjection::default();
+    let mut ev = Evaluator::new(&local, &mut host).strict(request.strict);
+    let in_file = |e: EvalError| {
+        e.into_diagnostic()
+            .with_note("note: while evaluating environments.pp")
+    };
+
+    let mut chosen = request.environment.clone();
+    let mut from = "--env";
+    let mut span = Span::NONE;
+    let mut defaults: &[AttributeOp] = &[];
+    let mut statics: Vec<Declared> = Vec::new();
+    let mut dynamic: Vec<Declared> = Vec::new();
+    if let Some(program) = program {
+        for statement in &program.body {
+            if matches!(statement.kind, ExprKind::Site(_)) {
+                continue;
+            }
+            ev.eval(statement).map_err(in_file)?;
+            if let ExprKind::Assignment { target, .. } = &statement.kind {
+                if matches!(&target.kind, ExprKind::Variable { name } if name == "environment") {
+                    span = statement.span;
+                }
+            }
+        }
+        if chosen.is_none() {
+            if let Ok(Value::String(s)) = ev.variable_value("environment") {
+                let enc_env = request.enc.as_ref().and_then(|e| e.environment.as_deref());
+                from = if enc_env == Some(s.as_str()) {
+                    "the ENC"
+                } else {
+                    "environments.pp"
+                };
+                chosen = Some(s.to_string());
+            }
+        }
+        for statement in &program.body {
+            let ExprKind::Site(site) = &statement.kind else {
+                continue;
+            };
+            for item in &site.items {
+                match item {
+                    SiteItem::EnvironmentDefaults { ops, .. } => defaults = ops,
+                    SiteItem::Environment { bodies, .. } => {
+                        for b in bodies {
+                            statics.push(declared(&mut ev, &b.title, &b.ops).map_err(in_file)?);
+                        }
+                    }
+                    SiteItem::DynamicEnvironments { bodies, .. } => {
+                        for b in bodies {
+                            dynamic.push(declared(&mut ev, &b.title, &b.ops).map_err(in_file)?);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    if let Want::Available = want {
+        let mut names = known_names(&statics, &dynamic, confdir);
+        names.0.extend(names.1);
+        return Ok(Outcome::Available(names.0));
+    }
+    if chosen.is_none() {
+        chosen = request.enc.as_ref().and_then(|e| e.environment.clone());
+        from = "the ENC";
+    }
+    let name = chosen.unwrap_or_else(|| {
+        from = "the default";
+        "production".to_string()
+    });
+
+    let attributes = |ev: &mut Evaluator, own: &[AttributeOp]| {
+        environment_paths(ev, defaults, own).map_err(in_file)
+    };
+    let found = |envdir: PathBuf, paths: EnvironmentPaths| SelectedEnvironment {
+        name: name.clone(),
+        from,
+        layout: EnvironmentLayout::resolve(confdir, &envdir, &paths),
+    };
+    if let Some(d) = statics.iter().find(|d| d.title == name) {
+        let (envdir, envdir_span) =
+            match path_attribute(&mut ev, d.ops, defaults, "envdir").map_err(in_file)? {
+                Some((dir, at)) => (confdir.join(dir), at),
+                None => (confdir.to_path_buf(), d.title_span),
+            };
+        if !envdir.is_dir() {
+            return Err(Diagnostic::error(
+                codes::ENVDIR_NOT_FOUND,
+                envdir_span,
+                format!(
+                    "the environment `{name}` has no directory: `{}` does not exist",
+                    in_confdir(&envdir, confdir)
+                ),
+            )
+            .with_note(
+                "note: a static environment's files are under its `envdir` (`$confdir` unless set)",
+            ));
+        }
+        let paths = attributes(&mut ev, d.ops)?;
+        return Ok(Outcome::Selected(found(envdir, paths)));
+    }
+    for root in &dynamic {
+        let envdir = confdir.join(&root.title).join(&name);
+        if envdir.is_dir() {
+            let paths = attributes(&mut ev, root.ops)?;
+            return Ok(Outcome::Selected(found(envdir, paths)));
+        }
+    }
+    if name == "production" {
+        let envdir = match path_attribute(&mut ev, &[], defaults, "envdir").map_err(in_file)? {
+            Some((dir, _)) => confdir.join(dir),
+            None => confdir.to_path_buf(),
+        };
+        let paths = attributes(&mut ev, &[])?;
+        return Ok(Outcome::Selected(found(envdir, paths)));
+    }
+    // The assignment is only where the name came from when environments.pp chose it.
+    let span = if from == "environments.pp" {
+        span
+    } else {
+        Span::NONE
+    };
+    Err(unknown_environment(
+        &name, span, &statics, &dynamic, confdir,
+    ))
+}
+
+/// A path as `$confdir/...` when it is inside the tree, so messages do not depend on where
+/// the tree is checked out.
+fn in_confdir(path: &Path, confdir: &Path) -> String {
+    match path.strip_prefix(confdir) {
+        Ok(rel) => format!("$confdir/{}", rel.to_string_lossy().replace('\\', "/")),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
+fn declared<'p>(
+    ev: &mut Evaluator,
+    title: &crate::ast::Expr,
+    ops: &'p [AttributeOp],
+) -> Result<Declared<'p>, EvalError> {
+    match ev.evaluate(title)? {
+        Value::String(s) => Ok(Declared {
+            title: s.to_string(),
+            title_span: title.span,
+            ops,
+        }),
+        other => Err(EvalError::type_error(
+            title.span,
+            format!(
+                "an environment's title is a String, not {}",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+/// The path attributes an environment resource sets, its own over the `Environment` defaults.
+fn environment_paths(
+    ev: &mut Evaluator,
+    defaults: &[AttributeOp],
+    own: &[AttributeOp],
+) -> Result<EnvironmentPaths, EvalError> {
+    let mut get =
+        |name: &str| path_attribute(ev, own, defaults, name).map(|p| p.map(|(path, _)| path));
+    Ok(EnvironmentPaths {
+        modulepath: get("modulepath")?,
+        manifestdir: get("manifestdir")?,
+        manifest: get("manifest")?,
+        bindingsdir: get("bindingsdir")?,
+    })
+}
+
+/// An attribute's path (with the span of its value), from `own` or else `defaults`. `undef`
+/// and `default` leave it unset; an Array of Strings is a path list (`modulepath`).
+fn path_attribute(
+    ev: &mut Evaluator,
+    own: &[AttributeOp],
+    defaults: &[AttributeOp],
+    name: &str,
+) -> Result<Option<(String, Span)>, EvalError> {
+    let Some(op) = own
+        .iter()
+        .rev()
+        .chain(defaults.iter().rev())
+        .find(|op| op.name == name)
+    else {
+        return Ok(None);
+    };
+    let path = match ev.evaluate(&op.value)? {
+        Value::Undef | Value::Default => return Ok(None),
+        Value::String(s) => s.to_string(),
+        Value::Array(items) if name == "modulepath" => {
+            let mut parts = Vec::with_capacity(items.len());
+            for item in items.iter() {
+                match item {
+                    Value::String(s) => parts.push(s.to_string()),
+                    other => return Err(path_type_error(op, other)),
+                }
+            }
+            parts.join(":")
+        }
+        other => return Err(path_type_error(op, &other)),
+    };
+    Ok(Some((path, op.value.span)))
+}
+
+fn path_type_error(op: &AttributeOp, v: &Value) -> EvalError {
+    EvalError::type_error(
+        op.value.span,
+        format!(
+            "the environment attribute `{}` is a path (a String), not {}",
+            op.name,
+            v.type_name()
+        ),
+    )
+}
+
+/// The declared environments (with `production` when nothing declares it) and, apart, the
+/// dynamic ones that exist (each root's sub-directories, sorted).
+fn known_names(
+    statics: &[Declared],
+    dynamic: &[Declared],
+    confdir: &Path,
+) -> (Vec<String>, Vec<String>) {
+    let mut present: Vec<String> = Vec::new();
+    for root in dynamic {
+        if let Ok(entries) = std::fs::read_dir(confdir.join(&root.title)) {
+            present.extend(
+                entries
+                    .filter_map(|e| e.ok())
+                    .filter(|e| e.path().is_dir())
+                    .map(|e| e.file_name().to_string_lossy().into_owned()),
+            );
+        }
+    }
+    present.sort();
+    let mut known: Vec<String> = statics.iter().map(|d| d.title.clone()).collect();
+    if !known.iter().any(|k| k == "production") && !present.iter().any(|p| p == "production") {
+        known.insert(0, "production".into());
+    }
+    (known, present)
+}
+
+fn unknown_environment(
+    name: &str,
+    span: Span,
+    statics: &[Declared],
+    dynamic: &[Declared],
+    confdir: &Path,
+) -> Diagnostic {
+    let (mut known, present) = known_names(statics, dynamic, confdir);
+    let mut d = Diagnostic::error(
+        codes::UNKNOWN_ENVIRONMENT,
+        span,
+        format!("unknown environment `{name}`"),
+    )
+    .with_note(format!(
+        "note: environments.pp declares {}{}",
+        crate::diag::backticked(&known),
+        if dynamic.is_empty() {
+            String::new()
+        } else if present.is_empty() {
+            ", and dynamic environments under roots that have none".to_string()
+        } else {
+            format!("; dynamic ones: {}", crate::diag::backticked(&present))
+        }
+    ));
+    known.extend(present);
+    let names: Vec<&str> = known.iter().map(String::as_str).collect();
+    if let Some(s) = crate::diag::did_you_mean(name, &names) {
+        d = d.with_note(format!("help: did you mean `{s}`?"));
+    }
+    d
+}
