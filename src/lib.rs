@@ -71,7 +71,19 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     };
     let names = match environment::available(&confdir, program) {
         Ok(names) => names,
-        Err(_) => return Ok(None),
+        Err(mut d) => {
+            // environments.pp fails without a request's facts: the directory is one tree.
+            let mut report = check_tree_files(&tree::discover(&[dir.to_path_buf()])?)?;
+            d.severity = diag::Severity::Warning;
+            let d = d.with_note(
+                "note: without a request the environments are unknown; the directory was checked as one tree",
+            );
+            report
+                .diagnostics
+                .extend(moved_to(d, &alone, &report.files));
+            diag::sort(&mut report.diagnostics);
+            return Ok(Some(report));
+        }
     };
     // Per environment, the files it reads; findings about environments that cannot be read.
     let mut environments: Vec<Vec<tree::TreeFile>> = Vec::new();
@@ -115,23 +127,31 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
         .map(|files| files.iter().map(|f| f.display.clone()).collect())
         .collect();
     let mut analysed = analyse(inputs, Some(&groups));
-    // Their spans are in environments.pp as loaded alone; point them at it here.
-    let environments_name = alone.check.files.name(span::FileId(0));
-    if let Some(id) = (0..analysed.files.len() as u32)
-        .map(span::FileId)
-        .find(|&id| analysed.files.name(id) == environments_name)
-    {
-        for d in &mut unreadable {
-            d.move_to_file(id);
-        }
-        analysed.diagnostics.extend(unreadable);
-        diag::sort(&mut analysed.diagnostics);
+    for d in unreadable {
+        analysed
+            .diagnostics
+            .extend(moved_to(d, &alone, &analysed.files));
     }
+    diag::sort(&mut analysed.diagnostics);
     Ok(Some(CheckReport {
         files: analysed.files,
         diagnostics: analysed.diagnostics,
         file_count: analysed.file_count,
     }))
+}
+
+/// A finding on environments.pp as `alone` loaded it, pointed at the same file in `files`.
+fn moved_to(
+    mut d: diag::Diagnostic,
+    alone: &LoadedTree,
+    files: &span::SourceMap,
+) -> Option<diag::Diagnostic> {
+    let name = alone.check.files.name(span::FileId(0));
+    let id = (0..files.len() as u32)
+        .map(span::FileId)
+        .find(|&id| files.name(id) == name)?;
+    d.move_to_file(id);
+    Some(d)
 }
 
 /// `confdir`'s environments.pp, loaded and checked on its own.

@@ -313,4 +313,57 @@ mod tests {
         );
         assert_eq!(role_of(Path::new("manifests/site.pp")), FileRole::Manifest);
     }
+
+    #[test]
+    fn environment_paths_resolve_as_arm8_says() {
+        let confdir = Path::new("/etc/puppet");
+        let envdir = Path::new("/etc/puppet/master");
+        let defaults = EnvironmentLayout::resolve(confdir, envdir, &EnvironmentPaths::default());
+        assert_eq!(
+            defaults.manifest,
+            Path::new("/etc/puppet/master/manifests/site.pp")
+        );
+        assert_eq!(
+            defaults.bindingsdir,
+            Path::new("/etc/puppet/master/bindings")
+        );
+        assert_eq!(
+            defaults.modulepath,
+            [Path::new("/etc/puppet/master/modules")]
+        );
+
+        let written = EnvironmentPaths {
+            modulepath: Some("modules/site:../shared/modules::/opt/puppet/modules".into()),
+            manifestdir: Some("code".into()),
+            manifest: Some("staging.pp".into()),
+            bindingsdir: Some("./data/bindings".into()),
+        };
+        let layout = EnvironmentLayout::resolve(confdir, envdir, &written);
+        // A relative manifest is resolved against manifestdir, itself against envdir.
+        assert_eq!(
+            layout.manifest,
+            Path::new("/etc/puppet/master/code/staging.pp")
+        );
+        assert_eq!(
+            layout.bindingsdir,
+            Path::new("/etc/puppet/master/data/bindings")
+        );
+        // Relative and absolute entries mix; empty ones are skipped; `..` is resolved.
+        assert_eq!(
+            layout.modulepath,
+            [
+                Path::new("/etc/puppet/master/modules/site"),
+                Path::new("/etc/puppet/shared/modules"),
+                Path::new("/opt/puppet/modules"),
+            ]
+        );
+        let absolute = EnvironmentPaths {
+            manifest: Some("/srv/site.pp".into()),
+            ..EnvironmentPaths::default()
+        };
+        assert_eq!(
+            EnvironmentLayout::resolve(confdir, envdir, &absolute).manifest,
+            Path::new("/srv/site.pp")
+        );
+    }
 }

@@ -1,0 +1,7 @@
+site {
+  categories {
+    node        => "${::fqdn}",
+    tier        => $::tier,
+    environment => true,
+  }
+}
