@@ -290,7 +290,12 @@ fn run(
         let paths = attributes(&mut ev, d.ops)?;
         return Ok(Outcome::Selected(found(envdir, paths)));
     }
-    for root in &dynamic {
+    // A dynamic environment is a sub-directory of its root: one plain path component.
+    let one_directory = matches!(
+        Path::new(&name).components().collect::<Vec<_>>()[..],
+        [std::path::Component::Normal(_)]
+    );
+    for root in dynamic.iter().filter(|_| one_directory) {
         let envdir = confdir.join(&root.title).join(&name);
         if envdir.is_dir() {
             let paths = attributes(&mut ev, root.ops)?;
