@@ -32,6 +32,7 @@ pub fn parse_and_validate(file: span::FileId, src: &str) -> Parsed {
 }
 
 /// What `pbc check` found in a tree: every file's diagnostics, sorted by file and position.
+#[derive(Default)]
 pub struct CheckReport {
     pub files: span::SourceMap,
     pub diagnostics: Vec<diag::Diagnostic>,
@@ -106,13 +107,10 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     // its path implies.
     let mut by_path: std::collections::BTreeMap<std::path::PathBuf, tree::TreeFile> =
         std::collections::BTreeMap::new();
-    for f in environments.iter().flatten().cloned() {
+    let everything = tree::discover(&[dir.to_path_buf()])?;
+    for f in environments.iter().flatten().chain(&everything) {
         let key = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
-        by_path.entry(key).or_insert(f);
-    }
-    for f in tree::discover(&[dir.to_path_buf()])? {
-        let key = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
-        by_path.entry(key).or_insert(f);
+        by_path.entry(key).or_insert_with(|| f.clone());
     }
     let mut inputs = Vec::with_capacity(by_path.len());
     for f in by_path.values() {
@@ -204,14 +202,7 @@ pub fn compile_dir(
             compile_tree_files(&selected.layout.files()?, Some(&confdir), CompileMode::Tree)
         }
         Err(d) => {
-            let mut check = match alone {
-                Some(a) => a.check,
-                None => CheckReport {
-                    files: span::SourceMap::new(),
-                    diagnostics: Vec::new(),
-                    file_count: 0,
-                },
-            };
+            let mut check = alone.map(|a| a.check).unwrap_or_default();
             check.diagnostics.push(d);
             Ok(CompileReport { check, model: None })
         }

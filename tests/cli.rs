@@ -233,6 +233,39 @@ fn compile_files_mode_and_usage_errors() {
     ]);
     assert_eq!(code, 2);
     assert!(stderr.contains("one tree directory"), "{stderr}");
+    // `--env` names an environment of a site; bindings files have none.
+    let (code, _, stderr) = pbc(&[
+        "compile",
+        "--env",
+        "staging",
+        "corpus/compile/files/multibinds.pp",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn compile_env_picks_the_environment_of_a_site() {
+    let site = "corpus/lookup/trees/environments";
+    let (code, stdout, stderr) = pbc(&["compile", "--env", "staging", site]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("master/staging-bindings/default.pp"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("master/bindings/default.pp"), "{stdout}");
+    let (code, stdout, stderr) = pbc(&["compile", "--env", "nosuch", site]);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("error[UNKNOWN_ENVIRONMENT]"), "{stderr}");
+    // Without environments.pp only `production` exists.
+    let (code, _, stderr) = pbc(&[
+        "compile",
+        "--env",
+        "staging",
+        "corpus/compile/trees/sample/modules",
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("unknown environment `staging`"), "{stderr}");
 }
 
 #[test]

@@ -11,7 +11,7 @@ use crate::ast::{AttributeOp, ExprKind, Program, SiteItem};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::{EvalError, Evaluator, NoInjection, TopScope, Value};
 use crate::span::{SourceMap, Span};
-use crate::tree::{EnvironmentLayout, EnvironmentPaths, FileRole, TreeFile};
+use crate::tree::{EnvironmentLayout, EnvironmentPaths};
 use crate::LoadedTree;
 use std::path::{Path, PathBuf};
 
@@ -63,14 +63,8 @@ pub fn prepare(
     confdir: &Path,
     request: &Request,
 ) -> Result<(SelectedEnvironment, LoadedTree), PrepareError> {
-    let environments_file = confdir.join("environments.pp");
-    let environments = if environments_file.is_file() {
-        let file = TreeFile {
-            display: crate::tree::display(&environments_file),
-            path: environments_file,
-            role: FileRole::Environments,
-        };
-        let loaded = crate::load_tree_files(&[file], Some(confdir)).map_err(PrepareError::Io)?;
+    let environments = if confdir.join("environments.pp").is_file() {
+        let loaded = crate::load_environments_file(confdir).map_err(PrepareError::Io)?;
         if loaded.has_errors() {
             return Err(tree_errors(loaded, "environments.pp has errors"));
         }
