@@ -123,6 +123,8 @@ pub const UNKNOWN_ENVIRONMENT_ATTRIBUTE: &str = "UNKNOWN_ENVIRONMENT_ATTRIBUTE";
 /// (warning, `pbc check` of a site) A file with `site` or `bindings` blocks that no environment
 /// reads: not its manifest, not under its bindingsdir, not in a module on its modulepath.
 pub const NOT_IN_ANY_ENVIRONMENT: &str = "NOT_IN_ANY_ENVIRONMENT";
+/// An environment path attribute whose literal value cannot be a path (`modulepath => 42`).
+pub const ENVIRONMENT_PATH_TYPE: &str = "ENVIRONMENT_PATH_TYPE";
 /// `envdir` on `dynamic_environments` (it is set from the directory found).
 pub const ENVDIR_ON_DYNAMIC_ENVIRONMENTS: &str = "ENVDIR_ON_DYNAMIC_ENVIRONMENTS";
 pub const RELATIVE_ENVDIR: &str = "RELATIVE_ENVDIR";

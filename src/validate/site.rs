@@ -206,6 +206,22 @@ fn check_environment_ops(ops: &[AttributeOp], what: &str, out: &mut Vec<Diagnost
             out.push(d);
             continue;
         }
+        if let Some(found) = not_a_path(&op.value, op.name == "modulepath") {
+            let expected = if op.name == "modulepath" {
+                "a path (a String, colon separated) or an Array of paths"
+            } else {
+                "a path (a String)"
+            };
+            out.push(
+                Diagnostic::error(
+                    codes::ENVIRONMENT_PATH_TYPE,
+                    op.value.span,
+                    format!("`{}` is {expected}, not {found}", op.name),
+                )
+                .with_note("note: `undef` or `default` leaves the attribute at its default"),
+            );
+            continue;
+        }
         if op.name == "envdir" && what == "dynamic_environments" {
             out.push(
                 Diagnostic::error(
@@ -236,6 +252,27 @@ fn check_environment_ops(ops: &[AttributeOp], what: &str, out: &mut Vec<Diagnost
             }
         }
     }
+}
+
+/// What a literal attribute value is when it cannot be a path (`None`: a String, `undef`,
+/// `default`, anything computed, or for `modulepath` an Array of those).
+fn not_a_path(e: &Expr, list: bool) -> Option<String> {
+    let kind = match &e.kind {
+        ExprKind::Integer { .. } => "an Integer",
+        ExprKind::Float { .. } => "a Float",
+        ExprKind::Boolean { .. } => "a Boolean",
+        ExprKind::Regex { .. } => "a Regexp",
+        ExprKind::Hash { .. } => "a Hash",
+        ExprKind::QualifiedReference { .. } => "a Type",
+        ExprKind::Array { elements } if list => {
+            return elements.iter().find_map(|x| {
+                not_a_path(x, false).map(|inner| format!("an Array holding {inner}"))
+            })
+        }
+        ExprKind::Array { .. } => "an Array",
+        _ => return None,
+    };
+    Some(kind.to_string())
 }
 
 fn check_dynamic(body: &ResourceBody, out: &mut Vec<Diagnostic>) {
