@@ -87,7 +87,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
         }
     };
     // Per environment, the files it reads; findings about environments that cannot be read.
-    let mut environments: Vec<Vec<tree::TreeFile>> = Vec::new();
+    let mut environments: Vec<(String, Vec<tree::TreeFile>)> = Vec::new();
     let mut unreadable: Vec<diag::Diagnostic> = Vec::new();
     for name in names {
         let request = inject::Request {
@@ -95,7 +95,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             ..Default::default()
         };
         match environment::select(&confdir, Some(program), &request) {
-            Ok(selected) => environments.push(selected.layout.files()?),
+            Ok(selected) => environments.push((name, selected.layout.files()?)),
             Err(mut d) => {
                 d.severity = diag::Severity::Warning;
                 unreadable
@@ -108,7 +108,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     let mut by_path: std::collections::BTreeMap<std::path::PathBuf, tree::TreeFile> =
         std::collections::BTreeMap::new();
     let everything = tree::discover(&[dir.to_path_buf()])?;
-    for f in environments.iter().flatten().chain(&everything) {
+    for f in environments.iter().flat_map(|(_, f)| f).chain(&everything) {
         let key = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
         by_path.entry(key).or_insert_with(|| f.clone());
     }
@@ -120,9 +120,9 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             bytes: read(f)?,
         });
     }
-    let groups: Vec<Vec<String>> = environments
-        .iter()
-        .map(|files| files.iter().map(|f| f.display.clone()).collect())
+    let groups: Vec<(String, Vec<String>)> = environments
+        .into_iter()
+        .map(|(name, files)| (name, files.into_iter().map(|f| f.display).collect()))
         .collect();
     let mut analysed = analyse(inputs, Some(&groups));
     for d in unreadable {
@@ -411,9 +411,13 @@ struct Analysed {
 
 /// Files are taken in name order, whatever order they come in: everything after (layer
 /// composition, which of two conflicting bindings is reported first) follows that order.
-/// With `environments`, the rules across files run once per environment over the files it
-/// reads (by name); files no environment reads get only their own rules.
-fn analyse(mut inputs: Vec<SourceInput>, environments: Option<&[Vec<String>]>) -> Analysed {
+/// With `environments` (each one's name and the names of the files it reads), the rules
+/// across files run once per environment over its files; files no environment reads get only
+/// their own rules.
+fn analyse(
+    mut inputs: Vec<SourceInput>,
+    environments: Option<&[(String, Vec<String>)]>,
+) -> Analysed {
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
     let file_count = inputs.len();
     let mut files = span::SourceMap::new();
@@ -449,7 +453,8 @@ fn analyse(mut inputs: Vec<SourceInput>, environments: Option<&[Vec<String>]>) -
         }
         Some(environments) => {
             let mut read = vec![false; parsed.len()];
-            for names in environments {
+            let mut found: Vec<(diag::Diagnostic, &str)> = Vec::new();
+            for (environment, names) in environments {
                 let names: std::collections::HashSet<&str> =
                     names.iter().map(String::as_str).collect();
                 let members: Vec<usize> = (0..parsed.len())
@@ -460,8 +465,10 @@ fn analyse(mut inputs: Vec<SourceInput>, environments: Option<&[Vec<String>]>) -
                 }
                 let inputs: Vec<validate::TreeInput> =
                     members.into_iter().map(tree_input).collect();
-                diagnostics.extend(validate::check_tree(&inputs));
+                let findings = validate::check_tree(&inputs);
+                found.extend(findings.into_iter().map(|d| (d, environment.as_str())));
             }
+            diagnostics.extend(naming_environments(found, environments.len()));
             let unread: Vec<usize> = (0..parsed.len()).filter(|&i| !read[i]).collect();
             let inputs: Vec<validate::TreeInput> = unread.iter().map(|&i| tree_input(i)).collect();
             diagnostics.extend(validate::check_each_file(&inputs));
@@ -472,7 +479,6 @@ fn analyse(mut inputs: Vec<SourceInput>, environments: Option<&[Vec<String>]>) -
             }
         }
     }
-    // The same file read by several environments gives the same findings: `sort` keeps one.
     diag::sort(&mut diagnostics);
     Analysed {
         files,
@@ -481,6 +487,50 @@ fn analyse(mut inputs: Vec<SourceInput>, environments: Option<&[Vec<String>]>) -
         parsed,
         file_count,
     }
+}
+
+/// Each distinct finding once, however many environments made it (a file several environments
+/// read gives the same findings in each); in a site of several environments, a note names the
+/// environments it was found in.
+fn naming_environments(
+    mut found: Vec<(diag::Diagnostic, &str)>,
+    environments: usize,
+) -> Vec<diag::Diagnostic> {
+    found.sort_by(|(a, x), (b, y)| {
+        (a.span.file, a.span.start, a.span.end, a.code, &a.message, x).cmp(&(
+            b.span.file,
+            b.span.start,
+            b.span.end,
+            b.code,
+            &b.message,
+            y,
+        ))
+    });
+    let mut out: Vec<(diag::Diagnostic, Vec<&str>)> = Vec::new();
+    for (d, environment) in found {
+        // Equal findings are adjacent but for ones that differ only in labels or notes.
+        let same_place = |(o, _): &(diag::Diagnostic, Vec<&str>)| {
+            (o.span, o.code, &o.message) == (d.span, d.code, &d.message)
+        };
+        let run = out.iter().rev().take_while(|o| same_place(o)).count();
+        let start = out.len() - run;
+        match out[start..].iter_mut().find(|(o, _)| *o == d) {
+            Some((_, names)) => names.push(environment),
+            None => out.push((d, vec![environment])),
+        }
+    }
+    out.into_iter()
+        .map(|(d, names)| {
+            if environments < 2 {
+                return d;
+            }
+            d.with_note(format!(
+                "note: in the environment{} {}",
+                if names.len() == 1 { "" } else { "s" },
+                diag::backticked(names)
+            ))
+        })
+        .collect()
 }
 
 /// A file with `site` or `bindings` blocks that no environment reads (its blocks never apply).

@@ -5,5 +5,8 @@ site {
   environment { 'archive':
     envdir => "${confdir}/archive",
   }
-  dynamic_environments { "${confdir}/branches": }
+  # Branches use the site's modules.
+  dynamic_environments { "${confdir}/branches":
+    modulepath => "${confdir}/modules",
+  }
 }
