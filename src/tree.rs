@@ -1,9 +1,11 @@
-//! A configuration tree on disk: which `.pp` files `pbc check` (and later `pbc compile`) reads, and
-//! the role each file plays in it, decided from its path the way Puppet lays a tree out:
-//! `environments.pp`, `bindings/a/b.pp` (holds `bindings a::b`), `modules/m/bindings/x.pp` (holds
-//! `bindings m::x`), and every other manifest (`manifests/site.pp`, module manifests).
+//! A configuration tree on disk: which `.pp` files pbc reads, and the role each file plays in
+//! it. [`discover`] decides roles from paths the way Puppet lays a tree out: `environments.pp`,
+//! `bindings/a/b.pp` (holds `bindings a::b`), `modules/m/bindings/x.pp` (holds `bindings m::x`),
+//! and every other manifest (`manifests/site.pp`, module manifests). [`EnvironmentLayout`]
+//! decides them from an environment's resolved paths (manifest, bindingsdir, modulepath).
 //!
-//! It owns file discovery and naming only. It must not parse or judge the files' contents.
+//! It owns file discovery, path resolution and naming only. It must not parse or judge the
+//! files' contents, nor evaluate `environments.pp` (the injector's environment module does).
 
 use std::path::{Component, Path, PathBuf};
 
