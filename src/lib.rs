@@ -70,8 +70,8 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     let Some(program) = alone.environments_program().filter(|_| !alone.has_errors()) else {
         return Ok(None);
     };
-    let names = match environment::available(&confdir, program) {
-        Ok(names) => names,
+    let resolved = match environment::all(&confdir, program) {
+        Ok(resolved) => resolved,
         Err(mut d) => {
             // environments.pp fails without a request's facts: the directory is one tree.
             let mut report = check_tree_files(&tree::discover(&[dir.to_path_buf()])?)?;
@@ -89,12 +89,8 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     // Per environment, the files it reads; findings about environments that cannot be read.
     let mut environments: Vec<(String, Vec<tree::TreeFile>)> = Vec::new();
     let mut unreadable: Vec<diag::Diagnostic> = Vec::new();
-    for name in names {
-        let request = inject::Request {
-            environment: Some(name.clone()),
-            ..Default::default()
-        };
-        match environment::select(&confdir, Some(program), &request) {
+    for (name, selected) in resolved {
+        match selected {
             Ok(selected) => environments.push((name, selected.layout.files()?)),
             Err(mut d) => {
                 d.severity = diag::Severity::Warning;

@@ -115,6 +115,23 @@ struct Declared<'p> {
     ops: &'p [AttributeOp],
 }
 
+/// The environment resources of `environments.pp`, titles evaluated.
+#[derive(Default)]
+struct Declarations<'p> {
+    /// `Environment { }`.
+    defaults: &'p [AttributeOp],
+    statics: Vec<Declared<'p>>,
+    dynamic: Vec<Declared<'p>>,
+}
+
+/// What `--env`, `environments.pp` or the ENC chose, before the default.
+struct Choice {
+    name: Option<String>,
+    from: &'static str,
+    /// The `$environment` assignment, when environments.pp made the choice.
+    span: Span,
+}
+
 /// ARM-8 "environments.pp": `--env` wins; otherwise `$environment` as `environments.pp` leaves
 /// it (evaluated in a local scope with `$agent_environment`, `$confdir` and the ENC's data),
 /// then the ENC's, then `production`. The name must be a static environment, a directory
@@ -126,41 +143,60 @@ pub fn select(
     program: Option<&Program>,
     request: &Request,
 ) -> Result<SelectedEnvironment, Diagnostic> {
-    match run(confdir, program, request, Want::Selected)? {
-        Outcome::Selected(s) => Ok(s),
-        Outcome::Available(_) => unreachable!("asked for the selected environment"),
-    }
+    with_file(confdir, program, request, |ev, mut choice, declarations| {
+        if choice.name.is_none() {
+            choice.name = request.enc.as_ref().and_then(|e| e.environment.clone());
+            choice.from = "the ENC";
+        }
+        let name = choice.name.unwrap_or_else(|| {
+            choice.from = "the default";
+            "production".to_string()
+        });
+        resolve(ev, confdir, declarations, &name, choice.from, choice.span)
+    })
 }
 
-/// Every environment `environments.pp` makes available, without a request (no facts): its
-/// static ones, the directories under its dynamic roots, and `production`; sorted.
-pub fn available(confdir: &Path, program: &Program) -> Result<Vec<String>, Diagnostic> {
-    match run(confdir, Some(program), &Request::default(), Want::Available)? {
-        Outcome::Available(mut names) => {
+/// An environment with its layout, or why it has none.
+pub type Resolved = Result<SelectedEnvironment, Diagnostic>;
+
+/// Every environment `environments.pp` makes available without a request (no facts), sorted:
+/// its static ones, the directories under its dynamic roots, and `production`; each with its
+/// files' layout or why it has none. `Err`: the file itself fails without a request.
+pub fn all(confdir: &Path, program: &Program) -> Result<Vec<(String, Resolved)>, Diagnostic> {
+    with_file(
+        confdir,
+        Some(program),
+        &Request::default(),
+        |ev, _, declarations| {
+            let (mut names, present) = known_names(declarations, confdir);
+            names.extend(present);
             names.sort();
             names.dedup();
-            Ok(names)
-        }
-        Outcome::Selected(s) => Ok(vec![s.name]),
-    }
+            Ok(names
+                .into_iter()
+                .map(|name| {
+                    let resolved = resolve(ev, confdir, declarations, &name, "--env", Span::NONE);
+                    (name, resolved)
+                })
+                .collect())
+        },
+    )
 }
 
-enum Want {
-    Selected,
-    Available,
+fn in_file(e: EvalError) -> Diagnostic {
+    e.into_diagnostic()
+        .with_note("note: while evaluating environments.pp")
 }
 
-enum Outcome {
-    Selected(SelectedEnvironment),
-    Available(Vec<String>),
-}
-
-fn run(
+/// Evaluates `environments.pp` for `request` (everything but its `site` blocks, then its
+/// environment titles) and hands `then` the evaluator, still in the file's scope, with what
+/// the file chose and declared.
+fn with_file<R>(
     confdir: &Path,
     program: Option<&Program>,
     request: &Request,
-    want: Want,
-) -> Result<Outcome, Diagnostic> {
+    then: impl FnOnce(&mut Evaluator, Choice, &Declarations) -> Result<R, Diagnostic>,
+) -> Result<R, Diagnostic> {
     let mut local = top_scope(request);
     local.set("confdir", Value::string(confdir.to_string_lossy().as_ref()));
     local.set(
@@ -184,87 +220,89 @@ fn run(
     }
     let mut host = NoInjection::default();
     let mut ev = Evaluator::new(&local, &mut host).strict(request.strict);
-    let in_file = |e: EvalError| {
-        e.into_diagnostic()
-            .with_note("note: while evaluating environments.pp")
-    };
 
-    let mut chosen = request.environment.clone();
-    let mut from = "--env";
-    let mut span = Span::NONE;
-    let mut defaults: &[AttributeOp] = &[];
-    let mut statics: Vec<Declared> = Vec::new();
-    let mut dynamic: Vec<Declared> = Vec::new();
-    if let Some(program) = program {
-        for statement in &program.body {
-            if matches!(statement.kind, ExprKind::Site(_)) {
-                continue;
-            }
-            ev.eval(statement).map_err(in_file)?;
-            if let ExprKind::Assignment { target, .. } = &statement.kind {
-                if matches!(&target.kind, ExprKind::Variable { name } if name == "environment") {
-                    span = statement.span;
-                }
+    let mut choice = Choice {
+        name: request.environment.clone(),
+        from: "--env",
+        span: Span::NONE,
+    };
+    let mut declarations = Declarations::default();
+    let Some(program) = program else {
+        return then(&mut ev, choice, &declarations);
+    };
+    let mut assigned = Span::NONE;
+    for statement in &program.body {
+        if matches!(statement.kind, ExprKind::Site(_)) {
+            continue;
+        }
+        ev.eval(statement).map_err(in_file)?;
+        if let ExprKind::Assignment { target, .. } = &statement.kind {
+            if matches!(&target.kind, ExprKind::Variable { name } if name == "environment") {
+                assigned = statement.span;
             }
         }
-        if chosen.is_none() {
-            if let Ok(Value::String(s)) = ev.variable_value("environment") {
-                let enc_env = request.enc.as_ref().and_then(|e| e.environment.as_deref());
-                from = if enc_env == Some(s.as_str()) {
-                    "the ENC"
-                } else {
-                    "environments.pp"
-                };
-                chosen = Some(s.to_string());
-            }
-        }
-        for statement in &program.body {
-            let ExprKind::Site(site) = &statement.kind else {
-                continue;
+    }
+    if choice.name.is_none() {
+        if let Ok(Value::String(s)) = ev.variable_value("environment") {
+            let enc_env = request.enc.as_ref().and_then(|e| e.environment.as_deref());
+            choice.from = if enc_env == Some(s.as_str()) {
+                "the ENC"
+            } else {
+                "environments.pp"
             };
-            for item in &site.items {
-                match item {
-                    SiteItem::EnvironmentDefaults { ops, .. } => defaults = ops,
-                    SiteItem::Environment { bodies, .. } => {
-                        for b in bodies {
-                            statics.push(declared(&mut ev, &b.title, &b.ops).map_err(in_file)?);
-                        }
+            // The assignment is where the name came from only when environments.pp chose it.
+            if choice.from == "environments.pp" {
+                choice.span = assigned;
+            }
+            choice.name = Some(s.to_string());
+        }
+    }
+    for statement in &program.body {
+        let ExprKind::Site(site) = &statement.kind else {
+            continue;
+        };
+        for item in &site.items {
+            match item {
+                SiteItem::EnvironmentDefaults { ops, .. } => declarations.defaults = ops,
+                SiteItem::Environment { bodies, .. } => {
+                    for b in bodies {
+                        let d = declared(&mut ev, &b.title, &b.ops).map_err(in_file)?;
+                        declarations.statics.push(d);
                     }
-                    SiteItem::DynamicEnvironments { bodies, .. } => {
-                        for b in bodies {
-                            dynamic.push(declared(&mut ev, &b.title, &b.ops).map_err(in_file)?);
-                        }
-                    }
-                    _ => {}
                 }
+                SiteItem::DynamicEnvironments { bodies, .. } => {
+                    for b in bodies {
+                        let d = declared(&mut ev, &b.title, &b.ops).map_err(in_file)?;
+                        declarations.dynamic.push(d);
+                    }
+                }
+                _ => {}
             }
         }
     }
-    if let Want::Available = want {
-        let mut names = known_names(&statics, &dynamic, confdir);
-        names.0.extend(names.1);
-        return Ok(Outcome::Available(names.0));
-    }
-    if chosen.is_none() {
-        chosen = request.enc.as_ref().and_then(|e| e.environment.clone());
-        from = "the ENC";
-    }
-    let name = chosen.unwrap_or_else(|| {
-        from = "the default";
-        "production".to_string()
-    });
+    then(&mut ev, choice, &declarations)
+}
 
-    let attributes = |ev: &mut Evaluator, own: &[AttributeOp]| {
-        environment_paths(ev, defaults, own).map_err(in_file)
-    };
+/// The environment `name` and where its files are: a static environment (its `envdir` must
+/// exist), else a directory under a dynamic root, else the implied `production`. `span` is
+/// where the name was chosen, for the error when it names nothing.
+fn resolve(
+    ev: &mut Evaluator,
+    confdir: &Path,
+    declarations: &Declarations,
+    name: &str,
+    from: &'static str,
+    span: Span,
+) -> Result<SelectedEnvironment, Diagnostic> {
+    let defaults = declarations.defaults;
     let found = |envdir: PathBuf, paths: EnvironmentPaths| SelectedEnvironment {
-        name: name.clone(),
+        name: name.to_string(),
         from,
         layout: EnvironmentLayout::resolve(confdir, &envdir, &paths),
     };
-    if let Some(d) = statics.iter().find(|d| d.title == name) {
+    if let Some(d) = declarations.statics.iter().find(|d| d.title == name) {
         let (envdir, envdir_span) =
-            match path_attribute(&mut ev, d.ops, defaults, "envdir").map_err(in_file)? {
+            match path_attribute(ev, d.ops, defaults, "envdir").map_err(in_file)? {
                 Some((dir, at)) => (confdir.join(dir), at),
                 None => (confdir.to_path_buf(), d.title_span),
             };
@@ -281,38 +319,30 @@ fn run(
                 "note: a static environment's files are under its `envdir` (`$confdir` unless set)",
             ));
         }
-        let paths = attributes(&mut ev, d.ops)?;
-        return Ok(Outcome::Selected(found(envdir, paths)));
+        let paths = environment_paths(ev, defaults, d.ops).map_err(in_file)?;
+        return Ok(found(envdir, paths));
     }
     // A dynamic environment is a sub-directory of its root: one plain path component.
     let one_directory = matches!(
-        Path::new(&name).components().collect::<Vec<_>>()[..],
+        Path::new(name).components().collect::<Vec<_>>()[..],
         [std::path::Component::Normal(_)]
     );
-    for root in dynamic.iter().filter(|_| one_directory) {
-        let envdir = confdir.join(&root.title).join(&name);
+    for root in declarations.dynamic.iter().filter(|_| one_directory) {
+        let envdir = confdir.join(&root.title).join(name);
         if envdir.is_dir() {
-            let paths = attributes(&mut ev, root.ops)?;
-            return Ok(Outcome::Selected(found(envdir, paths)));
+            let paths = environment_paths(ev, defaults, root.ops).map_err(in_file)?;
+            return Ok(found(envdir, paths));
         }
     }
     if name == "production" {
-        let envdir = match path_attribute(&mut ev, &[], defaults, "envdir").map_err(in_file)? {
+        let envdir = match path_attribute(ev, &[], defaults, "envdir").map_err(in_file)? {
             Some((dir, _)) => confdir.join(dir),
             None => confdir.to_path_buf(),
         };
-        let paths = attributes(&mut ev, &[])?;
-        return Ok(Outcome::Selected(found(envdir, paths)));
+        let paths = environment_paths(ev, defaults, &[]).map_err(in_file)?;
+        return Ok(found(envdir, paths));
     }
-    // The assignment is only where the name came from when environments.pp chose it.
-    let span = if from == "environments.pp" {
-        span
-    } else {
-        Span::NONE
-    };
-    Err(unknown_environment(
-        &name, span, &statics, &dynamic, confdir,
-    ))
+    Err(unknown_environment(name, span, declarations, confdir))
 }
 
 /// A path as `$confdir/...` when it is inside the tree, so messages do not depend on where
@@ -408,13 +438,9 @@ fn path_type_error(op: &AttributeOp, v: &Value) -> EvalError {
 
 /// The declared environments (with `production` when nothing declares it) and, apart, the
 /// dynamic ones that exist (each root's sub-directories, sorted).
-fn known_names(
-    statics: &[Declared],
-    dynamic: &[Declared],
-    confdir: &Path,
-) -> (Vec<String>, Vec<String>) {
+fn known_names(declarations: &Declarations, confdir: &Path) -> (Vec<String>, Vec<String>) {
     let mut present: Vec<String> = Vec::new();
-    for root in dynamic {
+    for root in &declarations.dynamic {
         if let Ok(entries) = std::fs::read_dir(confdir.join(&root.title)) {
             present.extend(
                 entries
@@ -425,7 +451,11 @@ fn known_names(
         }
     }
     present.sort();
-    let mut known: Vec<String> = statics.iter().map(|d| d.title.clone()).collect();
+    let mut known: Vec<String> = declarations
+        .statics
+        .iter()
+        .map(|d| d.title.clone())
+        .collect();
     if !known.iter().any(|k| k == "production") && !present.iter().any(|p| p == "production") {
         known.insert(0, "production".into());
     }
@@ -435,11 +465,10 @@ fn known_names(
 fn unknown_environment(
     name: &str,
     span: Span,
-    statics: &[Declared],
-    dynamic: &[Declared],
+    declarations: &Declarations,
     confdir: &Path,
 ) -> Diagnostic {
-    let (mut known, present) = known_names(statics, dynamic, confdir);
+    let (mut known, present) = known_names(declarations, confdir);
     let mut d = Diagnostic::error(
         codes::UNKNOWN_ENVIRONMENT,
         span,
@@ -448,7 +477,7 @@ fn unknown_environment(
     .with_note(format!(
         "note: environments.pp declares {}{}",
         crate::diag::backticked(&known),
-        if dynamic.is_empty() {
+        if declarations.dynamic.is_empty() {
             String::new()
         } else if present.is_empty() {
             ", and dynamic environments under roots that have none".to_string()

@@ -3,11 +3,10 @@
 //! It reads the same model `pbc compile` writes, lowered in memory with expressions kept as
 //! AST ([`Code`]), and follows ARM-8's request sequence: facts become the top scope,
 //! `environments.pp` picks the environment and its files ([`environment`]), the site's
-//! categories are evaluated (D8, D9), the
-//! layers are composed into effective bindings ([`compose`]), and each lookup produces its
-//! value (constants, evaluated expressions, lookups of other keys, multibinds) with its type
-//! checked. It must not re-check the tree (the validator did) nor print anything: callers
-//! render its results and diagnostics.
+//! categories are evaluated (D8, D9), the layers are composed into effective bindings
+//! ([`compose`]), and each lookup produces its value (constants, evaluated expressions, lookups
+//! of other keys, multibinds) with its type checked. It must not re-check the tree (the
+//! validator did) nor print anything: callers render its results and diagnostics.
 
 pub mod command;
 pub mod compose;
