@@ -95,6 +95,108 @@ fn a_site_compiles_each_environment_from_its_own_files() {
     assert!(missing.contains("error[ENVDIR_NOT_FOUND]"), "{missing}");
 }
 
+/// Writes `files` under a fresh directory in the target dir.
+fn site(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("sites")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    for (path, text) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    root
+}
+
+/// The origins of every binding of the model, by layer.
+fn origins(model: &str) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_str(model).expect("JSON");
+    let mut out = Vec::new();
+    for layer in doc["layers"]["layers"].as_array().expect("layers") {
+        for b in layer["bindings"].as_array().expect("bindings") {
+            let file = b["origin"]["file"].as_str().unwrap_or("?");
+            if file != "<system>" {
+                out.push(format!("{}: {file}", layer["name"].as_str().unwrap_or("?")));
+            }
+        }
+    }
+    out
+}
+
+/// A directory `manifest` is every manifest in it; `undef` and `default` leave an attribute
+/// at its default; a computed value that is not a path is an error at the attribute.
+#[test]
+fn manifest_directories_and_unset_attributes() {
+    let root = site(
+        "manifest_dir",
+        &[
+            (
+                "environments.pp",
+                "$unset = undef\nsite {\n  environment { 'production': manifest => 'conf.d', bindingsdir => $unset, modulepath => default }\n  environment { 'broken': modulepath => 1 + 1 }\n}\n",
+            ),
+            (
+                "manifests/conf.d/categories.pp",
+                "site { categories { node => $::fqdn, role => $::role } }\n",
+            ),
+            (
+                "manifests/conf.d/layers.pp",
+                "site { bindings => [layer { 'mine': include => 'confdir:/default' }, layer { 'modules': include => 'module:/*::default' }] }\n",
+            ),
+            ("bindings/default.pp", "bindings default {\n  when role 'web' { bind 'x' to 1 }\n}\n"),
+            ("modules/m/bindings/default.pp", "bindings m::default {\n  bind 'm::y' to 2\n}\n"),
+        ],
+    );
+    let model = compile_site(&root, None).unwrap_or_else(|d| panic!("compiles:\n{d}"));
+    assert_eq!(
+        origins(&model),
+        [
+            "mine: bindings/default.pp",
+            "modules: modules/m/bindings/default.pp"
+        ]
+    );
+    let doc: serde_json::Value = serde_json::from_str(&model).expect("JSON");
+    let categories: Vec<&str> = doc["categories"]["categories"]
+        .as_array()
+        .expect("categories")
+        .iter()
+        .map(|c| c["categorization"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(categories, ["node", "role", "environment", "common"]);
+    let broken = compile_site(&root, Some("broken")).expect_err("not a path");
+    assert!(broken.contains("error[EVAL_TYPE_ERROR]"), "{broken}");
+    assert!(broken.contains("`modulepath` is a path"), "{broken}");
+}
+
+/// A dynamic `production` directory is production when environments.pp declares none; the
+/// implied one (in `$confdir`) only when neither has it.
+#[test]
+fn a_dynamic_production_wins_over_the_implied_one() {
+    let files = [
+        (
+            "environments.pp",
+            "site { dynamic_environments { \"${confdir}/envs\": } }\n",
+        ),
+        (
+            "bindings/default.pp",
+            "bindings default { bind 'x' to 'confdir' }\n",
+        ),
+        (
+            "envs/production/bindings/default.pp",
+            "bindings default { bind 'x' to 'branch' }\n",
+        ),
+    ];
+    let root = site("dynamic_production", &files);
+    let model = compile_site(&root, None).expect("compiles");
+    assert_eq!(
+        origins(&model),
+        ["site: envs/production/bindings/default.pp"]
+    );
+    let root = site("implied_production", &files[..2]);
+    let model = compile_site(&root, None).expect("compiles");
+    assert_eq!(origins(&model), ["site: bindings/default.pp"]);
+}
+
 #[test]
 fn compile_files() {
     snapshot_settings().bind(|| {
