@@ -103,12 +103,11 @@ pub fn role_of(path: &Path) -> FileRole {
         return FileRole::Manifest;
     };
     let module = (at >= 2 && parts[at - 2] == "modules").then(|| parts[at - 1].clone());
-    let mut segments: Vec<String> = module.iter().cloned().collect();
-    for p in &parts[at + 1..] {
-        segments.push(p.strip_suffix(".pp").unwrap_or(p).to_string());
-    }
     FileRole::Bindings {
-        expected_name: segments.join("::"),
+        expected_name: bindings_name_of(
+            module.as_deref(),
+            parts[at + 1..].iter().map(String::as_str),
+        ),
         module,
     }
 }
@@ -270,16 +269,25 @@ fn bindings_below(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// `a/b.pp` below a bindings directory holds `bindings a::b` (`m::a::b` in module `m`).
 fn bindings_name(dir: &Path, file: &Path, module: Option<&str>) -> String {
-    let mut segments: Vec<String> = module.iter().map(|m| m.to_string()).collect();
-    if let Ok(rel) = file.strip_prefix(dir) {
-        for c in rel.components() {
-            if let Component::Normal(s) = c {
-                let s = s.to_string_lossy();
-                segments.push(s.strip_suffix(".pp").unwrap_or(&s).to_string());
-            }
-        }
-    }
-    segments.join("::")
+    let rel = file.strip_prefix(dir).unwrap_or(file);
+    let parts: Vec<String> = rel
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    bindings_name_of(module, parts.iter().map(String::as_str))
+}
+
+/// The module (if any) and the path below the bindings directory, `.pp` dropped, joined by `::`.
+fn bindings_name_of<'p>(module: Option<&str>, below: impl Iterator<Item = &'p str>) -> String {
+    let below = below.map(|p| p.strip_suffix(".pp").unwrap_or(p));
+    module
+        .into_iter()
+        .chain(below)
+        .collect::<Vec<_>>()
+        .join("::")
 }
 
 #[cfg(test)]
