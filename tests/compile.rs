@@ -36,12 +36,7 @@ fn a_site_compiles_each_environment_from_its_own_files() {
     let summary = |environment: Option<&str>| -> Vec<String> {
         let model = compile_site(&dir, environment).expect("compiles");
         let doc: serde_json::Value = serde_json::from_str(&model).expect("JSON");
-        let mut out: Vec<String> = doc["categories"]["categories"]
-            .as_array()
-            .expect("categories")
-            .iter()
-            .map(|c| c["categorization"].as_str().unwrap_or("?").to_string())
-            .collect();
+        let mut out = categories(&doc);
         for layer in doc["layers"]["layers"].as_array().expect("layers") {
             for b in layer["bindings"].as_array().expect("bindings") {
                 out.push(format!(
@@ -93,6 +88,16 @@ fn a_site_compiles_each_environment_from_its_own_files() {
     assert!(unknown.contains("error[UNKNOWN_ENVIRONMENT]"), "{unknown}");
     let missing = compile_site(&dir, Some("retired")).expect_err("no envdir");
     assert!(missing.contains("error[ENVDIR_NOT_FOUND]"), "{missing}");
+}
+
+/// A model's effective categories, highest first.
+fn categories(doc: &serde_json::Value) -> Vec<String> {
+    doc["categories"]["categories"]
+        .as_array()
+        .expect("categories")
+        .iter()
+        .map(|c| c["categorization"].as_str().unwrap_or("?").to_string())
+        .collect()
 }
 
 /// Writes `files` under a fresh directory in the target dir.
@@ -156,13 +161,7 @@ fn manifest_directories_and_unset_attributes() {
         ]
     );
     let doc: serde_json::Value = serde_json::from_str(&model).expect("JSON");
-    let categories: Vec<&str> = doc["categories"]["categories"]
-        .as_array()
-        .expect("categories")
-        .iter()
-        .map(|c| c["categorization"].as_str().unwrap_or("?"))
-        .collect();
-    assert_eq!(categories, ["node", "role", "environment", "common"]);
+    assert_eq!(categories(&doc), ["node", "role", "environment", "common"]);
     let broken = compile_site(&root, Some("broken")).expect_err("not a path");
     assert!(broken.contains("error[EVAL_TYPE_ERROR]"), "{broken}");
     assert!(broken.contains("`modulepath` is a path"), "{broken}");
@@ -254,13 +253,10 @@ fn sample_tree_layers() {
     .map(|(l, b)| (l.to_string(), b.iter().map(|s| s.to_string()).collect()))
     .collect();
     assert_eq!(layers, want);
-    let categories: Vec<&str> = doc["categories"]["categories"]
-        .as_array()
-        .expect("categories")
-        .iter()
-        .map(|c| c["categorization"].as_str().unwrap_or("?"))
-        .collect();
-    assert_eq!(categories, ["node", "data_center", "environment", "common"]);
+    assert_eq!(
+        categories(&doc),
+        ["node", "data_center", "environment", "common"]
+    );
 }
 
 /// Two runs, the second with the files in reverse order: byte-identical models.
