@@ -342,19 +342,17 @@ pub(super) fn call(
     }
 }
 
-/// `lookup(name[, type][, default])`, `inject(type[, name])`.
+/// `lookup(name[, type][, default])`; `inject(name)`, `inject(type[, name])` (D23: ARM-8's
+/// named binding and its typed form).
 fn lookup(ev: &mut Evaluator, a: &Args) -> EvalResult {
     let (name, ty, default) = if a.name == "inject" {
         a.count(1, 2)?;
-        let Value::Type(t) = &a.values[0] else {
-            return Err(a.wrong(0, "a Type"));
-        };
-        let name = if a.values.len() == 2 {
-            a.string(1)?
-        } else {
-            ""
-        };
-        (name.to_string(), (**t).clone(), None)
+        match (&a.values[0], a.values.len()) {
+            (Value::Type(t), 1) => (String::new(), (**t).clone(), None),
+            (Value::Type(t), _) => (a.string(1)?.to_string(), (**t).clone(), None),
+            (Value::String(name), 1) => (name.to_string(), PType::Data, None),
+            _ => return Err(a.wrong(0, "a Type, or the name of a Data binding")),
+        }
     } else {
         a.count(1, 3)?;
         let ty = match a.values.get(1) {
