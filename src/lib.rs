@@ -5,6 +5,7 @@
 //! module says what it owns.
 
 pub mod ast;
+pub mod compose;
 pub mod diag;
 pub mod eval;
 pub mod inject;
@@ -340,6 +341,15 @@ impl LoadedTree {
             .any(diag::Diagnostic::is_error)
     }
 
+    /// Errors other than composition errors (D18: those belong to a key and a request, and
+    /// `pbc lookup` reports them per key).
+    pub fn has_file_errors(&self) -> bool {
+        self.check
+            .diagnostics
+            .iter()
+            .any(|d| d.is_error() && !compose::is_per_key(d.code))
+    }
+
     pub fn lower_inputs(&self) -> Vec<lower::LowerInput<'_>> {
         self.parsed
             .iter()
@@ -445,7 +455,7 @@ fn analyse(
     match environments {
         None => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
-            diagnostics.extend(validate::check_tree(&all));
+            diagnostics.extend(validate::check_tree(&files, &all));
         }
         Some(environments) => {
             let mut read = vec![false; parsed.len()];
@@ -461,7 +471,7 @@ fn analyse(
                 }
                 let inputs: Vec<validate::TreeInput> =
                     members.into_iter().map(tree_input).collect();
-                let findings = validate::check_tree(&inputs);
+                let findings = validate::check_tree(&files, &inputs);
                 found.extend(findings.into_iter().map(|d| (d, environment.as_str())));
             }
             diagnostics.extend(naming_environments(found, environments.len()));

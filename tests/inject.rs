@@ -213,7 +213,7 @@ fn array_multibind_options() {
         &[
             (
                 "bindings/high.pp",
-                "bindings high {\n  multibind Array[Data], 'plain'\n  bind to [1, 2] in 'plain'\n  bind to 3 in 'plain'\n  multibind Array[Data], 'flat' { flatten => true, uniq => true }\n  bind to [1, [2, [3]]] in 'flat'\n  bind to [[1], 3] in 'flat'\n  multibind Array[Data], 'one_level' { flatten => 1 }\n  bind to [[1, [2]]] in 'one_level'\n  multibind Array[String], 'named' { priority_on_named => true }\n  bind 'x' to 'first' in 'named'\n  bind 'x' to 'second' in 'named'\n  bind 'y' to 'third' in 'named'\n  multibind Array[String], 'unnamed' { priority_on_unnamed => true }\n  bind to 'first' in 'unnamed'\n  bind to 'second' in 'unnamed'\n  multibind Array[Integer], 'typed'\n  bind to 'not a number' in 'typed'\n  multibind Array[Data], 'combined' { combinator => |$memo, $x| { $memo + [$x * 10] } }\n  bind to 1 in 'combined'\n  bind to 2 in 'combined'\n}\n",
+                "bindings high {\n  multibind Array[Data], 'plain'\n  bind to [1, 2] in 'plain'\n  bind to 3 in 'plain'\n  multibind Array[Data], 'flat' { flatten => true, uniq => true }\n  bind to [1, [2, [3]]] in 'flat'\n  bind to [[1], 3] in 'flat'\n  multibind Array[Data], 'one_level' { flatten => 1 }\n  bind to [[1, [2]]] in 'one_level'\n  multibind Array[String], 'named' { priority_on_named => true }\n  bind 'x' to 'first' in 'named'\n  when data_center 'ams' { bind 'x' to 'second' in 'named' }\n  bind 'y' to 'third' in 'named'\n  multibind Array[Data], 'named_tie'\n  bind 'n' to 1 in 'named_tie'\n  bind 'n' to 2 in 'named_tie'\n  multibind Array[Data], 'named_all' { priority_on_named => false }\n  bind 'n' to 1 in 'named_all'\n  bind 'n' to 2 in 'named_all'\n  multibind Array[String], 'unnamed' { priority_on_unnamed => true }\n  bind to 'first' in 'unnamed'\n  when data_center 'ams' { bind to 'second' in 'unnamed' }\n  multibind Array[String], 'unnamed_tie' { priority_on_unnamed => true }\n  bind to 'first' in 'unnamed_tie'\n  bind to 'second' in 'unnamed_tie'\n  multibind Array[Integer], 'typed'\n  bind to 'not a number' in 'typed'\n  multibind Array[Data], 'combined' { combinator => |$memo, $x| { $memo + [$x * 10] } }\n  bind to 1 in 'combined'\n  bind to 2 in 'combined'\n}\n",
             ),
             (
                 "bindings/low.pp",
@@ -225,8 +225,12 @@ fn array_multibind_options() {
             ("plain", "[1, 2, 3, 'ams', 'low']"),
             ("flat", "[1, 2, 3]"),
             ("one_level", "[1, [2]]"),
-            ("named", "['first', 'third']"),
-            ("unnamed", "['first']"),
+            // D18: of one name, the highest rank wins; two of equal rank are an error.
+            ("named", "['second', 'third']"),
+            ("named_tie", "MULTIBIND_CONTRIBUTION"),
+            ("named_all", "[1, 2]"),
+            ("unnamed", "['second']"),
+            ("unnamed_tie", "MULTIBIND_CONTRIBUTION"),
             ("typed", "INCOMPATIBLE_TYPE"),
             ("combined", "[10, 20]"),
         ],
@@ -240,7 +244,7 @@ fn hash_multibind_options() {
         &[
             (
                 "bindings/high.pp",
-                "bindings high {\n  multibind Hash[String, Data], 'priority'\n  bind 'k' to 'common' in 'priority'\n  when data_center 'ams' { bind 'k' to 'ams' in 'priority' }\n  multibind Hash[String, Data], 'same' \n  bind 'k' to 1 in 'same'\n  bind 'k' to 2 in 'same'\n  multibind Hash[String, Data], 'ignore' { conflict_resolution => ignore }\n  bind 'k' to 1 in 'ignore'\n  bind 'k' to 2 in 'ignore'\n  multibind Hash[String, Data], 'error' { conflict_resolution => error }\n  bind 'k' to 1 in 'error'\n  when data_center 'ams' { bind 'k' to 2 in 'error' }\n  multibind Hash[String, Data], 'append' { conflict_resolution => append, uniq => true }\n  bind 'k' to [1, 2] in 'append'\n  bind 'k' to 2 in 'append'\n  bind 'k' to 3 in 'append'\n  multibind Hash[String, Data], 'merge' { conflict_resolution => merge }\n  bind 'k' to { 'a' => 1 } in 'merge'\n  bind 'k' to { 'a' => 2, 'b' => 2 } in 'merge'\n  multibind Hash[String, Data], 'outer'\n  multibind Hash[String, Data], 'inner'\n  bind 'x' to 1 in 'inner'\n  bind 'inner' to lookup('inner') in 'outer'\n  bind 'y' to 2 in 'outer'\n  multibind Hash[String, Integer], 'typed'\n  bind 'k' to 'text' in 'typed'\n}\n",
+                "bindings high {\n  multibind Hash[String, Data], 'priority'\n  bind 'k' to 'common' in 'priority'\n  when data_center 'ams' { bind 'k' to 'ams' in 'priority' }\n  multibind Hash[String, Data], 'same' \n  bind 'k' to 1 in 'same'\n  bind 'k' to 2 in 'same'\n  multibind Hash[String, Data], 'ignore' { conflict_resolution => ignore }\n  bind 'k' to 1 in 'ignore'\n  bind 'k' to 2 in 'ignore'\n  multibind Hash[String, Data], 'error' { conflict_resolution => error }\n  bind 'k' to 1 in 'error'\n  when data_center 'ams' { bind 'k' to 2 in 'error' }\n  multibind Hash[String, Data], 'append' { conflict_resolution => append, uniq => true }\n  bind 'k' to [1, 2] in 'append'\n  bind 'k' to 2 in 'append'\n  bind 'k' to 3 in 'append'\n  multibind Hash[String, Data], 'append_one' { conflict_resolution => append }\n  bind 'k' to 'v' in 'append_one'\n  multibind Hash[String, Data], 'append_arrays' { conflict_resolution => append }\n  bind 'k' to ['a'] in 'append_arrays'\n  bind 'k' to ['b', 'c'] in 'append_arrays'\n  multibind Hash[String, Data], 'append_flat' { conflict_resolution => append, flatten => true }\n  bind 'k' to ['a'] in 'append_flat'\n  bind 'k' to ['b', 'c'] in 'append_flat'\n  multibind Hash[String, Data], 'merge' { conflict_resolution => merge }\n  bind 'k' to { 'a' => 1 } in 'merge'\n  bind 'k' to { 'a' => 2, 'b' => 2 } in 'merge'\n  multibind Hash[String, Data], 'outer'\n  multibind Hash[String, Data], 'inner'\n  bind 'x' to 1 in 'inner'\n  bind 'inner' to lookup('inner') in 'outer'\n  bind 'y' to 2 in 'outer'\n  multibind Hash[String, Integer], 'typed'\n  bind 'k' to 'text' in 'typed'\n}\n",
             ),
             ("bindings/low.pp", "bindings low {\n  bind 'k' to 'low' in 'priority'\n  bind 'other' to 'low' in 'priority'\n}\n"),
         ],
@@ -249,7 +253,11 @@ fn hash_multibind_options() {
             ("same", "MULTIBIND_CONTRIBUTION"),
             ("ignore", "{'k' => 1}"),
             ("error", "MULTIBIND_CONTRIBUTION"),
-            ("append", "{'k' => [1, 2, 3]}"),
+            // D18: each value is one element (an array too); only `flatten` splices.
+            ("append", "{'k' => [[1, 2], 2, 3]}"),
+            ("append_one", "{'k' => ['v']}"),
+            ("append_arrays", "{'k' => [['a'], ['b', 'c']]}"),
+            ("append_flat", "{'k' => ['a', 'b', 'c']}"),
             ("merge", "{'k' => {'a' => 1, 'b' => 2}}"),
             ("outer", "{'inner' => {'x' => 1}, 'y' => 2}"),
             ("typed", "INCOMPATIBLE_TYPE"),

@@ -168,8 +168,6 @@ pub const OVERRIDE_HAS_NO_EFFECT: &str = "OVERRIDE_HAS_NO_EFFECT";
 /// Puppet 3's code: a multibind whose type is not `Array[...]` or `Hash[...]`.
 pub const MULTIBIND_TYPE_ERROR: &str = "MULTIBIND_TYPE_ERROR";
 pub const HASH_CONTRIBUTION_WITHOUT_NAME: &str = "HASH_CONTRIBUTION_WITHOUT_NAME";
-/// A warning: names of Array contributions are not used.
-pub const ARRAY_CONTRIBUTION_NAME_IGNORED: &str = "ARRAY_CONTRIBUTION_NAME_IGNORED";
 /// A warning: a contribution to an id that no multibind in the tree declares.
 pub const UNKNOWN_MULTIBIND: &str = "UNKNOWN_MULTIBIND";
 /// `bind parameters X to R[...]` twice with the same type `R`.

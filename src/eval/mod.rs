@@ -9,6 +9,7 @@
 //! calling functions calling lambdas) is counted, so no input can hang or overflow the stack.
 //! Errors carry a stable code and the span of the expression at fault.
 
+pub mod code;
 pub mod functions;
 mod ops;
 pub mod value;

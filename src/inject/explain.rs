@@ -92,21 +92,24 @@ impl Injector<'_> {
     pub fn explain(&mut self, key: &Key) -> Explanation {
         let result = self.lookup_found_key(key);
         let c = &self.composition;
-        let entry = c.by_id.get(&key.id()).map(|&e| &c.keys[e]);
-        let winner_index = match entry.map(|e| &e.winner) {
+        let index = c.entry(&key.id());
+        let entry = index.map(|e| &c.bindings.keys[e]);
+        let outcome = index.map(|e| &c.winners[e]);
+        let winner_index = match outcome {
             Some(Ok(Some(w))) => Some(*w),
             _ => None,
         };
-        let conflict = match entry.map(|e| &e.winner) {
+        let conflict = match outcome {
             Some(Err(ComposeError::Conflict { first, second })) => Some((*first, *second)),
             _ => None,
         };
-        let winner_layer = winner_index.map(|w| c.candidates[w].layer);
+        let winner_layer = winner_index.map(|w| c.candidates()[w].layer);
         let mut layers: Vec<LayerLines> = Vec::new();
         for &i in entry.map_or(&[][..], |e| e.candidates.as_slice()) {
-            let cand = &c.candidates[i];
-            let layer_name = c.layer_names[cand.layer].to_string();
-            let (outcome, why) = match (&cand.precedence, winner_index) {
+            let cand = &c.candidates()[i];
+            let precedence = c.precedence(i);
+            let layer_name = c.layer_names()[cand.layer].to_string();
+            let (outcome, why) = match (&precedence, winner_index) {
                 (None, _) => (
                     "not matched",
                     "a predicate does not match this request".to_string(),
@@ -118,10 +121,13 @@ impl Injector<'_> {
                 (Some(_), Some(w)) if w == i => ("wins", String::new()),
                 (Some(_), Some(w)) if Some(cand.layer) != winner_layer => (
                     "shadowed",
-                    format!("layer `{}` is higher", c.layer_names[c.candidates[w].layer]),
+                    format!(
+                        "layer `{}` is higher",
+                        c.layer_names()[c.candidates()[w].layer]
+                    ),
                 ),
                 (Some(p), Some(w)) => {
-                    let wc = &c.candidates[w];
+                    let wc = &c.candidates()[w];
                     if cand.is_abstract && !wc.is_abstract {
                         (
                             "loses",
@@ -133,7 +139,7 @@ impl Injector<'_> {
                             format!(
                                 "precedence {:?} is below {:?}",
                                 p,
-                                wc.precedence.clone().unwrap_or_default()
+                                c.precedence(w).unwrap_or_default()
                             ),
                         )
                     }
@@ -143,9 +149,9 @@ impl Injector<'_> {
             let line = CandidateLine {
                 origin: origin_text(cand.origin),
                 bindings: cand.bindings.to_string(),
-                predicates: predicate_lines(&cand.conditions),
-                matched: cand.precedence.is_some(),
-                precedence: cand.precedence.as_deref().map(<[u16]>::to_vec),
+                predicates: predicate_lines(&c.conditions(i)),
+                matched: precedence.is_some(),
+                precedence: precedence.as_deref().map(<[u16]>::to_vec),
                 abstract_: cand.is_abstract,
                 override_: cand.is_override,
                 outcome,
@@ -160,23 +166,21 @@ impl Injector<'_> {
             }
         }
         let winner = winner_index.map(|w| {
-            let wc = &c.candidates[w];
+            let wc = &c.candidates()[w];
             let in_layer = entry.map_or(0, |e| {
                 e.candidates
                     .iter()
-                    .filter(|&&i| {
-                        c.candidates[i].layer == wc.layer && c.candidates[i].precedence.is_some()
-                    })
+                    .filter(|&&i| c.candidates()[i].layer == wc.layer && c.precedence(i).is_some())
                     .count()
             });
             let mut why = format!(
                 "`{}` is the highest layer with a binding that matches",
-                c.layer_names[wc.layer]
+                c.layer_names()[wc.layer]
             );
             if in_layer > 1 {
                 why.push_str(&format!(
                     "; in it, precedence {:?} is the highest{}",
-                    wc.precedence.clone().unwrap_or_default(),
+                    c.precedence(w).unwrap_or_default(),
                     if wc.is_abstract {
                         ""
                     } else {
@@ -186,13 +190,13 @@ impl Injector<'_> {
             }
             Winner {
                 origin: origin_text(wc.origin),
-                layer: c.layer_names[wc.layer].to_string(),
+                layer: c.layer_names()[wc.layer].to_string(),
                 why,
             }
         });
         let mut contributions = Vec::new();
         if let Some(w) = winner_index {
-            if let Bound::Multibinding(m) = c.candidates[w].bound {
+            if let Bound::Multibinding(m) = c.candidates()[w].bound {
                 if let Ok((_, list)) = super::multibind::combine(self, m, key) {
                     contributions = list
                         .into_iter()
@@ -201,7 +205,7 @@ impl Injector<'_> {
                             how: p.how,
                             origin: p.origin,
                             name: p.name,
-                            layer: self.composition.layer_names[p.layer].to_string(),
+                            layer: self.composition.layer_names()[p.layer].to_string(),
                             precedence: p.precedence.to_vec(),
                             value: p.value.to_json(),
                         })
@@ -223,7 +227,7 @@ impl Injector<'_> {
                         predicates: Vec::new(),
                         origin: e.origin,
                         name: Some(if e.include { "include" } else { "exclude" }.into()),
-                        layer: self.composition.layer_names[e.layer].to_string(),
+                        layer: self.composition.layer_names()[e.layer].to_string(),
                         precedence: e.precedence.to_vec(),
                         value: serde_json::Value::String(e.class),
                     })

@@ -9,19 +9,17 @@
 //! validator did) nor print anything: callers render its results and diagnostics.
 
 pub mod command;
-pub mod compose;
 pub mod enc;
 pub mod environment;
 pub mod explain;
 pub mod facts;
 mod multibind;
 
-use crate::ast::{Expr, Lambda};
+use crate::ast::Lambda;
 use crate::diag::{codes, Diagnostic};
 use crate::eval::{EvalError, EvalResult, Evaluator, LogLevel, NoInjection, TopScope, Value};
 use crate::lower::keys::Key;
-use crate::lower::model::{NamedArgument, Origin, ProducerDescriptor, TreeDocument, TypeModel};
-use crate::lower::Embed;
+use crate::lower::model::{NamedArgument, Origin, ProducerDescriptor, TreeDocument};
 use crate::span::Span;
 use crate::types::PType;
 use compose::{Bound, CategoryValues, ComposeError, Composition};
@@ -29,124 +27,9 @@ use smol_str::SmolStr;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// How the injector holds what the model embeds: literal values already evaluated, anything
-/// else as the AST to evaluate per request.
-#[derive(Clone, Debug)]
-pub enum Code<'a> {
-    Value(Value),
-    Expr(&'a Expr),
-    Lambda(&'a Lambda),
-    Variable(SmolStr),
-}
-
-impl Code<'_> {
-    /// The value in `top`'s scope; `host` answers `lookup()` (or refuses it).
-    pub fn evaluate(
-        &self,
-        top: &TopScope,
-        host: &mut dyn crate::eval::Host,
-        strict: bool,
-    ) -> EvalResult {
-        match self {
-            Code::Value(v) => Ok(v.clone()),
-            Code::Variable(name) => Ok(top
-                .get(name.trim_start_matches("::"))
-                .cloned()
-                .unwrap_or(Value::Undef)),
-            Code::Expr(e) => Evaluator::new(top, host).strict(strict).evaluate(e),
-            Code::Lambda(l) => Err(EvalError::type_error(
-                l.span,
-                "a lambda is not a value here",
-            )),
-        }
-    }
-}
-
-/// [`Embed`] for the injector.
-pub struct ForInjection;
-
-impl<'a> Embed<'a> for ForInjection {
-    type X = Code<'a>;
-    fn expression(&self, e: &'a Expr) -> Code<'a> {
-        Code::Expr(e)
-    }
-    fn literal(&self, e: &'a Expr) -> Option<Code<'a>> {
-        crate::eval::literal_value(e).map(Code::Value)
-    }
-    fn lambda(&self, l: &'a Lambda) -> Code<'a> {
-        Code::Lambda(l)
-    }
-    fn string(&self, s: &str) -> Code<'a> {
-        Code::Value(Value::string(s))
-    }
-    fn variable(&self, name: &str) -> Code<'a> {
-        Code::Variable(name.into())
-    }
-    fn boolean(&self, b: bool) -> Code<'a> {
-        Code::Value(Value::Boolean(b))
-    }
-    fn undef(&self) -> Code<'a> {
-        Code::Value(Value::Undef)
-    }
-}
-
-/// The model's type as the type system's.
-pub fn ptype(t: &TypeModel) -> PType {
-    match t {
-        TypeModel::PObjectType => PType::Any,
-        TypeModel::PDataType => PType::Data,
-        TypeModel::PLiteralType => PType::Literal,
-        TypeModel::PStringType => PType::String,
-        TypeModel::PIntegerType => PType::Integer,
-        TypeModel::PFloatType => PType::Float,
-        TypeModel::PNumericType => PType::Number,
-        TypeModel::PBooleanType => PType::Boolean,
-        TypeModel::PPatternType => PType::Pattern,
-        TypeModel::PNilType => PType::Nil,
-        TypeModel::PArrayType { element_type } => PType::Array(Box::new(ptype(element_type))),
-        TypeModel::PHashType {
-            key_type,
-            element_type,
-        } => PType::Hash(Box::new(ptype(key_type)), Box::new(ptype(element_type))),
-        TypeModel::PHostClassType { class_name } => {
-            PType::Class(class_name.as_deref().map(SmolStr::new))
-        }
-        TypeModel::PResourceType { type_name, title } => PType::Resource {
-            type_name: type_name.into(),
-            title: title.as_deref().map(SmolStr::new),
-        },
-        TypeModel::PRuntimeType { class_name } => {
-            PType::Runtime(class_name.as_deref().map(SmolStr::new))
-        }
-    }
-}
-
-/// [`PType::is_data`] on the model's type, without converting it.
-pub fn model_is_data(t: &TypeModel) -> bool {
-    match t {
-        TypeModel::PDataType => true,
-        TypeModel::PArrayType { element_type } => model_is_data(element_type),
-        TypeModel::PHashType {
-            key_type,
-            element_type,
-        } => model_is_literal(key_type) && model_is_data(element_type),
-        other => model_is_literal(other),
-    }
-}
-
-fn model_is_literal(t: &TypeModel) -> bool {
-    matches!(
-        t,
-        TypeModel::PLiteralType
-            | TypeModel::PStringType
-            | TypeModel::PIntegerType
-            | TypeModel::PFloatType
-            | TypeModel::PNumericType
-            | TypeModel::PBooleanType
-            | TypeModel::PPatternType
-            | TypeModel::PNilType
-    )
-}
+pub use crate::compose;
+pub use crate::eval::code::{Code, ForInjection};
+pub use crate::lower::model::{model_is_data, ptype};
 
 /// Who is asking: the node's facts and what the command line adds.
 #[derive(Clone, Debug, Default)]
@@ -312,10 +195,10 @@ impl<'m> Injector<'m> {
         if key.name == "/classes" && key.ty == PType::Data {
             return self.classes().map(Some);
         }
-        let Some(&entry) = self.composition.by_id.get(&id) else {
+        let Some(entry) = self.composition.entry(&id) else {
             return Ok(None);
         };
-        let winner = match &self.composition.keys[entry].winner {
+        let winner = match &self.composition.winners[entry] {
             Ok(None) => return Ok(None),
             Ok(Some(w)) => *w,
             Err(e) => return Err(self.compose_error(key, e.clone())),
@@ -335,7 +218,7 @@ impl<'m> Injector<'m> {
     }
 
     fn produce_candidate(&mut self, index: usize, key: &Key) -> EvalResult<Option<Value>> {
-        let c = &self.composition.candidates[index];
+        let c = &self.composition.candidates()[index];
         let origin = c.origin;
         let (declared, value) = match c.bound {
             Bound::Binding(b) => {
@@ -369,13 +252,15 @@ impl<'m> Injector<'m> {
             // ARM-8 "Rebinding": the key's own producer, as it would be without the rebind, at
             // the rebind's precedence.
             Bound::Rebind(_) => {
-                let entry = self.composition.by_id.get(&key.id()).copied();
+                let entry = self.composition.entry(&key.id());
                 let others: Vec<usize> = entry
-                    .map(|e| &self.composition.keys[e].candidates)
+                    .map(|e| &self.composition.bindings.keys[e].candidates)
                     .into_iter()
                     .flatten()
                     .copied()
-                    .filter(|&i| !matches!(self.composition.candidates[i].bound, Bound::Rebind(_)))
+                    .filter(|&i| {
+                        !matches!(self.composition.candidates()[i].bound, Bound::Rebind(_))
+                    })
                     .collect();
                 match self.composition.resolve(&others) {
                     Ok(Some(original)) => return self.produce_candidate(original, key),
@@ -519,12 +404,11 @@ impl<'m> Injector<'m> {
     pub(crate) fn class_entries(&mut self) -> EvalResult<Vec<ClassEntry>> {
         let mut entries: Vec<ClassEntry> = Vec::new();
         for (id, include) in [("included_classes", true), ("excluded_classes", false)] {
-            let Some(list) = self.composition.contributions.get(id) else {
-                continue;
-            };
-            let list: Vec<_> = list
-                .iter()
-                .filter_map(|c| c.precedence.clone().map(|p| (c.binding, c.layer, p)))
+            let list: Vec<_> = self
+                .composition
+                .contributions(id)
+                .into_iter()
+                .map(|(c, p, _)| (c.binding, c.layer, p))
                 .collect();
             for (b, layer, precedence) in list {
                 let Some(p) = &b.producer else { continue };
@@ -560,8 +444,8 @@ impl<'m> Injector<'m> {
     }
 
     fn compose_error(&self, key: &Key, e: ComposeError) -> EvalError {
-        let c = |i: usize| &self.composition.candidates[i];
-        let layer = |i: usize| self.composition.layer_names[c(i).layer];
+        let c = |i: usize| &self.composition.candidates()[i];
+        let layer = |i: usize| self.composition.layer_names()[c(i).layer];
         match e {
             ComposeError::Conflict { first, second } => at_origin(
                 codes::CONFLICTING_BINDINGS,
@@ -594,16 +478,18 @@ impl<'m> Injector<'m> {
     /// out, though each can still be looked up by name.
     pub fn effective_keys(&self) -> Vec<Key> {
         let c = &self.composition;
-        let in_system_layer = |k: &compose::KeyEntry| match k.winner {
-            Ok(Some(w)) => c.layer_names[c.candidates[w].layer] == crate::lower::SYSTEM_LAYER,
+        let in_system_layer = |winner: &Result<Option<usize>, ComposeError>| match winner {
+            Ok(Some(w)) => c.layer_names()[c.candidates()[*w].layer] == crate::lower::SYSTEM_LAYER,
             _ => false,
         };
         let mut keys: Vec<Key> = c
+            .bindings
             .keys
             .iter()
-            .filter(|k| !matches!(k.winner, Ok(None)) && !in_system_layer(k))
-            .filter(|k| !c.erased.contains(&k.key.id()))
-            .map(|k| k.key.clone())
+            .zip(&c.winners)
+            .filter(|(_, w)| !matches!(w, Ok(None)) && !in_system_layer(w))
+            .filter(|(k, _)| !c.erased.contains(&k.key.id()))
+            .map(|(k, _)| k.key.clone())
             .collect();
         keys.push(Key::new(PType::Data, "/classes"));
         keys.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id().cmp(&b.id())));
@@ -621,14 +507,7 @@ impl crate::eval::Host for Injector<'_> {
     }
 }
 
-pub(crate) fn option<'a, 'm>(
-    args: &'a [NamedArgument<Code<'m>>],
-    name: &str,
-) -> Option<&'a Code<'m>> {
-    args.iter()
-        .find(|a| a.name == name)
-        .and_then(|a| a.value.as_ref().or(a.expression.as_ref()))
-}
+pub(crate) use crate::compose::multibind::option;
 
 /// An error about a binding, at the binding.
 fn at_origin(code: &'static str, origin: &Origin, message: String) -> EvalError {
@@ -673,54 +552,4 @@ fn category_value(code: &Code, top: &TopScope, strict: bool) -> EvalResult<Optio
             ));
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The shortcut on the model agrees with the type system on every kind of type.
-    #[test]
-    fn model_is_data_agrees_with_the_type_system() {
-        let scalar = || {
-            vec![
-                TypeModel::PObjectType,
-                TypeModel::PDataType,
-                TypeModel::PLiteralType,
-                TypeModel::PStringType,
-                TypeModel::PIntegerType,
-                TypeModel::PFloatType,
-                TypeModel::PNumericType,
-                TypeModel::PBooleanType,
-                TypeModel::PPatternType,
-                TypeModel::PNilType,
-                TypeModel::PHostClassType { class_name: None },
-                TypeModel::PResourceType {
-                    type_name: "File".into(),
-                    title: None,
-                },
-                TypeModel::PRuntimeType { class_name: None },
-            ]
-        };
-        let mut all = scalar();
-        for e in scalar() {
-            all.push(TypeModel::PArrayType {
-                element_type: Box::new(e),
-            });
-        }
-        // Every key kind against every value kind.
-        for k in scalar() {
-            for v in scalar() {
-                all.push(TypeModel::PHashType {
-                    key_type: Box::new(k.clone()),
-                    element_type: Box::new(TypeModel::PArrayType {
-                        element_type: Box::new(v),
-                    }),
-                });
-            }
-        }
-        for t in &all {
-            assert_eq!(model_is_data(t), ptype(t).is_data(), "{}", ptype(t));
-        }
-    }
 }

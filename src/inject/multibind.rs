@@ -4,7 +4,8 @@
 //! lambda `|$memo, $x|`. Hash: named contributions, `conflict_resolution` (`priority`,
 //! `ignore`, `error`, `append`, `merge`), or a `combinator` lambda `|$key, $current, $value|`.
 
-use super::compose::Contribution;
+use super::compose::multibind::{flag, Entry, Fate, Resolution, Rules};
+use super::compose::Bindings;
 use super::{at_origin, option, ptype, Code, Injector};
 use crate::diag::codes;
 use crate::eval::functions::flatten;
@@ -66,29 +67,15 @@ pub(super) fn contributions<'m>(
     inj: &mut Injector<'m>,
     m: &'m Multibinding<Code<'m>>,
 ) -> EvalResult<Vec<Produced>> {
-    let Some(id) = m.id.as_deref().or(m.name.as_deref()) else {
+    let Some(id) = Bindings::multibind_id(m) else {
         return Ok(Vec::new());
     };
-    type Entry<'m> = (
-        &'m crate::lower::model::Binding<Code<'m>>,
-        usize,
-        super::compose::Precedence,
-        std::rc::Rc<[super::compose::PredicateOutcome]>,
-    );
-    let list: Vec<Entry<'m>> = inj
+    let list: Vec<_> = inj
         .composition
-        .contributions
-        .get(id)
-        .map(|l| {
-            l.iter()
-                .filter_map(|c: &Contribution<'m>| {
-                    c.precedence
-                        .clone()
-                        .map(|p| (c.binding, c.layer, p, c.conditions.clone()))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+        .contributions(id)
+        .into_iter()
+        .map(|(c, p, conditions)| (c.binding, c.layer, p, conditions))
+        .collect();
     let mut out = Vec::with_capacity(list.len());
     for (b, layer, precedence, conditions) in list {
         let Some(p) = &b.producer else { continue };
@@ -110,12 +97,33 @@ pub(super) fn contributions<'m>(
     Ok(out)
 }
 
-/// A Boolean option (the check has made sure it is one when given).
-fn flag(m: &Multibinding<Code>, name: &str, default: bool) -> bool {
-    match option(&m.producer_args, name) {
-        Some(Code::Value(Value::Boolean(b))) => *b,
-        _ => default,
-    }
+/// The fate of each produced contribution under the multibind's rules (D18).
+fn fates(rules: Rules, produced: &[Produced]) -> Vec<Fate> {
+    let entries: Vec<Entry> = produced
+        .iter()
+        .map(|p| Entry {
+            name: p.name.as_deref(),
+            layer: p.layer,
+            precedence: &p.precedence,
+        })
+        .collect();
+    rules.fates(&entries)
+}
+
+/// Two contributions of one name that nothing can choose between.
+fn duplicate(key: &Key, what: &str, first: &Produced, second: &Produced) -> EvalError {
+    let name = match second.name.as_deref().filter(|n| !n.is_empty()) {
+        Some(n) => format!("named '{n}'"),
+        None => "without a name".to_string(),
+    };
+    EvalError::new(
+        codes::MULTIBIND_CONTRIBUTION,
+        second.span,
+        format!(
+            "the {what} multibind `{key}` gets two contributions {name} with the same precedence"
+        ),
+    )
+    .with_note(format!("note: from {} and {}", first.origin, second.origin))
 }
 
 fn array<'m>(
@@ -126,31 +134,34 @@ fn array<'m>(
     produced: &mut [Produced],
 ) -> EvalResult<Value> {
     check_types(m, key, element, produced, true)?;
-    // Named contributions: the first (highest) of a name wins with `priority_on_named`
-    // (default), unnamed ones are all kept unless `priority_on_unnamed`.
-    let on_named = flag(m, "priority_on_named", true);
-    let on_unnamed = flag(m, "priority_on_unnamed", false);
     let combinator = match option(&m.producer_args, "combinator") {
         Some(Code::Lambda(l)) => Some(*l),
         _ => None,
     };
-    let mut seen_names: Vec<Option<String>> = Vec::new();
     let mut kept: Vec<Value> = Vec::new();
-    for p in produced.iter_mut() {
-        let name = p.name.clone().filter(|n| !n.is_empty());
-        let repeated = seen_names.contains(&name);
-        seen_names.push(name.clone());
-        if repeated && name.is_some() && on_named {
-            p.how =
-                "dropped: an earlier contribution of this name has priority (priority_on_named)"
-                    .into();
-            continue;
+    for (i, fate) in fates(Rules::of(m, false), produced).into_iter().enumerate() {
+        let option_name = if produced[i].name.as_deref().is_some_and(|n| !n.is_empty()) {
+            "priority_on_named"
+        } else {
+            "priority_on_unnamed"
+        };
+        match fate {
+            Fate::Duplicate { first } => {
+                return Err(
+                    duplicate(key, "Array", &produced[first], &produced[i]).with_note(format!(
+                "help: give one a higher precedence, or set `{option_name} => false` to keep both"
+            )),
+                )
+            }
+            Fate::Dropped { .. } => {
+                produced[i].how = format!(
+                    "dropped: a contribution of this name from a higher layer or precedence wins ({option_name})"
+                );
+                continue;
+            }
+            _ => {}
         }
-        if repeated && name.is_none() && on_unnamed {
-            p.how = "dropped: an earlier unnamed contribution has priority (priority_on_unnamed)"
-                .into();
-            continue;
-        }
+        let p = &mut produced[i];
         p.how = match (&combinator, &p.value) {
             (Some(_), _) => "passed to the combinator",
             (None, Value::Array(_)) => "concatenated",
@@ -173,23 +184,28 @@ fn array<'m>(
             v => out.push(v),
         }
     }
+    Ok(Value::array(flatten_and_uniq(m, out)))
+}
+
+/// The `flatten` and `uniq` options, applied to a collected array.
+fn flatten_and_uniq(m: &Multibinding<Code>, mut items: Vec<Value>) -> Vec<Value> {
     match option(&m.producer_args, "flatten") {
-        Some(Code::Value(Value::Boolean(true))) => out = flatten(&out, usize::MAX),
+        Some(Code::Value(Value::Boolean(true))) => items = flatten(&items, usize::MAX),
         Some(Code::Value(Value::Integer(depth))) if *depth >= 0 => {
-            out = flatten(&out, *depth as usize)
+            items = flatten(&items, *depth as usize)
         }
         _ => {}
     }
-    if flag(m, "uniq", false) {
-        let mut unique: Vec<Value> = Vec::with_capacity(out.len());
-        for v in out {
+    if flag(&m.producer_args, "uniq", false) {
+        let mut unique: Vec<Value> = Vec::with_capacity(items.len());
+        for v in items {
             if !unique.contains(&v) {
                 unique.push(v);
             }
         }
-        out = unique;
+        items = unique;
     }
-    Ok(Value::array(out))
+    items
 }
 
 fn hash<'m>(
@@ -209,11 +225,9 @@ fn hash<'m>(
             .with_note("help: name it: `bind 'name' to ... in 'id'`"));
         }
     }
-    let resolution = match option(&m.producer_args, "conflict_resolution") {
-        Some(Code::Value(Value::String(s))) => s.to_string(),
-        _ => "priority".to_string(),
-    };
-    check_types(m, key, element, produced, resolution == "append")?;
+    let rules = Rules::of(m, true);
+    let append = rules == Rules::Hash(Resolution::Append);
+    check_types(m, key, element, produced, append)?;
     let mut out = Map::new();
     if let Some(Code::Lambda(l)) = option(&m.producer_args, "combinator") {
         for p in produced.iter_mut() {
@@ -225,86 +239,64 @@ fn hash<'m>(
         }
         return Ok(Value::hash(out));
     }
-    let mut ranks: Vec<(Value, usize, super::compose::Precedence, String)> = Vec::new();
-    for p in produced.iter_mut() {
-        let k = Value::string(p.name.clone().unwrap_or_default());
-        let Some(existing) = out.get(&k).cloned() else {
-            ranks.push((k.clone(), p.layer, p.precedence.clone(), p.origin.clone()));
-            p.how = "added".into();
-            out.insert(k, p.value.clone());
-            continue;
-        };
-        let first = ranks.iter().find(|r| r.0 == k).cloned();
-        let duplicate = || {
-            EvalError::new(
-                codes::MULTIBIND_CONTRIBUTION,
-                p.span,
-                format!(
-                    "the Hash multibind `{key}` gets the key '{}' twice",
-                    p.name.as_deref().unwrap_or("")
-                ),
-            )
-            .with_note(format!(
-                "note: from {} and {}",
-                first.as_ref().map_or("?", |f| f.3.as_str()),
-                p.origin
-            ))
-        };
-        match resolution.as_str() {
-            "ignore" => p.how = "ignored: the key came earlier (conflict_resolution ignore)".into(),
-            "error" => return Err(duplicate()),
-            "append" => {
-                p.how = "appended to the key's value (conflict_resolution append)".into();
-                let mut items: Vec<Value> = match existing {
-                    Value::Array(a) => a.to_vec(),
-                    v => vec![v],
-                };
-                match &p.value {
-                    Value::Array(a) => items.extend(a.iter().cloned()),
-                    v => items.push(v.clone()),
-                }
-                if matches!(
-                    option(&m.producer_args, "flatten"),
-                    Some(Code::Value(Value::Boolean(true)))
-                ) {
-                    items = flatten(&items, usize::MAX);
-                }
-                if flag(m, "uniq", false) {
-                    let mut unique = Vec::with_capacity(items.len());
-                    for v in items {
-                        if !unique.contains(&v) {
-                            unique.push(v);
-                        }
-                    }
-                    items = unique;
-                }
+    for (i, fate) in fates(rules, produced).into_iter().enumerate() {
+        let k = Value::string(produced[i].name.clone().unwrap_or_default());
+        match fate {
+            // D18: under `append` a key's first value is `[v]` (an array stays one element).
+            Fate::Kept if append => {
+                produced[i].how =
+                    "added as the key's first element (conflict_resolution append)".into();
+                let items = flatten_and_uniq(m, vec![produced[i].value.clone()]);
                 out.insert(k, Value::array(items));
             }
-            "merge" => {
-                // The earlier (higher) contribution's keys win; the later one fills gaps.
-                if let (Value::Hash(earlier), Value::Hash(later)) = (&existing, &p.value) {
-                    p.how = "merged under the earlier value (conflict_resolution merge)".into();
-                    let mut merged: Map = (**later).clone();
-                    for (kk, vv) in earlier.iter() {
-                        merged.insert(kk.clone(), vv.clone());
-                    }
-                    out.insert(k, Value::hash(merged));
-                } else {
-                    return Err(
-                        duplicate().with_note("note: `merge` needs both values to be hashes")
-                    );
-                }
+            Fate::Kept => {
+                produced[i].how = "added".into();
+                out.insert(k, produced[i].value.clone());
             }
-            _ => {
-                // `priority`: contributions come highest first; an equal one is a conflict.
-                if let Some((_, layer, precedence, _)) = &first {
-                    if *layer == p.layer && *precedence == p.precedence {
-                        return Err(duplicate().with_note(
-                            "help: give one a higher precedence, or set `conflict_resolution`",
-                        ));
+            Fate::Duplicate { first } => {
+                let help = if rules == Rules::Hash(Resolution::Error) {
+                    "note: `conflict_resolution => error` allows each key once"
+                } else {
+                    "help: give one a higher precedence, or set `conflict_resolution`"
+                };
+                return Err(duplicate(key, "Hash", &produced[first], &produced[i]).with_note(help));
+            }
+            Fate::Dropped { .. } => {
+                produced[i].how = "dropped: the key came from a higher layer or precedence".into()
+            }
+            Fate::Ignored { .. } => {
+                produced[i].how =
+                    "ignored: the key came earlier (conflict_resolution ignore)".into()
+            }
+            Fate::Combined { .. } if append => {
+                produced[i].how =
+                    "appended to the key's value as one element (conflict_resolution append)"
+                        .into();
+                let mut items: Vec<Value> = match out.get(&k) {
+                    Some(Value::Array(a)) => a.to_vec(),
+                    Some(v) => vec![v.clone()],
+                    None => Vec::new(),
+                };
+                items.push(produced[i].value.clone());
+                out.insert(k, Value::array(flatten_and_uniq(m, items)));
+            }
+            Fate::Combined { first } => {
+                // `merge`: the earlier (higher) contribution's keys win; the later fills gaps.
+                match (out.get(&k), &produced[i].value) {
+                    (Some(Value::Hash(earlier)), Value::Hash(later)) => {
+                        let mut merged: Map = (**later).clone();
+                        for (kk, vv) in earlier.iter() {
+                            merged.insert(kk.clone(), vv.clone());
+                        }
+                        produced[i].how =
+                            "merged under the earlier value (conflict_resolution merge)".into();
+                        out.insert(k, Value::hash(merged));
+                    }
+                    _ => {
+                        return Err(duplicate(key, "Hash", &produced[first], &produced[i])
+                            .with_note("note: `merge` needs both values to be hashes"))
                     }
                 }
-                p.how = "dropped: the key came from a higher layer or precedence".into();
             }
         }
     }

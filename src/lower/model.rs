@@ -11,6 +11,7 @@
 //! the written model, an evaluable form when the injector reads the model in memory
 //! ([`super::Embed`]), so both come from one lowering.
 
+use crate::types::PType;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -309,4 +310,112 @@ pub struct EnvironmentEntry<X = Json> {
     pub title: X,
     pub attributes: Vec<NamedArgument<X>>,
     pub origin: Origin,
+}
+
+/// The model's type as the type system's.
+pub fn ptype(t: &TypeModel) -> PType {
+    match t {
+        TypeModel::PObjectType => PType::Any,
+        TypeModel::PDataType => PType::Data,
+        TypeModel::PLiteralType => PType::Literal,
+        TypeModel::PStringType => PType::String,
+        TypeModel::PIntegerType => PType::Integer,
+        TypeModel::PFloatType => PType::Float,
+        TypeModel::PNumericType => PType::Number,
+        TypeModel::PBooleanType => PType::Boolean,
+        TypeModel::PPatternType => PType::Pattern,
+        TypeModel::PNilType => PType::Nil,
+        TypeModel::PArrayType { element_type } => PType::Array(Box::new(ptype(element_type))),
+        TypeModel::PHashType {
+            key_type,
+            element_type,
+        } => PType::Hash(Box::new(ptype(key_type)), Box::new(ptype(element_type))),
+        TypeModel::PHostClassType { class_name } => {
+            PType::Class(class_name.as_deref().map(smol_str::SmolStr::new))
+        }
+        TypeModel::PResourceType { type_name, title } => PType::Resource {
+            type_name: type_name.into(),
+            title: title.as_deref().map(smol_str::SmolStr::new),
+        },
+        TypeModel::PRuntimeType { class_name } => {
+            PType::Runtime(class_name.as_deref().map(smol_str::SmolStr::new))
+        }
+    }
+}
+
+/// [`PType::is_data`] on the model's type, without converting it.
+pub fn model_is_data(t: &TypeModel) -> bool {
+    match t {
+        TypeModel::PDataType => true,
+        TypeModel::PArrayType { element_type } => model_is_data(element_type),
+        TypeModel::PHashType {
+            key_type,
+            element_type,
+        } => model_is_literal(key_type) && model_is_data(element_type),
+        other => model_is_literal(other),
+    }
+}
+
+fn model_is_literal(t: &TypeModel) -> bool {
+    matches!(
+        t,
+        TypeModel::PLiteralType
+            | TypeModel::PStringType
+            | TypeModel::PIntegerType
+            | TypeModel::PFloatType
+            | TypeModel::PNumericType
+            | TypeModel::PBooleanType
+            | TypeModel::PPatternType
+            | TypeModel::PNilType
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut on the model agrees with the type system on every kind of type.
+    #[test]
+    fn model_is_data_agrees_with_the_type_system() {
+        let scalar = || {
+            vec![
+                TypeModel::PObjectType,
+                TypeModel::PDataType,
+                TypeModel::PLiteralType,
+                TypeModel::PStringType,
+                TypeModel::PIntegerType,
+                TypeModel::PFloatType,
+                TypeModel::PNumericType,
+                TypeModel::PBooleanType,
+                TypeModel::PPatternType,
+                TypeModel::PNilType,
+                TypeModel::PHostClassType { class_name: None },
+                TypeModel::PResourceType {
+                    type_name: "File".into(),
+                    title: None,
+                },
+                TypeModel::PRuntimeType { class_name: None },
+            ]
+        };
+        let mut all = scalar();
+        for e in scalar() {
+            all.push(TypeModel::PArrayType {
+                element_type: Box::new(e),
+            });
+        }
+        // Every key kind against every value kind.
+        for k in scalar() {
+            for v in scalar() {
+                all.push(TypeModel::PHashType {
+                    key_type: Box::new(k.clone()),
+                    element_type: Box::new(TypeModel::PArrayType {
+                        element_type: Box::new(v),
+                    }),
+                });
+            }
+        }
+        for t in &all {
+            assert_eq!(model_is_data(t), ptype(t).is_data(), "{}", ptype(t));
+        }
+    }
 }

@@ -32,7 +32,7 @@ pub struct TreeInput<'a> {
 
 /// Runs the ARM-8 rules over every file of a tree, then the rules across files. Puppet's own
 /// rules ([`check_program`]) are the caller's to run per file.
-pub fn check_tree(inputs: &[TreeInput]) -> Vec<Diagnostic> {
+pub fn check_tree(files: &crate::span::SourceMap, inputs: &[TreeInput]) -> Vec<Diagnostic> {
     let mut facts = TreeFacts::default();
     let mut out = Vec::new();
     for input in inputs {
@@ -40,7 +40,7 @@ pub fn check_tree(inputs: &[TreeInput]) -> Vec<Diagnostic> {
         bindings::check_file(input.role, input.program, &mut facts, &mut out);
     }
     tree::check(&facts, &mut out);
-    composition::check(inputs, &facts, &mut out);
+    composition::check(files, inputs, &facts, &mut out);
     out
 }
 

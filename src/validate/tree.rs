@@ -155,20 +155,6 @@ fn contributions(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
                 }
             }
             PType::Array(element) => {
-                if let Some((n, span)) = &c.name {
-                    out.push(
-                        Diagnostic::warning(
-                            codes::ARRAY_CONTRIBUTION_NAME_IGNORED,
-                            *span,
-                            format!(
-                                "the name `{n}` is ignored: `{}` is an Array multibind",
-                                c.id
-                            ),
-                        )
-                        .with_label(decl.span, "the multibind")
-                        .with_note(format!("help: write `bind to VALUE in '{}'`", c.id)),
-                    );
-                }
                 if let Some((t, span)) = &c.value {
                     // An array contribution is concatenated: it may be an element or an array.
                     let whole = PType::Array(element.clone());

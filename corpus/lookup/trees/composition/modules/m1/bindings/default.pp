@@ -1,0 +1,3 @@
+bindings m1::default {
+  bind 'a' to 1
+}

@@ -1,0 +1,3 @@
+bindings m2::default {
+  bind 'a' to 2
+}

@@ -1,0 +1,527 @@
+//! The composition engine: the one place where the rules of D6, D11-D14 (as amended by D18)
+//! decide, per key, which binding wins. `pbc lookup`, `pbc check` and `pbc compile` all go
+//! through it, so what `check` reports and what a lookup does cannot disagree.
+//!
+//! [`Bindings`] indexes a lowered tree once, whatever the request: every binding of every
+//! layer as a [`Candidate`] of its key, every contribution under its multibind id, every `when`
+//! as a node of a tree of predicates. [`Composition`] matches that index against one request
+//! (`pbc lookup`); [`analysis`] asks the same [`resolve`] about every request the bindings can
+//! meet (`pbc check`). The rules for repeated multibind names live in [`multibind`].
+//!
+//! It must not evaluate producers nor word diagnostics: the injector produces values, the
+//! validator and the injector turn its findings and errors into messages.
+
+pub mod analysis;
+pub mod multibind;
+
+use crate::eval::code::Code;
+use crate::lower::keys::Key;
+use crate::lower::model::{
+    model_is_data, ptype, AbstractBinding, Binding, Category, Multibinding, NamedLayer, Origin,
+    Rebinding, TypeModel,
+};
+use crate::types::PType;
+use smol_str::SmolStr;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// A precedence vector (D6): the precedences of the matched predicates, highest first; `[0]`
+/// for a binding with none. Compared lexicographically, a longer vector beating its prefix.
+/// Shared by every binding of one `when`.
+pub type Precedence = Rc<[u16]>;
+
+/// How one `when` predicate fared for the request.
+#[derive(Clone, Debug)]
+pub struct PredicateOutcome {
+    pub category: SmolStr,
+    /// The value the predicate names (as written, lower-cased).
+    pub value: SmolStr,
+    pub matched: bool,
+}
+
+/// What a candidate binds.
+#[derive(Clone, Copy)]
+pub enum Bound<'m> {
+    Binding(&'m Binding<Code<'m>>),
+    Multibinding(&'m Multibinding<Code<'m>>),
+    Alias(&'m Rebinding),
+    Renamed(&'m Rebinding),
+    Rebind(&'m Rebinding),
+    /// `bind parameters T to R[t]`, `bind map`: they need resources pbc does not evaluate.
+    NeedsRuntime(&'m str),
+}
+
+/// One `when` (after lowering, one alternative of an `or`): its own predicates and the `when`
+/// it is nested in. Parents come before their children in [`Bindings::whens`].
+pub struct WhenNode<'m> {
+    pub parent: Option<usize>,
+    pub predicates: &'m [Category<Code<'m>>],
+}
+
+/// One binding of a key, where it is and under which `when`.
+pub struct Candidate<'m> {
+    pub bound: Bound<'m>,
+    pub layer: usize,
+    /// The `bindings NAME` it is written in.
+    pub bindings: &'m str,
+    pub origin: &'m Origin,
+    /// The innermost `when` around it; `None` at the top level (`common`).
+    pub when: Option<usize>,
+    pub is_abstract: bool,
+    pub is_override: bool,
+}
+
+/// A contribution to a multibind (`bind ... in 'id'`).
+pub struct Contribution<'m> {
+    pub binding: &'m Binding<Code<'m>>,
+    pub layer: usize,
+    pub when: Option<usize>,
+    /// Document order over the whole tree.
+    pub order: usize,
+}
+
+/// Why a key has no usable winner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ComposeError {
+    /// Two candidates of one layer with equal precedence (indexes into the candidates).
+    Conflict { first: usize, second: usize },
+    /// The winning candidate is abstract (and no higher layer binds the key).
+    Abstract { candidate: usize },
+    /// The winning candidate is an `override` that overrides nothing.
+    UnresolvedOverride { candidate: usize },
+}
+
+/// One key and its candidates, in layer, then document order.
+pub struct KeyEntry {
+    pub key: Key,
+    pub candidates: Vec<usize>,
+}
+
+/// Every binding of a lowered tree's layers, indexed by key; the same for every request.
+pub struct Bindings<'m> {
+    pub candidates: Vec<Candidate<'m>>,
+    pub keys: Vec<KeyEntry>,
+    pub by_id: HashMap<String, usize>,
+    /// By multibind id, in document order.
+    pub contributions: HashMap<String, Vec<Contribution<'m>>>,
+    pub whens: Vec<WhenNode<'m>>,
+    pub layer_names: Vec<&'m str>,
+}
+
+impl<'m> Bindings<'m> {
+    pub fn build(layers: &'m [NamedLayer<Code<'m>>]) -> Bindings<'m> {
+        // Sized for the top-level bindings (most bindings are): growing costs more than the
+        // lookups it serves.
+        let estimate: usize = layers
+            .iter()
+            .flat_map(|l| &l.bindings)
+            .map(|nb| nb.bindings.len())
+            .sum();
+        let mut b = Bindings {
+            candidates: Vec::with_capacity(estimate),
+            keys: Vec::with_capacity(estimate),
+            by_id: HashMap::with_capacity(estimate),
+            contributions: HashMap::new(),
+            whens: Vec::new(),
+            layer_names: layers.iter().map(|l| l.name.as_str()).collect(),
+        };
+        let mut order = 0usize;
+        for (layer, named_layer) in layers.iter().enumerate() {
+            for nb in &named_layer.bindings {
+                // An explicit stack: `when` nesting is bounded, but passes do not recurse.
+                let mut stack: Vec<(std::slice::Iter<'m, AbstractBinding<Code<'m>>>, _)> =
+                    vec![(nb.bindings.iter(), None)];
+                while let Some((items, when)) = stack.last_mut() {
+                    let when = *when;
+                    let Some(item) = items.next() else {
+                        stack.pop();
+                        continue;
+                    };
+                    order += 1;
+                    if let AbstractBinding::CategorizedBindings {
+                        predicates,
+                        bindings,
+                        ..
+                    } = item
+                    {
+                        b.whens.push(WhenNode {
+                            parent: when,
+                            predicates,
+                        });
+                        stack.push((bindings.iter(), Some(b.whens.len() - 1)));
+                    } else {
+                        let at = Place {
+                            layer,
+                            bindings: nb.name.as_str(),
+                            when,
+                            order,
+                        };
+                        b.add(item, &at);
+                    }
+                }
+            }
+        }
+        b
+    }
+
+    fn add(&mut self, item: &'m AbstractBinding<Code<'m>>, at: &Place<'m>) {
+        let candidate =
+            |bound: Bound<'m>, origin: &'m Origin, is_abstract, is_override| Candidate {
+                bound,
+                layer: at.layer,
+                bindings: at.bindings,
+                origin,
+                when: at.when,
+                is_abstract,
+                is_override,
+            };
+        let ((ty, name), cand) = match item {
+            AbstractBinding::Binding(b) => {
+                if let Some(id) = &b.multibind_id {
+                    self.contributions
+                        .entry(id.clone())
+                        .or_default()
+                        .push(Contribution {
+                            binding: b,
+                            layer: at.layer,
+                            when: at.when,
+                            order: at.order,
+                        });
+                    return;
+                }
+                (
+                    (&b.type_, b.name.as_deref().unwrap_or_default()),
+                    candidate(Bound::Binding(b), &b.origin, b.abstract_, b.override_),
+                )
+            }
+            // A multibind contributes to another one through a lookup (`bind 'inner' to
+            // lookup('inner') in 'outer'`): ARM-8 has no syntax for Puppet 3's nested form.
+            AbstractBinding::Multibinding(m) => (
+                (&m.type_, m.name.as_deref().unwrap_or_default()),
+                candidate(Bound::Multibinding(m), &m.origin, m.abstract_, m.override_),
+            ),
+            AbstractBinding::AliasBinding(r)
+            | AbstractBinding::RenamedBinding(r)
+            | AbstractBinding::Rebinding(r) => {
+                let bound = match item {
+                    AbstractBinding::AliasBinding(_) => Bound::Alias(r),
+                    AbstractBinding::RenamedBinding(_) => Bound::Renamed(r),
+                    _ => Bound::Rebind(r),
+                };
+                (
+                    (&r.type_, r.name.as_deref().unwrap_or_default()),
+                    candidate(bound, &r.origin, r.abstract_, r.override_),
+                )
+            }
+            AbstractBinding::ParametersBinding {
+                name,
+                override_,
+                origin,
+                ..
+            } => (
+                (&DATA, name.as_str()),
+                candidate(
+                    Bound::NeedsRuntime("bind parameters ... to a resource"),
+                    origin,
+                    false,
+                    *override_,
+                ),
+            ),
+            AbstractBinding::ParameterMapBinding {
+                name,
+                override_,
+                origin,
+                ..
+            } => (
+                (&DATA, name.as_str()),
+                candidate(Bound::NeedsRuntime("bind map"), origin, false, *override_),
+            ),
+            AbstractBinding::DependencyBinding { .. }
+            | AbstractBinding::CategorizedBindings { .. } => return,
+        };
+        let index = self.candidates.len();
+        self.candidates.push(cand);
+        let next = self.keys.len();
+        let id = if model_is_data(ty) {
+            Key::id_of(&PType::Data, name)
+        } else {
+            Key::id_of(&ptype(ty), name)
+        };
+        let entry = *self.by_id.entry(id).or_insert(next);
+        if entry == next {
+            self.keys.push(KeyEntry {
+                key: Key::new(ptype(ty), name),
+                candidates: Vec::new(),
+            });
+        }
+        self.keys[entry].candidates.push(index);
+    }
+
+    /// The multibind id a multibinding collects (`as 'id'`, else its name).
+    pub fn multibind_id<'a>(m: &'a Multibinding<Code>) -> Option<&'a str> {
+        m.id.as_deref().or(m.name.as_deref())
+    }
+}
+
+/// The type of the naming scheme's keys (`/param/...`, `/map/...`).
+static DATA: TypeModel = TypeModel::PDataType;
+
+/// Where the walk is while indexing.
+struct Place<'m> {
+    layer: usize,
+    bindings: &'m str,
+    when: Option<usize>,
+    order: usize,
+}
+
+/// The one rule deciding a key for a request (D11, D13 as amended by D18). Layer by layer,
+/// highest first, the first layer with a matching candidate decides; non-matching candidates
+/// shadow nothing. In it, concrete beats abstract, then the higher precedence wins; equal is a
+/// conflict. The winner must not be abstract, and an `override` must have beaten a candidate
+/// of its layer or have a matching one below. A candidate that loses never causes an error.
+///
+/// `list` holds the key's candidates in layer order; `precedence` says, for the request, each
+/// one's precedence vector, `None` when it does not match.
+pub fn resolve(
+    candidates: &[Candidate],
+    list: &[usize],
+    precedence: &dyn Fn(usize) -> Option<Precedence>,
+) -> Result<Option<usize>, ComposeError> {
+    let mut matching = list.iter().filter_map(|&i| precedence(i).map(|p| (i, p)));
+    let Some((first, first_precedence)) = matching.next() else {
+        return Ok(None);
+    };
+    let layer = candidates[first].layer;
+    let rank = |i: usize, p: Precedence| (!candidates[i].is_abstract, p);
+    let (mut best, mut best_rank) = (first, rank(first, first_precedence));
+    let (mut tie, mut in_layer, mut lower) = (None, 1usize, false);
+    for (i, p) in matching {
+        if candidates[i].layer != layer {
+            lower = true;
+            break;
+        }
+        in_layer += 1;
+        let r = rank(i, p);
+        match r.cmp(&best_rank) {
+            std::cmp::Ordering::Greater => {
+                best = i;
+                best_rank = r;
+                tie = None;
+            }
+            std::cmp::Ordering::Equal => tie = tie.or(Some(i)),
+            std::cmp::Ordering::Less => {}
+        }
+    }
+    if let Some(second) = tie {
+        return Err(ComposeError::Conflict {
+            first: best,
+            second,
+        });
+    }
+    let winner = &candidates[best];
+    if winner.is_abstract {
+        return Err(ComposeError::Abstract { candidate: best });
+    }
+    if winner.is_override && in_layer == 1 && !lower {
+        return Err(ComposeError::UnresolvedOverride { candidate: best });
+    }
+    Ok(Some(best))
+}
+
+/// D6: de-duplicated, highest first, `[0]` when empty; `common` adds nothing (D5: `when common`
+/// is top level).
+pub fn normalise(mut p: Vec<u16>) -> Precedence {
+    p.retain(|&level| level != 0);
+    p.sort_unstable_by(|a, b| b.cmp(a));
+    p.dedup();
+    if p.is_empty() {
+        p.push(0);
+    }
+    Rc::from(p)
+}
+
+/// Whether a diagnostic code is a composition error, which belongs to a key and a request
+/// (D18): `pbc lookup` fails only the keys it affects, where any other error stops it.
+pub fn is_per_key(code: &str) -> bool {
+    use crate::diag::codes;
+    [
+        codes::CONFLICTING_BINDINGS,
+        codes::ABSTRACT_NOT_OVERRIDDEN,
+        codes::UNRESOLVED_OVERRIDE,
+        codes::MULTIBIND_CONTRIBUTION,
+    ]
+    .contains(&code)
+}
+
+/// The request's categories as the composer needs them: name → (value, precedence).
+pub struct CategoryValues {
+    pub values: HashMap<SmolStr, (SmolStr, u16)>,
+}
+
+/// The index matched against one request: which `when`s hold, every key's winner, the
+/// contributions that apply.
+pub struct Composition<'m> {
+    pub bindings: Bindings<'m>,
+    /// Per `when` node: the precedence inside it, `None` once a predicate on the way fails.
+    when_precedence: Vec<Option<Precedence>>,
+    /// Per `when` node: the outcome of every predicate on the way to it.
+    when_outcomes: Vec<Rc<[PredicateOutcome]>>,
+    common: Precedence,
+    no_conditions: Rc<[PredicateOutcome]>,
+    /// Per key (as in `bindings.keys`).
+    pub winners: Vec<Result<Option<usize>, ComposeError>>,
+    /// Key ids a matching `bind renamed` erases (their new name still reads them).
+    pub erased: HashSet<String>,
+}
+
+impl<'m> Composition<'m> {
+    pub fn build(
+        layers: &'m [NamedLayer<Code<'m>>],
+        categories: &CategoryValues,
+        predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
+    ) -> Composition<'m> {
+        let bindings = Bindings::build(layers);
+        let mut raw: Vec<Option<Vec<u16>>> = Vec::with_capacity(bindings.whens.len());
+        let mut when_precedence = Vec::with_capacity(bindings.whens.len());
+        let mut when_outcomes: Vec<Rc<[PredicateOutcome]>> =
+            Vec::with_capacity(bindings.whens.len());
+        for node in &bindings.whens {
+            let (outer_raw, outer_outcomes) = match node.parent {
+                Some(p) => (raw[p].clone(), when_outcomes[p].iter().cloned().collect()),
+                None => (Some(Vec::new()), Vec::new()),
+            };
+            let (outcomes, inner) =
+                match_predicates(node.predicates, categories, predicate_value, outer_raw);
+            when_precedence.push(inner.clone().map(normalise));
+            raw.push(inner);
+            let mut all: Vec<PredicateOutcome> = outer_outcomes;
+            all.extend(outcomes);
+            when_outcomes.push(Rc::from(all));
+        }
+        let mut c = Composition {
+            bindings,
+            when_precedence,
+            when_outcomes,
+            common: Rc::from(vec![0]),
+            no_conditions: Rc::from(Vec::new()),
+            winners: Vec::new(),
+            erased: HashSet::new(),
+        };
+        c.winners = c
+            .bindings
+            .keys
+            .iter()
+            .map(|k| c.resolve(&k.candidates))
+            .collect();
+        for (i, cand) in c.bindings.candidates.iter().enumerate() {
+            if let (Bound::Renamed(r), Some(_)) = (cand.bound, c.precedence(i)) {
+                let from = Key::new(ptype(&r.from_type), r.from_name.clone().unwrap_or_default());
+                c.erased.insert(from.id());
+            }
+        }
+        c
+    }
+
+    pub fn candidates(&self) -> &[Candidate<'m>] {
+        &self.bindings.candidates
+    }
+
+    pub fn layer_names(&self) -> &[&'m str] {
+        &self.bindings.layer_names
+    }
+
+    /// The key's index in `bindings.keys`.
+    pub fn entry(&self, key_id: &str) -> Option<usize> {
+        self.bindings.by_id.get(key_id).copied()
+    }
+
+    fn when_precedence(&self, when: Option<usize>) -> Option<Precedence> {
+        match when {
+            None => Some(Rc::clone(&self.common)),
+            Some(w) => self.when_precedence[w].clone(),
+        }
+    }
+
+    /// The candidate's precedence vector for this request, `None` when it does not match.
+    pub fn precedence(&self, candidate: usize) -> Option<Precedence> {
+        self.when_precedence(self.bindings.candidates[candidate].when)
+    }
+
+    /// The outcome of every predicate around the candidate.
+    pub fn conditions(&self, candidate: usize) -> Rc<[PredicateOutcome]> {
+        self.when_conditions(self.bindings.candidates[candidate].when)
+    }
+
+    fn when_conditions(&self, when: Option<usize>) -> Rc<[PredicateOutcome]> {
+        match when {
+            None => Rc::clone(&self.no_conditions),
+            Some(w) => Rc::clone(&self.when_outcomes[w]),
+        }
+    }
+
+    /// [`resolve`] for this request.
+    pub fn resolve(&self, list: &[usize]) -> Result<Option<usize>, ComposeError> {
+        resolve(&self.bindings.candidates, list, &|i| self.precedence(i))
+    }
+
+    /// The contributions to the multibind `id` that apply to the request, in D14 order
+    /// (layer, higher precedence, document order), with their precedence and predicates.
+    pub fn contributions(
+        &self,
+        id: &str,
+    ) -> Vec<(&Contribution<'m>, Precedence, Rc<[PredicateOutcome]>)> {
+        let Some(list) = self.bindings.contributions.get(id) else {
+            return Vec::new();
+        };
+        let mut out: Vec<_> = list
+            .iter()
+            .filter_map(|c| {
+                self.when_precedence(c.when)
+                    .map(|p| (c, p, self.when_conditions(c.when)))
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            a.0.layer
+                .cmp(&b.0.layer)
+                .then_with(|| b.1.cmp(&a.1))
+                .then(a.0.order.cmp(&b.0.order))
+        });
+        out
+    }
+}
+
+/// The outcome of one `when`'s predicates and the precedence inside it (`None` once any
+/// predicate on the way fails). An undeclared category never matches.
+fn match_predicates<'m>(
+    predicates: &'m [Category<Code<'m>>],
+    categories: &CategoryValues,
+    predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
+    outer: Option<Vec<u16>>,
+) -> (Vec<PredicateOutcome>, Option<Vec<u16>>) {
+    let mut outcomes = Vec::with_capacity(predicates.len());
+    let mut precedence = outer;
+    for p in predicates {
+        let wanted = predicate_value(&p.value).unwrap_or_default();
+        let (matched, level) = if p.categorization == "common" {
+            (true, Some(0))
+        } else {
+            match categories.values.get(p.categorization.as_str()) {
+                Some((value, level)) if *value == wanted => (true, Some(*level)),
+                _ => (false, None),
+            }
+        };
+        outcomes.push(PredicateOutcome {
+            category: p.categorization.as_str().into(),
+            value: wanted,
+            matched,
+        });
+        precedence = match (precedence, level) {
+            (Some(mut p), Some(l)) => {
+                p.push(l);
+                Some(p)
+            }
+            _ => None,
+        };
+    }
+    (outcomes, precedence)
+}

@@ -1,0 +1,206 @@
+//! One composition (D18): `pbc check` and `pbc lookup` ask the same engine, so they agree with
+//! each other and with Puppet 3.4's binder. One test per case of the issue "One composition",
+//! each on the issue's shared setup: categories `dc => $::dc`, the layer `site`
+//! (`confdir:/default`) above `modules` (`module:/*::default`), a node `n1.example.com` in
+//! `ams`.
+
+use puppet_bindings::diag::{Diagnostic, Severity};
+use puppet_bindings::inject::command::{run, LookupOptions};
+use std::path::{Path, PathBuf};
+
+const SITE: &str = "site {\n  categories { dc => $::dc }\n  bindings => [\n    layer { 'site': include => 'confdir:/default' },\n    layer { 'modules': include => 'module:/*::default' },\n  ]\n}\n";
+
+/// A tree under a fresh directory: the shared site plus `files` (path, text).
+fn tree(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("composition")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    let mut all: Vec<(&str, &str)> = vec![("manifests/site.pp", SITE)];
+    all.extend_from_slice(files);
+    for (path, text) in all {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    root
+}
+
+/// `pbc check` on the tree: (severity, code) of every finding.
+fn check(root: &Path) -> Vec<(Severity, &'static str)> {
+    let report = puppet_bindings::check_paths(&[root.to_path_buf()]).expect("readable");
+    report
+        .diagnostics
+        .iter()
+        .map(|d: &Diagnostic| (d.severity, d.code))
+        .collect()
+}
+
+/// `pbc lookup KEYS` for `n1.example.com` in data center `dc`: (stdout, stderr, status).
+fn lookup(root: &Path, dc: &str, keys: &[&str]) -> (String, String, u8) {
+    let facts = root.join(format!("facts-{dc}.json"));
+    std::fs::write(
+        &facts,
+        format!("{{\"fqdn\": \"n1.example.com\", \"dc\": \"{dc}\"}}"),
+    )
+    .expect("write facts");
+    let outcome = run(&LookupOptions {
+        keys: keys.iter().map(|k| k.to_string()).collect(),
+        tree: root.to_path_buf(),
+        facts: Some(facts),
+        ..LookupOptions::default()
+    });
+    (outcome.stdout, outcome.stderr, outcome.status)
+}
+
+/// Item 1: a conflict in a lower layer that a higher layer's binding beats is no error.
+#[test]
+fn a_conflict_a_higher_layer_beats_is_no_error() {
+    let root = tree(
+        "higher_layer_beats_conflict",
+        &[
+            (
+                "bindings/default.pp",
+                "bindings default {\n  bind 'a' to 42\n}\n",
+            ),
+            (
+                "modules/m1/bindings/default.pp",
+                "bindings m1::default {\n  bind 'a' to 1\n}\n",
+            ),
+            (
+                "modules/m2/bindings/default.pp",
+                "bindings m2::default {\n  bind 'a' to 2\n}\n",
+            ),
+        ],
+    );
+    assert_eq!(check(&root), []);
+    assert_eq!(lookup(&root, "ams", &["a"]), ("42\n".into(), "".into(), 0));
+}
+
+/// Item 2: an abstract binding made concrete only in `ams` is a warning for `check`, and a
+/// node in `ams` gets the concrete value (and every other key).
+#[test]
+fn an_abstract_binding_made_concrete_for_some_requests() {
+    let root = tree(
+        "abstract_for_some",
+        &[(
+            "bindings/default.pp",
+            "bindings default {\n  bind abstract 'x'\n  when dc 'ams' { bind 'x' to 1 }\n  bind 'y' to 2\n}\n",
+        )],
+    );
+    assert_eq!(
+        check(&root),
+        [(Severity::Warning, "ABSTRACT_NOT_OVERRIDDEN")]
+    );
+    assert_eq!(
+        lookup(&root, "ams", &["x", "y"]),
+        ("1\n2\n".into(), "".into(), 0)
+    );
+    let (stdout, stderr, status) = lookup(&root, "lon", &["x", "y"]);
+    assert_eq!((stdout.as_str(), status), ("2\n", 1));
+    assert!(stderr.contains("ABSTRACT_NOT_OVERRIDDEN"), "{stderr}");
+}
+
+/// Item 3: an override that loses is irrelevant.
+#[test]
+fn an_override_that_loses_is_irrelevant() {
+    let root = tree(
+        "override_loses",
+        &[(
+            "bindings/default.pp",
+            "bindings default {\n  bind override 'x' to 1\n  when dc 'ams' { bind 'x' to 2 }\n  bind 'y' to 3\n}\n",
+        )],
+    );
+    assert_eq!(check(&root), [(Severity::Warning, "UNRESOLVED_OVERRIDE")]);
+    assert_eq!(
+        lookup(&root, "ams", &["x", "y"]),
+        ("2\n3\n".into(), "".into(), 0)
+    );
+    let (stdout, stderr, status) = lookup(&root, "lon", &["x", "y"]);
+    assert_eq!((stdout.as_str(), status), ("3\n", 1));
+    assert!(stderr.contains("UNRESOLVED_OVERRIDE"), "{stderr}");
+}
+
+/// Item 4: a tie that a more specific binding beats for some requests is a warning; the
+/// requests it beats get the specific value, the others fail that key alone.
+#[test]
+fn a_conflict_beaten_for_some_requests() {
+    let root = tree(
+        "conflict_for_some",
+        &[(
+            "bindings/default.pp",
+            "bindings default {\n  when dc 'ams' { bind 'a' to 3 }\n  bind 'a' to 1\n  bind 'a' to 2\n  bind 'y' to 4\n}\n",
+        )],
+    );
+    let report = puppet_bindings::check_paths(std::slice::from_ref(&root)).expect("readable");
+    let [d] = report.diagnostics.as_slice() else {
+        panic!("{:?}", report.diagnostics);
+    };
+    assert_eq!(
+        (d.severity, d.code),
+        (Severity::Warning, "CONFLICTING_BINDINGS")
+    );
+    assert!(
+        d.notes.iter().any(|n| n.contains("`dc` is not 'ams'")),
+        "{:?}",
+        d.notes
+    );
+    assert_eq!(
+        lookup(&root, "ams", &["a", "y"]),
+        ("3\n4\n".into(), "".into(), 0)
+    );
+    let (stdout, stderr, status) = lookup(&root, "lon", &["a", "y"]);
+    assert_eq!((stdout.as_str(), status), ("4\n", 1));
+    assert!(stderr.contains("CONFLICTING_BINDINGS"), "{stderr}");
+}
+
+/// The same tie with nothing to beat it fails every request: an error for `check`, and still
+/// only that key for `lookup`.
+#[test]
+fn a_conflict_nothing_beats() {
+    let root = tree(
+        "conflict_for_all",
+        &[(
+            "bindings/default.pp",
+            "bindings default {\n  bind 'a' to 1\n  bind 'a' to 2\n  bind 'y' to 4\n}\n",
+        )],
+    );
+    assert_eq!(check(&root), [(Severity::Error, "CONFLICTING_BINDINGS")]);
+    let (stdout, stderr, status) = lookup(&root, "ams", &["a", "y"]);
+    assert_eq!((stdout.as_str(), status), ("4\n", 1));
+    assert!(stderr.contains("CONFLICTING_BINDINGS"), "{stderr}");
+}
+
+/// Item 6: `inject('name')` is ARM-8's named binding; `inject(Type, 'name')` the typed one.
+#[test]
+fn inject_takes_a_name() {
+    let root = tree(
+        "inject_name",
+        &[(
+            "bindings/default.pp",
+            "bindings default {\n  bind 'a' to 41\n  bind 'b' to inject('a') + 1\n  bind Integer, 'c' to 7\n  bind 'd' to inject(Integer, 'c')\n}\n",
+        )],
+    );
+    assert_eq!(check(&root), []);
+    assert_eq!(
+        lookup(&root, "ams", &["b", "d"]),
+        ("42\n7\n".into(), "".into(), 0)
+    );
+}
+
+/// Item 7: Array multibind names count (D18): two of one name and rank are an error for every
+/// request, and `priority_on_named => false` keeps both.
+#[test]
+fn array_contributions_of_one_name() {
+    let root = tree(
+        "array_names",
+        &[(
+            "bindings/default.pp",
+            "bindings default {\n  multibind Array[Data], 'arr'\n  bind 'n' to 1 in 'arr'\n  bind 'n' to 2 in 'arr'\n  multibind Array[Data], 'all' { priority_on_named => false }\n  bind 'n' to 1 in 'all'\n  bind 'n' to 2 in 'all'\n}\n",
+        )],
+    );
+    assert_eq!(check(&root), [(Severity::Error, "MULTIBIND_CONTRIBUTION")]);
+    let (stdout, stderr, status) = lookup(&root, "ams", &["arr", "all"]);
+    assert_eq!((stdout.as_str(), status), ("[1,2]\n", 1), "{stderr}");
+    assert!(stderr.contains("MULTIBIND_CONTRIBUTION"), "{stderr}");
+}
