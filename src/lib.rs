@@ -357,6 +357,23 @@ impl LoadedTree {
             .collect()
     }
 
+    /// The bindings files no layer includes, lowered on their own: `pbc lookup` names them for
+    /// a key only they bind.
+    pub fn unplaced_model<'a, E: lower::Embed<'a>>(
+        &'a self,
+        embed: E,
+    ) -> lower::model::FilesDocument<E::X> {
+        let inputs = self.lower_inputs();
+        let unplaced: Vec<lower::LowerInput> = lower::unplaced_files(&inputs)
+            .into_iter()
+            .map(|i| lower::LowerInput {
+                role: inputs[i].role,
+                program: inputs[i].program,
+            })
+            .collect();
+        lower::compile_files(&self.check.files, &self.origins, &unplaced, embed)
+    }
+
     /// The tree's `environments.pp`, if it has one.
     pub fn environments_program(&self) -> Option<&ast::Program> {
         self.parsed

@@ -17,6 +17,7 @@ fn tree(name: &str, files: &[(&str, &str)]) -> PathBuf {
         .join(name);
     let _ = std::fs::remove_dir_all(&root);
     let mut all: Vec<(&str, &str)> = vec![("manifests/site.pp", SITE)];
+    all.retain(|(p, _)| !files.iter().any(|(f, _)| f == p));
     all.extend_from_slice(files);
     for (path, text) in all {
         let p = root.join(path);
@@ -38,6 +39,10 @@ fn check(root: &Path) -> Vec<(Severity, &'static str)> {
 
 /// `pbc lookup KEYS` for `n1.example.com` in data center `dc`: (stdout, stderr, status).
 fn lookup(root: &Path, dc: &str, keys: &[&str]) -> (String, String, u8) {
+    lookup_with(root, dc, keys, false)
+}
+
+fn lookup_with(root: &Path, dc: &str, keys: &[&str], explain: bool) -> (String, String, u8) {
     let facts = root.join(format!("facts-{dc}.json"));
     std::fs::write(
         &facts,
@@ -48,6 +53,7 @@ fn lookup(root: &Path, dc: &str, keys: &[&str]) -> (String, String, u8) {
         keys: keys.iter().map(|k| k.to_string()).collect(),
         tree: root.to_path_buf(),
         facts: Some(facts),
+        explain,
         ..LookupOptions::default()
     });
     (outcome.stdout, outcome.stderr, outcome.status)
@@ -203,4 +209,59 @@ fn array_contributions_of_one_name() {
     let (stdout, stderr, status) = lookup(&root, "ams", &["arr", "all"]);
     assert_eq!((stdout.as_str(), status), ("[1,2]\n", 1), "{stderr}");
     assert!(stderr.contains("MULTIBIND_CONTRIBUTION"), "{stderr}");
+}
+
+/// Item 8: a typo in a wildcard include drops every module's bindings; `check` warns about the
+/// include and about each file no layer includes, and `lookup` names the file that binds the
+/// key it cannot find.
+#[test]
+fn a_typo_in_an_include_is_reported() {
+    let root = tree(
+        "include_typo",
+        &[
+            (
+                "manifests/site.pp",
+                "site {\n  categories { dc => $::dc }\n  bindings => [\n    layer { 'site': include => 'confdir:/default' },\n    layer { 'modules': include => 'module:/*::defualt' },\n  ]\n}\n",
+            ),
+            ("bindings/default.pp", "bindings default {\n  bind 'a' to 1\n}\n"),
+            (
+                "modules/ntp/bindings/default.pp",
+                "bindings ntp::default {\n  bind 'ntp::servers' to ['a']\n}\n",
+            ),
+        ],
+    );
+    let report = puppet_bindings::check_paths(std::slice::from_ref(&root)).expect("readable");
+    let found: Vec<(Severity, &str)> = report
+        .diagnostics
+        .iter()
+        .map(|d| (d.severity, d.code))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (Severity::Warning, "INCLUDE_MATCHES_NOTHING"),
+            (Severity::Warning, "NOT_IN_ANY_LAYER")
+        ]
+    );
+    assert!(
+        report.diagnostics[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("did you mean `module:/*::default`")),
+        "{:?}",
+        report.diagnostics[0].notes
+    );
+    let (_, stderr, status) = lookup(&root, "ams", &["ntp::servers"]);
+    assert_eq!(status, 1);
+    assert!(
+        stderr.contains(
+            "`modules/ntp/bindings/default.pp` binds it, but no layer includes that file"
+        ),
+        "{stderr}"
+    );
+    let (stdout, _, _) = lookup_with(&root, "ams", &["ntp::servers"], true);
+    assert!(
+        stdout.contains("bound in modules/ntp/bindings/default.pp, which no layer includes"),
+        "{stdout}"
+    );
 }

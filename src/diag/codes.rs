@@ -194,6 +194,12 @@ pub const CONTRIBUTION_INCOMPATIBLE_TYPE: &str = "CONTRIBUTION_INCOMPATIBLE_TYPE
 // `pbc check`: what only the composed layers show (D6, D11, D13).
 /// A layer's `include` names bindings the tree does not have (and is not optional).
 pub const MISSING_BINDINGS: &str = "MISSING_BINDINGS";
+/// (warning) A layer's wildcard `include` (`module:/*::defualt`) names no bindings file of the
+/// tree: often a typo that silently drops every module's bindings.
+pub const INCLUDE_MATCHES_NOTHING: &str = "INCLUDE_MATCHES_NOTHING";
+/// (warning, a tree with a site) A bindings file the environment reads but no layer includes:
+/// its bindings never apply.
+pub const NOT_IN_ANY_LAYER: &str = "NOT_IN_ANY_LAYER";
 /// Two bindings of one key in one layer with equal precedence.
 pub const CONFLICTING_BINDINGS: &str = "CONFLICTING_BINDINGS";
 /// An `override` binding with nothing to override (a warning when the tree has no site).

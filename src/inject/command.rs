@@ -2,12 +2,14 @@
 //! keys, and say what to print and which exit status to give. `main.rs` only parses flags and
 //! prints; tests call [`run`] directly.
 
+use super::compose::Bindings;
 use super::environment::{prepare, PrepareError};
 use super::explain::value_json;
 use super::{facts, ForInjection, Injector, Request};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
 use crate::lower::keys::Key;
+use crate::lower::model::NamedLayer;
 use crate::span::{FileId, Span};
 use crate::types::PType;
 use std::path::PathBuf;
@@ -151,6 +153,28 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         }
     };
 
+    // Files no layer includes, lowered only when a key turns out to be bound nowhere else.
+    let unplaced = std::cell::OnceCell::new();
+    let not_in_any_layer = |key: &Key| -> Vec<String> {
+        let layer = unplaced.get_or_init(|| {
+            [NamedLayer {
+                name: String::new(),
+                bindings: loaded.unplaced_model(ForInjection).bindings,
+                providers: Vec::new(),
+            }]
+        });
+        let index = Bindings::build(layer);
+        let Some(&entry) = index.by_id.get(&key.id()) else {
+            return Vec::new();
+        };
+        let mut files: Vec<String> = index.keys[entry]
+            .candidates
+            .iter()
+            .map(|&c| index.candidates[c].origin.file.clone())
+            .collect();
+        files.dedup();
+        files
+    };
     let keys: Vec<Key> = if opts.all {
         injector.effective_keys()
     } else {
@@ -165,7 +189,10 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
     let mut all_values: Vec<(String, serde_json::Value)> = Vec::new();
     for key in &keys {
         if opts.explain {
-            let e = injector.explain(key);
+            let mut e = injector.explain(key);
+            if e.layers.is_empty() {
+                e.not_in_any_layer = not_in_any_layer(key);
+            }
             if !opts.json {
                 stdout.push_str(&e.to_text());
             }
@@ -192,17 +219,23 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
                 match &default {
                     Some(d) => d.clone(),
                     None => {
-                        errors.push(
-                        Diagnostic::error(
+                        let mut d = Diagnostic::error(
                             codes::KEY_NOT_FOUND,
                             Span::NONE,
                             format!(
                                 "nothing is bound to `{key}` for this request (environment `{}`)",
                                 injector.environment
                             ),
-                        )
-                        .with_note("help: `--explain` shows every binding of the key and why none applies"),
-                    );
+                        );
+                        for file in not_in_any_layer(key) {
+                            d = d.with_note(format!(
+                                "note: `{file}` binds it, but no layer includes that file"
+                            ));
+                        }
+                        if !opts.explain {
+                            d = d.with_note("help: `--explain` shows every binding of the key and why none applies");
+                        }
+                        errors.push(d);
                         continue;
                     }
                 }

@@ -21,6 +21,10 @@ pub struct Explanation {
     pub environment_from: String,
     pub categories: Vec<CategoryLine>,
     pub layers: Vec<LayerLines>,
+    /// Bindings files that bind the key but that no layer includes (their bindings never
+    /// apply): a typo in a layer's include, or a file no layer was meant to miss.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_in_any_layer: Vec<String>,
     /// `null` when nothing applies (or on an error).
     pub winner: Option<Winner>,
     /// For a multibind: its contributions in the order they were combined.
@@ -258,6 +262,7 @@ impl Injector<'_> {
                 })
                 .collect(),
             layers,
+            not_in_any_layer: Vec::new(),
             winner,
             contributions,
             value,
@@ -289,6 +294,9 @@ impl Explanation {
         }
         if self.layers.is_empty() {
             let _ = writeln!(out, "  no binding of this key in any layer");
+        }
+        for file in &self.not_in_any_layer {
+            let _ = writeln!(out, "  bound in {file}, which no layer includes");
         }
         for l in &self.layers {
             let _ = writeln!(out, "  layer `{}`:", l.layer);

@@ -44,14 +44,20 @@ pub struct ComposedLayer {
     pub files: Vec<usize>,
     /// The URIs of other schemes, for the injector, in include order.
     pub external: Vec<String>,
+    /// Indexes into the sources that the layer's `exclude`s name.
+    pub excluded: Vec<usize>,
 }
 
-/// An include that names no file of the tree and is not optional.
+/// An include the site writes that names no file of the tree: an error unless optional, and
+/// worth a warning when it is a wildcard (`module:/*::x` is implicitly optional, so a typo in
+/// it drops every module's bindings without a word).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MissingRef {
     pub layer: String,
     pub uri: String,
     pub span: Option<Span>,
+    /// `module:/*::x`: optional by nature.
+    pub wildcard: bool,
 }
 
 /// A site's `layer { 'name': include => ..., exclude => ... }` with its literal URIs (anything
@@ -125,11 +131,13 @@ pub fn compose(
                     files: found,
                     optional,
                 } => {
-                    if found.is_empty() && !optional && r.span.is_some() {
+                    let wildcard = r.uri.contains("/*::");
+                    if found.is_empty() && (!optional || wildcard) && r.span.is_some() {
                         missing.push(MissingRef {
                             layer: layer.name.clone(),
                             uri: r.uri.clone(),
                             span: r.span,
+                            wildcard,
                         });
                     }
                     for f in found {
@@ -146,6 +154,7 @@ pub fn compose(
             name: layer.name.clone(),
             files,
             external,
+            excluded,
         });
     }
     (composed, missing)
@@ -285,8 +294,18 @@ mod tests {
             &[],
         )];
         let (composed, missing) = compose(&layers, SOURCES);
-        let uris: Vec<&str> = missing.iter().map(|m| m.uri.as_str()).collect();
-        assert_eq!(uris, ["confdir:/nope", "module:/ntp::nothing"]);
+        let uris: Vec<(&str, bool)> = missing
+            .iter()
+            .map(|m| (m.uri.as_str(), m.wildcard))
+            .collect();
+        assert_eq!(
+            uris,
+            [
+                ("confdir:/nope", false),
+                ("module:/*::nothing", true),
+                ("module:/ntp::nothing", false)
+            ]
+        );
         assert_eq!(composed[0].external, ["enc:"]);
     }
 

@@ -175,6 +175,7 @@ pub fn compile_tree<'a, E: Embed<'a>>(
     }
     let specs = layer_specs.unwrap_or_else(layers::default_layers);
     let (composed, _missing) = layers::compose(&specs, &sources);
+    debug_assert_eq!(blocks.len(), sources.len());
     let mut named_layers: Vec<NamedLayer<E::X>> = composed
         .into_iter()
         .map(|l| NamedLayer {
@@ -199,6 +200,52 @@ pub fn compile_tree<'a, E: Embed<'a>>(
             layers: named_layers,
         },
     }
+}
+
+/// The bindings files of a tree that no layer includes (indexes into `inputs`): their
+/// bindings never apply, and `pbc lookup` says so for a key only they bind.
+pub fn unplaced_files(inputs: &[LowerInput]) -> Vec<usize> {
+    let specs = inputs
+        .iter()
+        .flat_map(|i| i.program.body.iter())
+        .filter_map(|e| match &e.kind {
+            ExprKind::Site(s) => Some(s),
+            _ => None,
+        })
+        .flat_map(|s| s.items.iter())
+        .find_map(|item| match item {
+            SiteItem::Layers { layers: l, .. } => Some(l.iter().map(layers::spec_of).collect()),
+            _ => None,
+        })
+        .unwrap_or_else(layers::default_layers);
+    let mut sources = Vec::new();
+    let mut index = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        if let FileRole::Bindings {
+            expected_name,
+            module,
+        } = input.role
+        {
+            if input.program.bindings_blocks().next().is_some() {
+                sources.push(layers::BindingsSource {
+                    module: module.as_deref(),
+                    name: expected_name,
+                });
+                index.push(i);
+            }
+        }
+    }
+    let (composed, _) = layers::compose(&specs, &sources);
+    let mut placed = vec![false; sources.len()];
+    for f in composed.iter().flat_map(|l| &l.files) {
+        placed[*f] = true;
+    }
+    index
+        .into_iter()
+        .zip(placed)
+        .filter(|(_, placed)| !placed)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// D8/D10: `node` first when missing (`$::fqdn`), `environment` always `$environment` and just

@@ -54,7 +54,7 @@ pub(super) fn check(
     // tree lacks.
     if !sources.is_empty() {
         for m in &missing {
-            missing_bindings(m, out);
+            missing_bindings(m, &sources, out);
         }
     }
 
@@ -81,9 +81,13 @@ pub(super) fn check(
 
     // A file no layer includes still conflicts with itself wherever it is included later.
     let mut placed = vec![false; bindings_inputs.len()];
+    let mut excluded = vec![false; bindings_inputs.len()];
     for layer in &layers {
         for &f in &layer.files {
             placed[f] = true;
+        }
+        for &f in &layer.excluded {
+            excluded[f] = true;
         }
     }
     let unplaced: Vec<LowerInput> = bindings_inputs
@@ -95,6 +99,20 @@ pub(super) fn check(
             program: i.program,
         })
         .collect();
+    // Without a site the layers are D11's defaults, and a module's other bindings files are
+    // alternatives for the site that uses it to include. An excluded file is left out on
+    // purpose.
+    if facts.has_site {
+        for (input, _) in bindings_inputs
+            .iter()
+            .zip(placed.iter().zip(&excluded))
+            .filter(|(_, (placed, excluded))| !**placed && !**excluded)
+        {
+            if let Some(block) = input.program.bindings_blocks().next() {
+                out.push(not_in_any_layer(block, &layers));
+            }
+        }
+    }
     let words = Words {
         files,
         levels: &levels,
@@ -397,8 +415,79 @@ fn condition_text(c: &Condition) -> String {
     }
 }
 
-fn missing_bindings(m: &MissingRef, out: &mut Vec<Diagnostic>) {
+/// A bindings file the environment reads that no layer includes (its bindings never apply).
+fn not_in_any_layer(
+    block: &crate::ast::BindingsBlock,
+    layers: &[crate::lower::layers::ComposedLayer],
+) -> Diagnostic {
+    let names: Vec<&str> = layers.iter().map(|l| l.name.as_str()).collect();
+    Diagnostic::warning(
+        codes::NOT_IN_ANY_LAYER,
+        block.name_span,
+        format!("no layer includes `bindings {}`: its bindings never apply", block.name),
+    )
+    .with_note(format!(
+        "note: the layers are {}; a layer includes a file with `confdir:/NAME` (the site's `bindings/`) or `module:/MODULE::NAME`",
+        crate::diag::backticked(names)
+    ))
+}
+
+/// A wildcard include that matches no module's bindings while modules have some: most likely
+/// a typo. (A site that declares its layers before any module has bindings is not warned.)
+fn include_matches_nothing(
+    m: &MissingRef,
+    span: crate::span::Span,
+    sources: &[BindingsSource],
+) -> Option<Diagnostic> {
+    let wanted = m
+        .uri
+        .rsplit("::")
+        .next()
+        .unwrap_or("")
+        .split('?')
+        .next()
+        .unwrap_or("");
+    let mut present: Vec<&str> = sources
+        .iter()
+        .filter_map(|s| {
+            let module = s.module?;
+            s.name.strip_prefix(module)?.strip_prefix("::")
+        })
+        .collect();
+    present.sort_unstable();
+    present.dedup();
+    if present.is_empty() {
+        return None;
+    }
+    let mut d = Diagnostic::warning(
+        codes::INCLUDE_MATCHES_NOTHING,
+        span,
+        format!(
+            "the layer `{}` includes `{}`, which matches no module's bindings",
+            m.layer, m.uri
+        ),
+    );
+    d = match crate::diag::did_you_mean(wanted, &present) {
+        Some(s) => d.with_note(format!(
+            "help: did you mean `{}{s}`?",
+            m.uri.strip_suffix(wanted).unwrap_or("module:/*::")
+        )),
+        None => d.with_note(format!(
+            "note: the modules' bindings files are named {}",
+            crate::diag::backticked(present)
+        )),
+    };
+    Some(d.with_note(
+        "note: a wildcard include is optional, so nothing else reports that it found nothing",
+    ))
+}
+
+fn missing_bindings(m: &MissingRef, sources: &[BindingsSource], out: &mut Vec<Diagnostic>) {
     let Some(span) = m.span else { return };
+    if m.wildcard {
+        out.extend(include_matches_nothing(m, span, sources));
+        return;
+    }
     let path = m.uri.split_once(':').map(|(scheme, rest)| {
         let name = rest.split('?').next().unwrap_or("").trim_matches('/');
         let name = name.strip_prefix("::").unwrap_or(name);

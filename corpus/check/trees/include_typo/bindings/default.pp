@@ -1,0 +1,3 @@
+bindings default {
+  bind 'a' to 1
+}
