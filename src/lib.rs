@@ -73,18 +73,34 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     };
     let resolved = match environment::all(&confdir, program) {
         Ok(resolved) => resolved,
-        Err(mut d) => {
-            // environments.pp fails without a request's facts: the directory is one tree.
-            let mut report = check_tree_files(&tree::discover(&[dir.to_path_buf()])?)?;
-            d.severity = diag::Severity::Warning;
+        Err(d) => {
+            // environments.pp fails for a request without facts or an agent's environment:
+            // `pbc lookup` and `pbc compile` give the same error for such a request. Without
+            // the environments, each file gets its own rules and nothing across files is
+            // guessed.
+            let files: Vec<SourceInput> = tree::discover(&[dir.to_path_buf()])?
+                .iter()
+                .map(|f| {
+                    Ok(SourceInput {
+                        name: f.display.clone(),
+                        role: f.role.clone(),
+                        bytes: read(f)?,
+                    })
+                })
+                .collect::<std::io::Result<_>>()?;
+            let mut analysed = analyse(files, Scope::EachFileAlone);
             let d = d.with_note(
-                "note: without a request the environments are unknown; the directory was checked as one tree",
+                "note: without the environments each file was checked on its own; the rules across files did not run",
             );
-            report
+            analysed
                 .diagnostics
-                .extend(moved_to(d, &alone, &report.files));
-            diag::sort(&mut report.diagnostics);
-            return Ok(Some(report));
+                .extend(moved_to(d, &alone, &analysed.files));
+            diag::sort(&mut analysed.diagnostics);
+            return Ok(Some(CheckReport {
+                files: analysed.files,
+                diagnostics: analysed.diagnostics,
+                file_count: analysed.file_count,
+            }));
         }
     };
     // Per environment, the files it reads; findings about environments that cannot be read.
@@ -93,8 +109,8 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     for (name, selected) in resolved {
         match selected {
             Ok(selected) => environments.push((name, selected.layout.files()?)),
-            Err(mut d) => {
-                d.severity = diag::Severity::Warning;
+            // A request can select it (`--env`), and would fail the same way.
+            Err(d) => {
                 unreadable
                     .push(d.with_note(format!("note: the environment `{name}` was not checked")));
             }
@@ -121,7 +137,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
         .into_iter()
         .map(|(name, files)| (name, files.into_iter().map(|f| f.display).collect()))
         .collect();
-    let mut analysed = analyse(inputs, Some(&groups));
+    let mut analysed = analyse(inputs, Scope::Environments(&groups));
     for d in unreadable {
         analysed
             .diagnostics
@@ -262,7 +278,7 @@ pub fn load_tree_files(
 /// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
 /// Files are parsed on all cores; the result does not depend on how work was shared out.
 pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
-    let analysed = analyse(inputs, None);
+    let analysed = analyse(inputs, Scope::OneTree);
     CheckReport {
         files: analysed.files,
         diagnostics: analysed.diagnostics,
@@ -403,7 +419,7 @@ pub fn load_sources(inputs: Vec<SourceInput>, origins: Vec<String>) -> LoadedTre
     let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
     paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
     let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
-    let analysed = analyse(inputs, None);
+    let analysed = analyse(inputs, Scope::OneTree);
     // Origins by file id: ids follow input order.
     let mut by_id = vec![String::new(); analysed.files.len()];
     for (id, origin) in analysed.ids.iter().zip(origins) {
@@ -432,15 +448,20 @@ struct Analysed {
     file_count: usize,
 }
 
+/// Which files the rules across files see together.
+enum Scope<'e> {
+    /// All of them: one tree.
+    OneTree,
+    /// Each environment's (its name and the names of the files it reads); files no environment
+    /// reads get only their own rules.
+    Environments(&'e [(String, Vec<String>)]),
+    /// None: the environments are unknown, each file gets only its own rules.
+    EachFileAlone,
+}
+
 /// Files are taken in name order, whatever order they come in: everything after (layer
 /// composition, which of two conflicting bindings is reported first) follows that order.
-/// With `environments` (each one's name and the names of the files it reads), the rules
-/// across files run once per environment over its files; files no environment reads get only
-/// their own rules.
-fn analyse(
-    mut inputs: Vec<SourceInput>,
-    environments: Option<&[(String, Vec<String>)]>,
-) -> Analysed {
+fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
     let file_count = inputs.len();
     let mut files = span::SourceMap::new();
@@ -469,12 +490,16 @@ fn analyse(
         role: &parsed[i].0,
         program: &parsed[i].1,
     };
-    match environments {
-        None => {
+    match scope {
+        Scope::OneTree => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
             diagnostics.extend(validate::check_tree(&files, &all));
         }
-        Some(environments) => {
+        Scope::EachFileAlone => {
+            let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
+            diagnostics.extend(validate::check_each_file(&all));
+        }
+        Scope::Environments(environments) => {
             let mut read = vec![false; parsed.len()];
             let mut found: Vec<(diag::Diagnostic, &str)> = Vec::new();
             for (environment, names) in environments {

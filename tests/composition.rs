@@ -265,3 +265,84 @@ fn a_typo_in_an_include_is_reported() {
         "{stdout}"
     );
 }
+
+/// Item 9: an environment without its directory fails `check` as it fails `lookup` for a
+/// request that selects it.
+#[test]
+fn a_missing_envdir_fails_check_and_lookup() {
+    let root = tree(
+        "missing_envdir",
+        &[
+            (
+                "environments.pp",
+                "site {\n  environment { 'production': envdir => \"${confdir}/master\" }\n}\n",
+            ),
+            (
+                "bindings/default.pp",
+                "bindings default {\n  bind 'a' to 1\n}\n",
+            ),
+        ],
+    );
+    // (The files that no environment then reads are warned about too.)
+    let found = check(&root);
+    assert!(
+        found.contains(&(Severity::Error, "ENVDIR_NOT_FOUND")),
+        "{found:?}"
+    );
+    let (_, stderr, status) = lookup(&root, "ams", &["a"]);
+    assert_eq!(status, 1);
+    assert!(stderr.contains("ENVDIR_NOT_FOUND"), "{stderr}");
+}
+
+/// Item 10: environments.pp that needs an agent's environment gives the same error in `check`
+/// and in `lookup` without one, with the caret on the unset variable and how to guard it; the
+/// check then judges each file alone, inventing nothing across environments.
+#[test]
+fn environments_pp_has_one_verdict() {
+    let branch = "bindings default {\n  bind 'a' to 'branch'\n}\n";
+    let root = tree(
+        "agent_environment",
+        &[
+            (
+                "environments.pp",
+                "if $agent_environment =~ /^feature_/ {\n  $environment = $agent_environment\n}\nsite {\n  dynamic_environments { \"${confdir}/environments\": }\n}\n",
+            ),
+            ("bindings/default.pp", "bindings default {\n  bind 'a' to 1\n}\n"),
+            ("environments/feature_x/bindings/default.pp", branch),
+            ("environments/feature_y/bindings/default.pp", branch),
+        ],
+    );
+    let report = puppet_bindings::check_paths(std::slice::from_ref(&root)).expect("readable");
+    let [d] = report.diagnostics.as_slice() else {
+        panic!("{:?}", report.diagnostics);
+    };
+    assert_eq!((d.severity, d.code), (Severity::Error, "EVAL_TYPE_ERROR"));
+    let source = report.files.source(d.span.file);
+    assert_eq!(
+        &source[d.span.start as usize..d.span.end as usize],
+        "$agent_environment"
+    );
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("$agent_environment != undef and")),
+        "{:?}",
+        d.notes
+    );
+    let (_, stderr, status) = lookup(&root, "ams", &["a"]);
+    assert_eq!(status, 1);
+    assert!(stderr.contains("EVAL_TYPE_ERROR"), "{stderr}");
+    // An agent that asks for a branch gets it.
+    let facts = root.join("facts-ams.json");
+    let outcome = run(&LookupOptions {
+        keys: vec!["a".into()],
+        tree: root.clone(),
+        facts: Some(facts),
+        agent_environment: Some("feature_x".into()),
+        ..LookupOptions::default()
+    });
+    assert_eq!(
+        (outcome.stdout.as_str(), outcome.status),
+        ("\"branch\"\n", 0)
+    );
+}

@@ -524,7 +524,15 @@ impl<'h> Evaluator<'h> {
             return Ok(Value::Undef);
         };
         let mut acc = self.eval(first)?;
+        // What the operator's left side is: everything before it in the chain.
+        let mut left = first.span;
         for (op, operand) in operators.iter().zip(&operands[1..]) {
+            let left_span = left;
+            left = Span::new(
+                first.span.file,
+                first.span.start as usize,
+                operand.span.end as usize,
+            );
             acc = match op {
                 BinaryOp::And => Value::Boolean(acc.is_truthy() && self.eval(operand)?.is_truthy()),
                 BinaryOp::Or => Value::Boolean(acc.is_truthy() || self.eval(operand)?.is_truthy()),
@@ -550,15 +558,31 @@ impl<'h> Evaluator<'h> {
                         }
                         (v, Value::Type(t)) => v.is_instance(t),
                         (l, r) => {
-                            return Err(EvalError::type_error(
-                                operand.span,
+                            // The caret goes on the side at fault: a left side that is not a
+                            // String (often an unset variable), else the pattern.
+                            let pattern = matches!(r, Value::Regex(_) | Value::String(_));
+                            let mut e = EvalError::type_error(
+                                if pattern { left_span } else { operand.span },
                                 format!(
                                     "`{}` needs a String and a Regexp or a Type, not {} and {}",
                                     op.text(),
                                     l.type_name(),
                                     r.type_name()
                                 ),
-                            ))
+                            );
+                            if let (Value::Undef, ExprKind::Variable { name }) =
+                                (l, &operands[0].kind)
+                            {
+                                if operands.len() == 2 {
+                                    e = e
+                                        .with_note(format!("note: `${name}` is undef here"))
+                                        .with_note(format!(
+                                            "help: match only when it is set: `${name} != undef and ${name} {} ...`",
+                                            op.text()
+                                        ));
+                                }
+                            }
+                            return Err(e);
                         }
                     };
                     Value::Boolean(matched == (*op == BinaryOp::Match))

@@ -184,8 +184,17 @@ pub fn all(confdir: &Path, program: &Program) -> Result<Vec<(String, Resolved)>,
 }
 
 fn in_file(e: EvalError) -> Diagnostic {
-    e.into_diagnostic()
-        .with_note("note: while evaluating environments.pp")
+    let agent = e
+        .notes
+        .iter()
+        .any(|n| n.contains("`$agent_environment` is undef"));
+    let d = e
+        .into_diagnostic()
+        .with_note("note: while evaluating environments.pp");
+    if agent {
+        return d.with_note("note: `$agent_environment` is undef unless the agent asks for an environment (`pbc lookup --agent-environment NAME`); `pbc check` and `pbc compile` evaluate environments.pp as a request without one");
+    }
+    d
 }
 
 /// Evaluates `environments.pp` for `request` (everything but its `site` blocks, then its

@@ -1,5 +1,6 @@
-# The environment comes from a fact; without a request's facts this file fails, so the check
-# cannot list the environments and checks the directory as one tree (a warning says so).
+# The environment comes from a fact; a request without it fails here, and so does the check (it
+# evaluates this file as such a request). The environments are then unknown: each file gets its
+# own rules, and nothing across files is guessed.
 site {
   environment { 'production': }
   environment { 'edge': }
