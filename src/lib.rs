@@ -257,6 +257,23 @@ pub fn load_tree_files(
     tree_files: &[tree::TreeFile],
     root: Option<&std::path::Path>,
 ) -> std::io::Result<LoadedTree> {
+    load_tree_files_judging(tree_files, root, validate::Composition::ForEveryRequest)
+}
+
+/// [`load_tree_files`] for one request (`pbc lookup`): composition is left to the injector,
+/// which reports it per key (D18).
+pub fn load_request_files(
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+) -> std::io::Result<LoadedTree> {
+    load_tree_files_judging(tree_files, root, validate::Composition::LeftToTheInjector)
+}
+
+fn load_tree_files_judging(
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+    judge: validate::Composition,
+) -> std::io::Result<LoadedTree> {
     let mut inputs = Vec::with_capacity(tree_files.len());
     let mut origins = Vec::with_capacity(tree_files.len());
     for f in tree_files {
@@ -272,13 +289,16 @@ pub fn load_tree_files(
             bytes,
         });
     }
-    Ok(load_sources(inputs, origins))
+    Ok(load_judged(inputs, origins, judge))
 }
 
 /// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
 /// Files are parsed on all cores; the result does not depend on how work was shared out.
 pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
-    let analysed = analyse(inputs, Scope::OneTree);
+    let analysed = analyse(
+        inputs,
+        Scope::OneTree(validate::Composition::ForEveryRequest),
+    );
     CheckReport {
         files: analysed.files,
         diagnostics: analysed.diagnostics,
@@ -415,11 +435,19 @@ impl LoadedTree {
 /// Checks the files ([`check_sources`]) and keeps their programs. `origins` are the file names
 /// the model records, one per input.
 pub fn load_sources(inputs: Vec<SourceInput>, origins: Vec<String>) -> LoadedTree {
+    load_judged(inputs, origins, validate::Composition::ForEveryRequest)
+}
+
+fn load_judged(
+    inputs: Vec<SourceInput>,
+    origins: Vec<String>,
+    judge: validate::Composition,
+) -> LoadedTree {
     // In name order, as `analyse` will take them, so that origins stay with their files.
     let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
     paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
     let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
-    let analysed = analyse(inputs, Scope::OneTree);
+    let analysed = analyse(inputs, Scope::OneTree(judge));
     // Origins by file id: ids follow input order.
     let mut by_id = vec![String::new(); analysed.files.len()];
     for (id, origin) in analysed.ids.iter().zip(origins) {
@@ -451,7 +479,7 @@ struct Analysed {
 /// Which files the rules across files see together.
 enum Scope<'e> {
     /// All of them: one tree.
-    OneTree,
+    OneTree(validate::Composition),
     /// Each environment's (its name and the names of the files it reads); files no environment
     /// reads get only their own rules.
     Environments(&'e [(String, Vec<String>)]),
@@ -491,9 +519,9 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         program: &parsed[i].1,
     };
     match scope {
-        Scope::OneTree => {
+        Scope::OneTree(judge) => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
-            diagnostics.extend(validate::check_tree(&files, &all));
+            diagnostics.extend(validate::check_tree(&files, &all, judge));
         }
         Scope::EachFileAlone => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
@@ -513,7 +541,8 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                 }
                 let inputs: Vec<validate::TreeInput> =
                     members.into_iter().map(tree_input).collect();
-                let findings = validate::check_tree(&files, &inputs);
+                let findings =
+                    validate::check_tree(&files, &inputs, validate::Composition::ForEveryRequest);
                 found.extend(findings.into_iter().map(|d| (d, environment.as_str())));
             }
             diagnostics.extend(naming_environments(found, environments.len()));

@@ -101,7 +101,10 @@ pub struct KeyEntry {
 pub struct Bindings<'m> {
     pub candidates: Vec<Candidate<'m>>,
     pub keys: Vec<KeyEntry>,
-    pub by_id: HashMap<String, usize>,
+    /// Data keys (most keys are) by name, borrowed from the model: no id to build per binding.
+    data_keys: HashMap<&'m str, usize>,
+    /// Other keys by [`Key::id`].
+    typed_keys: HashMap<String, usize>,
     /// By multibind id, in document order.
     pub contributions: HashMap<String, Vec<Contribution<'m>>>,
     pub whens: Vec<WhenNode<'m>>,
@@ -120,7 +123,8 @@ impl<'m> Bindings<'m> {
         let mut b = Bindings {
             candidates: Vec::with_capacity(estimate),
             keys: Vec::with_capacity(estimate),
-            by_id: HashMap::with_capacity(estimate),
+            data_keys: HashMap::with_capacity(estimate),
+            typed_keys: HashMap::new(),
             contributions: HashMap::new(),
             whens: Vec::new(),
             layer_names: layers.iter().map(|l| l.name.as_str()).collect(),
@@ -175,7 +179,7 @@ impl<'m> Bindings<'m> {
                 is_abstract,
                 is_override,
             };
-        let ((ty, name), cand) = match item {
+        let ((ty, name), cand): ((&TypeModel, &'m str), _) = match item {
             AbstractBinding::Binding(b) => {
                 if let Some(id) = &b.multibind_id {
                     self.contributions
@@ -242,12 +246,14 @@ impl<'m> Bindings<'m> {
         let index = self.candidates.len();
         self.candidates.push(cand);
         let next = self.keys.len();
-        let id = if model_is_data(ty) {
-            Key::id_of(&PType::Data, name)
+        let entry = if model_is_data(ty) {
+            *self.data_keys.entry(name).or_insert(next)
         } else {
-            Key::id_of(&ptype(ty), name)
+            *self
+                .typed_keys
+                .entry(Key::id_of(&ptype(ty), name))
+                .or_insert(next)
         };
-        let entry = *self.by_id.entry(id).or_insert(next);
         if entry == next {
             self.keys.push(KeyEntry {
                 key: Key::new(ptype(ty), name),
@@ -255,6 +261,15 @@ impl<'m> Bindings<'m> {
             });
         }
         self.keys[entry].candidates.push(index);
+    }
+
+    /// The key's index in `keys`.
+    pub fn entry(&self, key: &Key) -> Option<usize> {
+        if key.ty == PType::Data {
+            self.data_keys.get(key.name.as_str()).copied()
+        } else {
+            self.typed_keys.get(&key.id()).copied()
+        }
     }
 
     /// The multibind id a multibinding collects (`as 'id'`, else its name).
@@ -364,10 +379,11 @@ pub struct Composition<'m> {
     pub bindings: Bindings<'m>,
     /// Per `when` node: the precedence inside it, `None` once a predicate on the way fails.
     when_precedence: Vec<Option<Precedence>>,
-    /// Per `when` node: the outcome of every predicate on the way to it.
-    when_outcomes: Vec<Rc<[PredicateOutcome]>>,
+    /// Per `when` node: the outcome of its own predicates, as a range of `outcomes` (the
+    /// chain up to the top level is put together only for `--explain`).
+    when_outcomes: Vec<std::ops::Range<usize>>,
+    outcomes: Vec<PredicateOutcome>,
     common: Precedence,
-    no_conditions: Rc<[PredicateOutcome]>,
     /// Per key (as in `bindings.keys`).
     pub winners: Vec<Result<Option<usize>, ComposeError>>,
     /// Key ids a matching `bind renamed` erases (their new name still reads them).
@@ -381,29 +397,34 @@ impl<'m> Composition<'m> {
         predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
     ) -> Composition<'m> {
         let bindings = Bindings::build(layers);
-        let mut raw: Vec<Option<Vec<u16>>> = Vec::with_capacity(bindings.whens.len());
-        let mut when_precedence = Vec::with_capacity(bindings.whens.len());
-        let mut when_outcomes: Vec<Rc<[PredicateOutcome]>> =
-            Vec::with_capacity(bindings.whens.len());
+        let nodes = bindings.whens.len();
+        let mut raw: Vec<Option<Vec<u16>>> = Vec::with_capacity(nodes);
+        let mut when_precedence = Vec::with_capacity(nodes);
+        let mut when_outcomes = Vec::with_capacity(nodes);
+        let mut outcomes = Vec::with_capacity(nodes);
         for node in &bindings.whens {
-            let (outer_raw, outer_outcomes) = match node.parent {
-                Some(p) => (raw[p].clone(), when_outcomes[p].iter().cloned().collect()),
-                None => (Some(Vec::new()), Vec::new()),
+            let outer = match node.parent {
+                Some(p) => raw[p].clone(),
+                None => Some(Vec::new()),
             };
-            let (outcomes, inner) =
-                match_predicates(node.predicates, categories, predicate_value, outer_raw);
+            let start = outcomes.len();
+            let inner = match_predicates(
+                node.predicates,
+                categories,
+                predicate_value,
+                outer,
+                &mut outcomes,
+            );
+            when_outcomes.push(start..outcomes.len());
             when_precedence.push(inner.clone().map(normalise));
             raw.push(inner);
-            let mut all: Vec<PredicateOutcome> = outer_outcomes;
-            all.extend(outcomes);
-            when_outcomes.push(Rc::from(all));
         }
         let mut c = Composition {
             bindings,
             when_precedence,
             when_outcomes,
+            outcomes,
             common: Rc::from(vec![0]),
-            no_conditions: Rc::from(Vec::new()),
             winners: Vec::new(),
             erased: HashSet::new(),
         };
@@ -431,8 +452,8 @@ impl<'m> Composition<'m> {
     }
 
     /// The key's index in `bindings.keys`.
-    pub fn entry(&self, key_id: &str) -> Option<usize> {
-        self.bindings.by_id.get(key_id).copied()
+    pub fn entry(&self, key: &Key) -> Option<usize> {
+        self.bindings.entry(key)
     }
 
     fn when_precedence(&self, when: Option<usize>) -> Option<Precedence> {
@@ -452,11 +473,18 @@ impl<'m> Composition<'m> {
         self.when_conditions(self.bindings.candidates[candidate].when)
     }
 
-    fn when_conditions(&self, when: Option<usize>) -> Rc<[PredicateOutcome]> {
-        match when {
-            None => Rc::clone(&self.no_conditions),
-            Some(w) => Rc::clone(&self.when_outcomes[w]),
+    /// The outcome of every predicate from the top level down to `when`.
+    fn when_conditions(&self, mut when: Option<usize>) -> Rc<[PredicateOutcome]> {
+        let mut levels = Vec::new();
+        while let Some(w) = when {
+            levels.push(self.when_outcomes[w].clone());
+            when = self.bindings.whens[w].parent;
         }
+        levels
+            .into_iter()
+            .rev()
+            .flat_map(|range| self.outcomes[range].iter().cloned())
+            .collect()
     }
 
     /// [`resolve`] for this request.
@@ -490,15 +518,15 @@ impl<'m> Composition<'m> {
     }
 }
 
-/// The outcome of one `when`'s predicates and the precedence inside it (`None` once any
-/// predicate on the way fails). An undeclared category never matches.
+/// The outcome of one `when`'s predicates (added to `outcomes`) and the precedence inside it
+/// (`None` once any predicate on the way fails). An undeclared category never matches.
 fn match_predicates<'m>(
     predicates: &'m [Category<Code<'m>>],
     categories: &CategoryValues,
     predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
     outer: Option<Vec<u16>>,
-) -> (Vec<PredicateOutcome>, Option<Vec<u16>>) {
-    let mut outcomes = Vec::with_capacity(predicates.len());
+    outcomes: &mut Vec<PredicateOutcome>,
+) -> Option<Vec<u16>> {
     let mut precedence = outer;
     for p in predicates {
         let wanted = predicate_value(&p.value).unwrap_or_default();
@@ -523,5 +551,5 @@ fn match_predicates<'m>(
             _ => None,
         };
     }
-    (outcomes, precedence)
+    precedence
 }

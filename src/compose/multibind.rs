@@ -81,15 +81,16 @@ impl Rules {
 
     /// The fate of each entry (in D14 order).
     pub fn fates(&self, entries: &[Entry]) -> Vec<Fate> {
-        let mut first_of: Vec<(Option<&str>, usize)> = Vec::new();
+        let mut first_of: std::collections::HashMap<Option<&str>, usize> =
+            std::collections::HashMap::with_capacity(entries.len());
         let mut out = Vec::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
             let name = e.name.filter(|n| !n.is_empty());
-            let Some(&(_, first)) = first_of.iter().find(|(n, _)| *n == name) else {
-                first_of.push((name, i));
+            let first = *first_of.entry(name).or_insert(i);
+            if first == i {
                 out.push(Fate::Kept);
                 continue;
-            };
+            }
             let f = &entries[first];
             let same_rank = f.layer == e.layer && f.precedence == e.precedence;
             let by_rank = if same_rank {

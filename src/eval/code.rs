@@ -4,6 +4,7 @@
 
 use super::{EvalError, EvalResult, Evaluator, TopScope, Value};
 use crate::ast::{Expr, Lambda};
+use crate::lower::Embed;
 use smol_str::SmolStr;
 
 /// How the injector holds what the model embeds: literal values already evaluated, anything
@@ -37,7 +38,7 @@ impl Code<'_> {
 /// [`Embed`] for the injector.
 pub struct ForInjection;
 
-impl<'a> crate::lower::Embed<'a> for ForInjection {
+impl<'a> Embed<'a> for ForInjection {
     type X = Code<'a>;
     fn expression(&self, e: &'a Expr) -> Code<'a> {
         Code::Expr(e)
@@ -59,5 +60,36 @@ impl<'a> crate::lower::Embed<'a> for ForInjection {
     }
     fn undef(&self) -> Code<'a> {
         Code::Value(Value::Undef)
+    }
+}
+
+/// [`ForInjection`] for the check: the same code, origins with spans only.
+pub struct ForChecking;
+
+impl<'a> Embed<'a> for ForChecking {
+    type X = Code<'a>;
+    fn expression(&self, e: &'a Expr) -> Code<'a> {
+        ForInjection.expression(e)
+    }
+    fn literal(&self, e: &'a Expr) -> Option<Code<'a>> {
+        ForInjection.literal(e)
+    }
+    fn lambda(&self, l: &'a Lambda) -> Code<'a> {
+        ForInjection.lambda(l)
+    }
+    fn string(&self, s: &str) -> Code<'a> {
+        ForInjection.string(s)
+    }
+    fn variable(&self, name: &str) -> Code<'a> {
+        ForInjection.variable(name)
+    }
+    fn boolean(&self, b: bool) -> Code<'a> {
+        ForInjection.boolean(b)
+    }
+    fn undef(&self) -> Code<'a> {
+        ForInjection.undef()
+    }
+    fn positions(&self) -> bool {
+        false
     }
 }

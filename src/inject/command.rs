@@ -164,7 +164,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
             }]
         });
         let index = Bindings::build(layer);
-        let Some(&entry) = index.by_id.get(&key.id()) else {
+        let Some(entry) = index.entry(key) else {
             return Vec::new();
         };
         let mut files: Vec<String> = index.keys[entry]

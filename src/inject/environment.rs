@@ -84,7 +84,7 @@ pub fn prepare(
         }
     };
     let files = selected.layout.files().map_err(PrepareError::Io)?;
-    let loaded = crate::load_tree_files(&files, Some(confdir)).map_err(PrepareError::Io)?;
+    let loaded = crate::load_request_files(&files, Some(confdir)).map_err(PrepareError::Io)?;
     if loaded.has_file_errors() {
         let summary = format!(
             "the environment `{}` has errors (see `pbc check`); nothing was looked up",

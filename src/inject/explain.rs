@@ -96,7 +96,7 @@ impl Injector<'_> {
     pub fn explain(&mut self, key: &Key) -> Explanation {
         let result = self.lookup_found_key(key);
         let c = &self.composition;
-        let index = c.entry(&key.id());
+        let index = c.entry(key);
         let entry = index.map(|e| &c.bindings.keys[e]);
         let outcome = index.map(|e| &c.winners[e]);
         let winner_index = match outcome {

@@ -195,7 +195,7 @@ impl<'m> Injector<'m> {
         if key.name == "/classes" && key.ty == PType::Data {
             return self.classes().map(Some);
         }
-        let Some(entry) = self.composition.entry(&id) else {
+        let Some(entry) = self.composition.entry(key) else {
             return Ok(None);
         };
         let winner = match &self.composition.winners[entry] {
@@ -252,7 +252,7 @@ impl<'m> Injector<'m> {
             // ARM-8 "Rebinding": the key's own producer, as it would be without the rebind, at
             // the rebind's precedence.
             Bound::Rebind(_) => {
-                let entry = self.composition.entry(&key.id());
+                let entry = self.composition.entry(key);
                 let others: Vec<usize> = entry
                     .map(|e| &self.composition.bindings.keys[e].candidates)
                     .into_iter()

@@ -37,6 +37,11 @@ pub trait Embed<'a> {
     fn variable(&self, name: &str) -> Self::X;
     fn boolean(&self, b: bool) -> Self::X;
     fn undef(&self) -> Self::X;
+    /// Whether origins get their file name, line and column (the check needs only spans,
+    /// and computing positions for every binding is most of a large tree's lowering).
+    fn positions(&self) -> bool {
+        true
+    }
 }
 
 /// The written model: PN JSON for expressions and lambdas, plain JSON for literal values.
@@ -372,6 +377,14 @@ struct Lowerer<'s, E> {
 
 impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     fn origin(&self, span: Span) -> Origin {
+        if !self.embed.positions() {
+            return Origin {
+                file: String::new(),
+                line: 0,
+                column: 0,
+                span,
+            };
+        }
         let (line, column) = self.files.line_col(span.file, span.start);
         let file = match self.origin_names.get(span.file.0 as usize) {
             Some(n) => n.clone(),

@@ -13,7 +13,7 @@ use super::{TreeFacts, TreeInput};
 use crate::compose::analysis::{analyse, Condition, Finding, FindingKind};
 use crate::compose::{Bindings, Bound};
 use crate::diag::{codes, Diagnostic, Severity};
-use crate::eval::code::{Code, ForInjection};
+use crate::eval::code::{Code, ForChecking};
 use crate::eval::Value;
 use crate::lower::layers::{compose, default_layers, BindingsSource, MissingRef};
 use crate::lower::model::{NamedLayer, TreeDocument};
@@ -27,6 +27,7 @@ pub(super) fn check(
     files: &SourceMap,
     inputs: &[TreeInput],
     facts: &TreeFacts,
+    judge: super::Composition,
     out: &mut Vec<Diagnostic>,
 ) {
     let mut sources: Vec<BindingsSource> = Vec::new();
@@ -58,6 +59,9 @@ pub(super) fn check(
         }
     }
 
+    if judge == super::Composition::LeftToTheInjector {
+        return;
+    }
     let lower_inputs: Vec<LowerInput> = inputs
         .iter()
         .map(|i| LowerInput {
@@ -66,7 +70,7 @@ pub(super) fn check(
         })
         .collect();
     let model: TreeDocument<Code> =
-        crate::lower::compile_tree(files, &[], &lower_inputs, ForInjection);
+        crate::lower::compile_tree(files, &[], &lower_inputs, ForChecking);
     let levels = category_levels(&model);
     let words = Words {
         files,
@@ -120,7 +124,7 @@ pub(super) fn check(
         unplaced: true,
     };
     for input in unplaced {
-        let alone = crate::lower::compile_files(files, &[], &[input], ForInjection);
+        let alone = crate::lower::compile_files(files, &[], &[input], ForChecking);
         let layer = [NamedLayer {
             name: String::new(),
             bindings: alone.bindings,

@@ -30,9 +30,22 @@ pub struct TreeInput<'a> {
     pub program: &'a Program,
 }
 
+/// Whether the rules across files judge composition (conflicts, abstract and `override`
+/// bindings, multibind names) for every request, as `pbc check` does, or leave it to the
+/// injector, which reports it per key for its one request (`pbc lookup`, D18).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Composition {
+    ForEveryRequest,
+    LeftToTheInjector,
+}
+
 /// Runs the ARM-8 rules over every file of a tree, then the rules across files. Puppet's own
 /// rules ([`check_program`]) are the caller's to run per file.
-pub fn check_tree(files: &crate::span::SourceMap, inputs: &[TreeInput]) -> Vec<Diagnostic> {
+pub fn check_tree(
+    files: &crate::span::SourceMap,
+    inputs: &[TreeInput],
+    judge: Composition,
+) -> Vec<Diagnostic> {
     let mut facts = TreeFacts::default();
     let mut out = Vec::new();
     for input in inputs {
@@ -40,7 +53,7 @@ pub fn check_tree(files: &crate::span::SourceMap, inputs: &[TreeInput]) -> Vec<D
         bindings::check_file(input.role, input.program, &mut facts, &mut out);
     }
     tree::check(&facts, &mut out);
-    composition::check(files, inputs, &facts, &mut out);
+    composition::check(files, inputs, &facts, judge, &mut out);
     out
 }
 
