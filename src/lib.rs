@@ -496,11 +496,19 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     let mut diagnostics = Vec::new();
     let mut jobs = Vec::with_capacity(inputs.len());
     let mut ids = Vec::with_capacity(inputs.len());
+    // Bindings files that cannot be read as Puppet: the rules across files take what they
+    // bind as unknown.
+    let mut broken: Vec<(span::FileId, tree::FileRole)> = Vec::new();
     for input in inputs {
         let (id, bad) = source::add_source(&mut files, &input.name, input.bytes);
         ids.push(id);
         match bad {
-            Some(d) => diagnostics.push(d),
+            Some(d) => {
+                diagnostics.push(d);
+                if matches!(input.role, tree::FileRole::Bindings { .. }) {
+                    broken.push((id, input.role));
+                }
+            }
             None => jobs.push((id, input.role)),
         }
     }
@@ -509,11 +517,16 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     let mut parsed_ids = Vec::with_capacity(results.len());
     for ((id, role), result) in jobs.into_iter().zip(results) {
         diagnostics.extend(result.diagnostics);
-        if let Some(program) = result.program {
-            parsed.push((role, program));
-            parsed_ids.push(id);
+        match result.program {
+            Some(program) => {
+                parsed.push((role, program));
+                parsed_ids.push(id);
+            }
+            None if matches!(role, tree::FileRole::Bindings { .. }) => broken.push((id, role)),
+            None => {}
         }
     }
+    note_unknown_bindings(&broken, &mut diagnostics);
     let tree_input = |i: usize| validate::TreeInput {
         role: &parsed[i].0,
         program: &parsed[i].1,
@@ -521,7 +534,8 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     match scope {
         Scope::OneTree(judge) => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
-            diagnostics.extend(validate::check_tree(&files, &all, judge));
+            let unknown: Vec<&tree::FileRole> = broken.iter().map(|(_, role)| role).collect();
+            diagnostics.extend(validate::check_tree(&files, &all, &unknown, judge));
         }
         Scope::EachFileAlone => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
@@ -541,8 +555,17 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                 }
                 let inputs: Vec<validate::TreeInput> =
                     members.into_iter().map(tree_input).collect();
-                let findings =
-                    validate::check_tree(&files, &inputs, validate::Composition::ForEveryRequest);
+                let unknown: Vec<&tree::FileRole> = broken
+                    .iter()
+                    .filter(|(id, _)| names.contains(files.name(*id)))
+                    .map(|(_, role)| role)
+                    .collect();
+                let findings = validate::check_tree(
+                    &files,
+                    &inputs,
+                    &unknown,
+                    validate::Composition::ForEveryRequest,
+                );
                 found.extend(findings.into_iter().map(|d| (d, environment.as_str())));
             }
             diagnostics.extend(naming_environments(found, environments.len()));
@@ -563,6 +586,25 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         diagnostics,
         parsed,
         file_count,
+    }
+}
+
+/// One note per bindings file that could not be read, on its first error: the rules across
+/// files did not judge what it might bind.
+fn note_unknown_bindings(
+    broken: &[(span::FileId, tree::FileRole)],
+    diagnostics: &mut [diag::Diagnostic],
+) {
+    for (id, _) in broken {
+        let first = diagnostics
+            .iter_mut()
+            .filter(|d| d.span.file == *id && d.is_error())
+            .min_by_key(|d| (d.span.start, d.span.end));
+        if let Some(d) = first {
+            d.notes.push(
+                "note: until this file parses, what it binds is unknown: the rules across files report nothing it could change".into(),
+            );
+        }
     }
 }
 

@@ -57,10 +57,11 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
     } else {
         usize::MAX
     };
-    let regions = bracket_regions(&lexed.tokens);
+    let (regions, brackets) = bracket_regions(&lexed.tokens);
     let mut builder = Builder {
         file,
         regions,
+        brackets,
         last_error_region: None,
         src: src.to_string(),
         diags: Vec::new(),
@@ -111,15 +112,27 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
 }
 
 /// The innermost open bracket around each token (from the token stream, which keeps the true
-/// structure even when the parser has to recover).
-fn bracket_regions(tokens: &[lexer::SpannedTok]) -> Vec<(usize, Option<usize>)> {
-    let mut open: Vec<usize> = Vec::new();
+/// structure even when the parser has to recover), and every bracket with where it closes.
+fn bracket_regions(tokens: &[lexer::SpannedTok]) -> (Vec<(usize, Option<usize>)>, Vec<Bracket>) {
+    let mut open: Vec<(usize, Tok)> = Vec::new();
     let mut out = Vec::with_capacity(tokens.len());
+    let mut brackets: Vec<Bracket> = Vec::new();
+    // Index into `brackets` of each open bracket.
+    let mut open_index: Vec<usize> = Vec::new();
     for (l, tok, _) in tokens {
         match tok {
             Tok::RBrace | Tok::RBrack | Tok::RParen => {
-                open.pop();
-                out.push((*l, open.last().copied()));
+                if let (Some((_, opener)), Some(i)) = (open.pop(), open_index.pop()) {
+                    let matched = matches!(
+                        (&opener, tok),
+                        (Tok::LBrace | Tok::SelBrace, Tok::RBrace)
+                            | (Tok::LBrack | Tok::ListStart, Tok::RBrack)
+                            | (Tok::LParen | Tok::WsLParen, Tok::RParen)
+                    );
+                    brackets[i].close = Some(*l);
+                    brackets[i].matched = matched;
+                }
+                out.push((*l, open.last().map(|o| o.0)));
             }
             Tok::LBrace
             | Tok::SelBrace
@@ -127,13 +140,27 @@ fn bracket_regions(tokens: &[lexer::SpannedTok]) -> Vec<(usize, Option<usize>)> 
             | Tok::ListStart
             | Tok::LParen
             | Tok::WsLParen => {
-                out.push((*l, open.last().copied()));
-                open.push(*l);
+                out.push((*l, open.last().map(|o| o.0)));
+                open.push((*l, tok.clone()));
+                open_index.push(brackets.len());
+                brackets.push(Bracket {
+                    open: *l,
+                    close: None,
+                    matched: false,
+                });
             }
-            _ => out.push((*l, open.last().copied())),
+            _ => out.push((*l, open.last().map(|o| o.0))),
         }
     }
-    out
+    (out, brackets)
+}
+
+/// One opening bracket of the file: where it closes (`None`: never), and whether by the
+/// closer of its kind.
+struct Bracket {
+    open: usize,
+    close: Option<usize>,
+    matched: bool,
 }
 
 /// A call argument, array entry or access key: a value, or a bare `key => value` pair that is
@@ -192,6 +219,8 @@ pub struct Builder {
     file: FileId,
     /// For each token start offset, the offset of the innermost open bracket around it.
     regions: Vec<(usize, Option<usize>)>,
+    /// Every opening bracket, in order.
+    brackets: Vec<Bracket>,
     /// The bracket region of the last reported syntax error.
     last_error_region: Option<Option<usize>>,
     src: String,
@@ -213,6 +242,16 @@ impl Builder {
             }
             _ => false,
         }
+    }
+
+    /// Whether the bracket opened at `open` is never closed by a closer of its kind and is
+    /// still open at `offset`: everything until its wrong closer is mis-nested, so a syntax
+    /// error there is a consequence of the one already reported in it.
+    fn broken_bracket_open_at(&self, open: usize, offset: usize) -> bool {
+        let i = self.brackets.partition_point(|b| b.open < open);
+        self.brackets.get(i).is_some_and(|b| {
+            b.open == open && !b.matched && b.close.is_none_or(|close| offset < close)
+        })
     }
 
     fn region_at(&self, offset: usize) -> Option<usize> {
@@ -401,6 +440,12 @@ impl Builder {
         if region.is_some() && self.last_error_region == Some(region) {
             return;
         }
+        // An error inside a bracket that the last error's bracket, left unclosed, still holds.
+        if let Some(Some(previous)) = self.last_error_region {
+            if self.broken_bracket_open_at(previous, l) {
+                return;
+            }
+        }
         self.last_error_region = Some(region);
         self.last_error_at = Some(l);
         self.syntax_errors += 1;
@@ -433,8 +478,18 @@ impl Builder {
 
     fn unexpected(&self, l: usize, r: usize, tok: &Tok, expected: &[String]) -> Diagnostic {
         let text = self.src.get(l..r).unwrap_or("");
-        let shown: String = text.chars().take(40).collect();
-        let shown = shown.escape_debug().to_string();
+        // Control characters are shown escaped (`\0`); quotes stay as written.
+        let shown: String = text
+            .chars()
+            .take(40)
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_debug().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
         let span = self.sp(l, r);
         let mut d = Diagnostic::error(
             codes::SYNTAX_ERROR,

@@ -346,3 +346,34 @@ fn environments_pp_has_one_verdict() {
         ("\"branch\"\n", 0)
     );
 }
+
+/// Item 11: a bindings file that does not parse contributes "unknown": one syntax error, a
+/// note saying the rules across files were limited by it, and no finding it could change.
+#[test]
+fn a_file_that_does_not_parse_is_unknown() {
+    let root = tree(
+        "unparsed",
+        &[
+            (
+                "bindings/default.pp",
+                "bindings default {\n  bind 'ntp::servers' to ['a', 'b'\n  bind 'ntp::mode' to 'client'\n  when dc 'ams' { bind 'x' to 1 }\n}\n",
+            ),
+            (
+                "modules/ntp/bindings/default.pp",
+                "bindings ntp::default {\n  bind abstract 'ntp::mode'\n  bind 'ntp::servers' to ['pool']\n}\n",
+            ),
+        ],
+    );
+    let report = puppet_bindings::check_paths(std::slice::from_ref(&root)).expect("readable");
+    let [d] = report.diagnostics.as_slice() else {
+        panic!("{:?}", report.diagnostics);
+    };
+    assert_eq!(d.code, "SYNTAX_ERROR");
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("what it binds is unknown")),
+        "{:?}",
+        d.notes
+    );
+}

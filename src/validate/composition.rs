@@ -26,6 +26,7 @@ use std::collections::HashMap;
 pub(super) fn check(
     files: &SourceMap,
     inputs: &[TreeInput],
+    unknown: &[&FileRole],
     facts: &TreeFacts,
     judge: super::Composition,
     out: &mut Vec<Diagnostic>,
@@ -49,8 +50,28 @@ pub(super) fn check(
         });
         bindings_inputs.push(input);
     }
+    // Files that did not parse still exist: they are where their path puts them, with
+    // bindings no one knows.
+    let known = sources.len();
+    for role in unknown {
+        if let FileRole::Bindings {
+            expected_name,
+            module,
+        } = role
+        {
+            sources.push(BindingsSource {
+                module: module.as_deref(),
+                name: expected_name,
+            });
+        }
+    }
     let specs = facts.layers.clone().unwrap_or_else(default_layers);
     let (layers, missing) = compose(&specs, &sources);
+    // The highest layer holding a file of unknown bindings: a finding at or below it could be
+    // changed by what that file binds.
+    let unknown_from = layers
+        .iter()
+        .position(|l| l.files.iter().any(|&f| f >= known));
     // A site checked without any bindings (`pbc check manifests/site.pp`) cannot tell what the
     // tree lacks.
     if !sources.is_empty() {
@@ -80,12 +101,14 @@ pub(super) fn check(
     };
     let bindings = Bindings::build(&model.layers.layers);
     for finding in analyse(&bindings, &levels) {
-        out.push(words.diagnostic(&bindings, &finding));
+        if !could_change(&bindings, &finding, unknown_from) {
+            out.push(words.diagnostic(&bindings, &finding));
+        }
     }
 
     // A file no layer includes still conflicts with itself wherever it is included later.
-    let mut placed = vec![false; bindings_inputs.len()];
-    let mut excluded = vec![false; bindings_inputs.len()];
+    let mut placed = vec![false; sources.len()];
+    let mut excluded = vec![false; sources.len()];
     for layer in &layers {
         for &f in &layer.files {
             placed[f] = true;
@@ -136,6 +159,26 @@ pub(super) fn check(
                 out.push(words.diagnostic(&bindings, &finding));
             }
         }
+    }
+}
+
+/// Whether a file of unknown bindings in the layer `unknown_from` (or a lower one) could change
+/// the finding: a binding there can beat a conflict or an abstract binding at or below its
+/// layer, resolve an `override` anywhere above it or make it lose, and outrank a contribution.
+fn could_change(bindings: &Bindings, f: &Finding, unknown_from: Option<usize>) -> bool {
+    let Some(limit) = unknown_from else {
+        return false;
+    };
+    let layer = |i: usize| bindings.candidates[i].layer;
+    match &f.kind {
+        FindingKind::Conflict { second, .. } => limit <= layer(*second),
+        FindingKind::Abstract { candidate } => limit <= layer(*candidate),
+        FindingKind::UnresolvedOverride { .. } => true,
+        FindingKind::DuplicateContribution { id, second, .. } => bindings
+            .contributions
+            .get(id.as_str())
+            .and_then(|list| list.get(*second))
+            .is_none_or(|c| limit <= c.layer),
     }
 }
 

@@ -41,9 +41,12 @@ pub enum Composition {
 
 /// Runs the ARM-8 rules over every file of a tree, then the rules across files. Puppet's own
 /// rules ([`check_program`]) are the caller's to run per file.
+/// `unknown`: the roles of the tree's bindings files that did not parse. What they bind is
+/// unknown: the rules across files report nothing those files could change.
 pub fn check_tree(
     files: &crate::span::SourceMap,
     inputs: &[TreeInput],
+    unknown: &[&FileRole],
     judge: Composition,
 ) -> Vec<Diagnostic> {
     let mut facts = TreeFacts::default();
@@ -53,7 +56,7 @@ pub fn check_tree(
         bindings::check_file(input.role, input.program, &mut facts, &mut out);
     }
     tree::check(&facts, &mut out);
-    composition::check(files, inputs, &facts, judge, &mut out);
+    composition::check(files, inputs, unknown, &facts, judge, &mut out);
     out
 }
 
