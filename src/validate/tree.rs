@@ -37,29 +37,72 @@ fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
     }
     // D8/D10: node, environment and common always exist.
     let mut declared: Vec<&str> = vec!["node", "environment", "common"];
+    let mut declared_at: Vec<(&str, crate::span::Span)> = Vec::new();
     if let Some(first) = facts.categories.first() {
         declared.extend(first.names.iter().map(|(n, _)| n.as_str()));
+        declared_at.extend(first.names.iter().map(|(n, s)| (n.as_str(), *s)));
     }
+    // Undeclared categories, each with every `when` that names it, in order of first use.
+    let mut undeclared: Vec<(&str, Vec<crate::span::Span>)> = Vec::new();
     for (cat, span) in &facts.when_categories {
         if declared.contains(&cat.as_str()) {
             continue;
         }
-        let message = format!("the category `{cat}` is not declared by the site");
-        let mut d = if facts.has_site {
-            Diagnostic::error(codes::UNKNOWN_CATEGORY, *span, message)
-        } else {
-            Diagnostic::warning(codes::UNKNOWN_CATEGORY, *span, message)
-        };
-        d = match did_you_mean(cat, &declared) {
-            Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
-            None if facts.has_site => d.with_note(format!(
-                "help: add `{cat} => <value expression>` to `site {{ categories {{ }} }}`"
-            )),
-            None => d.with_note(
-                "note: no site is part of this check; the site that uses these bindings must declare it",
-            ),
-        };
-        out.push(d);
+        match undeclared.iter_mut().find(|(c, _)| *c == cat.as_str()) {
+            Some((_, spans)) => spans.push(*span),
+            None => undeclared.push((cat.as_str(), vec![*span])),
+        }
+    }
+    let used = |c: &str| facts.when_categories.iter().any(|(w, _)| w == c);
+    for (cat, spans) in undeclared {
+        let suggestion = did_you_mean(cat, &declared);
+        let declaration = suggestion.and_then(|s| declared_at.iter().find(|(n, _)| *n == s));
+        // The site's name is the typo when no `when` uses it: one finding, at the site.
+        if let (Some(&(name, at)), true) = (declaration, facts.has_site) {
+            if !used(name) {
+                let mut d = Diagnostic::error(
+                    codes::UNKNOWN_CATEGORY,
+                    at,
+                    format!(
+                        "the site declares the category `{name}`, which no `when` uses, but the bindings use `{cat}`"
+                    ),
+                );
+                for span in spans.iter().take(5) {
+                    d = d.with_label(*span, format!("`{cat}` is used here"));
+                }
+                if spans.len() > 5 {
+                    d = d.with_note(format!(
+                        "note: and {} more uses of `{cat}`",
+                        spans.len() - 5
+                    ));
+                }
+                out.push(d.with_note(format!(
+                    "help: did you mean `{cat}`? rename the category in the site"
+                )));
+                continue;
+            }
+        }
+        for span in spans {
+            let message = format!("the category `{cat}` is not declared by the site");
+            let mut d = if facts.has_site {
+                Diagnostic::error(codes::UNKNOWN_CATEGORY, span, message)
+            } else {
+                Diagnostic::warning(codes::UNKNOWN_CATEGORY, span, message)
+            };
+            if let Some(&(name, at)) = declaration {
+                d = d.with_label(at, format!("the site declares `{name}`"));
+            }
+            d = match suggestion {
+                Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+                None if facts.has_site => d.with_note(format!(
+                    "help: add `{cat} => <value expression>` to `site {{ categories {{ }} }}`"
+                )),
+                None => d.with_note(
+                    "note: no site is part of this check; the site that uses these bindings must declare it",
+                ),
+            };
+            out.push(d);
+        }
     }
 }
 
