@@ -55,7 +55,7 @@ impl LookupOutcome {
 
 /// A type or value given on the command line, read as Puppet source.
 fn parse_expr(src: &str) -> Option<crate::ast::Program> {
-    crate::parse_file(FileId(0), src).program
+    crate::parser::parse_file(FileId(0), src).program
 }
 
 pub fn run(opts: &LookupOptions) -> LookupOutcome {
@@ -93,7 +93,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         }
     }
     if let Some(path) = &opts.enc {
-        match super::enc::load(path) {
+        match crate::load::enc::load(path) {
             Ok(e) => request.enc = Some(e),
             Err(d) => problems.push(d),
         }

@@ -1,19 +1,20 @@
 //! The injector: answers lookups for one request (a node with its facts) from a checked tree.
 //!
 //! It reads the same model `pbc compile` writes, lowered in memory with expressions kept as
-//! AST ([`Code`]), and follows ARM-8's request sequence: facts become the top scope,
-//! `environments.pp` picks the environment and its files ([`environment`]), the site's
-//! categories are evaluated (D8, D9), the layers are composed into effective bindings
-//! ([`compose`]), and each lookup produces its value (constants, evaluated expressions, lookups
-//! of other keys, multibinds) with its type checked. It must not re-check the tree (the
-//! validator did) nor print anything: callers render its results and diagnostics.
+//! AST ([`Code`]), and follows ARM-8's request sequence from where [`crate::load`] leaves it
+//! (the request's facts, its environment and that environment's checked files): the site's
+//! categories are evaluated (D8, D9), the composition engine ([`compose`]) matches the layers
+//! against the request, and each lookup produces its value (constants, evaluated
+//! expressions, lookups of other keys, multibinds) with its type checked; a composition error
+//! fails only the keys it affects (D18). It must not re-check the tree (the validator did)
+//! nor print anything: callers render its results and diagnostics.
 
 pub mod command;
 pub mod enc;
-pub mod environment;
 pub mod explain;
-pub mod facts;
 mod multibind;
+
+pub use crate::load::{environment, facts, Request};
 
 use crate::ast::Lambda;
 use crate::diag::{codes, Diagnostic};
@@ -30,23 +31,6 @@ use std::rc::Rc;
 pub use crate::compose;
 pub use crate::eval::code::{Code, ForInjection};
 pub use crate::lower::model::{model_is_data, ptype};
-
-/// Who is asking: the node's facts and what the command line adds.
-#[derive(Clone, Debug, Default)]
-pub struct Request {
-    /// Fact name → value (a facts file's top-level keys, then `--fact`s).
-    pub facts: indexmap::IndexMap<SmolStr, Value>,
-    /// `$trusted`, when the facts file carries it.
-    pub trusted: Option<Value>,
-    /// `--agent-environment`: `$agent_environment` in `environments.pp`.
-    pub agent_environment: Option<String>,
-    /// `--env`: the environment, instead of what `environments.pp` picks.
-    pub environment: Option<String>,
-    /// Unknown variables are errors.
-    pub strict: bool,
-    /// `--enc`: what the node classifier said about the node.
-    pub enc: Option<enc::Enc>,
-}
 
 /// One effective category of the request.
 #[derive(Clone, Debug)]

@@ -236,7 +236,7 @@ mod tests {
     use crate::span::FileId;
 
     fn keys(src: &str) -> Vec<String> {
-        let parsed = crate::parse_file(FileId(0), src);
+        let parsed = crate::parser::parse_file(FileId(0), src);
         let program = parsed.program.expect("parses");
         let mut out = Vec::new();
         for e in &program.body {

@@ -1088,7 +1088,7 @@ impl Checker {
                 .map(|e| format!("invalid JSON: {e}")),
             "base64" => (!is_strict_base64(text)).then(|| "invalid Base64".to_string()),
             "pp" => {
-                let parsed = crate::parse_file(span.file, text);
+                let parsed = crate::parser::parse_file(span.file, text);
                 (parsed.program.is_none()).then(|| "invalid Puppet code".to_string())
             }
             _ => None,

@@ -4,15 +4,15 @@
 //!
 //! It owns environment selection and path resolution (`envdir`, `modulepath`, `manifestdir`,
 //! `manifest`, `bindingsdir`). It must not compose bindings or evaluate categories: that is
-//! [`super::Injector`]'s work, on the tree this module loads.
+//! [`crate::inject::Injector`]'s work, on the tree this module loads.
 
+use super::LoadedTree;
 use super::Request;
 use crate::ast::{AttributeOp, ExprKind, Program, SiteItem};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::{EvalError, Evaluator, NoInjection, TopScope, Value};
 use crate::span::{SourceMap, Span};
 use crate::tree::{EnvironmentLayout, EnvironmentPaths};
-use crate::LoadedTree;
 use std::path::{Path, PathBuf};
 
 /// The environment a request runs in.
@@ -64,7 +64,7 @@ pub fn prepare(
     request: &Request,
 ) -> Result<(SelectedEnvironment, LoadedTree), PrepareError> {
     let environments = if confdir.join("environments.pp").is_file() {
-        let loaded = crate::load_environments_file(confdir).map_err(PrepareError::Io)?;
+        let loaded = super::load_environments_file(confdir).map_err(PrepareError::Io)?;
         if loaded.has_errors() {
             return Err(tree_errors(loaded, "environments.pp has errors"));
         }
@@ -84,7 +84,7 @@ pub fn prepare(
         }
     };
     let files = selected.layout.files().map_err(PrepareError::Io)?;
-    let loaded = crate::load_request_files(&files, Some(confdir)).map_err(PrepareError::Io)?;
+    let loaded = super::load_request_files(&files, Some(confdir)).map_err(PrepareError::Io)?;
     if loaded.has_file_errors() {
         let summary = format!(
             "the environment `{}` has errors (see `pbc check`); nothing was looked up",

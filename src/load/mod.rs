@@ -1,0 +1,741 @@
+//! Loading: what a command reads before any rule or request runs. It owns reading a tree's
+//! files (their roles come from [`crate::tree`]), parsing and checking them on all cores into a
+//! [`LoadedTree`], `environments.pp` and the choice of a request's environment and its files
+//! ([`environment`]), and the request itself: facts ([`facts`]) and an ENC's output ([`enc`]).
+//! `pbc check` and `pbc compile` start here; the injector starts from what it returns.
+//!
+//! It must not compose bindings nor answer lookups (that is [`crate::inject`]), nor print:
+//! callers render its reports.
+
+pub mod enc;
+pub mod environment;
+pub mod facts;
+
+use crate::eval::Value;
+pub use crate::parser::{parse_file, Parsed};
+use crate::{ast, diag, lower, source, span, tree, validate};
+use smol_str::SmolStr;
+
+/// Who is asking: the node's facts and what the command line adds.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// Fact name → value (a facts file's top-level keys, then `--fact`s).
+    pub facts: indexmap::IndexMap<SmolStr, Value>,
+    /// `$trusted`, when the facts file carries it.
+    pub trusted: Option<Value>,
+    /// `--agent-environment`: `$agent_environment` in `environments.pp`.
+    pub agent_environment: Option<String>,
+    /// `--env`: the environment, instead of what `environments.pp` picks.
+    pub environment: Option<String>,
+    /// Unknown variables are errors.
+    pub strict: bool,
+    /// `--enc`: what the node classifier said about the node.
+    pub enc: Option<enc::Enc>,
+}
+
+/// Parses one file and, when it parsed, runs Puppet's parse-time validation on it: what
+/// `pbc parse --validate` (and `puppet parser validate`) report. The program is kept even when
+/// validation finds errors.
+pub fn parse_and_validate(file: span::FileId, src: &str) -> Parsed {
+    let mut parsed = parse_file(file, src);
+    if let Some(program) = &parsed.program {
+        parsed.diagnostics.extend(validate::check_program(program));
+    }
+    parsed
+}
+
+/// What `pbc check` found in a tree: every file's diagnostics, sorted by file and position.
+#[derive(Default)]
+pub struct CheckReport {
+    pub files: span::SourceMap,
+    pub diagnostics: Vec<diag::Diagnostic>,
+    pub file_count: usize,
+}
+
+/// One file of a tree, read into memory.
+pub struct SourceInput {
+    /// The name diagnostics show.
+    pub name: String,
+    pub role: tree::FileRole,
+    pub bytes: Vec<u8>,
+}
+
+/// `pbc check PATHS`. One directory holding an `environments.pp` is a site: the rules across
+/// files run once per environment over the files that environment reads, and every other
+/// `.pp` below the directory gets its own rules. Anything else is checked as one tree.
+pub fn check_paths(paths: &[std::path::PathBuf]) -> std::io::Result<CheckReport> {
+    if let [dir] = paths {
+        if dir.join("environments.pp").is_file() {
+            if let Some(report) = check_site(dir)? {
+                return Ok(report);
+            }
+        }
+    }
+    check_tree_files(&tree::discover(paths)?)
+}
+
+/// [`check_paths`] for a site. `None` when its environments.pp has errors: without it the
+/// environments are unknown, and the directory is checked as one tree (which reports them).
+fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
+    let confdir = std::fs::canonicalize(dir)?;
+    let alone = load_environments_file(&confdir)?;
+    let Some(program) = alone.environments_program().filter(|_| !alone.has_errors()) else {
+        return Ok(None);
+    };
+    let resolved = match environment::all(&confdir, program) {
+        Ok(resolved) => resolved,
+        Err(d) => {
+            // environments.pp fails for a request without facts or an agent's environment:
+            // `pbc lookup` and `pbc compile` give the same error for such a request. Without
+            // the environments, each file gets its own rules and nothing across files is
+            // guessed.
+            let files: Vec<SourceInput> = tree::discover(&[dir.to_path_buf()])?
+                .iter()
+                .map(|f| {
+                    Ok(SourceInput {
+                        name: f.display.clone(),
+                        role: f.role.clone(),
+                        bytes: read(f)?,
+                    })
+                })
+                .collect::<std::io::Result<_>>()?;
+            let mut analysed = analyse(files, Scope::EachFileAlone);
+            let d = d.with_note(
+                "note: without the environments each file was checked on its own; the rules across files did not run",
+            );
+            analysed
+                .diagnostics
+                .extend(moved_to(d, &alone, &analysed.files));
+            diag::sort(&mut analysed.diagnostics);
+            return Ok(Some(CheckReport {
+                files: analysed.files,
+                diagnostics: analysed.diagnostics,
+                file_count: analysed.file_count,
+            }));
+        }
+    };
+    // Per environment, the files it reads; findings about environments that cannot be read.
+    let mut environments: Vec<(String, Vec<tree::TreeFile>)> = Vec::new();
+    let mut unreadable: Vec<diag::Diagnostic> = Vec::new();
+    for (name, selected) in resolved {
+        match selected {
+            Ok(selected) => environments.push((name, selected.layout.files()?)),
+            // A request can select it (`--env`), and would fail the same way.
+            Err(d) => {
+                unreadable
+                    .push(d.with_note(format!("note: the environment `{name}` was not checked")));
+            }
+        }
+    }
+    // Every file once, by its canonical path; an environment's role for it wins over the one
+    // its path implies.
+    let mut by_path: std::collections::BTreeMap<std::path::PathBuf, tree::TreeFile> =
+        std::collections::BTreeMap::new();
+    let everything = tree::discover(&[dir.to_path_buf()])?;
+    for f in environments.iter().flat_map(|(_, f)| f).chain(&everything) {
+        let key = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
+        by_path.entry(key).or_insert_with(|| f.clone());
+    }
+    let mut inputs = Vec::with_capacity(by_path.len());
+    for f in by_path.values() {
+        inputs.push(SourceInput {
+            name: f.display.clone(),
+            role: f.role.clone(),
+            bytes: read(f)?,
+        });
+    }
+    let groups: Vec<(String, Vec<String>)> = environments
+        .into_iter()
+        .map(|(name, files)| (name, files.into_iter().map(|f| f.display).collect()))
+        .collect();
+    let mut analysed = analyse(inputs, Scope::Environments(&groups));
+    for d in unreadable {
+        analysed
+            .diagnostics
+            .extend(moved_to(d, &alone, &analysed.files));
+    }
+    diag::sort(&mut analysed.diagnostics);
+    Ok(Some(CheckReport {
+        files: analysed.files,
+        diagnostics: analysed.diagnostics,
+        file_count: analysed.file_count,
+    }))
+}
+
+/// A finding on environments.pp as `alone` loaded it, pointed at the same file in `files`.
+fn moved_to(
+    mut d: diag::Diagnostic,
+    alone: &LoadedTree,
+    files: &span::SourceMap,
+) -> Option<diag::Diagnostic> {
+    let name = alone.check.files.name(span::FileId(0));
+    let id = (0..files.len() as u32)
+        .map(span::FileId)
+        .find(|&id| files.name(id) == name)?;
+    d.move_to_file(id);
+    Some(d)
+}
+
+/// `confdir`'s environments.pp, loaded and checked on its own.
+pub fn load_environments_file(confdir: &std::path::Path) -> std::io::Result<LoadedTree> {
+    let path = confdir.join("environments.pp");
+    let file = tree::TreeFile {
+        display: tree::display(&path),
+        path,
+        role: tree::FileRole::Environments,
+    };
+    load_tree_files(&[file], Some(confdir))
+}
+
+/// `pbc compile DIR [--env NAME]`: a site (a directory with an `environments.pp`) compiles
+/// one environment, `production` unless named, from exactly the files that environment reads,
+/// as `pbc lookup` does. Without environments.pp the directory is one tree.
+pub fn compile_dir(
+    dir: &std::path::Path,
+    environment: Option<&str>,
+) -> std::io::Result<CompileReport> {
+    let confdir = std::fs::canonicalize(dir)?;
+    let has_file = confdir.join("environments.pp").is_file();
+    if !has_file && environment.is_none() {
+        return compile_tree_files(
+            &tree::discover(&[dir.to_path_buf()])?,
+            Some(dir),
+            CompileMode::Tree,
+        );
+    }
+    let alone = if has_file {
+        let alone = load_environments_file(&confdir)?;
+        if alone.has_errors() {
+            return Ok(CompileReport {
+                check: alone.check,
+                model: None,
+            });
+        }
+        Some(alone)
+    } else {
+        None
+    };
+    let request = Request {
+        environment: Some(environment.unwrap_or("production").to_string()),
+        ..Default::default()
+    };
+    let program = alone.as_ref().and_then(|a| a.environments_program());
+    match environment::select(&confdir, program, &request) {
+        Ok(selected) => {
+            compile_tree_files(&selected.layout.files()?, Some(&confdir), CompileMode::Tree)
+        }
+        Err(d) => {
+            let mut check = alone.map(|a| a.check).unwrap_or_default();
+            check.diagnostics.push(d);
+            Ok(CompileReport { check, model: None })
+        }
+    }
+}
+
+fn read(f: &tree::TreeFile) -> std::io::Result<Vec<u8>> {
+    std::fs::read(&f.path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot read {}: {e}", f.display)))
+}
+
+/// Reads every file of a tree and checks it ([`check_sources`]). An unreadable file is an I/O
+/// error: the tree cannot be judged without it.
+pub fn check_tree_files(tree_files: &[tree::TreeFile]) -> std::io::Result<CheckReport> {
+    let mut inputs = Vec::with_capacity(tree_files.len());
+    for f in tree_files {
+        inputs.push(SourceInput {
+            name: f.display.clone(),
+            role: f.role.clone(),
+            bytes: read(f)?,
+        });
+    }
+    Ok(check_sources(inputs))
+}
+
+/// Reads a tree's files and compiles them ([`compile_sources`]). In [`CompileMode::Tree`] the
+/// model names files relative to `root`; otherwise as the diagnostics do.
+pub fn compile_tree_files(
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+    mode: CompileMode,
+) -> std::io::Result<CompileReport> {
+    Ok(compile_loaded(load_tree_files(tree_files, root)?, mode))
+}
+
+/// Reads a tree's files and checks them, keeping the programs for lowering ([`load_sources`]).
+/// Origins are file names relative to `root` (as the diagnostics name them without one).
+pub fn load_tree_files(
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+) -> std::io::Result<LoadedTree> {
+    load_tree_files_judging(tree_files, root, validate::Composition::ForEveryRequest)
+}
+
+/// [`load_tree_files`] for one request (`pbc lookup`): composition is left to the injector,
+/// which reports it per key (D18).
+pub fn load_request_files(
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+) -> std::io::Result<LoadedTree> {
+    load_tree_files_judging(tree_files, root, validate::Composition::LeftToTheInjector)
+}
+
+fn load_tree_files_judging(
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+    judge: validate::Composition,
+) -> std::io::Result<LoadedTree> {
+    let mut inputs = Vec::with_capacity(tree_files.len());
+    let mut origins = Vec::with_capacity(tree_files.len());
+    for f in tree_files {
+        let bytes = read(f)?;
+        let origin = root
+            .and_then(|r| f.path.strip_prefix(r).ok())
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_else(|| f.display.clone());
+        origins.push(origin);
+        inputs.push(SourceInput {
+            name: f.display.clone(),
+            role: f.role.clone(),
+            bytes,
+        });
+    }
+    Ok(load_judged(inputs, origins, judge))
+}
+
+/// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
+/// Files are parsed on all cores; the result does not depend on how work was shared out.
+pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
+    let analysed = analyse(
+        inputs,
+        Scope::OneTree(validate::Composition::ForEveryRequest),
+    );
+    CheckReport {
+        files: analysed.files,
+        diagnostics: analysed.diagnostics,
+        file_count: analysed.file_count,
+    }
+}
+
+/// What `pbc compile` produced: the check's findings and, when there were no errors, the model
+/// as JSON (with a final newline).
+pub struct CompileReport {
+    pub check: CheckReport,
+    pub model: Option<String>,
+}
+
+/// What to compile: a whole tree (layers, categories, environments) or bindings files alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompileMode {
+    Tree,
+    Files,
+}
+
+/// Checks the files and, when the check finds no errors, lowers them to the bindings model.
+/// `origins` are the file names the model records (relative to the tree root), one per input.
+pub fn compile_sources(
+    inputs: Vec<SourceInput>,
+    origins: Vec<String>,
+    mode: CompileMode,
+) -> CompileReport {
+    compile_loaded(load_sources(inputs, origins), mode)
+}
+
+fn compile_loaded(loaded: LoadedTree, mode: CompileMode) -> CompileReport {
+    let model = if loaded.has_errors() {
+        None
+    } else {
+        let inputs = loaded.lower_inputs();
+        let json = match mode {
+            CompileMode::Tree => serde_json::to_string_pretty(&lower::compile_tree(
+                &loaded.check.files,
+                &loaded.origins,
+                &inputs,
+                lower::PnJson,
+            )),
+            CompileMode::Files => serde_json::to_string_pretty(&lower::compile_files(
+                &loaded.check.files,
+                &loaded.origins,
+                &inputs,
+                lower::PnJson,
+            )),
+        };
+        json.ok().map(|mut j| {
+            j.push('\n');
+            j
+        })
+    };
+    CompileReport {
+        check: loaded.check,
+        model,
+    }
+}
+
+/// A checked tree with its programs: what lowering (for `pbc compile`) and the injector (for
+/// `pbc lookup`) start from.
+pub struct LoadedTree {
+    pub check: CheckReport,
+    parsed: Vec<(tree::FileRole, ast::Program)>,
+    /// The name the model records for each file, by file id.
+    origins: Vec<String>,
+}
+
+impl LoadedTree {
+    pub fn has_errors(&self) -> bool {
+        self.check
+            .diagnostics
+            .iter()
+            .any(diag::Diagnostic::is_error)
+    }
+
+    /// Errors other than composition errors (D18: those belong to a key and a request, and
+    /// `pbc lookup` reports them per key).
+    pub fn has_file_errors(&self) -> bool {
+        self.check
+            .diagnostics
+            .iter()
+            .any(|d| d.is_error() && !crate::compose::is_per_key(d.code))
+    }
+
+    pub fn lower_inputs(&self) -> Vec<lower::LowerInput<'_>> {
+        self.parsed
+            .iter()
+            .map(|(role, program)| lower::LowerInput { role, program })
+            .collect()
+    }
+
+    /// The bindings files no layer includes, lowered on their own: `pbc lookup` names them for
+    /// a key only they bind.
+    pub fn unplaced_model<'a, E: lower::Embed<'a>>(
+        &'a self,
+        embed: E,
+    ) -> lower::model::FilesDocument<E::X> {
+        let inputs = self.lower_inputs();
+        let unplaced: Vec<lower::LowerInput> = lower::unplaced_files(&inputs)
+            .into_iter()
+            .map(|i| lower::LowerInput {
+                role: inputs[i].role,
+                program: inputs[i].program,
+            })
+            .collect();
+        lower::compile_files(&self.check.files, &self.origins, &unplaced, embed)
+    }
+
+    /// The tree's `environments.pp`, if it has one.
+    pub fn environments_program(&self) -> Option<&ast::Program> {
+        self.parsed
+            .iter()
+            .find(|(role, _)| matches!(role, tree::FileRole::Environments))
+            .map(|(_, p)| p)
+    }
+
+    /// The whole tree's model, holding expressions as `embed` does.
+    pub fn tree_model<'a, E: lower::Embed<'a>>(
+        &'a self,
+        embed: E,
+    ) -> lower::model::TreeDocument<E::X> {
+        lower::compile_tree(
+            &self.check.files,
+            &self.origins,
+            &self.lower_inputs(),
+            embed,
+        )
+    }
+}
+
+/// Checks the files ([`check_sources`]) and keeps their programs. `origins` are the file names
+/// the model records, one per input.
+pub fn load_sources(inputs: Vec<SourceInput>, origins: Vec<String>) -> LoadedTree {
+    load_judged(inputs, origins, validate::Composition::ForEveryRequest)
+}
+
+fn load_judged(
+    inputs: Vec<SourceInput>,
+    origins: Vec<String>,
+    judge: validate::Composition,
+) -> LoadedTree {
+    // In name order, as `analyse` will take them, so that origins stay with their files.
+    let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
+    paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
+    let analysed = analyse(inputs, Scope::OneTree(judge));
+    // Origins by file id: ids follow input order.
+    let mut by_id = vec![String::new(); analysed.files.len()];
+    for (id, origin) in analysed.ids.iter().zip(origins) {
+        if let Some(slot) = by_id.get_mut(id.0 as usize) {
+            *slot = origin;
+        }
+    }
+    LoadedTree {
+        check: CheckReport {
+            files: analysed.files,
+            diagnostics: analysed.diagnostics,
+            file_count: analysed.file_count,
+        },
+        parsed: analysed.parsed,
+        origins: by_id,
+    }
+}
+
+/// Every file parsed and checked, with the programs kept for lowering.
+struct Analysed {
+    files: span::SourceMap,
+    /// The file id of each input, in input order.
+    ids: Vec<span::FileId>,
+    diagnostics: Vec<diag::Diagnostic>,
+    parsed: Vec<(tree::FileRole, ast::Program)>,
+    file_count: usize,
+}
+
+/// Which files the rules across files see together.
+enum Scope<'e> {
+    /// All of them: one tree.
+    OneTree(validate::Composition),
+    /// Each environment's (its name and the names of the files it reads); files no environment
+    /// reads get only their own rules.
+    Environments(&'e [(String, Vec<String>)]),
+    /// None: the environments are unknown, each file gets only its own rules.
+    EachFileAlone,
+}
+
+/// Files are taken in name order, whatever order they come in: everything after (layer
+/// composition, which of two conflicting bindings is reported first) follows that order.
+fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
+    inputs.sort_by(|a, b| a.name.cmp(&b.name));
+    let file_count = inputs.len();
+    let mut files = span::SourceMap::new();
+    let mut diagnostics = Vec::new();
+    let mut jobs = Vec::with_capacity(inputs.len());
+    let mut ids = Vec::with_capacity(inputs.len());
+    // Bindings files that cannot be read as Puppet: the rules across files take what they
+    // bind as unknown.
+    let mut broken: Vec<(span::FileId, tree::FileRole)> = Vec::new();
+    for input in inputs {
+        let (id, bad) = source::add_source(&mut files, &input.name, input.bytes);
+        ids.push(id);
+        match bad {
+            Some(d) => {
+                diagnostics.push(d);
+                if matches!(input.role, tree::FileRole::Bindings { .. }) {
+                    broken.push((id, input.role));
+                }
+            }
+            None => jobs.push((id, input.role)),
+        }
+    }
+    let results = parse_all(&files, &jobs);
+    let mut parsed = Vec::with_capacity(results.len());
+    let mut parsed_ids = Vec::with_capacity(results.len());
+    for ((id, role), result) in jobs.into_iter().zip(results) {
+        diagnostics.extend(result.diagnostics);
+        match result.program {
+            Some(program) => {
+                parsed.push((role, program));
+                parsed_ids.push(id);
+            }
+            None if matches!(role, tree::FileRole::Bindings { .. }) => broken.push((id, role)),
+            None => {}
+        }
+    }
+    note_unknown_bindings(&broken, &mut diagnostics);
+    let tree_input = |i: usize| validate::TreeInput {
+        role: &parsed[i].0,
+        program: &parsed[i].1,
+    };
+    match scope {
+        Scope::OneTree(judge) => {
+            let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
+            let unknown: Vec<&tree::FileRole> = broken.iter().map(|(_, role)| role).collect();
+            diagnostics.extend(validate::check_tree(&files, &all, &unknown, judge));
+        }
+        Scope::EachFileAlone => {
+            let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
+            diagnostics.extend(validate::check_each_file(&all));
+        }
+        Scope::Environments(environments) => {
+            let mut read = vec![false; parsed.len()];
+            let mut found: Vec<(diag::Diagnostic, &str)> = Vec::new();
+            for (environment, names) in environments {
+                let names: std::collections::HashSet<&str> =
+                    names.iter().map(String::as_str).collect();
+                let members: Vec<usize> = (0..parsed.len())
+                    .filter(|&i| names.contains(files.name(parsed_ids[i])))
+                    .collect();
+                for &i in &members {
+                    read[i] = true;
+                }
+                let inputs: Vec<validate::TreeInput> =
+                    members.into_iter().map(tree_input).collect();
+                let unknown: Vec<&tree::FileRole> = broken
+                    .iter()
+                    .filter(|(id, _)| names.contains(files.name(*id)))
+                    .map(|(_, role)| role)
+                    .collect();
+                let findings = validate::check_tree(
+                    &files,
+                    &inputs,
+                    &unknown,
+                    validate::Composition::ForEveryRequest,
+                );
+                found.extend(findings.into_iter().map(|d| (d, environment.as_str())));
+            }
+            diagnostics.extend(naming_environments(found, environments.len()));
+            let unread: Vec<usize> = (0..parsed.len()).filter(|&i| !read[i]).collect();
+            let inputs: Vec<validate::TreeInput> = unread.iter().map(|&i| tree_input(i)).collect();
+            diagnostics.extend(validate::check_each_file(&inputs));
+            for i in unread {
+                if parsed[i].0 != tree::FileRole::Environments {
+                    diagnostics.push(not_in_any_environment(parsed_ids[i], &parsed[i].1));
+                }
+            }
+        }
+    }
+    diag::sort(&mut diagnostics);
+    Analysed {
+        files,
+        ids,
+        diagnostics,
+        parsed,
+        file_count,
+    }
+}
+
+/// One note per bindings file that could not be read, on its first error: the rules across
+/// files did not judge what it might bind.
+fn note_unknown_bindings(
+    broken: &[(span::FileId, tree::FileRole)],
+    diagnostics: &mut [diag::Diagnostic],
+) {
+    for (id, _) in broken {
+        let first = diagnostics
+            .iter_mut()
+            .filter(|d| d.span.file == *id && d.is_error())
+            .min_by_key(|d| (d.span.start, d.span.end));
+        if let Some(d) = first {
+            d.notes.push(
+                "note: until this file parses, what it binds is unknown: the rules across files report nothing it could change".into(),
+            );
+        }
+    }
+}
+
+/// Each distinct finding once, however many environments made it (a file several environments
+/// read gives the same findings in each); in a site of several environments, a note names the
+/// environments it was found in.
+fn naming_environments(
+    mut found: Vec<(diag::Diagnostic, &str)>,
+    environments: usize,
+) -> Vec<diag::Diagnostic> {
+    found.sort_by(|(a, x), (b, y)| {
+        (a.span.file, a.span.start, a.span.end, a.code, &a.message, x).cmp(&(
+            b.span.file,
+            b.span.start,
+            b.span.end,
+            b.code,
+            &b.message,
+            y,
+        ))
+    });
+    let mut out: Vec<(diag::Diagnostic, Vec<&str>)> = Vec::new();
+    for (d, environment) in found {
+        // Equal findings are adjacent but for ones that differ only in labels or notes.
+        let same_place = |(o, _): &(diag::Diagnostic, Vec<&str>)| {
+            (o.span, o.code, &o.message) == (d.span, d.code, &d.message)
+        };
+        let run = out.iter().rev().take_while(|o| same_place(o)).count();
+        let start = out.len() - run;
+        match out[start..].iter_mut().find(|(o, _)| *o == d) {
+            Some((_, names)) => names.push(environment),
+            None => out.push((d, vec![environment])),
+        }
+    }
+    out.into_iter()
+        .map(|(d, names)| {
+            if environments < 2 {
+                return d;
+            }
+            d.with_note(format!(
+                "note: in the environment{} {}",
+                if names.len() == 1 { "" } else { "s" },
+                diag::backticked(names)
+            ))
+        })
+        .collect()
+}
+
+/// A file with `site` or `bindings` blocks that no environment reads (its blocks never apply).
+fn not_in_any_environment(file: span::FileId, program: &ast::Program) -> diag::Diagnostic {
+    let first = program
+        .body
+        .iter()
+        .find_map(|e| match &e.kind {
+            ast::ExprKind::Site(_) => Some(e.span.prefix("site".len())),
+            ast::ExprKind::Bindings(_) => Some(e.span.prefix("bindings".len())),
+            _ => None,
+        })
+        .unwrap_or_else(|| span::Span::new(file, 0, 0));
+    diag::Diagnostic::warning(
+        diag::codes::NOT_IN_ANY_ENVIRONMENT,
+        first,
+        "no environment reads this file",
+    )
+    .with_note("note: an environment reads its `manifest`, the files under its `bindingsdir` and the `bindings/` of the modules on its `modulepath` (see environments.pp)")
+}
+
+/// [`parse_and_validate`] for every job, in job order, spread over the available cores.
+fn parse_all(files: &span::SourceMap, jobs: &[(span::FileId, tree::FileRole)]) -> Vec<Parsed> {
+    parallel_map(jobs.len(), |i| {
+        let (id, role) = &jobs[i];
+        let mut result = parse_and_validate(*id, files.source(*id));
+        // A plain manifest without `site` or `bindings` blocks (which D1 allows only at the top
+        // level) means nothing to the tree-wide rules, to lowering or to the injector: its
+        // AST is freed here, on the thread that built it, in parallel with the others.
+        if *role == tree::FileRole::Manifest
+            && result.program.as_ref().is_some_and(|p| {
+                !p.body
+                    .iter()
+                    .any(|e| matches!(e.kind, ast::ExprKind::Site(_) | ast::ExprKind::Bindings(_)))
+            })
+        {
+            result.program = None;
+        }
+        result
+    })
+}
+
+/// `f(i)` for every `i < n`, in order, spread over the available cores; the result does not
+/// depend on how the work was shared out.
+fn parallel_map<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |c| c.get())
+        .min(n.max(1));
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= n {
+            break;
+        }
+        let result = f(i);
+        if let Ok(mut s) = slots.lock() {
+            s[i] = Some(result);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..workers {
+            // Passes recurse to the parser's bounded depth; give workers the main thread's room.
+            let _ = std::thread::Builder::new()
+                .stack_size(64 * 1024 * 1024)
+                .spawn_scoped(scope, work);
+        }
+        work();
+    });
+    slots
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, slot)| slot.unwrap_or_else(|| f(i)))
+        .collect()
+}
