@@ -4,6 +4,8 @@
 //! (`confdir:/default`) above `modules` (`module:/*::default`), a node `n1.example.com` in
 //! `ams`.
 
+mod common;
+
 use puppet_bindings::diag::{Diagnostic, Severity};
 use puppet_bindings::inject::command::{run, LookupOptions};
 use std::path::{Path, PathBuf};
@@ -12,19 +14,7 @@ const SITE: &str = "site {\n  categories { dc => $::dc }\n  bindings => [\n    l
 
 /// A tree under a fresh directory: the shared site plus `files` (path, text).
 fn tree(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("composition")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&root);
-    let mut all: Vec<(&str, &str)> = vec![("manifests/site.pp", SITE)];
-    all.retain(|(p, _)| !files.iter().any(|(f, _)| f == p));
-    all.extend_from_slice(files);
-    for (path, text) in all {
-        let p = root.join(path);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write");
-    }
-    root
+    common::write_tree("composition", name, &[("manifests/site.pp", SITE)], files)
 }
 
 /// `pbc check` on the tree: (severity, code) of every finding.
@@ -94,17 +84,27 @@ fn an_abstract_binding_made_concrete_for_some_requests() {
             "bindings default {\n  bind abstract 'x'\n  when dc 'ams' { bind 'x' to 1 }\n  bind 'y' to 2\n}\n",
         )],
     );
-    assert_eq!(
-        check(&root),
-        [(Severity::Warning, "ABSTRACT_NOT_OVERRIDDEN")]
+    fails_for_some(
+        &root,
+        "ABSTRACT_NOT_OVERRIDDEN",
+        &["x", "y"],
+        "1\n2\n",
+        "2\n",
     );
+}
+
+/// `check` warns (only) with `code`; a node in `ams` gets every key (`in_ams`), a node in
+/// `lon` fails the first key alone with `code` and gets the others (`in_lon`).
+fn fails_for_some(root: &Path, code: &str, keys: &[&str], in_ams: &str, in_lon: &str) {
+    let found = check(root);
     assert_eq!(
-        lookup(&root, "ams", &["x", "y"]),
-        ("1\n2\n".into(), "".into(), 0)
+        found.iter().map(|(s, c)| (*s, *c)).collect::<Vec<_>>(),
+        [(Severity::Warning, code)]
     );
-    let (stdout, stderr, status) = lookup(&root, "lon", &["x", "y"]);
-    assert_eq!((stdout.as_str(), status), ("2\n", 1));
-    assert!(stderr.contains("ABSTRACT_NOT_OVERRIDDEN"), "{stderr}");
+    assert_eq!(lookup(root, "ams", keys), (in_ams.into(), "".into(), 0));
+    let (stdout, stderr, status) = lookup(root, "lon", keys);
+    assert_eq!((stdout.as_str(), status), (in_lon, 1));
+    assert!(stderr.contains(code), "{stderr}");
 }
 
 /// Item 3: an override that loses is irrelevant.
@@ -117,14 +117,7 @@ fn an_override_that_loses_is_irrelevant() {
             "bindings default {\n  bind override 'x' to 1\n  when dc 'ams' { bind 'x' to 2 }\n  bind 'y' to 3\n}\n",
         )],
     );
-    assert_eq!(check(&root), [(Severity::Warning, "UNRESOLVED_OVERRIDE")]);
-    assert_eq!(
-        lookup(&root, "ams", &["x", "y"]),
-        ("2\n3\n".into(), "".into(), 0)
-    );
-    let (stdout, stderr, status) = lookup(&root, "lon", &["x", "y"]);
-    assert_eq!((stdout.as_str(), status), ("3\n", 1));
-    assert!(stderr.contains("UNRESOLVED_OVERRIDE"), "{stderr}");
+    fails_for_some(&root, "UNRESOLVED_OVERRIDE", &["x", "y"], "2\n3\n", "3\n");
 }
 
 /// Item 4: a tie that a more specific binding beats for some requests is a warning; the

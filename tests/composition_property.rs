@@ -2,8 +2,9 @@
 //!
 //! Each tree has 2-3 categories of 2-3 values, 2-3 layers, and bindings of a few keys under
 //! `when`s (single, `and`, `or`, nested), abstract and `override` bindings, conflicts, and
-//! contributions to an Array and a Hash multibind with random options. Every request is tried:
-//! each category at each of its values, at a value no predicate names, and absent. Then:
+//! contributions to an Array and a Hash multibind with random options and combinators.
+//! Every request is tried: each category at each of its values, at a value no predicate
+//! names, and absent. Then:
 //!
 //! - an error of `check` fails the key for every request its bindings apply to;
 //! - a request that fails a key with a composition error was warned about (or errored) by
@@ -11,6 +12,8 @@
 //! - every finding of `check` is met by some request (no warning about nothing).
 //!
 //! `cargo test` runs a few hundred trees; `cargo test -- --ignored` runs many more.
+
+mod common;
 
 use puppet_bindings::compose::is_per_key;
 use puppet_bindings::diag::Severity;
@@ -20,7 +23,7 @@ use puppet_bindings::inject::{ForInjection, Injector, Request};
 use puppet_bindings::types::PType;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// splitmix64: a reproducible stream from a seed, no dependency needed.
 struct Rng(u64);
@@ -82,11 +85,22 @@ fn generate(rng: &mut Rng) -> Tree {
         if layer == 0 {
             let on_named = rng.percent(70);
             let on_unnamed = rng.percent(30);
-            let resolution = ["priority", "ignore", "error", "append"][rng.below(4)];
-            let _ = writeln!(text, "  multibind Array[Data], 'key_m0' {{ priority_on_named => {on_named}, priority_on_unnamed => {on_unnamed} }}");
+            let array_combinator = if rng.percent(20) {
+                ", combinator => |$memo, $x| { $memo + [$x] }"
+            } else {
+                ""
+            };
+            let hash_options = [
+                "conflict_resolution => priority",
+                "conflict_resolution => ignore",
+                "conflict_resolution => error",
+                "conflict_resolution => append",
+                "combinator => |$key, $current, $value| { $value }",
+            ][rng.below(5)];
+            let _ = writeln!(text, "  multibind Array[Data], 'key_m0' {{ priority_on_named => {on_named}, priority_on_unnamed => {on_unnamed}{array_combinator} }}");
             let _ = writeln!(
                 text,
-                "  multibind Hash[String, Data], 'key_m1' {{ conflict_resolution => {resolution} }}"
+                "  multibind Hash[String, Data], 'key_m1' {{ {hash_options} }}"
             );
             line += 2;
         }
@@ -193,8 +207,8 @@ fn pred_text((c, v): (usize, usize)) -> String {
     format!("cat{c} 'v{v}'")
 }
 
-fn write(tree: &Tree, root: &Path) {
-    let _ = std::fs::remove_dir_all(root);
+/// The tree's files: its site (categories, layers) and one bindings file per layer.
+fn files(tree: &Tree) -> Vec<(String, String)> {
     let mut site = String::from("site {\n  categories {");
     for c in 0..tree.categories.len() {
         let _ = write!(site, " cat{c} => $::cat{c},");
@@ -208,11 +222,7 @@ fn write(tree: &Tree, root: &Path) {
     for (l, text) in tree.files.iter().enumerate() {
         files.push((format!("bindings/l{l}.pp"), text.clone()));
     }
-    for (path, text) in files {
-        let p = root.join(path);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write");
-    }
+    files
 }
 
 /// Every request: per category, one of its values, a value no predicate names, or absent.
@@ -367,10 +377,12 @@ struct Counts {
 fn agree(seed: u64, dir: &str, counts: &mut Counts) {
     let mut rng = Rng(seed);
     let tree = generate(&mut rng);
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("composition_property")
-        .join(dir);
-    write(&tree, &root);
+    let files = files(&tree);
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let root = common::write_tree("composition_property", dir, &[], &files);
     let found = findings(&root);
     let answers = lookups(&tree, &root);
     let show = || {

@@ -3,6 +3,8 @@
 //! break `pbc check`'s static rules on purpose: the injector is built from them directly, to
 //! show what a request meets when the check could not tell.
 
+mod common;
+
 use puppet_bindings::eval::Value;
 use puppet_bindings::inject::environment::{self, SelectedEnvironment};
 use puppet_bindings::inject::{ForInjection, Injector, Request};
@@ -14,20 +16,8 @@ use std::path::{Path, PathBuf};
 /// `node > data_center > environment` and the layers `high` (`confdir:/high`) and `low`
 /// (`confdir:/low`), unless `files` has its own `manifests/site.pp`.
 fn tree(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("inject")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&root);
     let site = "site {\n  categories { node => \"${::fqdn}\", data_center => $::dc, environment => true }\n  bindings => [layer { 'high': include => 'confdir:/high' }, layer { 'low': include => 'confdir:/low' }]\n}\n";
-    let mut all: Vec<(&str, &str)> = vec![("manifests/site.pp", site)];
-    all.retain(|(p, _)| !files.iter().any(|(f, _)| f == p));
-    all.extend_from_slice(files);
-    for (path, text) in all {
-        let p = root.join(path);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write");
-    }
-    root
+    common::write_tree("inject", name, &[("manifests/site.pp", site)], files)
 }
 
 /// Looks up each key for a node `web01` in data center `ams`: the value in Puppet notation or

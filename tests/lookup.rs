@@ -1,6 +1,7 @@
 //! `pbc lookup` over `corpus/lookup/trees/*/`: each tree has a `requests` file, one command
 //! line per line (flags and keys, run by the `pbc` binary in the tree's directory, which is
-//! the default tree). Every request's status, stdout and stderr are snapshotted per tree.
+//! the default tree). Every request's status, stdout and stderr are snapshotted per tree,
+//! after what `pbc check .` says of the tree: the two must tell one story (D18).
 
 mod common;
 
@@ -17,12 +18,14 @@ fn lookup_trees() {
         let requests = std::fs::read_to_string(dir.join("requests"))
             .unwrap_or_else(|e| panic!("{}/requests: {e}", dir.display()));
         let mut out = String::new();
-        for line in requests
+        let check = std::iter::once(("check", "."));
+        let lookups = requests
             .lines()
             .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        {
+            .map(|l| ("lookup", l));
+        for (command, line) in check.chain(lookups) {
             let run = Command::new(env!("CARGO_BIN_EXE_pbc"))
-                .arg("lookup")
+                .arg(command)
                 .args(line.split_whitespace())
                 .current_dir(&dir)
                 .output()
@@ -32,7 +35,7 @@ fn lookup_trees() {
                 String::from_utf8_lossy(&run.stderr),
             );
             out.push_str(&format!(
-                "$ pbc lookup {line}\nstatus: {}\n{}{}\n",
+                "$ pbc {command} {line}\nstatus: {}\n{}{}\n",
                 run.status.code().unwrap_or(-1),
                 if stdout.is_empty() {
                     String::new()

@@ -46,7 +46,8 @@ pub enum Rules {
     Hash(Resolution),
 }
 
-/// A Hash multibind's `conflict_resolution`.
+/// A Hash multibind's `conflict_resolution`, or its `combinator`, which gets every
+/// contribution (so repeated names never clash).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resolution {
     Priority,
@@ -54,6 +55,7 @@ pub enum Resolution {
     Error,
     Append,
     Merge,
+    Combinator,
 }
 
 impl Rules {
@@ -61,6 +63,12 @@ impl Rules {
     /// has made sure each option given has the right shape.
     pub fn of(m: &Multibinding<Code>, is_hash: bool) -> Rules {
         if is_hash {
+            if matches!(
+                option(&m.producer_args, "combinator"),
+                Some(Code::Lambda(_))
+            ) {
+                return Rules::Hash(Resolution::Combinator);
+            }
             let resolution = match option(&m.producer_args, "conflict_resolution") {
                 Some(Code::Value(Value::String(s))) => match s.as_str() {
                     "ignore" => Resolution::Ignore,
@@ -105,7 +113,9 @@ impl Rules {
                 Rules::Hash(Resolution::Priority) => by_rank,
                 Rules::Hash(Resolution::Ignore) => Fate::Ignored { first },
                 Rules::Hash(Resolution::Error) => Fate::Duplicate { first },
-                Rules::Hash(Resolution::Append | Resolution::Merge) => Fate::Combined { first },
+                Rules::Hash(Resolution::Append | Resolution::Merge | Resolution::Combinator) => {
+                    Fate::Combined { first }
+                }
             });
         }
         out

@@ -44,3 +44,26 @@ pub fn arm8_example_names() -> Vec<String> {
     assert!(names.len() >= 10);
     names
 }
+
+/// Writes a tree under `CARGO_TARGET_TMPDIR/<group>/<name>` (emptied first): the `defaults`
+/// (path, text) that `files` does not replace, then `files`.
+pub fn write_tree(
+    group: &str,
+    name: &str,
+    defaults: &[(&str, &str)],
+    files: &[(&str, &str)],
+) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(group)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    let kept = defaults
+        .iter()
+        .filter(|(p, _)| !files.iter().any(|(f, _)| f == p));
+    for (path, text) in kept.chain(files) {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    root
+}
