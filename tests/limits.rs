@@ -172,3 +172,58 @@ fn validation_of_huge_hashes_and_parameter_lists() {
         vec![codes::DUPLICATE_KEY, codes::DUPLICATE_PARAMETER]
     );
 }
+
+/// A site declaring `categories` and one bindings file, checked as a tree, rendered as text.
+fn check_tree(categories: &str, bindings: &str) -> (puppet_bindings::CheckReport, String) {
+    use puppet_bindings::tree::FileRole;
+    let inputs = vec![
+        puppet_bindings::SourceInput {
+            name: "manifests/site.pp".into(),
+            role: FileRole::Manifest,
+            bytes: format!("site {{ categories {{ {categories} }} }}\n").into_bytes(),
+        },
+        puppet_bindings::SourceInput {
+            name: "bindings/default.pp".into(),
+            role: FileRole::Bindings {
+                expected_name: "default".into(),
+                module: None,
+            },
+            bytes: bindings.as_bytes().to_vec(),
+        },
+    ];
+    let report = puppet_bindings::check_sources(inputs);
+    let text = puppet_bindings::diag::render_text(&report.files, &report.diagnostics);
+    (report, text)
+}
+
+/// Twenty nested `when c 'a' or c 'b'` (a million copies of one binding, were they made) are
+/// one diagnostic, and nothing downstream makes the copies.
+#[test]
+fn nested_ors_are_bounded() {
+    let categories: String = (0..20).map(|i| format!("c{i} => $::c{i}, ")).collect();
+    let mut body = "bind 'x' to 1\n".to_string();
+    for i in (0..20).rev() {
+        body = format!("when c{i} 'a' or c{i} 'b' {{\n{body}}}\n");
+    }
+    let (report, _) = check_tree(&categories, &format!("bindings default {{\n{body}}}\n"));
+    assert_eq!(
+        codes_of(&report.diagnostics),
+        vec![codes::TOO_MANY_ALTERNATIVES]
+    );
+}
+
+/// One `when` with 8,000 `and`ed predicates of undeclared categories: every finding is kept,
+/// and the text shows a few per code and counts the rest (each would print the whole line).
+#[test]
+fn thousands_of_findings_on_one_line_render_briefly() {
+    let predicates: Vec<String> = (0..8000).map(|i| format!("cat{i} 'v'")).collect();
+    let bindings = format!(
+        "bindings default {{\n  when {} {{ bind 'x' to 1 }}\n}}\n",
+        predicates.join(" and ")
+    );
+    let (report, text) = check_tree("dc => $::dc", &bindings);
+    assert_eq!(report.diagnostics.len(), 8000);
+    // Each finding shows the whole line: twenty of them, not eight thousand.
+    assert!(text.len() < 25 * bindings.len(), "{} bytes", text.len());
+    assert!(text.contains("... and 7980 more `UNKNOWN_CATEGORY` findings"));
+}

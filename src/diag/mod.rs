@@ -107,7 +107,16 @@ pub fn sort(diags: &mut Vec<Diagnostic>) {
 pub fn render_text(files: &SourceMap, diags: &[Diagnostic]) -> String {
     let mut out = term::termcolor::NoColor::new(Vec::new());
     let config = term::Config::default();
+    // Past a few findings of one code in one file the rest repeat what was shown (each with
+    // its source lines, which a machine-made file can make huge): they are counted instead.
+    let mut shown: std::collections::BTreeMap<(crate::span::FileId, &str), usize> =
+        std::collections::BTreeMap::new();
     for d in diags {
+        let count = shown.entry((d.span.file, d.code)).or_insert(0);
+        *count += 1;
+        if *count > MAX_SHOWN_PER_CODE && !d.span.is_none() {
+            continue;
+        }
         if d.span.is_none() {
             let mut text = format!("{}[{}]: {}\n", severity_word(d.severity), d.code, d.message);
             for n in &d.notes {
@@ -133,8 +142,21 @@ pub fn render_text(files: &SourceMap, diags: &[Diagnostic]) -> String {
             out.get_mut().extend_from_slice(text.as_bytes());
         }
     }
+    for ((file, code), count) in shown {
+        if count > MAX_SHOWN_PER_CODE {
+            let text = format!(
+                "... and {} more `{code}` findings in {} (`--error-format json` lists every one)\n\n",
+                count - MAX_SHOWN_PER_CODE,
+                files.name(file)
+            );
+            out.get_mut().extend_from_slice(text.as_bytes());
+        }
+    }
     String::from_utf8_lossy(&out.into_inner()).into_owned()
 }
+
+/// How many findings of one code in one file the text rendering shows.
+pub const MAX_SHOWN_PER_CODE: usize = 20;
 
 fn severity_word(s: Severity) -> &'static str {
     match s {

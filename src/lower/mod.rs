@@ -401,12 +401,13 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     fn named_bindings(&self, block: &'a BindingsBlock) -> NamedBindings<E::X> {
         NamedBindings {
             name: block.name.to_string(),
-            bindings: self.items(&block.items),
+            bindings: self.items(&block.items, 1),
             origin: self.origin(block.span),
         }
     }
 
-    fn items(&self, items: &'a [BindItem]) -> Vec<AbstractBinding<E::X>> {
+    /// `copies`: how many copies of `items` the `or`s around them make.
+    fn items(&self, items: &'a [BindItem], copies: usize) -> Vec<AbstractBinding<E::X>> {
         let mut out = Vec::new();
         for item in items {
             match item {
@@ -415,11 +416,16 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                     items,
                     span,
                 } => {
-                    // D7: one copy per alternative of an `or`.
+                    // D7: one copy per alternative of an `or`; past the limit the check has
+                    // reported the `when` (TOO_MANY_ALTERNATIVES), and it is left out.
+                    let copies = copies.saturating_mul(condition.len());
+                    if copies > MAX_ALTERNATIVES {
+                        continue;
+                    }
                     for conjunction in condition {
                         out.push(AbstractBinding::CategorizedBindings {
                             predicates: conjunction.iter().map(|p| self.predicate(p)).collect(),
-                            bindings: self.items(items),
+                            bindings: self.items(items, copies),
                             origin: self.origin(*span),
                         });
                     }

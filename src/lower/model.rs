@@ -28,6 +28,10 @@ pub const VERSION: u32 = 1;
 pub const MAX_DEPTH: usize = 100;
 /// The deepest `when` nesting the check accepts: each level is two levels of JSON.
 pub const MAX_WHEN_NESTING: usize = 32;
+/// The most copies `or` may make of one binding (D7: one per alternative, multiplied through
+/// nested `when`s). Past it the check reports the `when` and lowering leaves it out, so that a
+/// few hundred bytes of `or`s cannot grow into gigabytes of model.
+pub const MAX_ALTERNATIVES: usize = 64;
 /// The deepest type the check accepts as declared; an inferred type deeper than this is written
 /// as `PDataType` (or `PObjectType`) at that depth. With [`MAX_WHEN_NESTING`] and the deepest
 /// producer chain, the model stays within [`MAX_DEPTH`].

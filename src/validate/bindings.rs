@@ -9,7 +9,7 @@ use crate::ast::{
     ExprKind, OptionValue, Producer, ProducerKind, Program,
 };
 use crate::diag::{backticked, codes, did_you_mean, Diagnostic};
-use crate::lower::model::{MAX_TYPE_NESTING, MAX_WHEN_NESTING};
+use crate::lower::model::{MAX_ALTERNATIVES, MAX_TYPE_NESTING, MAX_WHEN_NESTING};
 use crate::span::Span;
 use crate::tree::FileRole;
 use crate::types::{PType, TypeError, RESERVED_TYPE_NAMES};
@@ -78,7 +78,7 @@ pub(super) fn check_file(
             out: &mut *out,
             block,
         };
-        checker.items(&block.items, 0);
+        checker.items(&block.items, 0, 1);
     }
 }
 
@@ -100,8 +100,9 @@ struct Scope {
 }
 
 impl BlockChecker<'_> {
-    /// `when_depth`: how many `when` blocks enclose `items`.
-    fn items(&mut self, items: &[BindItem], when_depth: usize) {
+    /// `when_depth`: how many `when` blocks enclose `items`; `copies`: how many copies of them
+    /// the `or`s around them make (D7).
+    fn items(&mut self, items: &[BindItem], when_depth: usize, copies: usize) {
         let mut scope = Scope::default();
         for item in items {
             match item {
@@ -128,7 +129,23 @@ impl BlockChecker<'_> {
                         );
                         continue;
                     }
-                    self.items(items, when_depth + 1);
+                    let copies = copies.saturating_mul(condition.len());
+                    if copies > MAX_ALTERNATIVES {
+                        self.push(
+                            Diagnostic::error(
+                                codes::TOO_MANY_ALTERNATIVES,
+                                span.prefix("when".len()),
+                                format!(
+                                    "the `or`s around these bindings make {} copies of each (at most {MAX_ALTERNATIVES})",
+                                    if copies == usize::MAX { "countless".to_string() } else { copies.to_string() }
+                                ),
+                            )
+                            .with_note("note: each alternative of an `or` is a copy of the bindings it encloses, with its own precedence, and nested `when`s multiply them")
+                            .with_note("help: split the `when` into separate blocks, or declare a category that tells the cases apart"),
+                        );
+                        continue;
+                    }
+                    self.items(items, when_depth + 1, copies);
                 }
                 BindItem::Operation(op) => self.operation(op, &mut scope),
                 BindItem::Error { .. } => {}

@@ -43,17 +43,17 @@ fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
         declared_at.extend(first.names.iter().map(|(n, s)| (n.as_str(), *s)));
     }
     // Undeclared categories, each with every `when` that names it, in order of first use.
-    let mut undeclared: Vec<(&str, Vec<crate::span::Span>)> = Vec::new();
+    let declared_set: std::collections::HashSet<&str> = declared.iter().copied().collect();
+    let mut undeclared: indexmap::IndexMap<&str, Vec<crate::span::Span>> =
+        indexmap::IndexMap::new();
+    let mut used: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (cat, span) in &facts.when_categories {
-        if declared.contains(&cat.as_str()) {
-            continue;
-        }
-        match undeclared.iter_mut().find(|(c, _)| *c == cat.as_str()) {
-            Some((_, spans)) => spans.push(*span),
-            None => undeclared.push((cat.as_str(), vec![*span])),
+        used.insert(cat.as_str());
+        if !declared_set.contains(cat.as_str()) {
+            undeclared.entry(cat.as_str()).or_default().push(*span);
         }
     }
-    let used = |c: &str| facts.when_categories.iter().any(|(w, _)| w == c);
+    let used = |c: &str| used.contains(c);
     for (cat, spans) in undeclared {
         let suggestion = did_you_mean(cat, &declared);
         let declaration = suggestion.and_then(|s| declared_at.iter().find(|(n, _)| *n == s));
