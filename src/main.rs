@@ -150,17 +150,39 @@ struct FileAst<'a> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A panic is a bug in pbc, never the input's fault: say so, with what to report, and exit
+    // 101 as a Rust panic does (2 is for usage and I/O problems).
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!(
+            "pbc {}: internal error: {info}\npbc: this is a bug in pbc; please report it with the input that caused it",
+            env!("CARGO_PKG_VERSION")
+        );
+    }));
     // Passes over the tree recurse to a bounded depth; a large stack keeps debug builds safe.
     let worker = std::thread::Builder::new()
         .stack_size(256 * 1024 * 1024)
         .spawn(move || run(cli));
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
-        _ => {
-            eprintln!("pbc: internal error");
+        Ok(Err(_)) => ExitCode::from(101),
+        Err(e) => {
+            eprintln!("pbc: cannot start: {e}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Writes all of `bytes` to standard output and flushes it. A write that fails (a full disk,
+/// a closed pipe) is exit 2: nothing may claim success with its output lost.
+fn print(bytes: &[u8]) -> Result<(), ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(bytes)
+        .and_then(|()| stdout.flush())
+        .map_err(|e| {
+            eprintln!("pbc: cannot write to standard output: {e}");
+            ExitCode::from(2)
+        })
 }
 
 fn run(cli: Cli) -> ExitCode {
@@ -182,12 +204,10 @@ fn run(cli: Cli) -> ExitCode {
             paths,
         } => compile_command(output.as_deref(), environment.as_deref(), &paths),
         Command::Lookup(args) => lookup_command(args),
-        Command::Schema => {
-            match std::io::stdout().write_all(puppet_bindings::lower::model::SCHEMA.as_bytes()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(_) => ExitCode::from(2),
-            }
-        }
+        Command::Schema => match print(puppet_bindings::lower::model::SCHEMA.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(code) => code,
+        },
     }
 }
 
@@ -217,8 +237,10 @@ fn lookup_command(a: LookupArgs) -> ExitCode {
             json: a.format == ExplainFormat::Json,
             strict: a.strict,
         });
-    let _ = std::io::stdout().write_all(outcome.stdout.as_bytes());
     let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
+    if let Err(code) = print(outcome.stdout.as_bytes()) {
+        return code;
+    }
     ExitCode::from(outcome.status)
 }
 
@@ -260,7 +282,10 @@ fn compile_command(
     };
     let written = match output {
         Some(path) => write_atomically(path, model.as_bytes()),
-        None => std::io::stdout().write_all(model.as_bytes()),
+        None => std::io::stdout()
+            .lock()
+            .write_all(model.as_bytes())
+            .and_then(|()| std::io::stdout().flush()),
     };
     match written {
         Ok(()) => ExitCode::SUCCESS,
@@ -272,19 +297,71 @@ fn compile_command(
 }
 
 /// Writes a temporary file beside `path`, then renames it over `path`: readers see the old file
-/// or the whole new one, never a partial model.
+/// or the whole new one, never a partial model. The temporary file is created exclusively
+/// under a random name (no one can plant a link there), takes the target's permissions, and is
+/// removed on every failure; ones that a killed run left behind are removed by the next run.
+/// A target that exists and is not a regular file (a FIFO, a device, a link) is refused.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::{Error, ErrorKind};
+    let permissions = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_file() => Some(m.permissions()),
+        Ok(_) => {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "{} exists and is not a regular file; pbc replaces only regular files",
+                    path.display()
+                ),
+            ))
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
     let name = path
         .file_name()
         .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let prefix = format!(".{name}.pbc-");
+    remove_stale_temporaries(&dir, &prefix);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".tmp")
+        .tempfile_in(&dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    if let Some(p) = permissions {
+        tmp.as_file().set_permissions(p)?;
     }
-    result
+    tmp.persist(path).map(|_| ()).map_err(|e| e.error)
+}
+
+/// Temporary files of our naming pattern older than an hour: left by a run that was killed
+/// before it could remove them (a running compile writes its file within seconds).
+fn remove_stale_temporaries(dir: &std::path::Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let hour = std::time::Duration::from_secs(3600);
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !name.starts_with(prefix) || !name.ends_with(".tmp") {
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .ok()
+            .filter(|m| m.file_type().is_file())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > hour);
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn check_command(error_format: CheckErrorFormat, strict: bool, paths: &[PathBuf]) -> ExitCode {
@@ -310,11 +387,15 @@ fn check_command(error_format: CheckErrorFormat, strict: bool, paths: &[PathBuf]
         }
         CheckErrorFormat::Json => {
             let text = diag::render_json(files, &diags, report.file_count);
-            let _ = std::io::stdout().write_all(text.as_bytes());
+            if let Err(code) = print(text.as_bytes()) {
+                return code;
+            }
         }
         CheckErrorFormat::Sarif => {
             let text = diag::sarif::render(files, &diags);
-            let _ = std::io::stdout().write_all(text.as_bytes());
+            if let Err(code) = print(text.as_bytes()) {
+                return code;
+            }
         }
     }
     if diags.iter().any(Diagnostic::is_error) {
@@ -371,9 +452,10 @@ fn parse_command(
         ErrorFormat::Human => diag::render_text(&files, &diags),
         ErrorFormat::Json => diag::render_json(&files, &diags, files_list.len()),
     };
-    let mut stdout = std::io::stdout().lock();
     if error_format == ErrorFormat::Json && !print_ast {
-        let _ = stdout.write_all(rendered.as_bytes());
+        if let Err(code) = print(rendered.as_bytes()) {
+            return code;
+        }
     } else {
         let _ = std::io::stderr().write_all(rendered.as_bytes());
     }
@@ -382,15 +464,20 @@ fn parse_command(
         for (_, program) in &programs {
             out.push_str(&puppet_bindings::pn::program_to_json(program));
         }
-        let _ = stdout.write_all(out.as_bytes());
+        if let Err(code) = print(out.as_bytes()) {
+            return code;
+        }
     } else if print_ast {
         let docs: Vec<FileAst> = programs
             .iter()
             .map(|(file, program)| FileAst { file, program })
             .collect();
         match serde_json::to_string_pretty(&docs) {
-            Ok(s) => {
-                let _ = writeln!(stdout, "{s}");
+            Ok(mut s) => {
+                s.push('\n');
+                if let Err(code) = print(s.as_bytes()) {
+                    return code;
+                }
             }
             Err(e) => {
                 eprintln!("pbc: internal error: {e}");

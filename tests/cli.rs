@@ -307,3 +307,91 @@ fn lookup_exit_statuses() {
     ]);
     assert_eq!(code, 2, "{stderr}");
 }
+
+/// `compile -o` keeps the target's permissions, refuses a target that is not a regular file
+/// (a FIFO would otherwise be replaced), and removes temporaries a killed run left behind.
+#[test]
+fn compile_output_is_safe() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("pbc-compile-safe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("model.json");
+    std::fs::write(&out, "old").expect("old model");
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    // A temporary of our pattern, as a killed run leaves it, two hours old.
+    let stale = dir.join(".model.json.pbc-abc123.tmp");
+    std::fs::write(&stale, "partial").expect("stale");
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    std::fs::File::options()
+        .write(true)
+        .open(&stale)
+        .and_then(|f| f.set_modified(two_hours_ago))
+        .expect("age");
+    let out_arg = out.to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["compile", "-o", &out_arg, "corpus/compile/trees/sample"]);
+    assert_eq!(code, 0, "{stderr}");
+    let mode = std::fs::metadata(&out)
+        .expect("written")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o640);
+    assert!(!stale.exists(), "the stale temporary is removed");
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, ["model.json"]);
+
+    // A FIFO (or a device, or a link) is not replaced.
+    let fifo = dir.join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let fifo_arg = fifo.to_string_lossy().into_owned();
+        let (code, _, stderr) = pbc(&["compile", "-o", &fifo_arg, "corpus/compile/trees/sample"]);
+        assert_eq!(code, 2);
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+        let kind = std::fs::symlink_metadata(&fifo)
+            .expect("still there")
+            .file_type();
+        assert!(!kind.is_file());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Output that cannot be written is exit 2, never a success with the output lost.
+#[test]
+fn write_errors_on_standard_output_are_exit_2() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pbc"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(full.try_clone().expect("dup"))
+            .output()
+            .expect("pbc runs")
+    };
+    for args in [
+        &["schema"][..],
+        &["parse", "--format", "pn", "corpus/pn"][..],
+        &["check", "--error-format", "json", "examples/site"][..],
+        &[
+            "lookup",
+            "--facts",
+            "corpus/lookup/trees/example/facts",
+            "--node",
+            "web01.ams.example.com",
+            "--all",
+            "corpus/lookup/trees/example",
+        ][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("cannot write to standard output"),
+            "{args:?}"
+        );
+    }
+}
