@@ -14,6 +14,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The largest file pbc reads (manifests, facts, ENC output), in bytes; larger ones, and
+    /// anything that is not a regular file, are refused.
+    #[arg(long, global = true, default_value_t = puppet_bindings::source::DEFAULT_MAX_FILE_SIZE)]
+    max_file_size: u64,
 }
 
 #[derive(Subcommand)]
@@ -186,6 +190,7 @@ fn print(bytes: &[u8]) -> Result<(), ExitCode> {
 }
 
 fn run(cli: Cli) -> ExitCode {
+    puppet_bindings::source::set_max_file_size(cli.max_file_size);
     match cli.command {
         Command::Parse {
             format,
@@ -422,10 +427,10 @@ fn parse_command(
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut programs = Vec::new();
     for path in &files_list {
-        let bytes = match std::fs::read(path) {
+        let bytes = match puppet_bindings::source::read_file(path, "manifest") {
             Ok(b) => b,
             Err(e) => {
-                eprintln!("pbc: cannot read {}: {e}", path.display());
+                eprintln!("pbc: {e}");
                 return ExitCode::from(2);
             }
         };

@@ -67,6 +67,61 @@ pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// The largest file pbc reads, unless `--max-file-size` says otherwise: far beyond any real
+/// manifest, facts file or ENC output, and far below what would exhaust memory.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
+
+static MAX_FILE_SIZE: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(DEFAULT_MAX_FILE_SIZE);
+
+/// Sets the largest file [`read_file`] accepts (`--max-file-size`).
+pub fn set_max_file_size(bytes: u64) {
+    MAX_FILE_SIZE.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Reads a whole file that pbc expects to be a regular file of bounded size. A FIFO, a device
+/// (`/dev/zero`) or a directory is refused, and so is a file larger than the limit: nothing
+/// endless is read until memory runs out. `what` says what the file is for, in the error.
+pub fn read_file(path: &Path, what: &str) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind, Read};
+    let limit = MAX_FILE_SIZE.load(std::sync::atomic::Ordering::Relaxed);
+    let fail = |kind: ErrorKind, why: String| {
+        Error::new(
+            kind,
+            format!("cannot read the {what} {}: {why}", path.display()),
+        )
+    };
+    let file = std::fs::File::open(path).map_err(|e| fail(e.kind(), e.to_string()))?;
+    let meta = file.metadata().map_err(|e| fail(e.kind(), e.to_string()))?;
+    if !meta.is_file() {
+        return Err(fail(
+            ErrorKind::InvalidInput,
+            "it is not a regular file".to_string(),
+        ));
+    }
+    if meta.len() > limit {
+        return Err(fail(
+            ErrorKind::InvalidData,
+            format!(
+                "it has {} bytes, more than the limit of {limit} (`--max-file-size` raises it)",
+                meta.len()
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // A file that grows while being read stops at the limit too.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(e.kind(), e.to_string()))?;
+    if bytes.len() as u64 > limit {
+        return Err(fail(
+            ErrorKind::InvalidData,
+            format!("it grew past the limit of {limit} bytes while being read"),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Every `.pp` file below `dir`, skipping hidden directories (`.git` ...); unsorted.
 pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut stack = vec![dir.to_path_buf()];

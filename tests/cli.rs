@@ -395,3 +395,73 @@ fn write_errors_on_standard_output_are_exit_2() {
         );
     }
 }
+
+/// Facts and ENC output are read within bounds: nesting, YAML aliases, file size, file kind,
+/// and a node name that tries to be a path (each failed before: a stack overflow, gigabytes,
+/// an endless read, a file outside the factsets directory).
+#[test]
+fn hostile_facts_are_refused() {
+    let dir = std::env::temp_dir().join(format!("pbc-facts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let deep = dir.join("deep.yaml");
+    std::fs::write(&deep, format!("deep:\n{}x\n", "- ".repeat(400_000))).expect("deep");
+    let mut bomb = String::from("a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    let mut previous = 'a';
+    for c in "bcdefghij".chars() {
+        bomb.push_str(&format!(
+            "{c}: &{c} [{}]\n",
+            vec![format!("*{previous}"); 9].join(", ")
+        ));
+        previous = c;
+    }
+    let bomb_file = dir.join("bomb.yaml");
+    std::fs::write(&bomb_file, bomb).expect("bomb");
+    let big = dir.join("big.json");
+    std::fs::write(&big, format!("{{\"x\": \"{}\"}}", "a".repeat(4096))).expect("big");
+    let tree = "corpus/lookup/trees/example";
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["--facts".into(), deep.display().to_string()],
+            "nests more than 128 levels",
+        ),
+        (
+            vec!["--facts".into(), bomb_file.display().to_string()],
+            "YAML aliases",
+        ),
+        (
+            vec!["--facts".into(), "/dev/zero".into()],
+            "not a regular file",
+        ),
+        (
+            vec![
+                "--max-file-size".into(),
+                "1000".into(),
+                "--facts".into(),
+                big.display().to_string(),
+            ],
+            "more than the limit of 1000",
+        ),
+        (
+            vec![
+                "--facts".into(),
+                format!("{tree}/facts"),
+                "--node".into(),
+                "../facts/web01.ams.example.com".into(),
+            ],
+            "is not a node's name",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut all: Vec<&str> = vec!["lookup"];
+        all.extend(args.iter().map(String::as_str));
+        all.extend(["ntp::servers", tree]);
+        let (code, _, stderr) = pbc(&all);
+        assert_eq!(code, 1, "{all:?}: {stderr}");
+        assert!(stderr.contains(says), "{all:?}: {stderr}");
+    }
+    let (code, _, stderr) = pbc(&["check", "/dev/zero"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -126,6 +126,19 @@ fn errors_have_codes() {
         ("lookup('x')", "INJECTION_BEFORE_INJECTOR", false),
         ("$x = 1\n$x = 2", "EVAL_TYPE_ERROR", false),
         ("'a' =~ /(?<=a)b/", "EVAL_TYPE_ERROR", false),
+        // Widths and precisions that would allocate gigabytes, or overflow, are limits.
+        (
+            "sprintf('%18446744073709551615s', 'a')",
+            "EVAL_LIMIT",
+            false,
+        ),
+        (
+            "sprintf('%123456789012345678901234s', 'a')",
+            "EVAL_LIMIT",
+            false,
+        ),
+        ("sprintf('%.10000000000f', 1.5)", "EVAL_LIMIT", false),
+        ("sprintf('%10000000000s', 'a')", "EVAL_LIMIT", false),
     ];
     let mut failures = Vec::new();
     for (src, want, strict) in cases {

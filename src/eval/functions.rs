@@ -532,6 +532,22 @@ fn ruby_replacement(r: &str) -> String {
 
 /// `sprintf` with Ruby's common directives: `%s %d %i %f %x %X %o %b %e %%`, flags `-+0 `,
 /// width and precision.
+/// The widest field and the longest precision `sprintf` accepts: enough for any report, far
+/// from the gigabytes a hostile `%10000000000s` would allocate.
+pub const MAX_FORMAT_WIDTH: usize = 10_000;
+
+/// A `sprintf` width or precision, within [`MAX_FORMAT_WIDTH`].
+fn format_number(digits: &str, what: &str, span: Span) -> EvalResult<usize> {
+    match digits.parse::<usize>() {
+        Ok(n) if n <= MAX_FORMAT_WIDTH => Ok(n),
+        _ => Err(EvalError::new(
+            codes::EVAL_LIMIT,
+            span,
+            format!("`sprintf` {what} {digits} is over the limit of {MAX_FORMAT_WIDTH}"),
+        )),
+    }
+}
+
 fn sprintf(format: &str, args: &[Value], span: Span) -> EvalResult<String> {
     let mut out = String::new();
     let mut args = args.iter();
@@ -563,7 +579,11 @@ fn sprintf(format: &str, args: &[Value], span: Span) -> EvalResult<String> {
                 p.push(d);
                 chars.next();
             }
-            precision = Some(p.parse().unwrap_or(0));
+            precision = Some(if p.is_empty() {
+                0
+            } else {
+                format_number(&p, "precision", span)?
+            });
         }
         let Some(conv) = chars.next() else {
             return Err(EvalError::type_error(
@@ -638,7 +658,11 @@ fn sprintf(format: &str, args: &[Value], span: Span) -> EvalResult<String> {
                 ))
             }
         };
-        let width: usize = width.parse().unwrap_or(0);
+        let width: usize = if width.is_empty() {
+            0
+        } else {
+            format_number(&width, "width", span)?
+        };
         let len = body.chars().count();
         if len >= width {
             out.push_str(&body);

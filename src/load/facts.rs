@@ -24,6 +24,12 @@ pub fn facts_file(path: &Path, node: Option<&str>) -> Result<PathBuf, Diagnostic
             path.display()
         )));
     };
+    // A node's name picks a file in the directory; it never leads out of it.
+    if node.is_empty() || node == "." || node == ".." || node.contains(['/', '\\', '\0']) {
+        return Err(problem(format!(
+            "`{node}` is not a node's name: --node takes a certname such as `web01.example.com`, not a path"
+        )));
+    }
     for ext in ["json", "yaml", "yml"] {
         let file = path.join(format!("{node}.{ext}"));
         if file.is_file() {
@@ -54,28 +60,22 @@ pub fn facts_file(path: &Path, node: Option<&str>) -> Result<PathBuf, Diagnostic
     Err(d)
 }
 
+/// How deep a facts file or ENC output may nest (serde_json's own limit for JSON).
+pub const MAX_DATA_DEPTH: usize = 128;
+
 /// A JSON or YAML document (by extension: `.yaml`/`.yml` are YAML) as a value; `what` names
-/// the file's purpose in messages.
+/// the file's purpose in messages. The file must be a regular file within the size limit;
+/// nesting is bounded and YAML aliases are refused (facts and ENC output never need them, and
+/// they can expand a small file into gigabytes).
 pub fn read_data(path: &Path, what: &str) -> Result<Value, Diagnostic> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| problem(format!("cannot read the {what} {}: {e}", path.display())))?;
+    let bytes = crate::source::read_file(path, what).map_err(|e| problem(e.to_string()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| problem(format!("{}: the {what} is not UTF-8", path.display())))?;
     let is_yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
     if is_yaml {
-        let docs = yaml_rust2::YamlLoader::load_from_str(&text).map_err(|e| {
+        return yaml_value(&text).map_err(|(line, col, why)| {
             problem(format!(
-                "{}:{}:{}: the {what} is not YAML: {}",
-                path.display(),
-                e.marker().line(),
-                e.marker().col() + 1,
-                e.info()
-            ))
-        })?;
-        let Some(doc) = docs.first() else {
-            return Err(problem(format!("{}: the {what} is empty", path.display())));
-        };
-        return from_yaml(doc).ok_or_else(|| {
-            problem(format!(
-                "{}: the {what} uses YAML that is not data (aliases or bad values)",
+                "{}:{line}:{col}: the {what} is not YAML data: {why}",
                 path.display()
             ))
         });
@@ -91,24 +91,96 @@ pub fn read_data(path: &Path, what: &str) -> Result<Value, Diagnostic> {
     Ok(Value::from_json(&json))
 }
 
-/// YAML as Puppet data (an explicit stack is not needed: the YAML parser bounds nesting).
-fn from_yaml(y: &yaml_rust2::Yaml) -> Option<Value> {
-    use yaml_rust2::Yaml;
-    Some(match y {
-        Yaml::Null => Value::Undef,
-        Yaml::Boolean(b) => Value::Boolean(*b),
-        Yaml::Integer(i) => Value::Integer(*i),
-        Yaml::Real(r) => Value::Float(r.parse().ok()?),
-        Yaml::String(s) => Value::string(s.as_str()),
-        Yaml::Array(items) => Value::array(items.iter().map(from_yaml).collect::<Option<_>>()?),
-        Yaml::Hash(map) => {
-            let mut out = crate::eval::Map::with_capacity(map.len());
-            for (k, v) in map {
-                out.insert(from_yaml(k)?, from_yaml(v)?);
+/// A partly built YAML collection.
+enum Open {
+    Sequence(Vec<Value>),
+    /// A mapping and the key waiting for its value.
+    Mapping(crate::eval::Map, Option<Value>),
+}
+
+/// The first YAML document of `text` as Puppet data, built from the parser's events with an
+/// explicit stack (no recursion, whatever the nesting). Errors give the line and column.
+fn yaml_value(text: &str) -> Result<Value, (usize, usize, String)> {
+    use yaml_rust2::parser::{Event, Parser};
+    let mut parser = Parser::new_from_str(text);
+    let mut stack: Vec<Open> = Vec::new();
+    loop {
+        let (event, mark) = parser.next_token().map_err(|e| {
+            (
+                e.marker().line(),
+                e.marker().col() + 1,
+                e.info().to_string(),
+            )
+        })?;
+        let at = |why: String| (mark.line(), mark.col() + 1, why);
+        let done = match event {
+            Event::StreamEnd => return Err(at("the document is empty".into())),
+            Event::Nothing | Event::StreamStart | Event::DocumentStart | Event::DocumentEnd => {
+                continue
             }
-            Value::hash(out)
+            Event::Alias(_) => return Err(at("YAML aliases (`*name`) are not allowed".into())),
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                if stack.len() == MAX_DATA_DEPTH {
+                    return Err(at(format!(
+                        "it nests more than {MAX_DATA_DEPTH} levels deep"
+                    )));
+                }
+                stack.push(if matches!(event, Event::SequenceStart(..)) {
+                    Open::Sequence(Vec::new())
+                } else {
+                    Open::Mapping(crate::eval::Map::new(), None)
+                });
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
+                Some(Open::Sequence(items)) => Value::array(items),
+                Some(Open::Mapping(map, _)) => Value::hash(map),
+                None => return Err(at("unbalanced collection".into())),
+            },
+            Event::Scalar(text, style, _, tag) => scalar(text, style, tag).map_err(at)?,
+        };
+        // Place the finished value in its parent, or return it as the document.
+        match stack.last_mut() {
+            None => return Ok(done),
+            Some(Open::Sequence(items)) => items.push(done),
+            Some(Open::Mapping(map, key)) => match key.take() {
+                None => *key = Some(done),
+                Some(k) => {
+                    map.insert(k, done);
+                }
+            },
         }
-        Yaml::Alias(_) | Yaml::BadValue => return None,
+    }
+}
+
+/// A YAML scalar as YAML 1.2's core schema reads it: quoted ones are strings, plain ones may
+/// be null, Booleans or numbers; `!!str`, `!!int` ... tags are obeyed.
+fn scalar(
+    text: String,
+    style: yaml_rust2::scanner::TScalarStyle,
+    tag: Option<yaml_rust2::parser::Tag>,
+) -> Result<Value, String> {
+    use yaml_rust2::Yaml;
+    let resolved = match (&tag, style) {
+        (_, s) if s != yaml_rust2::scanner::TScalarStyle::Plain => Yaml::String(text),
+        (Some(t), _) if t.handle == "tag:yaml.org,2002:" => match t.suffix.as_str() {
+            "str" => Yaml::String(text),
+            "int" | "float" | "bool" | "null" => Yaml::from_str(&text),
+            _ => Yaml::String(text),
+        },
+        (Some(_), _) => Yaml::String(text),
+        (None, _) => Yaml::from_str(&text),
+    };
+    Ok(match resolved {
+        Yaml::Null => Value::Undef,
+        Yaml::Boolean(b) => Value::Boolean(b),
+        Yaml::Integer(i) => Value::Integer(i),
+        Yaml::Real(r) => match r.parse::<f64>() {
+            Ok(f) if f.is_finite() => Value::Float(f),
+            _ => return Err(format!("`{r}` is not a finite number")),
+        },
+        Yaml::String(s) => Value::string(s.as_str()),
+        _ => return Err("a value that is not data".into()),
     })
 }
 

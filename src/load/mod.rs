@@ -233,8 +233,7 @@ pub fn compile_dir(
 }
 
 fn read(f: &tree::TreeFile) -> std::io::Result<Vec<u8>> {
-    std::fs::read(&f.path)
-        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot read {}: {e}", f.display)))
+    source::read_file(&f.path, "manifest")
 }
 
 /// Reads every file of a tree and checks it ([`check_sources`]). An unreadable file is an I/O
