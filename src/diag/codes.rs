@@ -143,6 +143,9 @@ pub const REF_WITHOUT_PATH: &str = "REF_WITHOUT_PATH";
 pub const UNKNOWN_REF_SCHEME: &str = "UNKNOWN_REF_SCHEME";
 /// `*` in a bindings URI anywhere but the module segment.
 pub const ILLEGAL_WILDCARD: &str = "ILLEGAL_WILDCARD";
+/// A bindings URI whose path has a `.` or `..` segment (also percent-encoded, `%2e%2e`): it
+/// could only lead outside the environment or module.
+pub const URI_PATH_ESCAPES: &str = "URI_PATH_ESCAPES";
 
 // `pbc check`: the ARM-8 rules for bindings files and bind operations.
 /// A `bindings` name that does not match the file's place in the tree.

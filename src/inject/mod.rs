@@ -53,6 +53,10 @@ pub struct ClassEntry {
     pub removed: bool,
 }
 
+/// How many lookups may be under way at once: a producer that looks up a key whose producer
+/// looks up another ... (`bind 'a1' to lookup('a2')`, `bind 'a2' to lookup('a3')`, ...).
+pub const MAX_LOOKUP_DEPTH: usize = 128;
+
 /// Messages from `notice()` and `warning()` during the request.
 pub type Message = (LogLevel, String, Span);
 
@@ -166,6 +170,27 @@ impl<'m> Injector<'m> {
     }
 
     fn lookup_id(&mut self, key: &Key, id: String, at: Option<Span>) -> EvalResult<Option<Value>> {
+        // Each lookup inside a producer runs on the native stack: a chain of bindings that
+        // look each other up is bounded (and a loop is caught first, below this depth).
+        if self.stack.len() >= MAX_LOOKUP_DEPTH {
+            return Err(EvalError::new(
+                codes::EVAL_LIMIT,
+                at.unwrap_or(Span::NONE),
+                format!(
+                    "the lookup of `{key}` is the {}th in a chain of lookups (at most {MAX_LOOKUP_DEPTH})",
+                    self.stack.len() + 1
+                ),
+            )
+            .with_note(format!(
+                "note: the chain starts {} -> ...",
+                self.stack
+                    .iter()
+                    .take(3)
+                    .map(|id| id.strip_prefix("Data/").unwrap_or(id))
+                    .collect::<Vec<_>>()
+                    .join(" -> ")
+            )));
+        }
         if self.stack.contains(&id) {
             let mut chain = self.stack.clone();
             chain.push(id.clone());

@@ -409,6 +409,27 @@ fn check_uri(uri: &str, span: Span, out: &mut Vec<Diagnostic>) {
         );
         return;
     }
+    // Names, not paths: no segment may climb out of the environment or the module, however
+    // it is spelt (`..`, `%2e%2e`, `%2E.`).
+    let decoded = path.replace("%2e", ".").replace("%2E", ".");
+    if decoded
+        .split(['/', ':'])
+        .any(|segment| segment == "." || segment == "..")
+    {
+        out.push(
+            Diagnostic::error(
+                codes::URI_PATH_ESCAPES,
+                span,
+                format!("the bindings URI `{uri}` has a `.` or `..` segment"),
+            )
+            .with_note("note: a bindings URI names bindings of the environment or of a module; it never leads to a file elsewhere")
+            .with_note(match scheme {
+                "module" | "module-hiera" => "help: name the module and its bindings, e.g. `module:/ntp::default`",
+                _ => "help: name the bindings below the environment's bindings directory, e.g. `confdir:/team::web`",
+            }),
+        );
+        return;
+    }
     // `*` may stand only for the module: the first segment of `module:` and `module-hiera:`.
     let module_segment = match scheme {
         "module" => path.split("::").next(),
