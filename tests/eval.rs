@@ -139,6 +139,8 @@ fn errors_have_codes() {
         ),
         ("sprintf('%.10000000000f', 1.5)", "EVAL_LIMIT", false),
         ("sprintf('%10000000000s', 'a')", "EVAL_LIMIT", false),
+        // JSON has no Infinity: a Float out of range is an error where it arises.
+        ("1.0e308 * 10", "EVAL_TYPE_ERROR", false),
     ];
     let mut failures = Vec::new();
     for (src, want, strict) in cases {

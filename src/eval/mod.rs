@@ -231,7 +231,15 @@ impl<'h> Evaluator<'h> {
                     }
                 }
             }
-            ExprKind::Float { value, .. } => Value::Float(*value),
+            ExprKind::Float { value, text } => {
+                if !value.is_finite() {
+                    return Err(EvalError::type_error(
+                        e.span,
+                        format!("the number {text} is beyond the range of a Float"),
+                    ));
+                }
+                Value::Float(*value)
+            }
             ExprKind::Boolean { value } | ExprKind::BooleanVariable { value } => {
                 Value::Boolean(*value)
             }

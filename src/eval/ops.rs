@@ -211,6 +211,14 @@ fn arithmetic(op: BinaryOp, lhs: &Value, rhs: &Value, span: Span) -> EvalResult 
                 Div => x / y,
                 _ => return Err(bad()),
             };
+            // JSON has no Infinity or NaN: a result beyond the Float range is an error here,
+            // where it arises, not a `null` in the output.
+            if !r.is_finite() {
+                return Err(EvalError::type_error(
+                    span,
+                    "the result is beyond the range of a Float",
+                ));
+            }
             Ok(Value::Float(r))
         }
     }

@@ -850,12 +850,17 @@ impl BlockChecker<'_> {
                 }
             }
             "flatten" => {
+                // A depth must be a literal the injector can apply: a 64-bit Integer, not
+                // negative (`99999999999999999999` would be accepted and then ignored).
                 if !matches!(
-                    expr.kind,
-                    ExprKind::Boolean { .. } | ExprKind::Integer { .. }
+                    crate::eval::literal_value(expr),
+                    Some(crate::eval::Value::Boolean(_))
+                ) && !matches!(
+                    crate::eval::literal_value(expr),
+                    Some(crate::eval::Value::Integer(n)) if n >= 0
                 ) {
                     self.push(bad(
-                        "`flatten` is `true`, `false` or a depth (an Integer)".into()
+                        "`flatten` is `true`, `false` or a depth (an Integer from 0 to 9223372036854775807)".into()
                     ));
                 } else if let OptionContext::Multibind { ty: Some(t) } = ctx {
                     self.needs_array_elements("flatten", t, o.name_span);

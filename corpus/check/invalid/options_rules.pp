@@ -29,4 +29,8 @@ bindings example {
   multibind Array[String], 'list' as 'list' {
     flatten => 'deep',
   }
+  # A depth beyond 64 bits would be accepted and then ignored.
+  multibind Array[Data], 'deep_list' {
+    flatten => 99999999999999999999,
+  }
 }
