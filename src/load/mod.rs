@@ -553,21 +553,31 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         Scope::Environments(environments) => {
             let mut read = vec![false; parsed.len()];
             let mut found: Vec<(diag::Diagnostic, &str)> = Vec::new();
+            // Files by name, once: an environment's members are looked up, not searched for
+            // (thousands of environments over thousands of files stay linear).
+            let parsed_by_name: std::collections::HashMap<&str, usize> = (0..parsed.len())
+                .map(|i| (files.name(parsed_ids[i]), i))
+                .collect();
+            let broken_by_name: std::collections::HashMap<&str, &tree::FileRole> = broken
+                .iter()
+                .map(|(id, role)| (files.name(*id), role))
+                .collect();
             for (environment, names) in environments {
-                let names: std::collections::HashSet<&str> =
-                    names.iter().map(String::as_str).collect();
-                let members: Vec<usize> = (0..parsed.len())
-                    .filter(|&i| names.contains(files.name(parsed_ids[i])))
+                let mut members: Vec<usize> = names
+                    .iter()
+                    .filter_map(|n| parsed_by_name.get(n.as_str()).copied())
                     .collect();
+                // In file order, as the one-tree check takes them.
+                members.sort_unstable();
+                members.dedup();
                 for &i in &members {
                     read[i] = true;
                 }
                 let inputs: Vec<validate::TreeInput> =
                     members.into_iter().map(tree_input).collect();
-                let unknown: Vec<&tree::FileRole> = broken
+                let unknown: Vec<&tree::FileRole> = names
                     .iter()
-                    .filter(|(id, _)| names.contains(files.name(*id)))
-                    .map(|(_, role)| role)
+                    .filter_map(|n| broken_by_name.get(n.as_str()).copied())
                     .collect();
                 let findings = validate::check_tree(
                     &files,

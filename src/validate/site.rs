@@ -63,6 +63,9 @@ fn check_site(site: &Site, facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
         match item {
             SiteItem::Categories { entries, span } => {
                 let mut names: Vec<(smol_str::SmolStr, Span)> = Vec::new();
+                // Where each name was first listed (a site may list thousands).
+                let mut first_listed: std::collections::HashMap<&str, Span> =
+                    std::collections::HashMap::with_capacity(entries.len());
                 for c in entries {
                     let name_span = c.span.prefix(c.name.len());
                     if !valid_category_name(&c.name) {
@@ -75,7 +78,7 @@ fn check_site(site: &Site, facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
                             .with_note("help: a category name is a lower-case letter followed by letters, digits or `_` (`[a-z][a-zA-Z0-9_]*`)"),
                         );
                     }
-                    if let Some((_, first)) = names.iter().find(|(n, _)| *n == c.name) {
+                    if let Some(first) = first_listed.get(c.name.as_str()) {
                         out.push(
                             Diagnostic::error(
                                 codes::DUPLICATE_CATEGORY,
@@ -112,6 +115,7 @@ fn check_site(site: &Site, facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
                         "category values are evaluated before the injector exists",
                         out,
                     );
+                    first_listed.insert(c.name.as_str(), name_span);
                     names.push((c.name.clone(), name_span));
                 }
                 let pos = |n: &str| names.iter().position(|(x, _)| x == n);
