@@ -68,6 +68,7 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
         syntax_errors: 0,
         depth_reported: false,
         last_error_at: None,
+        last_error_line_end: 0,
         lexer_stop: stop_at,
     };
     let tokens = lexed.tokens;
@@ -228,6 +229,9 @@ pub struct Builder {
     syntax_errors: usize,
     depth_reported: bool,
     last_error_at: Option<usize>,
+    /// Where the line of `last_error_at` ends (found once per reported error, so that asking
+    /// about many later offsets never rescans the line).
+    last_error_line_end: usize,
     lexer_stop: usize,
 }
 
@@ -235,13 +239,8 @@ impl Builder {
     /// Whether `offset` lies after an already reported syntax error on the same line: such a
     /// finding is almost always a consequence of the first (a cascade), so it is not reported.
     fn follows_error_on_same_line(&self, offset: usize) -> bool {
-        match self.last_error_at {
-            Some(prev) if prev <= offset => {
-                let between = self.src.get(prev..offset).unwrap_or("");
-                !between.contains('\n')
-            }
-            _ => false,
-        }
+        self.last_error_at
+            .is_some_and(|prev| prev <= offset && offset < self.last_error_line_end)
     }
 
     /// Whether the bracket opened at `open` is never closed by a closer of its kind and is
@@ -448,6 +447,11 @@ impl Builder {
         }
         self.last_error_region = Some(region);
         self.last_error_at = Some(l);
+        self.last_error_line_end = self
+            .src
+            .get(l..)
+            .and_then(|rest| rest.find('\n'))
+            .map_or(usize::MAX, |n| l + n);
         self.syntax_errors += 1;
         if self.syntax_errors > MAX_SYNTAX_ERRORS {
             return;
