@@ -72,21 +72,40 @@ pub fn read_data(path: &Path, what: &str) -> Result<Value, Diagnostic> {
     let text = String::from_utf8(bytes)
         .map_err(|_| problem(format!("{}: the {what} is not UTF-8", path.display())))?;
     let is_yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
-    if is_yaml {
-        return yaml_value(&text).map_err(|(line, col, why)| {
-            problem(format!(
-                "{}:{line}:{col}: the {what} is not YAML data: {why}",
-                path.display()
-            ))
+    parse_data(&text, is_yaml).map_err(|e| {
+        problem(format!(
+            "{}:{}:{}: the {what} is not {}: {}",
+            path.display(),
+            e.line,
+            e.column,
+            if is_yaml { "YAML data" } else { "JSON" },
+            e.message
+        ))
+    })
+}
+
+/// Why a document is not data, and where.
+#[derive(Debug)]
+pub struct DataError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// A JSON or YAML document as a value, within the same bounds as [`read_data`] (nesting,
+/// no YAML aliases, finite numbers).
+pub fn parse_data(text: &str, yaml: bool) -> Result<Value, DataError> {
+    if yaml {
+        return yaml_value(text).map_err(|(line, column, message)| DataError {
+            line,
+            column,
+            message,
         });
     }
-    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        problem(format!(
-            "{}:{}:{}: the {what} is not JSON: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
+    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| DataError {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
     })?;
     Ok(Value::from_json(&json))
 }

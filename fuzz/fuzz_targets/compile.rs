@@ -1,0 +1,16 @@
+//! `pbc compile` of a small tree: lowering to the model and its JSON.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    let origins = vec!["manifests/site.pp".into(), "bindings/default.pp".into()];
+    let _ = puppet_bindings::compile_sources(
+        common::tree(data),
+        origins,
+        puppet_bindings::CompileMode::Tree,
+    );
+});

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+#
+# Runs pbc's cargo-fuzz targets (fuzz/fuzz_targets/: parse, check, compile, lookup, eval, data),
+# each for SECONDS (default 30), seeded from corpus/. Each input gets at most 10 s and 2 GB
+# (libFuzzer's -timeout and -rss_limit_mb): a hang or a memory blow-up fails like a crash.
+# Needs the nightly toolchain (libFuzzer's instrumentation); installs cargo-fuzz when missing.
+# Exits 1 when a target finds a failing input (saved in fuzz/artifacts/TARGET/): make it a
+# corpus file and fix it. A long run: scripts/fuzz.sh 3600 (an hour per target).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-30}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(parse check compile lookup eval data)
+
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  echo "fuzz: no nightly toolchain here; the fuzz targets need one (rustup toolchain install nightly)" >&2
+  exit 0
+fi
+if ! command -v cargo-fuzz >/dev/null; then
+  echo "fuzz: installing cargo-fuzz" >&2
+  cargo install cargo-fuzz --locked --quiet
+fi
+
+# Seeds: every manifest of the corpus for the targets that read Puppet, every facts, ENC and
+# data file for the data readers. Copied by content hash, so reruns add nothing twice.
+seeds=$here/target/fuzz-seeds
+mkdir -p "$seeds/puppet" "$seeds/data"
+find "$here/corpus" -name '*.pp' -size -64k -print0 | while IFS= read -r -d '' f; do
+  cp "$f" "$seeds/puppet/$(sha1sum "$f" | cut -c1-16)"
+done
+find "$here/corpus" \( -name '*.json' -o -name '*.yaml' -o -name '*.yml' \) -size -64k -print0 |
+  while IFS= read -r -d '' f; do cp "$f" "$seeds/data/$(sha1sum "$f" | cut -c1-16)"; done
+
+cd "$here/fuzz"
+cargo +nightly fuzz build --release --debug-assertions
+for t in "${targets[@]}"; do
+  kind=puppet
+  [ "$t" = data ] && kind=data
+  mkdir -p "corpus/$t"
+  rm -rf "artifacts/$t"
+  echo "fuzz: $t for ${seconds}s" >&2
+  cargo +nightly fuzz run --release --debug-assertions "$t" "corpus/$t" "$seeds/$kind" -- \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -print_final_stats=1 2>&1 | grep -E '^(stat::number_of_executed_units|==[0-9]+==|SUMMARY|.*(panicked|ERROR))' || true
+  # A failing input is what matters; libFuzzer's exit status is read from the artifacts.
+  if compgen -G "artifacts/$t/*" >/dev/null; then
+    echo "fuzz: $t found failing inputs:" >&2
+    ls "artifacts/$t" >&2
+    exit 1
+  fi
+done
+echo "fuzz: no failing input in ${targets[*]}"
