@@ -465,3 +465,32 @@ fn hostile_facts_are_refused() {
     assert!(stderr.contains("not a regular file"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An environment's `manifest` that is not Puppet code (`/proc/self/environ`) is an error at
+/// the attribute, and is never read (its lines would be shown in diagnostics).
+#[test]
+fn a_manifest_that_is_not_puppet_is_refused() {
+    let dir = std::env::temp_dir().join(format!("pbc-manifest-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(
+        dir.join("environments.pp"),
+        "site {\n  environment { 'production': manifest => '/proc/self/environ' }\n}\n",
+    )
+    .expect("environments.pp");
+    std::fs::write(dir.join("facts.json"), "{\"fqdn\": \"n\"}").expect("facts");
+    let tree = dir.to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["check", &tree]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("error[ENVIRONMENT_PATH_TYPE]"), "{stderr}");
+    assert!(
+        stderr.contains("neither a `.pp` file nor a directory"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("PATH="), "{stderr}");
+    let facts = dir.join("facts.json").to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["lookup", "--facts", &facts, "x", &tree]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("ENVIRONMENT_PATH_TYPE"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -304,10 +304,28 @@ fn resolve(
     span: Span,
 ) -> Result<SelectedEnvironment, Diagnostic> {
     let defaults = declarations.defaults;
-    let found = |envdir: PathBuf, paths: EnvironmentPaths| SelectedEnvironment {
-        name: name.to_string(),
-        from,
-        layout: EnvironmentLayout::resolve(confdir, &envdir, &paths),
+    let found = |envdir: PathBuf, (paths, manifest_at): (EnvironmentPaths, Span)| {
+        let layout = EnvironmentLayout::resolve(confdir, &envdir, &paths);
+        // The manifest is read and its lines shown in diagnostics: it must be Puppet code
+        // (`manifest => '/proc/self/environ'` is not).
+        let manifest = &layout.manifest;
+        if manifest.exists() && !manifest.is_dir() && manifest.extension().is_none_or(|e| e != "pp")
+        {
+            return Err(Diagnostic::error(
+                codes::ENVIRONMENT_PATH_TYPE,
+                manifest_at,
+                format!(
+                    "the `manifest` of the environment `{name}` is `{}`, which is neither a `.pp` file nor a directory",
+                    in_confdir(manifest, confdir)
+                ),
+            )
+            .with_note("note: an environment's manifest is its `site.pp` (or a directory of `.pp` files); pbc does not read other files"));
+        }
+        Ok(SelectedEnvironment {
+            name: name.to_string(),
+            from,
+            layout,
+        })
     };
     if let Some(d) = declarations.statics.iter().find(|d| d.title == name) {
         let (envdir, envdir_span) =
@@ -329,7 +347,7 @@ fn resolve(
             ));
         }
         let paths = environment_paths(ev, defaults, d.ops).map_err(in_file)?;
-        return Ok(found(envdir, paths));
+        return found(envdir, paths);
     }
     // A dynamic environment is a sub-directory of its root: one plain path component.
     let one_directory = matches!(
@@ -340,7 +358,7 @@ fn resolve(
         let envdir = confdir.join(&root.title).join(name);
         if envdir.is_dir() {
             let paths = environment_paths(ev, defaults, root.ops).map_err(in_file)?;
-            return Ok(found(envdir, paths));
+            return found(envdir, paths);
         }
     }
     if name == "production" {
@@ -349,7 +367,7 @@ fn resolve(
             None => confdir.to_path_buf(),
         };
         let paths = environment_paths(ev, defaults, &[]).map_err(in_file)?;
-        return Ok(found(envdir, paths));
+        return found(envdir, paths);
     }
     Err(unknown_environment(name, span, declarations, confdir))
 }
@@ -385,19 +403,22 @@ fn declared<'p>(
 }
 
 /// The path attributes an environment resource sets, its own over the `Environment` defaults.
+/// The environment's path attributes, and where its `manifest` is set (for messages about it).
 fn environment_paths(
     ev: &mut Evaluator,
     defaults: &[AttributeOp],
     own: &[AttributeOp],
-) -> Result<EnvironmentPaths, EvalError> {
-    let mut get =
-        |name: &str| path_attribute(ev, own, defaults, name).map(|p| p.map(|(path, _)| path));
-    Ok(EnvironmentPaths {
-        modulepath: get("modulepath")?,
-        manifestdir: get("manifestdir")?,
-        manifest: get("manifest")?,
-        bindingsdir: get("bindingsdir")?,
-    })
+) -> Result<(EnvironmentPaths, Span), EvalError> {
+    let mut get = |name: &str| path_attribute(ev, own, defaults, name);
+    let manifest = get("manifest")?;
+    let manifest_at = manifest.as_ref().map_or(Span::NONE, |(_, at)| *at);
+    let paths = EnvironmentPaths {
+        modulepath: get("modulepath")?.map(|(p, _)| p),
+        manifestdir: get("manifestdir")?.map(|(p, _)| p),
+        manifest: manifest.map(|(p, _)| p),
+        bindingsdir: get("bindingsdir")?.map(|(p, _)| p),
+    };
+    Ok((paths, manifest_at))
 }
 
 /// An attribute's path (with the span of its value), from `own` or else `defaults`. `undef`
