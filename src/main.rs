@@ -18,6 +18,10 @@ struct Cli {
     /// anything that is not a regular file, are refused.
     #[arg(long, global = true, default_value_t = puppet_bindings::source::DEFAULT_MAX_FILE_SIZE)]
     max_file_size: u64,
+    /// Follow symbolic links that lead out of the tree (by default they are not read, with a
+    /// warning): for trees you trust.
+    #[arg(long, global = true)]
+    follow_symlinks: bool,
 }
 
 #[derive(Subcommand)]
@@ -191,6 +195,7 @@ fn print(bytes: &[u8]) -> Result<(), ExitCode> {
 
 fn run(cli: Cli) -> ExitCode {
     puppet_bindings::source::set_max_file_size(cli.max_file_size);
+    puppet_bindings::source::set_follow_symlinks(cli.follow_symlinks);
     match cli.command {
         Command::Parse {
             format,

@@ -122,16 +122,92 @@ pub fn read_file(path: &Path, what: &str) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Every `.pp` file below `dir`, skipping hidden directories (`.git` ...); unsorted.
+static FOLLOW_ALL_LINKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--follow-symlinks`: follow links wherever they lead.
+pub fn set_follow_symlinks(follow: bool) {
+    FOLLOW_ALL_LINKS.store(follow, std::sync::atomic::Ordering::Relaxed);
+}
+
+thread_local! {
+    /// Links a walk on this thread did not follow: (the link, where it leads).
+    static SKIPPED_LINKS: std::cell::RefCell<Vec<(PathBuf, PathBuf)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The links the walks on this thread did not follow since the last call, sorted.
+pub fn take_skipped_links() -> Vec<(PathBuf, PathBuf)> {
+    let mut links = SKIPPED_LINKS.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    links.sort();
+    links.dedup();
+    links
+}
+
+/// Whether `path` may be read: it is not a symbolic link, or the link leads inside `root`, or
+/// `--follow-symlinks` is on. Every subcommand asks this, so `check`, `compile` and `lookup`
+/// read the same files; a link that leads out of the tree is recorded (see
+/// [`take_skipped_links`]) and not followed. A dangling link leads nowhere.
+pub fn may_follow(path: &Path, root: &Path) -> bool {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link || FOLLOW_ALL_LINKS.load(std::sync::atomic::Ordering::Relaxed) {
+        return true;
+    }
+    let Ok(target) = std::fs::canonicalize(path) else {
+        return false;
+    };
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if target.starts_with(&root) {
+        return true;
+    }
+    // Said as written in the link (portable in messages), not as resolved.
+    let written = std::fs::read_link(path).unwrap_or(target);
+    SKIPPED_LINKS.with(|s| s.borrow_mut().push((path.to_path_buf(), written)));
+    false
+}
+
+/// Every `.pp` file below `dir`, skipping hidden directories (`.git` ...); unsorted. Links are
+/// followed when [`may_follow`] allows it within `dir`, each directory once (no cycles).
 pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
+    walk_within(dir, dir, out)
+}
+
+/// [`walk`], with links judged against `root` (the tree that `dir` belongs to). A directory
+/// reached again through a link from inside itself (a cycle) is not entered twice; the same
+/// directory under two names is, as Puppet reads both.
+pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    // Each directory to read with the canonical directories on the way to it.
+    let mut stack: Vec<(PathBuf, std::rc::Rc<Vec<PathBuf>>)> =
+        vec![(dir.to_path_buf(), std::rc::Rc::new(vec![canonical(dir)]))];
+    while let Some((d, chain)) = stack.pop() {
         for entry in std::fs::read_dir(&d)? {
             let entry = entry?;
             let path = entry.path();
-            let ft = entry.file_type()?;
+            let mut ft = entry.file_type()?;
+            let is_link = ft.is_symlink();
+            if is_link {
+                if !may_follow(&path, root) {
+                    continue;
+                }
+                match std::fs::metadata(&path) {
+                    Ok(m) => ft = m.file_type(),
+                    Err(_) => continue,
+                }
+            }
             if ft.is_dir() && !entry.file_name().to_string_lossy().starts_with('.') {
-                stack.push(path);
+                let here = if is_link {
+                    canonical(&path)
+                } else {
+                    chain
+                        .last()
+                        .map_or_else(|| canonical(&path), |c| c.join(entry.file_name()))
+                };
+                if chain.contains(&here) {
+                    continue;
+                }
+                let mut next = (*chain).clone();
+                next.push(here);
+                stack.push((path, std::rc::Rc::new(next)));
             } else if ft.is_file() && path.extension().is_some_and(|e| e == "pp") {
                 out.push(path);
             }

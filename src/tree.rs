@@ -182,20 +182,32 @@ impl EnvironmentLayout {
                 path,
             })
         };
-        let environments = self.confdir.join("environments.pp");
-        if environments.is_file() {
+        let confdir = &self.confdir;
+        // A path the layout names is read wherever it is (ARM-8 names `/etc/puppet/...`); a
+        // link met on the way is followed only within the tree it belongs to.
+        let root_of = |p: &Path| -> PathBuf {
+            if p.starts_with(confdir) {
+                confdir.clone()
+            } else {
+                p.to_path_buf()
+            }
+        };
+        let environments = confdir.join("environments.pp");
+        if environments.is_file() && crate::source::may_follow(&environments, confdir) {
             add(environments, FileRole::Environments);
         }
-        if self.manifest.is_dir() {
+        let manifest_root = root_of(&self.manifest);
+        let manifest_readable = crate::source::may_follow(&self.manifest, &manifest_root);
+        if manifest_readable && self.manifest.is_dir() {
             let mut found = Vec::new();
-            crate::source::walk(&self.manifest, &mut found)?;
+            crate::source::walk_within(&self.manifest, &manifest_root, &mut found)?;
             for f in found {
                 add(f, FileRole::Manifest);
             }
-        } else if self.manifest.is_file() {
+        } else if manifest_readable && self.manifest.is_file() {
             add(self.manifest.clone(), FileRole::Manifest);
         }
-        for f in bindings_below(&self.bindingsdir)? {
+        for f in bindings_below(&self.bindingsdir, &root_of(&self.bindingsdir))? {
             let expected_name = bindings_name(&self.bindingsdir, &f, None);
             add(
                 f,
@@ -207,13 +219,18 @@ impl EnvironmentLayout {
         }
         let mut seen: Vec<String> = Vec::new();
         for dir in &self.modulepath {
+            let root = root_of(dir);
             let Ok(entries) = std::fs::read_dir(dir) else {
                 continue;
             };
             let mut modules: Vec<(String, PathBuf)> = entries
                 .filter_map(|e| e.ok())
                 .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-                .filter(|(name, path)| !name.starts_with('.') && path.is_dir())
+                .filter(|(name, path)| {
+                    !name.starts_with('.')
+                        && path.is_dir()
+                        && crate::source::may_follow(path, &root)
+                })
                 .collect();
             modules.sort();
             for (name, path) in modules {
@@ -222,7 +239,7 @@ impl EnvironmentLayout {
                 }
                 seen.push(name.clone());
                 let bindings = path.join("bindings");
-                for f in bindings_below(&bindings)? {
+                for f in bindings_below(&bindings, &root)? {
                     let expected_name = bindings_name(&bindings, &f, Some(&name));
                     add(
                         f,
@@ -258,11 +275,11 @@ fn joined(base: &Path, path: &str) -> PathBuf {
     out
 }
 
-/// The `.pp` files below `dir`, none when it is not a directory.
-fn bindings_below(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+/// The `.pp` files below `dir`, none when it is not a directory (or a link out of `root`).
+fn bindings_below(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
-    if dir.is_dir() {
-        crate::source::walk(dir, &mut found)?;
+    if dir.is_dir() && crate::source::may_follow(dir, root) {
+        crate::source::walk_within(dir, root, &mut found)?;
     }
     Ok(found)
 }

@@ -494,3 +494,36 @@ fn a_manifest_that_is_not_puppet_is_refused() {
     assert!(stderr.contains("ENVIRONMENT_PATH_TYPE"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One policy for links in every subcommand: a link that leads out of the tree is not read
+/// (`check` and `lookup` both say so), `--follow-symlinks` follows it, and a link back up the
+/// tree is no endless walk. (`lookup` used to read a module `check` skipped.)
+#[test]
+fn links_out_of_the_tree_are_not_followed() {
+    let base = std::env::temp_dir().join(format!("pbc-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (tree, outside) = (base.join("tree"), base.join("outside"));
+    std::fs::create_dir_all(outside.join("evil/bindings")).expect("outside");
+    std::fs::create_dir_all(tree.join("modules")).expect("tree");
+    std::fs::write(
+        outside.join("evil/bindings/default.pp"),
+        "bindings evil::default {\n  bind 'x' to 'evil'\n}\n",
+    )
+    .expect("evil");
+    std::os::unix::fs::symlink(outside.join("evil"), tree.join("modules/evil")).expect("link");
+    std::os::unix::fs::symlink(&tree, tree.join("modules/loop")).expect("loop");
+    std::fs::write(tree.join("facts.json"), "{\"fqdn\": \"n\"}").expect("facts");
+    let t = tree.to_string_lossy().into_owned();
+    let facts = tree.join("facts.json").to_string_lossy().into_owned();
+
+    let (code, _, stderr) = pbc(&["check", &t]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("warning[SYMLINK_NOT_FOLLOWED]"), "{stderr}");
+    let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "x", &t]);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert!(stderr.contains("SYMLINK_NOT_FOLLOWED"), "{stderr}");
+    assert!(stderr.contains("KEY_NOT_FOUND"), "{stderr}");
+    let (code, stdout, stderr) = pbc(&["--follow-symlinks", "lookup", "--facts", &facts, "x", &t]);
+    assert_eq!((code, stdout.as_str()), (0, "\"evil\"\n"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -200,6 +200,9 @@ pub const CONTRIBUTION_INCOMPATIBLE_TYPE: &str = "CONTRIBUTION_INCOMPATIBLE_TYPE
 // `pbc check`: what only the composed layers show (D6, D11, D13).
 /// A layer's `include` names bindings the tree does not have (and is not optional).
 pub const MISSING_BINDINGS: &str = "MISSING_BINDINGS";
+/// (warning) A symbolic link in the tree that leads out of it: not followed (unless
+/// `--follow-symlinks`), by every subcommand alike.
+pub const SYMLINK_NOT_FOLLOWED: &str = "SYMLINK_NOT_FOLLOWED";
 /// (warning) A layer's wildcard `include` (`module:/*::defualt`) names no bindings file of the
 /// tree: often a typo that silently drops every module's bindings.
 pub const INCLUDE_MATCHES_NOTHING: &str = "INCLUDE_MATCHES_NOTHING";

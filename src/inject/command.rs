@@ -138,6 +138,14 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         }
     };
     let render = |diags: &[Diagnostic]| crate::diag::render_text(&loaded.check.files, diags);
+    // What was left unread is said whatever is looked up.
+    let unread: Vec<Diagnostic> = loaded
+        .check
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == codes::SYMLINK_NOT_FOLLOWED)
+        .cloned()
+        .collect();
     let mut model = loaded.tree_model(ForInjection);
     if let Some(enc) = &request.enc {
         super::enc::add_to_model(&mut model, enc);
@@ -263,7 +271,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         stdout.push_str(&serde_json::to_string_pretty(&explanations).unwrap_or_default());
         stdout.push('\n');
     }
-    let mut stderr = String::new();
+    let mut stderr = render(&unread);
     for (level, message, _) in &injector.messages {
         stderr.push_str(&format!(
             "{}: {message}\n",

@@ -536,6 +536,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         }
     }
     note_unknown_bindings(&broken, &mut diagnostics);
+    diagnostics.extend(skipped_links());
     let tree_input = |i: usize| validate::TreeInput {
         role: &parsed[i].0,
         program: &parsed[i].1,
@@ -606,6 +607,27 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         parsed,
         file_count,
     }
+}
+
+/// The links the walks that found these files did not follow, as warnings.
+fn skipped_links() -> Vec<diag::Diagnostic> {
+    source::take_skipped_links()
+        .into_iter()
+        .map(|(link, target)| {
+            diag::Diagnostic::warning(
+                diag::codes::SYMLINK_NOT_FOLLOWED,
+                span::Span::NONE,
+                format!(
+                    "`{}` is a link to `{}`, outside the tree: it is not read",
+                    tree::display(&link),
+                    target.display()
+                ),
+            )
+            .with_note(
+                "help: `--follow-symlinks` follows links wherever they lead (for trees you trust)",
+            )
+        })
+        .collect()
 }
 
 /// One note per bindings file that could not be read, on its first error: the rules across
