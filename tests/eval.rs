@@ -192,3 +192,45 @@ fn every_corpus_statement_evaluates_or_errs() {
     }
     assert!(evaluated > 300, "only {evaluated} statements");
 }
+
+/// Values that double at each step, or a collection copied again at each step, stop at the
+/// budget of what one evaluation may build (they reached gigabytes, or took minutes).
+#[test]
+fn building_values_is_bounded() {
+    let list = |n: usize| {
+        (1..=n)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for src in [
+        format!(
+            "[{}].reduce('x') |$memo, $x| {{ \"${{memo}}${{memo}}\" }}",
+            list(40)
+        ),
+        format!(
+            "[{}].reduce(['x']) |$memo, $x| {{ $memo + $memo }}",
+            list(40)
+        ),
+        // 20,000 appends, each copying what came before: 6 GB of copies.
+        format!(
+            "[{}].reduce([]) |$memo, $x| {{ $memo << $x }}",
+            list(20_000)
+        ),
+    ] {
+        assert_eq!(
+            run(&src, false),
+            Err("EVAL_LIMIT".to_string()),
+            "{}",
+            &src[..60]
+        );
+    }
+    // Ordinary work is far below it.
+    assert_eq!(
+        run(
+            "[1, 2, 3].reduce([]) |$memo, $x| { $memo << $x * 2 }",
+            false
+        ),
+        Ok("[2, 4, 6]".to_string())
+    );
+}

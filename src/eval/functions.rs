@@ -250,13 +250,7 @@ pub(super) fn call(
         }
         "unique" => {
             a.count(1, 1)?;
-            let mut out: Vec<Value> = Vec::new();
-            for v in a.array(0)? {
-                if !out.contains(v) {
-                    out.push(v.clone());
-                }
-            }
-            Ok(Value::array(out))
+            Ok(Value::array(unique(a.array(0)?.iter().cloned())))
         }
         "upcase" | "downcase" | "capitalize" | "strip" => {
             a.count(1, 1)?;
@@ -532,6 +526,18 @@ fn ruby_replacement(r: &str) -> String {
 
 /// `sprintf` with Ruby's common directives: `%s %d %i %f %x %X %o %b %e %%`, flags `-+0 `,
 /// width and precision.
+/// The first of each distinct value, in order (hashed: linear, not quadratic).
+// A regex value holds caches with interior mutability; its hash and equality use only its
+// source text, which never changes.
+#[allow(clippy::mutable_key_type)]
+pub fn unique(items: impl IntoIterator<Item = Value>) -> Vec<Value> {
+    let mut seen: std::collections::HashSet<Value> = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|v| seen.insert(v.clone()))
+        .collect()
+}
+
 /// The widest field and the longest precision `sprintf` accepts: enough for any report, far
 /// from the gigabytes a hostile `%10000000000s` would allocate.
 pub const MAX_FORMAT_WIDTH: usize = 10_000;

@@ -27,6 +27,11 @@ pub use value::{Map, Value};
 pub const DEFAULT_STEP_BUDGET: u64 = 1_000_000;
 /// How deep evaluation may nest (expressions inside expressions, lambdas, lookups).
 pub const MAX_EVAL_DEPTH: u32 = 512;
+/// The bytes of strings, arrays and hashes one lookup (or one evaluation before the injector
+/// exists) may build, counted where they are built: values that double within the step budget
+/// (`"${m}${m}"`, `$memo + $memo`) or are copied again and again stop here, not at the
+/// machine's memory.
+pub const MAX_VALUE_BYTES: u64 = 256 * 1024 * 1024;
 
 #[derive(Clone, Debug)]
 pub struct EvalError {
@@ -78,16 +83,39 @@ pub trait Host {
     /// `lookup(name, type)` / `inject(...)`: the value bound to the key, `None` when nothing is.
     fn lookup(&mut self, name: &str, ty: &PType, span: Span) -> EvalResult<Option<Value>>;
     fn log(&mut self, level: LogLevel, message: String, span: Span);
+    /// Takes `bytes` from what the current lookup may still build ([`MAX_VALUE_BYTES`]);
+    /// `false` when that is spent. The host keeps the count, so every evaluation a lookup
+    /// starts (nested lookups, each call of a combinator) shares one budget.
+    fn charge(&mut self, bytes: u64) -> bool;
 }
 
 /// For evaluations that happen before the injector exists (`environments.pp`, category values,
 /// D16): injection is an error; messages are kept.
-#[derive(Default)]
 pub struct NoInjection {
     pub messages: Vec<(LogLevel, String, Span)>,
+    pub bytes_left: u64,
+}
+
+impl Default for NoInjection {
+    fn default() -> Self {
+        NoInjection {
+            messages: Vec::new(),
+            bytes_left: MAX_VALUE_BYTES,
+        }
+    }
 }
 
 impl Host for NoInjection {
+    fn charge(&mut self, bytes: u64) -> bool {
+        match self.bytes_left.checked_sub(bytes) {
+            Some(left) => {
+                self.bytes_left = left;
+                true
+            }
+            None => false,
+        }
+    }
+
     fn lookup(&mut self, name: &str, _ty: &PType, span: Span) -> EvalResult<Option<Value>> {
         Err(EvalError::new(
             codes::INJECTION_BEFORE_INJECTOR,
@@ -203,6 +231,38 @@ impl<'h> Evaluator<'h> {
         r
     }
 
+    /// [`Evaluator::built`] for a function's result, except where the function hands back a
+    /// value that already exists (a lookup, `with`'s lambda result, a logged message).
+    fn built_by(&mut self, function: &str, v: Value, span: Span) -> EvalResult {
+        match function {
+            "lookup" | "inject" | "with" | "notice" | "warning" | "fail" => Ok(v),
+            _ => self.built(v, span),
+        }
+    }
+
+    /// Counts a string or collection this evaluation just built against the lookup's budget
+    /// ([`MAX_VALUE_BYTES`]): its own size, not what it shares with other values.
+    fn built(&mut self, v: Value, span: Span) -> EvalResult {
+        let bytes = match &v {
+            Value::String(s) => s.len(),
+            Value::Array(items) => items.len() * std::mem::size_of::<Value>(),
+            Value::Hash(map) => map.len() * 2 * std::mem::size_of::<Value>(),
+            _ => 0,
+        } as u64;
+        if bytes > 0 && !self.host.charge(bytes) {
+            return Err(EvalError::new(
+                codes::EVAL_LIMIT,
+                span,
+                format!(
+                    "the strings, arrays and hashes this lookup builds exceed {} MiB",
+                    MAX_VALUE_BYTES / (1024 * 1024)
+                ),
+            )
+            .with_note("note: a value that doubles at each step, or a collection copied again at each step, grows past any memory"));
+        }
+        Ok(v)
+    }
+
     fn eval_kind(&mut self, e: &Expr) -> EvalResult {
         Ok(match &e.kind {
             ExprKind::Nop => Value::Undef,
@@ -216,9 +276,12 @@ impl<'h> Evaluator<'h> {
                         _ => out.push_str(&self.eval(s)?.to_display_string()),
                     }
                 }
-                Value::string(out)
+                self.built(Value::string(out), e.span)?
             }
-            ExprKind::Text { expr } => Value::string(self.eval(expr)?.to_display_string()),
+            ExprKind::Text { expr } => {
+                let text = Value::string(self.eval(expr)?.to_display_string());
+                self.built(text, e.span)?
+            }
             ExprKind::Heredoc { text, .. } => self.eval(text)?,
             ExprKind::Integer { text, radix } => {
                 match crate::lower::integer_value(text, *radix) {
@@ -252,7 +315,10 @@ impl<'h> Evaluator<'h> {
                 self.type_value(e)?
             }
             ExprKind::Variable { name } => self.variable(name, e.span)?,
-            ExprKind::Array { elements } => Value::array(self.list(elements)?),
+            ExprKind::Array { elements } => {
+                let items = Value::array(self.list(elements)?);
+                self.built(items, e.span)?
+            }
             ExprKind::Hash { entries } => {
                 let mut map = Map::with_capacity(entries.len());
                 for en in entries {
@@ -260,7 +326,7 @@ impl<'h> Evaluator<'h> {
                     let v = self.eval(&en.value)?;
                     map.insert(k, v);
                 }
-                Value::hash(map)
+                self.built(Value::hash(map), e.span)?
             }
             ExprKind::Binary {
                 operands,
@@ -285,7 +351,13 @@ impl<'h> Evaluator<'h> {
                 }
                 let t = self.eval(target)?;
                 let keys = self.list(keys)?;
-                ops::access(&t, &keys, e.span)?
+                let found = ops::access(&t, &keys, e.span)?;
+                // A slice or a substring is new; an element is shared with its container.
+                if keys.len() > 1 || matches!(t, Value::String(_)) {
+                    self.built(found, e.span)?
+                } else {
+                    found
+                }
             }
             ExprKind::Selector { subject, entries } => {
                 let subject = self.eval(subject)?;
@@ -358,7 +430,9 @@ impl<'h> Evaluator<'h> {
                     ));
                 };
                 let args = self.list(args)?;
-                functions::call(self, name, functor.span, args, lambda.as_deref(), e.span)?
+                let result =
+                    functions::call(self, name, functor.span, args, lambda.as_deref(), e.span)?;
+                self.built_by(name, result, e.span)?
             }
             ExprKind::MethodCall {
                 receiver,
@@ -368,7 +442,8 @@ impl<'h> Evaluator<'h> {
             } => {
                 let mut all = vec![self.eval(receiver)?];
                 all.extend(self.list(args)?);
-                functions::call(self, method, e.span, all, lambda.as_deref(), e.span)?
+                let result = functions::call(self, method, e.span, all, lambda.as_deref(), e.span)?;
+                self.built_by(method, result, e.span)?
             }
             ExprKind::Query { .. } => {
                 return Err(EvalError::new(
@@ -597,7 +672,8 @@ impl<'h> Evaluator<'h> {
                 }
                 _ => {
                     let rhs = self.eval(operand)?;
-                    ops::binary(*op, acc, rhs, operand.span)?
+                    let result = ops::binary(*op, acc, rhs, operand.span)?;
+                    self.built(result, operand.span)?
                 }
             };
         }

@@ -197,13 +197,7 @@ fn flatten_and_uniq(m: &Multibinding<Code>, mut items: Vec<Value>) -> Vec<Value>
         _ => {}
     }
     if flag(&m.producer_args, "uniq", false) {
-        let mut unique: Vec<Value> = Vec::with_capacity(items.len());
-        for v in items {
-            if !unique.contains(&v) {
-                unique.push(v);
-            }
-        }
-        items = unique;
+        items = crate::eval::functions::unique(items);
     }
     items
 }
