@@ -234,3 +234,38 @@ fn building_values_is_bounded() {
         Ok("[2, 4, 6]".to_string())
     );
 }
+
+/// A value of 2^40 shared elements, or 10,000 levels deep, is refused before anything walks it
+/// (printing such a value never ended; a type check on one 10,000 deep took seconds).
+#[test]
+fn produced_values_are_bounded() {
+    let shared = (0..40).fold("$a0 = ['x']".to_string(), |src, i| {
+        format!("{src}\n$a{} = [$a{i}, $a{i}]", i + 1)
+    });
+    let program = puppet_bindings::parse_file(FileId(0), &shared)
+        .program
+        .expect("parses");
+    let top = top();
+    let mut host = NoInjection::default();
+    let mut ev = Evaluator::new(&top, &mut host);
+    let mut last = Value::Undef;
+    for s in &program.body {
+        last = ev.eval(s).expect("builds by sharing");
+    }
+    assert!(last.within_bounds().is_err());
+    let mut deep = Value::string("x");
+    for _ in 0..10_000 {
+        deep = Value::array(vec![deep]);
+    }
+    assert!(deep.within_bounds().is_err());
+    assert!(Value::array(vec![Value::Integer(1); 1000])
+        .within_bounds()
+        .is_ok());
+    // Dropping it must not overflow the test thread's stack either.
+    std::thread::Builder::new()
+        .stack_size(64 * 1024 * 1024)
+        .spawn(move || drop(deep))
+        .expect("thread")
+        .join()
+        .expect("dropped");
+}

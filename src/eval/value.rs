@@ -36,7 +36,45 @@ pub struct RegexValue {
     pub regex: regex::Regex,
 }
 
+/// The most elements (array items, hash entries, scalars) a produced value may have, counting
+/// a shared part once per place it appears: what printing or type-checking it walks.
+pub const MAX_VALUE_ELEMENTS: usize = 10_000_000;
+/// The deepest a produced value may nest.
+pub const MAX_VALUE_NESTING: usize = 512;
+
 impl Value {
+    /// Whether the value, expanded as printing or a type check walks it, stays within
+    /// [`MAX_VALUE_ELEMENTS`] and [`MAX_VALUE_NESTING`]. Walked with an explicit stack and
+    /// stopped at the first limit, so a value of 2^40 shared elements is refused at once.
+    pub fn within_bounds(&self) -> Result<(), String> {
+        let mut stack: Vec<(&Value, usize)> = vec![(self, 1)];
+        let mut elements = 0usize;
+        while let Some((v, depth)) = stack.pop() {
+            elements += 1;
+            if elements > MAX_VALUE_ELEMENTS {
+                return Err(format!(
+                    "it has more than {MAX_VALUE_ELEMENTS} elements (counting each place a shared part appears)"
+                ));
+            }
+            if depth > MAX_VALUE_NESTING {
+                return Err(format!(
+                    "it nests more than {MAX_VALUE_NESTING} levels deep"
+                ));
+            }
+            match v {
+                Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+                Value::Hash(map) => {
+                    for (k, x) in map.iter() {
+                        stack.push((k, depth + 1));
+                        stack.push((x, depth + 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     pub fn string(s: impl Into<SmolStr>) -> Value {
         Value::String(s.into())
     }

@@ -299,6 +299,15 @@ impl<'m> Injector<'m> {
             }
         };
         if let Some(v) = &value {
+            // Before anything walks it (the type check, printing): a value built by sharing
+            // may be astronomically large when expanded.
+            if let Err(why) = v.within_bounds() {
+                return Err(at_origin(
+                    codes::EVAL_LIMIT,
+                    origin,
+                    format!("the value of `{key}` is too large: {why}"),
+                ));
+            }
             if !v.is_instance(&declared) {
                 return Err(at_origin(
                     codes::INCOMPATIBLE_TYPE,
