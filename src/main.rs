@@ -20,8 +20,12 @@ struct Cli {
     max_file_size: u64,
     /// Follow symbolic links that lead out of the tree (by default they are not read, with a
     /// warning): for trees you trust.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, conflicts_with = "confine")]
     follow_symlinks: bool,
+    /// Read nothing outside the tree: an environment path that leads out of it is an error
+    /// naming the attribute (turn this on when checking trees nobody has reviewed).
+    #[arg(long, global = true)]
+    confine: bool,
 }
 
 #[derive(Subcommand)]
@@ -196,6 +200,7 @@ fn print(bytes: &[u8]) -> Result<(), ExitCode> {
 fn run(cli: Cli) -> ExitCode {
     puppet_bindings::source::set_max_file_size(cli.max_file_size);
     puppet_bindings::source::set_follow_symlinks(cli.follow_symlinks);
+    puppet_bindings::source::set_confined(cli.confine);
     match cli.command {
         Command::Parse {
             format,

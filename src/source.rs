@@ -124,6 +124,18 @@ pub fn read_file(path: &Path, what: &str) -> std::io::Result<Vec<u8>> {
 
 static FOLLOW_ALL_LINKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+static CONFINED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--confine`: every path pbc reads must stay in the tree (for trees nobody has reviewed).
+pub fn set_confined(confine: bool) {
+    CONFINED.store(confine, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether `--confine` is on.
+pub fn confined() -> bool {
+    CONFINED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// `--follow-symlinks`: follow links wherever they lead.
 pub fn set_follow_symlinks(follow: bool) {
     FOLLOW_ALL_LINKS.store(follow, std::sync::atomic::Ordering::Relaxed);

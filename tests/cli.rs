@@ -527,3 +527,42 @@ fn links_out_of_the_tree_are_not_followed() {
     assert_eq!((code, stdout.as_str()), (0, "\"evil\"\n"), "{stderr}");
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `--confine`: a path that leads out of the tree is an error naming the attribute; without
+/// it, ARM-8's paths outside the tree (`/etc/puppet/...`) are read.
+#[test]
+fn confine_keeps_reads_inside_the_tree() {
+    let base = std::env::temp_dir().join(format!("pbc-confine-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (tree, shared) = (base.join("tree"), base.join("shared"));
+    std::fs::create_dir_all(shared.join("ntp/bindings")).expect("shared");
+    std::fs::create_dir_all(&tree).expect("tree");
+    std::fs::write(
+        shared.join("ntp/bindings/default.pp"),
+        "bindings ntp::default {\n  bind 'ntp::servers' to ['a']\n}\n",
+    )
+    .expect("module");
+    std::fs::write(
+        tree.join("environments.pp"),
+        "site {\n  environment { 'production': modulepath => '../shared' }\n}\n",
+    )
+    .expect("environments.pp");
+    std::fs::write(tree.join("facts.json"), "{\"fqdn\": \"n\"}").expect("facts");
+    let t = tree.to_string_lossy().into_owned();
+    let facts = tree.join("facts.json").to_string_lossy().into_owned();
+    let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "ntp::servers", &t]);
+    assert_eq!((code, stdout.as_str()), (0, "[\"a\"]\n"), "{stderr}");
+    for args in [
+        vec!["--confine", "check", &t],
+        vec!["--confine", "lookup", "--facts", &facts, "ntp::servers", &t],
+    ] {
+        let (code, _, stderr) = pbc(&args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(stderr.contains("error[PATH_OUTSIDE_TREE]"), "{stderr}");
+        assert!(
+            stderr.contains("the `modulepath` of the environment `production`"),
+            "{stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -200,6 +200,8 @@ pub const CONTRIBUTION_INCOMPATIBLE_TYPE: &str = "CONTRIBUTION_INCOMPATIBLE_TYPE
 // `pbc check`: what only the composed layers show (D6, D11, D13).
 /// A layer's `include` names bindings the tree does not have (and is not optional).
 pub const MISSING_BINDINGS: &str = "MISSING_BINDINGS";
+/// `--confine`: an environment path attribute leads out of the tree.
+pub const PATH_OUTSIDE_TREE: &str = "PATH_OUTSIDE_TREE";
 /// (warning) A symbolic link in the tree that leads out of it: not followed (unless
 /// `--follow-symlinks`), by every subcommand alike.
 pub const SYMLINK_NOT_FOLLOWED: &str = "SYMLINK_NOT_FOLLOWED";

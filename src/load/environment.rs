@@ -304,8 +304,15 @@ fn resolve(
     span: Span,
 ) -> Result<SelectedEnvironment, Diagnostic> {
     let defaults = declarations.defaults;
-    let found = |envdir: PathBuf, (paths, manifest_at): (EnvironmentPaths, Span)| {
+    let found = |envdir: PathBuf,
+                 (paths, mut spans): (EnvironmentPaths, AttributeSpans),
+                 envdir_at: Span| {
+        spans.envdir = envdir_at;
+        let manifest_at = spans.manifest;
         let layout = EnvironmentLayout::resolve(confdir, &envdir, &paths);
+        if crate::source::confined() {
+            confined(&layout, &spans, name, confdir)?;
+        }
         // The manifest is read and its lines shown in diagnostics: it must be Puppet code
         // (`manifest => '/proc/self/environ'` is not).
         let manifest = &layout.manifest;
@@ -347,7 +354,7 @@ fn resolve(
             ));
         }
         let paths = environment_paths(ev, defaults, d.ops).map_err(in_file)?;
-        return found(envdir, paths);
+        return found(envdir, paths, envdir_span);
     }
     // A dynamic environment is a sub-directory of its root: one plain path component.
     let one_directory = matches!(
@@ -358,18 +365,38 @@ fn resolve(
         let envdir = confdir.join(&root.title).join(name);
         if envdir.is_dir() {
             let paths = environment_paths(ev, defaults, root.ops).map_err(in_file)?;
-            return found(envdir, paths);
+            return found(envdir, paths, root.title_span);
         }
     }
     if name == "production" {
-        let envdir = match path_attribute(ev, &[], defaults, "envdir").map_err(in_file)? {
-            Some((dir, _)) => confdir.join(dir),
-            None => confdir.to_path_buf(),
-        };
+        let (envdir, envdir_at) =
+            match path_attribute(ev, &[], defaults, "envdir").map_err(in_file)? {
+                Some((dir, at)) => (confdir.join(dir), at),
+                None => (confdir.to_path_buf(), Span::NONE),
+            };
         let paths = environment_paths(ev, defaults, &[]).map_err(in_file)?;
-        return found(envdir, paths);
+        return found(envdir, paths, envdir_at);
     }
     Err(unknown_environment(name, span, declarations, confdir))
+}
+
+/// A path relative to the tree (`$confdir/../shared`), so messages do not depend on where the
+/// tree is checked out; an absolute path when they share nothing but the root.
+fn from_confdir(path: &Path, confdir: &Path) -> String {
+    let (p, c): (Vec<_>, Vec<_>) = (path.components().collect(), confdir.components().collect());
+    let common = p.iter().zip(&c).take_while(|(a, b)| a == b).count();
+    if common <= 1 {
+        return path.display().to_string();
+    }
+    let mut out = String::from("$confdir");
+    for _ in common..c.len() {
+        out.push_str("/..");
+    }
+    for part in &p[common..] {
+        out.push('/');
+        out.push_str(&part.as_os_str().to_string_lossy());
+    }
+    out
 }
 
 /// A path as `$confdir/...` when it is inside the tree, so messages do not depend on where
@@ -403,22 +430,90 @@ fn declared<'p>(
 }
 
 /// The path attributes an environment resource sets, its own over the `Environment` defaults.
-/// The environment's path attributes, and where its `manifest` is set (for messages about it).
+/// Where each path attribute is set (`Span::NONE` when it is not: the default applies).
+#[derive(Clone, Copy, Default)]
+struct AttributeSpans {
+    envdir: Span,
+    modulepath: Span,
+    manifestdir: Span,
+    manifest: Span,
+    bindingsdir: Span,
+}
+
+/// The environment's path attributes, and where each is set (for messages about them).
 fn environment_paths(
     ev: &mut Evaluator,
     defaults: &[AttributeOp],
     own: &[AttributeOp],
-) -> Result<(EnvironmentPaths, Span), EvalError> {
+) -> Result<(EnvironmentPaths, AttributeSpans), EvalError> {
     let mut get = |name: &str| path_attribute(ev, own, defaults, name);
     let manifest = get("manifest")?;
-    let manifest_at = manifest.as_ref().map_or(Span::NONE, |(_, at)| *at);
-    let paths = EnvironmentPaths {
-        modulepath: get("modulepath")?.map(|(p, _)| p),
-        manifestdir: get("manifestdir")?.map(|(p, _)| p),
-        manifest: manifest.map(|(p, _)| p),
-        bindingsdir: get("bindingsdir")?.map(|(p, _)| p),
+    let modulepath = get("modulepath")?;
+    let manifestdir = get("manifestdir")?;
+    let bindingsdir = get("bindingsdir")?;
+    let at = |p: &Option<(String, Span)>| p.as_ref().map_or(Span::NONE, |(_, s)| *s);
+    let spans = AttributeSpans {
+        envdir: Span::NONE,
+        modulepath: at(&modulepath),
+        manifestdir: at(&manifestdir),
+        manifest: at(&manifest),
+        bindingsdir: at(&bindingsdir),
     };
-    Ok((paths, manifest_at))
+    let paths = EnvironmentPaths {
+        modulepath: modulepath.map(|(p, _)| p),
+        manifestdir: manifestdir.map(|(p, _)| p),
+        manifest: manifest.map(|(p, _)| p),
+        bindingsdir: bindingsdir.map(|(p, _)| p),
+    };
+    Ok((paths, spans))
+}
+
+/// `--confine`: every path the environment reads stays in the tree (after `..` and links),
+/// or the attribute that led out of it is an error.
+fn confined(
+    layout: &EnvironmentLayout,
+    spans: &AttributeSpans,
+    name: &str,
+    confdir: &Path,
+) -> Result<(), Diagnostic> {
+    let root = std::fs::canonicalize(confdir).unwrap_or_else(|_| confdir.to_path_buf());
+    let inside = |p: &Path| {
+        let resolved = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        resolved.starts_with(&root)
+    };
+    // A path the environment does not set itself comes from `envdir`.
+    let blame = |own: Span| if own == Span::NONE { spans.envdir } else { own };
+    let checks = [
+        ("envdir", &layout.envdir, spans.envdir),
+        (
+            "manifest",
+            &layout.manifest,
+            if spans.manifest == Span::NONE {
+                blame(spans.manifestdir)
+            } else {
+                spans.manifest
+            },
+        ),
+        ("bindingsdir", &layout.bindingsdir, blame(spans.bindingsdir)),
+    ];
+    let modulepath = layout
+        .modulepath
+        .iter()
+        .map(|m| ("modulepath", m, blame(spans.modulepath)));
+    for (attribute, path, at) in checks.into_iter().chain(modulepath) {
+        if path.exists() && !inside(path) {
+            return Err(Diagnostic::error(
+                codes::PATH_OUTSIDE_TREE,
+                at,
+                format!(
+                    "the `{attribute}` of the environment `{name}` leads out of the tree, to `{}`",
+                    from_confdir(path, confdir)
+                ),
+            )
+            .with_note("note: `--confine` keeps every file pbc reads inside the tree"));
+        }
+    }
+    Ok(())
 }
 
 /// An attribute's path (with the span of its value), from `own` or else `defaults`. `undef`
