@@ -265,6 +265,11 @@ fn compile_command(
     paths: &[PathBuf],
 ) -> ExitCode {
     use puppet_bindings::CompileMode;
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+        eprintln!("pbc: `{}` does not exist", missing.display());
+        return ExitCode::from(2);
+    }
+    let files_mode = !matches!(paths, [dir] if dir.is_dir());
     let compiled = match paths {
         [dir] if dir.is_dir() => puppet_bindings::compile_dir(dir, environment),
         _ if paths.iter().all(|p| p.is_file()) && environment.is_none() => {
@@ -286,6 +291,18 @@ fn compile_command(
             return ExitCode::from(2);
         }
     };
+    if files_mode && report.bindings_blocks == 0 && report.model.is_some() {
+        eprintln!(
+            "pbc: {} hold{} no `bindings` blocks, so there is nothing to compile\npbc: to compile a site (its categories, layers and every environment's bindings), give its directory: `pbc compile DIR`",
+            paths
+                .iter()
+                .map(|p| format!("`{}`", p.display()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if paths.len() == 1 { "s" } else { "" }
+        );
+        return ExitCode::from(2);
+    }
     let check = &report.check;
     let mut text = diag::render_text(&check.files, &check.diagnostics);
     if report.model.is_none() {

@@ -520,7 +520,7 @@ fn links_out_of_the_tree_are_not_followed() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("warning[SYMLINK_NOT_FOLLOWED]"), "{stderr}");
     let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "x", &t]);
-    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert_eq!((code, stdout.as_str()), (1, "null\n"), "{stderr}");
     assert!(stderr.contains("SYMLINK_NOT_FOLLOWED"), "{stderr}");
     assert!(stderr.contains("KEY_NOT_FOUND"), "{stderr}");
     let (code, stdout, stderr) = pbc(&["--follow-symlinks", "lookup", "--facts", &facts, "x", &t]);
@@ -565,4 +565,51 @@ fn confine_keeps_reads_inside_the_tree() {
         );
     }
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The user's path: one line per key (`null` for a key that fails), "did you mean" for a key
+/// one edit away, no `--explain` hint under `--explain`, a note when no facts were given, and
+/// plain words for compiling a file with no bindings or a path that does not exist.
+#[test]
+fn lookup_and_compile_say_what_went_wrong() {
+    let tree = "corpus/lookup/trees/example";
+    let facts = "corpus/lookup/trees/example/facts";
+    let node = "web01.ams.example.com";
+    let (code, stdout, stderr) = pbc(&[
+        "lookup",
+        "--facts",
+        facts,
+        "--node",
+        node,
+        "ntp::server",
+        "ntp::servers",
+        tree,
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.starts_with("null\n["), "{stdout}");
+    assert_eq!(stdout.lines().count(), 2);
+    assert!(stderr.contains("did you mean `ntp::servers`?"), "{stderr}");
+    assert!(stderr.contains("`--explain` shows"), "{stderr}");
+    let (_, _, stderr) = pbc(&[
+        "lookup",
+        "--facts",
+        facts,
+        "--node",
+        node,
+        "--explain",
+        "ntp::server",
+        tree,
+    ]);
+    assert!(!stderr.contains("`--explain` shows"), "{stderr}");
+
+    let (code, _, stderr) = pbc(&["compile", "examples/site/manifests/site.pp"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no `bindings` blocks"), "{stderr}");
+    assert!(stderr.contains("pbc compile DIR"), "{stderr}");
+    let (code, _, stderr) = pbc(&["compile", "/nonexistent/tree"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("`/nonexistent/tree` does not exist"),
+        "{stderr}"
+    );
 }

@@ -89,12 +89,13 @@ fn an_abstract_binding_made_concrete_for_some_requests() {
         "ABSTRACT_NOT_OVERRIDDEN",
         &["x", "y"],
         "1\n2\n",
-        "2\n",
+        "null\n2\n",
     );
 }
 
 /// `check` warns (only) with `code`; a node in `ams` gets every key (`in_ams`), a node in
-/// `lon` fails the first key alone with `code` and gets the others (`in_lon`).
+/// `lon` fails the first key alone with `code` (its line is `null`) and gets the others
+/// (`in_lon`).
 fn fails_for_some(root: &Path, code: &str, keys: &[&str], in_ams: &str, in_lon: &str) {
     let found = check(root);
     assert_eq!(
@@ -117,7 +118,13 @@ fn an_override_that_loses_is_irrelevant() {
             "bindings default {\n  bind override 'x' to 1\n  when dc 'ams' { bind 'x' to 2 }\n  bind 'y' to 3\n}\n",
         )],
     );
-    fails_for_some(&root, "UNRESOLVED_OVERRIDE", &["x", "y"], "2\n3\n", "3\n");
+    fails_for_some(
+        &root,
+        "UNRESOLVED_OVERRIDE",
+        &["x", "y"],
+        "2\n3\n",
+        "null\n3\n",
+    );
 }
 
 /// Item 4: a tie that a more specific binding beats for some requests is a warning; the
@@ -149,7 +156,7 @@ fn a_conflict_beaten_for_some_requests() {
         ("3\n4\n".into(), "".into(), 0)
     );
     let (stdout, stderr, status) = lookup(&root, "lon", &["a", "y"]);
-    assert_eq!((stdout.as_str(), status), ("4\n", 1));
+    assert_eq!((stdout.as_str(), status), ("null\n4\n", 1));
     assert!(stderr.contains("CONFLICTING_BINDINGS"), "{stderr}");
 }
 
@@ -166,7 +173,7 @@ fn a_conflict_nothing_beats() {
     );
     assert_eq!(check(&root), [(Severity::Error, "CONFLICTING_BINDINGS")]);
     let (stdout, stderr, status) = lookup(&root, "ams", &["a", "y"]);
-    assert_eq!((stdout.as_str(), status), ("4\n", 1));
+    assert_eq!((stdout.as_str(), status), ("null\n4\n", 1));
     assert!(stderr.contains("CONFLICTING_BINDINGS"), "{stderr}");
 }
 
@@ -200,7 +207,7 @@ fn array_contributions_of_one_name() {
     );
     assert_eq!(check(&root), [(Severity::Error, "MULTIBIND_CONTRIBUTION")]);
     let (stdout, stderr, status) = lookup(&root, "ams", &["arr", "all"]);
-    assert_eq!((stdout.as_str(), status), ("[1,2]\n", 1), "{stderr}");
+    assert_eq!((stdout.as_str(), status), ("null\n[1,2]\n", 1), "{stderr}");
     assert!(stderr.contains("MULTIBIND_CONTRIBUTION"), "{stderr}");
 }
 
@@ -368,5 +375,34 @@ fn a_file_that_does_not_parse_is_unknown() {
             .any(|n| n.contains("what it binds is unknown")),
         "{:?}",
         d.notes
+    );
+}
+
+/// A category that indexes a fact, looked up without facts: the error says no facts were given.
+#[test]
+fn a_category_without_facts_says_so() {
+    let root = tree(
+        "no_facts",
+        &[
+            (
+                "manifests/site.pp",
+                "site {\n  categories { dc => $facts['location']['dc'] }\n}\n",
+            ),
+            (
+                "bindings/default.pp",
+                "bindings default {\n  bind 'a' to 1\n}\n",
+            ),
+        ],
+    );
+    let outcome = run(&LookupOptions {
+        keys: vec!["a".into()],
+        tree: root.clone(),
+        ..LookupOptions::default()
+    });
+    assert_eq!(outcome.status, 1);
+    assert!(
+        outcome.stderr.contains("no facts were given"),
+        "{}",
+        outcome.stderr
     );
 }

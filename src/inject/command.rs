@@ -210,6 +210,9 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         let value = match found {
             Ok(Some(value)) => {
                 if !opts.all && !value.is_instance(&ty) && ty != PType::Data {
+                    if !opts.all && !opts.explain {
+                        stdout.push_str("null\n");
+                    }
                     errors.push(Diagnostic::error(
                         codes::LOOKUP_TYPE_MISMATCH,
                         Span::NONE,
@@ -235,6 +238,21 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
                                 injector.environment
                             ),
                         );
+                        let names: Vec<String> = injector
+                            .effective_keys()
+                            .into_iter()
+                            .map(|k| k.name)
+                            .collect();
+                        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                        if let Some(near) = crate::diag::did_you_mean(&key.name, &names) {
+                            d = d.with_note(format!("help: did you mean `{near}`?"));
+                        }
+                        if let Some(name) = injector.multibind_named_by_id(&key.name) {
+                            d = d.with_note(format!(
+                                "note: `{}` is the id of the multibind `{name}`: look up `{name}`",
+                                key.name
+                            ));
+                        }
                         for file in not_in_any_layer(key) {
                             d = d.with_note(format!(
                                 "note: `{file}` binds it, but no layer includes that file"
@@ -244,12 +262,20 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
                             d = d.with_note("help: `--explain` shows every binding of the key and why none applies");
                         }
                         errors.push(d);
+                        if !opts.all && !opts.explain {
+                            stdout.push_str("null\n");
+                        }
                         continue;
                     }
                 }
             }
             Err(d) => {
                 errors.push(d);
+                // One line per key, always: a found value is never undef, so `null` says
+                // "see the error" unambiguously.
+                if !opts.all && !opts.explain {
+                    stdout.push_str("null\n");
+                }
                 continue;
             }
         };

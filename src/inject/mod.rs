@@ -98,10 +98,15 @@ impl<'m> Injector<'m> {
                 (ranked - i) as u16
             };
             let value = category_value(&c.value, &top, request.strict).map_err(|e| {
-                e.into_diagnostic().with_note(format!(
+                let d = e.into_diagnostic().with_note(format!(
                     "note: while evaluating the category `{}`",
                     c.categorization
-                ))
+                ));
+                if request.facts.is_empty() {
+                    d.with_note("note: no facts were given (`--facts FILE`), so every fact this category reads is undef")
+                } else {
+                    d
+                }
             })?;
             categories.push(EffectiveCategory {
                 name: c.categorization.clone(),
@@ -493,6 +498,22 @@ impl<'m> Injector<'m> {
                 format!("`{key}` is an override, but nothing it could override applies to this request"),
             ),
         }
+    }
+
+    /// The name of a multibind whose id (`as 'id'`) is `id` but whose name is not: a lookup of
+    /// the id means the multibind.
+    pub fn multibind_named_by_id(&self, id: &str) -> Option<String> {
+        self.composition
+            .candidates()
+            .iter()
+            .find_map(|c| match c.bound {
+                Bound::Multibinding(m)
+                    if m.id.as_deref() == Some(id) && m.name.as_deref() != Some(id) =>
+                {
+                    m.name.clone()
+                }
+                _ => None,
+            })
     }
 
     /// Every key with a winner for this request, sorted by name.

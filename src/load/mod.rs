@@ -209,6 +209,7 @@ pub fn compile_dir(
             return Ok(CompileReport {
                 check: alone.check,
                 model: None,
+                bindings_blocks: 0,
             });
         }
         Some(alone)
@@ -227,7 +228,11 @@ pub fn compile_dir(
         Err(d) => {
             let mut check = alone.map(|a| a.check).unwrap_or_default();
             check.diagnostics.push(d);
-            Ok(CompileReport { check, model: None })
+            Ok(CompileReport {
+                check,
+                model: None,
+                bindings_blocks: 0,
+            })
         }
     }
 }
@@ -320,6 +325,8 @@ pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
 pub struct CompileReport {
     pub check: CheckReport,
     pub model: Option<String>,
+    /// How many `bindings` blocks the model holds (files mode; a tree's site counts too).
+    pub bindings_blocks: usize,
 }
 
 /// What to compile: a whole tree (layers, categories, environments) or bindings files alone.
@@ -340,6 +347,11 @@ pub fn compile_sources(
 }
 
 fn compile_loaded(loaded: LoadedTree, mode: CompileMode) -> CompileReport {
+    let bindings_blocks = loaded
+        .parsed
+        .iter()
+        .map(|(_, p)| p.bindings_blocks().count())
+        .sum();
     let model = if loaded.has_errors() {
         None
     } else {
@@ -366,6 +378,7 @@ fn compile_loaded(loaded: LoadedTree, mode: CompileMode) -> CompileReport {
     CompileReport {
         check: loaded.check,
         model,
+        bindings_blocks,
     }
 }
 
