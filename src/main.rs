@@ -85,9 +85,12 @@ enum Command {
 #[derive(clap::Args)]
 struct LookupArgs {
     /// Keys (`ntp::servers`, `/param/Class[ntp]/servers`, `/classes`), then optionally the
-    /// tree directory (default: the current directory).
+    /// tree directory (or give it with -C).
     #[arg(required_unless_present = "all")]
     args: Vec<String>,
+    /// The tree (default: the current directory), like `git -C` or `make -C`.
+    #[arg(short = 'C', long = "tree", value_name = "DIR")]
+    tree: Option<PathBuf>,
     /// A JSON facts file, or a directory of `<node>.json` factsets (with --node).
     #[arg(long)]
     facts: Option<PathBuf>,
@@ -227,14 +230,37 @@ fn run(cli: Cli) -> ExitCode {
 }
 
 fn lookup_command(a: LookupArgs) -> ExitCode {
-    // The last argument is the tree when it is a directory.
     let mut keys = a.args;
-    let tree = match keys.last() {
-        Some(last) if std::path::Path::new(last).is_dir() && (keys.len() > 1 || a.all) => {
+    let tree = match (a.tree, keys.last()) {
+        (Some(tree), _) => tree,
+        // Without -C, a last argument that names a directory is the tree (scripts use it).
+        (None, Some(last)) if std::path::Path::new(last).is_dir() => {
             PathBuf::from(keys.pop().unwrap_or_default())
         }
         _ => PathBuf::from("."),
     };
+    if !tree.is_dir() {
+        eprintln!("pbc: the tree `{}` is not a directory", tree.display());
+        return ExitCode::from(2);
+    }
+    // A path where a key is expected is a mistake to say, not a key to look up in vain.
+    let naming_scheme = ["/param/", "/var/", "/map/"];
+    if let Some(path) = keys.iter().find(|k| {
+        k.contains('/') && *k != "/classes" && !naming_scheme.iter().any(|p| k.starts_with(p))
+    }) {
+        eprintln!(
+            "pbc: `{path}` is neither a key nor a directory: keys are names (`ntp::servers`) or the naming scheme's (`/param/Class[ntp]/servers`, `/var/x`, `/classes`); give the tree with -C DIR"
+        );
+        return ExitCode::from(2);
+    }
+    if keys.is_empty() && !a.all {
+        eprintln!("pbc: lookup needs keys, or --all");
+        return ExitCode::from(2);
+    }
+    if !keys.is_empty() && a.all {
+        eprintln!("pbc: --all looks up every key: give keys or --all, not both");
+        return ExitCode::from(2);
+    }
     let outcome =
         puppet_bindings::inject::command::run(&puppet_bindings::inject::command::LookupOptions {
             keys,

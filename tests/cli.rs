@@ -613,3 +613,37 @@ fn lookup_and_compile_say_what_went_wrong() {
         "{stderr}"
     );
 }
+
+/// The tree is `-C DIR` (or a last argument naming a directory); a path where a key belongs,
+/// no key at all, or keys with `--all` are usage errors that say so, not lookups in vain.
+#[test]
+fn lookup_takes_its_tree_plainly() {
+    let facts = "corpus/lookup/trees/example/facts";
+    let node = "web01.ams.example.com";
+    let base = ["lookup", "--facts", facts, "--node", node];
+    let run = |more: &[&str]| {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(more);
+        pbc(&args)
+    };
+    let (code, stdout, _) = run(&["-C", "corpus/lookup/trees/example", "ntp::servers"]);
+    assert_eq!((code, stdout.as_str()), (0, "[\"ntp.ams.example.com\"]\n"));
+    let (code, stdout, _) = run(&["ntp::servers", "corpus/lookup/trees/example"]);
+    assert_eq!((code, stdout.as_str()), (0, "[\"ntp.ams.example.com\"]\n"));
+    for (more, says) in [
+        (
+            &["ntp::servers", "/etc/puppetx"][..],
+            "is neither a key nor a directory",
+        ),
+        (&["corpus/lookup/trees/example"][..], "lookup needs keys"),
+        (
+            &["--all", "x", "corpus/lookup/trees/example"][..],
+            "not both",
+        ),
+        (&["-C", "/nonexistent", "x"][..], "is not a directory"),
+    ] {
+        let (code, stdout, stderr) = run(more);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{more:?}");
+        assert!(stderr.contains(says), "{more:?}: {stderr}");
+    }
+}
