@@ -4,7 +4,22 @@
 //! only when the check is clean, atomically with `-o`; `pbc schema` prints the model's schema;
 //! `pbc lookup` exits 0 found, 1 not found, 2 usage.
 
+mod common;
+
 use std::process::Command;
+
+/// `pbc lookup` for the example tree's node `web01.ams.example.com`, with `more` after.
+fn lookup_example(more: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "lookup",
+        "--facts",
+        "corpus/lookup/trees/example/facts",
+        "--node",
+        "web01.ams.example.com",
+    ];
+    args.extend_from_slice(more);
+    pbc(&args)
+}
 
 fn pbc(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_pbc"))
@@ -470,15 +485,18 @@ fn hostile_facts_are_refused() {
 /// the attribute, and is never read (its lines would be shown in diagnostics).
 #[test]
 fn a_manifest_that_is_not_puppet_is_refused() {
-    let dir = std::env::temp_dir().join(format!("pbc-manifest-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    std::fs::write(
-        dir.join("environments.pp"),
-        "site {\n  environment { 'production': manifest => '/proc/self/environ' }\n}\n",
-    )
-    .expect("environments.pp");
-    std::fs::write(dir.join("facts.json"), "{\"fqdn\": \"n\"}").expect("facts");
+    let dir = common::write_tree(
+        "cli",
+        "manifest_not_puppet",
+        &[],
+        &[
+            (
+                "environments.pp",
+                "site {\n  environment { 'production': manifest => '/proc/self/environ' }\n}\n",
+            ),
+            ("facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
     let tree = dir.to_string_lossy().into_owned();
     let (code, _, stderr) = pbc(&["check", &tree]);
     assert_eq!(code, 1, "{stderr}");
@@ -492,7 +510,6 @@ fn a_manifest_that_is_not_puppet_is_refused() {
     let (code, _, stderr) = pbc(&["lookup", "--facts", &facts, "x", &tree]);
     assert_eq!(code, 1);
     assert!(stderr.contains("ENVIRONMENT_PATH_TYPE"), "{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// One policy for links in every subcommand: a link that leads out of the tree is not read
@@ -500,19 +517,22 @@ fn a_manifest_that_is_not_puppet_is_refused() {
 /// tree is no endless walk. (`lookup` used to read a module `check` skipped.)
 #[test]
 fn links_out_of_the_tree_are_not_followed() {
-    let base = std::env::temp_dir().join(format!("pbc-links-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = common::write_tree(
+        "cli",
+        "links",
+        &[],
+        &[
+            (
+                "outside/evil/bindings/default.pp",
+                "bindings evil::default {\n  bind 'x' to 'evil'\n}\n",
+            ),
+            ("tree/facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
     let (tree, outside) = (base.join("tree"), base.join("outside"));
-    std::fs::create_dir_all(outside.join("evil/bindings")).expect("outside");
-    std::fs::create_dir_all(tree.join("modules")).expect("tree");
-    std::fs::write(
-        outside.join("evil/bindings/default.pp"),
-        "bindings evil::default {\n  bind 'x' to 'evil'\n}\n",
-    )
-    .expect("evil");
+    std::fs::create_dir_all(tree.join("modules")).expect("modules");
     std::os::unix::fs::symlink(outside.join("evil"), tree.join("modules/evil")).expect("link");
     std::os::unix::fs::symlink(&tree, tree.join("modules/loop")).expect("loop");
-    std::fs::write(tree.join("facts.json"), "{\"fqdn\": \"n\"}").expect("facts");
     let t = tree.to_string_lossy().into_owned();
     let facts = tree.join("facts.json").to_string_lossy().into_owned();
 
@@ -525,29 +545,29 @@ fn links_out_of_the_tree_are_not_followed() {
     assert!(stderr.contains("KEY_NOT_FOUND"), "{stderr}");
     let (code, stdout, stderr) = pbc(&["--follow-symlinks", "lookup", "--facts", &facts, "x", &t]);
     assert_eq!((code, stdout.as_str()), (0, "\"evil\"\n"), "{stderr}");
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// `--confine`: a path that leads out of the tree is an error naming the attribute; without
 /// it, ARM-8's paths outside the tree (`/etc/puppet/...`) are read.
 #[test]
 fn confine_keeps_reads_inside_the_tree() {
-    let base = std::env::temp_dir().join(format!("pbc-confine-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    let (tree, shared) = (base.join("tree"), base.join("shared"));
-    std::fs::create_dir_all(shared.join("ntp/bindings")).expect("shared");
-    std::fs::create_dir_all(&tree).expect("tree");
-    std::fs::write(
-        shared.join("ntp/bindings/default.pp"),
-        "bindings ntp::default {\n  bind 'ntp::servers' to ['a']\n}\n",
-    )
-    .expect("module");
-    std::fs::write(
-        tree.join("environments.pp"),
-        "site {\n  environment { 'production': modulepath => '../shared' }\n}\n",
-    )
-    .expect("environments.pp");
-    std::fs::write(tree.join("facts.json"), "{\"fqdn\": \"n\"}").expect("facts");
+    let base = common::write_tree(
+        "cli",
+        "confine",
+        &[],
+        &[
+            (
+                "shared/ntp/bindings/default.pp",
+                "bindings ntp::default {\n  bind 'ntp::servers' to ['a']\n}\n",
+            ),
+            (
+                "tree/environments.pp",
+                "site {\n  environment { 'production': modulepath => '../shared' }\n}\n",
+            ),
+            ("tree/facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
+    let tree = base.join("tree");
     let t = tree.to_string_lossy().into_owned();
     let facts = tree.join("facts.json").to_string_lossy().into_owned();
     let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "ntp::servers", &t]);
@@ -573,33 +593,13 @@ fn confine_keeps_reads_inside_the_tree() {
 #[test]
 fn lookup_and_compile_say_what_went_wrong() {
     let tree = "corpus/lookup/trees/example";
-    let facts = "corpus/lookup/trees/example/facts";
-    let node = "web01.ams.example.com";
-    let (code, stdout, stderr) = pbc(&[
-        "lookup",
-        "--facts",
-        facts,
-        "--node",
-        node,
-        "ntp::server",
-        "ntp::servers",
-        tree,
-    ]);
+    let (code, stdout, stderr) = lookup_example(&["ntp::server", "ntp::servers", tree]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stdout.starts_with("null\n["), "{stdout}");
     assert_eq!(stdout.lines().count(), 2);
     assert!(stderr.contains("did you mean `ntp::servers`?"), "{stderr}");
     assert!(stderr.contains("`--explain` shows"), "{stderr}");
-    let (_, _, stderr) = pbc(&[
-        "lookup",
-        "--facts",
-        facts,
-        "--node",
-        node,
-        "--explain",
-        "ntp::server",
-        tree,
-    ]);
+    let (_, _, stderr) = lookup_example(&["--explain", "ntp::server", tree]);
     assert!(!stderr.contains("`--explain` shows"), "{stderr}");
 
     let (code, _, stderr) = pbc(&["compile", "examples/site/manifests/site.pp"]);
@@ -618,14 +618,7 @@ fn lookup_and_compile_say_what_went_wrong() {
 /// no key at all, or keys with `--all` are usage errors that say so, not lookups in vain.
 #[test]
 fn lookup_takes_its_tree_plainly() {
-    let facts = "corpus/lookup/trees/example/facts";
-    let node = "web01.ams.example.com";
-    let base = ["lookup", "--facts", facts, "--node", node];
-    let run = |more: &[&str]| {
-        let mut args: Vec<&str> = base.to_vec();
-        args.extend_from_slice(more);
-        pbc(&args)
-    };
+    let run = lookup_example;
     let (code, stdout, _) = run(&["-C", "corpus/lookup/trees/example", "ntp::servers"]);
     assert_eq!((code, stdout.as_str()), (0, "[\"ntp.ams.example.com\"]\n"));
     let (code, stdout, _) = run(&["ntp::servers", "corpus/lookup/trees/example"]);

@@ -91,29 +91,37 @@ pub trait Host {
 
 /// For evaluations that happen before the injector exists (`environments.pp`, category values,
 /// D16): injection is an error; messages are kept.
+#[derive(Default)]
 pub struct NoInjection {
     pub messages: Vec<(LogLevel, String, Span)>,
-    pub bytes_left: u64,
+    pub budget: ValueBudget,
 }
 
-impl Default for NoInjection {
+/// What one lookup may still build ([`MAX_VALUE_BYTES`]), for a [`Host`] to keep.
+pub struct ValueBudget(u64);
+
+impl Default for ValueBudget {
     fn default() -> Self {
-        NoInjection {
-            messages: Vec::new(),
-            bytes_left: MAX_VALUE_BYTES,
+        ValueBudget(MAX_VALUE_BYTES)
+    }
+}
+
+impl ValueBudget {
+    /// Takes `bytes`; `false` (and nothing taken) when fewer are left.
+    pub fn take(&mut self, bytes: u64) -> bool {
+        match self.0.checked_sub(bytes) {
+            Some(left) => {
+                self.0 = left;
+                true
+            }
+            None => false,
         }
     }
 }
 
 impl Host for NoInjection {
     fn charge(&mut self, bytes: u64) -> bool {
-        match self.bytes_left.checked_sub(bytes) {
-            Some(left) => {
-                self.bytes_left = left;
-                true
-            }
-            None => false,
-        }
+        self.budget.take(bytes)
     }
 
     fn lookup(&mut self, name: &str, _ty: &PType, span: Span) -> EvalResult<Option<Value>> {

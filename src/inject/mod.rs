@@ -71,8 +71,8 @@ pub struct Injector<'m> {
     cache: HashMap<usize, Value>,
     /// Keys being produced (loop detection).
     stack: Vec<String>,
-    /// What the current lookup may still build ([`crate::eval::MAX_VALUE_BYTES`]).
-    bytes_left: u64,
+    /// What the current lookup may still build.
+    budget: crate::eval::ValueBudget,
     pub messages: Vec<Message>,
 }
 
@@ -147,7 +147,7 @@ impl<'m> Injector<'m> {
             strict: request.strict,
             cache: HashMap::new(),
             stack: Vec::new(),
-            bytes_left: crate::eval::MAX_VALUE_BYTES,
+            budget: crate::eval::ValueBudget::default(),
             messages: Vec::new(),
         })
     }
@@ -161,7 +161,7 @@ impl<'m> Injector<'m> {
     /// Looks up a key (one of [`Injector::effective_keys`], or any other).
     pub fn lookup_found_key(&mut self, key: &Key) -> Result<Option<Value>, Diagnostic> {
         // Each key asked for gets the whole budget for what its lookup builds.
-        self.bytes_left = crate::eval::MAX_VALUE_BYTES;
+        self.budget = crate::eval::ValueBudget::default();
         self.lookup_key(key, None)
             .map_err(EvalError::into_diagnostic)
     }
@@ -543,13 +543,7 @@ impl<'m> Injector<'m> {
 
 impl crate::eval::Host for Injector<'_> {
     fn charge(&mut self, bytes: u64) -> bool {
-        match self.bytes_left.checked_sub(bytes) {
-            Some(left) => {
-                self.bytes_left = left;
-                true
-            }
-            None => false,
-        }
+        self.budget.take(bytes)
     }
 
     fn lookup(&mut self, name: &str, ty: &PType, span: Span) -> EvalResult<Option<Value>> {
