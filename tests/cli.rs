@@ -640,3 +640,29 @@ fn lookup_takes_its_tree_plainly() {
         assert!(stderr.contains(says), "{more:?}: {stderr}");
     }
 }
+
+/// `--error-format json` carries every secondary location, as SARIF's `relatedLocations` do
+/// (the other binding of a conflict).
+#[test]
+fn json_diagnostics_carry_related_locations() {
+    let (code, stdout, _) = pbc(&[
+        "check",
+        "--error-format",
+        "json",
+        "corpus/check/trees/composition",
+    ]);
+    assert_eq!(code, 1);
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let conflict = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["code"] == "CONFLICTING_BINDINGS")
+        .expect("a conflict");
+    let related = &conflict["related"][0];
+    assert_eq!(related["message"], "the other binding of `port`");
+    assert_eq!(related["line"], 3);
+    assert!(related["file"]
+        .as_str()
+        .is_some_and(|f| f.ends_with("bindings/default.pp")));
+}

@@ -191,6 +191,21 @@ struct JsonDiagnostic<'a> {
     end_line: usize,
     end_column: usize,
     notes: &'a [String],
+    /// The secondary locations (the other binding of a conflict ...), as SARIF's
+    /// `relatedLocations`; left out when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related: Vec<JsonLocation<'a>>,
+}
+
+/// A secondary location of a diagnostic, with what it says there.
+#[derive(Serialize)]
+struct JsonLocation<'a> {
+    message: &'a str,
+    file: &'a str,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
 }
 
 #[derive(Serialize)]
@@ -223,6 +238,22 @@ pub fn render_json(files: &SourceMap, diags: &[Diagnostic], file_count: usize) -
                 end_line,
                 end_column,
                 notes: &d.notes,
+                related: d
+                    .labels
+                    .iter()
+                    .map(|(span, message)| {
+                        let (line, column) = files.line_col(span.file, span.start);
+                        let (end_line, end_column) = files.line_col(span.file, span.end);
+                        JsonLocation {
+                            message,
+                            file: files.name(span.file),
+                            line,
+                            column,
+                            end_line,
+                            end_column,
+                        }
+                    })
+                    .collect(),
             }
         })
         .collect();
