@@ -122,9 +122,13 @@ struct LookupArgs {
     /// For each key: categories, every candidate binding per layer, the winner and why.
     #[arg(long)]
     explain: bool,
-    /// `--explain` output as `text` or `json`.
+    /// `json`: the values as one JSON object (failed keys under `errors`), or with --explain
+    /// the explanations as JSON; `text` (default): one JSON value per line, or explanations.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     format: ExplainFormat,
+    /// Indent JSON output (--all, --format json); compact otherwise.
+    #[arg(long)]
+    pretty: bool,
     /// Unknown variables are errors.
     #[arg(long)]
     strict: bool,
@@ -261,6 +265,10 @@ fn lookup_command(a: LookupArgs) -> ExitCode {
         eprintln!("pbc: --all looks up every key: give keys or --all, not both");
         return ExitCode::from(2);
     }
+    if a.pretty && !a.all && a.format != ExplainFormat::Json {
+        eprintln!("pbc: --pretty indents JSON output: it goes with --all or --format json");
+        return ExitCode::from(2);
+    }
     let outcome =
         puppet_bindings::inject::command::run(&puppet_bindings::inject::command::LookupOptions {
             keys,
@@ -276,6 +284,7 @@ fn lookup_command(a: LookupArgs) -> ExitCode {
             all: a.all,
             explain: a.explain,
             json: a.format == ExplainFormat::Json,
+            pretty: a.pretty,
             strict: a.strict,
         });
     let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());

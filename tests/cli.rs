@@ -634,6 +634,10 @@ fn lookup_takes_its_tree_plainly() {
             "not both",
         ),
         (&["-C", "/nonexistent", "x"][..], "is not a directory"),
+        (
+            &["--pretty", "x", "corpus/lookup/trees/example"][..],
+            "--pretty indents JSON",
+        ),
     ] {
         let (code, stdout, stderr) = run(more);
         assert_eq!((code, stdout.as_str()), (2, ""), "{more:?}");

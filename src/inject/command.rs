@@ -32,7 +32,11 @@ pub struct LookupOptions {
     pub default: Option<String>,
     pub all: bool,
     pub explain: bool,
+    /// `--format json`: with `--explain`, the explanations; otherwise one JSON object of the
+    /// keys' values (and an `errors` member naming the keys that failed).
     pub json: bool,
+    /// `--pretty`: JSON output indented (compact otherwise).
+    pub pretty: bool,
     pub strict: bool,
 }
 
@@ -195,6 +199,11 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
     let mut errors: Vec<Diagnostic> = Vec::new();
     let mut explanations = Vec::new();
     let mut all_values: Vec<(String, serde_json::Value)> = Vec::new();
+    // Keys that failed, for the JSON object's `errors` member.
+    let mut failed: Vec<(String, String)> = Vec::new();
+    // Plain output is one line per key; JSON output is one object.
+    let lines = !opts.all && !opts.explain && !opts.json;
+    let as_object = !opts.explain && (opts.all || opts.json);
     for key in &keys {
         if opts.explain {
             let mut e = injector.explain(key);
@@ -210,9 +219,10 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         let value = match found {
             Ok(Some(value)) => {
                 if !opts.all && !value.is_instance(&ty) && ty != PType::Data {
-                    if !opts.all && !opts.explain {
+                    if lines {
                         stdout.push_str("null\n");
                     }
+                    failed.push((key.to_string(), codes::LOOKUP_TYPE_MISMATCH.to_string()));
                     errors.push(Diagnostic::error(
                         codes::LOOKUP_TYPE_MISMATCH,
                         Span::NONE,
@@ -261,8 +271,9 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
                         if !opts.explain {
                             d = d.with_note("help: `--explain` shows every binding of the key and why none applies");
                         }
+                        failed.push((key.to_string(), format!("{}: {}", d.code, d.message)));
                         errors.push(d);
-                        if !opts.all && !opts.explain {
+                        if lines {
                             stdout.push_str("null\n");
                         }
                         continue;
@@ -270,27 +281,40 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
                 }
             }
             Err(d) => {
+                failed.push((key.to_string(), format!("{}: {}", d.code, d.message)));
                 errors.push(d);
                 // One line per key, always: a found value is never undef, so `null` says
                 // "see the error" unambiguously.
-                if !opts.all && !opts.explain {
+                if lines {
                     stdout.push_str("null\n");
                 }
                 continue;
             }
         };
-        if opts.all {
+        if as_object {
             all_values.push((key.to_string(), value.to_json()));
-        } else if !opts.explain {
+        } else if lines {
             stdout.push_str(&value_json(&value));
             stdout.push('\n');
         }
     }
-    if opts.all && !opts.explain {
-        let map: serde_json::Map<String, serde_json::Value> = all_values.into_iter().collect();
-        stdout.push_str(
-            &serde_json::to_string_pretty(&serde_json::Value::Object(map)).unwrap_or_default(),
-        );
+    let json_text = |v: &serde_json::Value| {
+        if opts.pretty {
+            serde_json::to_string_pretty(v).unwrap_or_default()
+        } else {
+            serde_json::to_string(v).unwrap_or_default()
+        }
+    };
+    if as_object {
+        let mut map: serde_json::Map<String, serde_json::Value> = all_values.into_iter().collect();
+        if opts.json && !opts.all && !failed.is_empty() {
+            let errors: serde_json::Map<String, serde_json::Value> = failed
+                .into_iter()
+                .map(|(k, why)| (k, serde_json::Value::String(why)))
+                .collect();
+            map.insert("errors".into(), serde_json::Value::Object(errors));
+        }
+        stdout.push_str(&json_text(&serde_json::Value::Object(map)));
         stdout.push('\n');
     }
     if opts.explain && opts.json {
