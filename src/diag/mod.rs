@@ -184,12 +184,8 @@ fn to_codespan(d: &Diagnostic) -> CsDiagnostic<crate::span::FileId> {
 struct JsonDiagnostic<'a> {
     severity: Severity,
     code: &'a str,
-    message: &'a str,
-    file: &'a str,
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
+    #[serde(flatten)]
+    at: JsonLocation<'a>,
     notes: &'a [String],
     /// The secondary locations (the other binding of a conflict ...), as SARIF's
     /// `relatedLocations`; left out when there are none.
@@ -197,7 +193,7 @@ struct JsonDiagnostic<'a> {
     related: Vec<JsonLocation<'a>>,
 }
 
-/// A secondary location of a diagnostic, with what it says there.
+/// A place a diagnostic points at, with what it says there (1-based, columns in characters).
 #[derive(Serialize)]
 struct JsonLocation<'a> {
     message: &'a str,
@@ -206,6 +202,21 @@ struct JsonLocation<'a> {
     column: usize,
     end_line: usize,
     end_column: usize,
+}
+
+impl<'a> JsonLocation<'a> {
+    fn new(files: &'a SourceMap, span: crate::span::Span, message: &'a str) -> Self {
+        let (line, column) = files.line_col(span.file, span.start);
+        let (end_line, end_column) = files.line_col(span.file, span.end);
+        JsonLocation {
+            message,
+            file: files.name(span.file),
+            line,
+            column,
+            end_line,
+            end_column,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -225,36 +236,16 @@ struct JsonReport<'a> {
 pub fn render_json(files: &SourceMap, diags: &[Diagnostic], file_count: usize) -> String {
     let diagnostics = diags
         .iter()
-        .map(|d| {
-            let (line, column) = files.line_col(d.span.file, d.span.start);
-            let (end_line, end_column) = files.line_col(d.span.file, d.span.end);
-            JsonDiagnostic {
-                severity: d.severity,
-                code: d.code,
-                message: &d.message,
-                file: files.name(d.span.file),
-                line,
-                column,
-                end_line,
-                end_column,
-                notes: &d.notes,
-                related: d
-                    .labels
-                    .iter()
-                    .map(|(span, message)| {
-                        let (line, column) = files.line_col(span.file, span.start);
-                        let (end_line, end_column) = files.line_col(span.file, span.end);
-                        JsonLocation {
-                            message,
-                            file: files.name(span.file),
-                            line,
-                            column,
-                            end_line,
-                            end_column,
-                        }
-                    })
-                    .collect(),
-            }
+        .map(|d| JsonDiagnostic {
+            severity: d.severity,
+            code: d.code,
+            at: JsonLocation::new(files, d.span, &d.message),
+            notes: &d.notes,
+            related: d
+                .labels
+                .iter()
+                .map(|(span, message)| JsonLocation::new(files, *span, message))
+                .collect(),
         })
         .collect();
     let report = JsonReport {
