@@ -127,9 +127,6 @@ pub fn compile_tree<'a, E: Embed<'a>>(
         dynamic: Vec::new(),
     };
     let mut categories: Option<Vec<Category<E::X>>> = None;
-    let mut layer_specs: Option<Vec<layers::LayerSpec>> = None;
-    let mut sources = Vec::new();
-    let mut blocks = Vec::new();
     for input in inputs {
         for site in input.program.body.iter().filter_map(|e| match &e.kind {
             ExprKind::Site(s) => Some(s),
@@ -148,9 +145,6 @@ pub fn compile_tree<'a, E: Embed<'a>>(
                                 .collect(),
                         );
                     }
-                    SiteItem::Layers { layers: l, .. } if layer_specs.is_none() => {
-                        layer_specs = Some(l.iter().map(layers::spec_of).collect());
-                    }
                     SiteItem::EnvironmentDefaults { ops, .. } => environments
                         .defaults
                         .extend(ops.iter().map(|op| lowerer.argument(&op.name, &op.value))),
@@ -164,23 +158,8 @@ pub fn compile_tree<'a, E: Embed<'a>>(
                 }
             }
         }
-        if let FileRole::Bindings {
-            expected_name,
-            module,
-        } = input.role
-        {
-            if let Some(block) = input.program.bindings_blocks().next() {
-                sources.push(layers::BindingsSource {
-                    module: module.as_deref(),
-                    name: expected_name,
-                });
-                blocks.push(block);
-            }
-        }
     }
-    let specs = layer_specs.unwrap_or_else(layers::default_layers);
-    let (composed, _missing) = layers::compose(&specs, &sources);
-    debug_assert_eq!(blocks.len(), sources.len());
+    let (composed, blocks) = composed_layers(inputs);
     let mut named_layers: Vec<NamedLayer<E::X>> = composed
         .into_iter()
         .map(|l| NamedLayer {
@@ -188,7 +167,7 @@ pub fn compile_tree<'a, E: Embed<'a>>(
             bindings: l
                 .files
                 .iter()
-                .map(|&f| lowerer.named_bindings(blocks[f]))
+                .map(|&f| lowerer.named_bindings(blocks[f].1))
                 .collect(),
             providers: l.external,
         })
@@ -207,9 +186,11 @@ pub fn compile_tree<'a, E: Embed<'a>>(
     }
 }
 
-/// The bindings files of a tree that no layer includes (indexes into `inputs`): their
-/// bindings never apply, and `pbc lookup` says so for a key only they bind.
-pub fn unplaced_files(inputs: &[LowerInput]) -> Vec<usize> {
+/// The site's layers (its first layer list, else D11's) resolved against the bindings files of
+/// `inputs`; each layer's files index the second list: (input index, its `bindings` block).
+fn composed_layers<'a>(
+    inputs: &[LowerInput<'a>],
+) -> (Vec<layers::ComposedLayer>, Vec<(usize, &'a BindingsBlock)>) {
     let specs = inputs
         .iter()
         .flat_map(|i| i.program.body.iter())
@@ -224,32 +205,38 @@ pub fn unplaced_files(inputs: &[LowerInput]) -> Vec<usize> {
         })
         .unwrap_or_else(layers::default_layers);
     let mut sources = Vec::new();
-    let mut index = Vec::new();
+    let mut blocks = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
         if let FileRole::Bindings {
             expected_name,
             module,
         } = input.role
         {
-            if input.program.bindings_blocks().next().is_some() {
+            if let Some(block) = input.program.bindings_blocks().next() {
                 sources.push(layers::BindingsSource {
                     module: module.as_deref(),
                     name: expected_name,
                 });
-                index.push(i);
+                blocks.push((i, block));
             }
         }
     }
-    let (composed, _) = layers::compose(&specs, &sources);
-    let mut placed = vec![false; sources.len()];
+    (layers::compose(&specs, &sources).0, blocks)
+}
+
+/// The bindings files of a tree that no layer includes (indexes into `inputs`): their
+/// bindings never apply, and `pbc lookup` says so for a key only they bind.
+pub fn unplaced_files(inputs: &[LowerInput]) -> Vec<usize> {
+    let (composed, blocks) = composed_layers(inputs);
+    let mut placed = vec![false; blocks.len()];
     for f in composed.iter().flat_map(|l| &l.files) {
         placed[*f] = true;
     }
-    index
+    blocks
         .into_iter()
         .zip(placed)
         .filter(|(_, placed)| !placed)
-        .map(|(i, _)| i)
+        .map(|((i, _), _)| i)
         .collect()
 }
 
