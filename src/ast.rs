@@ -277,6 +277,10 @@ pub struct Lambda {
     pub return_type: Option<Box<Expr>>,
     pub body: Vec<Expr>,
     pub span: Span,
+    /// [`Lambda::param_read_once`] as bits, worked out on first use (a lambda may be called a
+    /// hundred thousand times).
+    #[serde(skip)]
+    pub read_once: std::sync::OnceLock<u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -719,6 +723,70 @@ pub struct BindOperation {
 // ---------------------------------------------------------------------------------------------
 
 impl Lambda {
+    /// For each parameter, whether the body reads it at most once per call: one `$name` in
+    /// the body, outside any nested lambda (which could run it many times), and no `defined()`
+    /// that could read it by name. The evaluator may then hand the parameter's value over at
+    /// that read instead of copying it, which makes `$memo << $x` in a `reduce` linear.
+    /// Parameters after the 64th are never read once.
+    pub fn param_read_once(&self, index: usize) -> bool {
+        let bits = *self.read_once.get_or_init(|| {
+            let mut reads = vec![0u32; self.params.len()];
+            let mut by_name = false;
+            // (expression, inside a nested lambda); an explicit stack, as for `Expr::walk`.
+            let mut stack: Vec<(&Expr, bool)> =
+                self.body.iter().rev().map(|e| (e, false)).collect();
+            let mut children: Vec<&Expr> = Vec::new();
+            while let Some((e, nested)) = stack.pop() {
+                let mut lambda: Option<&Lambda> = None;
+                match &e.kind {
+                    ExprKind::Variable { name } => {
+                        if let Some(i) = self.params.iter().position(|p| p.name == *name) {
+                            // A read in a nested lambda may happen any number of times.
+                            reads[i] = reads[i].saturating_add(if nested { 2 } else { 1 });
+                        }
+                    }
+                    ExprKind::Call {
+                        functor,
+                        args,
+                        lambda: l,
+                        ..
+                    } => {
+                        by_name |= matches!(&functor.kind,
+                            ExprKind::QualifiedName { name } if name == "defined");
+                        children.push(functor);
+                        children.extend(args);
+                        lambda = l.as_deref();
+                    }
+                    ExprKind::MethodCall {
+                        receiver,
+                        method,
+                        args,
+                        lambda: l,
+                    } => {
+                        by_name |= method == "defined";
+                        children.push(receiver);
+                        children.extend(args);
+                        lambda = l.as_deref();
+                    }
+                    _ => e.for_each_child(&mut |c| children.push(c)),
+                }
+                if let Some(l) = lambda {
+                    let mut inner: Vec<&Expr> = Vec::new();
+                    l.for_each_expr(&mut |c| inner.push(c));
+                    stack.extend(inner.into_iter().rev().map(|c| (c, true)));
+                }
+                stack.extend(children.drain(..).rev().map(|c| (c, nested)));
+            }
+            if by_name {
+                return 0;
+            }
+            (reads.iter().take(64).enumerate())
+                .filter(|(_, &n)| n == 1)
+                .fold(0u64, |bits, (i, _)| bits | 1 << i)
+        });
+        index < 64 && bits & (1 << index) != 0
+    }
+
     fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
         params_exprs(&self.params, f);
         if let Some(t) = &self.return_type {

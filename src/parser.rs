@@ -180,7 +180,7 @@ pub enum OperatorTail {
 
 pub enum SuffixForm {
     Access(Vec<Expr>),
-    Method(SmolStr, Vec<Expr>, Option<Lambda>),
+    Method(SmolStr, Vec<Expr>, Option<Box<Lambda>>),
 }
 
 /// What stands between the braces of `X { ... }`.
@@ -714,7 +714,7 @@ impl Builder {
         r: usize,
         functor: Expr,
         args: Vec<Expr>,
-        lambda: Option<Lambda>,
+        lambda: Option<Box<Lambda>>,
     ) -> Expr {
         self.mk(
             l,
@@ -722,7 +722,7 @@ impl Builder {
             ExprKind::Call {
                 functor: Box::new(functor),
                 args,
-                lambda: lambda.map(Box::new),
+                lambda,
                 statement: false,
             },
         )
@@ -735,7 +735,7 @@ impl Builder {
         receiver: Expr,
         method: SmolStr,
         args: Vec<Expr>,
-        lambda: Option<Lambda>,
+        lambda: Option<Box<Lambda>>,
     ) -> Expr {
         self.mk(
             l,
@@ -744,7 +744,7 @@ impl Builder {
                 receiver: Box::new(receiver),
                 method,
                 args,
-                lambda: lambda.map(Box::new),
+                lambda,
             },
         )
     }
@@ -1667,7 +1667,7 @@ mod tests {
         assert!(size_of::<Operand>() <= 112);
         assert!(size_of::<(Expr, Vec<OperatorTail>)>() <= 136);
         assert!(size_of::<Parameter>() <= 64);
-        assert!(size_of::<Lambda>() <= 80);
+        assert!(size_of::<Lambda>() <= 96);
         assert!(size_of::<AttributeOp>() <= 152);
         assert!(size_of::<ResourceBody>() <= 152);
     }

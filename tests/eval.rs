@@ -212,9 +212,10 @@ fn building_values_is_bounded() {
             "[{}].reduce(['x']) |$memo, $x| {{ $memo + $memo }}",
             list(40)
         ),
-        // 20,000 appends, each copying what came before: 6 GB of copies.
+        // 20,000 appends, each copying what came before (the memo is read twice, so it cannot
+        // be extended in place): 6 GB of copies.
         format!(
-            "[{}].reduce([]) |$memo, $x| {{ $memo << $x }}",
+            "[{}].reduce([]) |$memo, $x| {{ if $memo == undef {{ [] }} else {{ $memo << $x }} }}",
             list(20_000)
         ),
     ] {
@@ -233,6 +234,47 @@ fn building_values_is_bounded() {
         ),
         Ok("[2, 4, 6]".to_string())
     );
+}
+
+/// `<<` and `+` extend a lambda's parameter in place when the body reads it once; a value that
+/// is read again, or held elsewhere, is never changed.
+#[test]
+fn values_extended_in_place_are_never_seen_changed() {
+    for (src, expected) in [
+        // Read twice: the first result must not change the memo the second read sees.
+        (
+            "[1, 2].reduce([]) |$m, $x| { $y = $m << $x; $m + [$x * 10] }",
+            "[10, 20]",
+        ),
+        // The start value belongs to `$start`, which is read after the reduce.
+        (
+            "$start = [0]\n$r = [1, 2].reduce($start) |$m, $x| { $m << $x }\n[$start, $r]",
+            "[[0], [0, 1, 2]]",
+        ),
+        (
+            "$start = {'a' => 1}\n$r = ['b', 'c'].reduce($start) |$m, $x| { $m + { $x => 2 } }\n[$start, $r]",
+            "[{'a' => 1}, {'a' => 1, 'b' => 2, 'c' => 2}]",
+        ),
+        // Read once, but inside a nested lambda that runs for each element.
+        (
+            "[1, 2].reduce([]) |$m, $x| { [1, 2].map |$i| { $m << $i } }",
+            "[[[1], [2], 1], [[1], [2], 2]]",
+        ),
+        // `defined` reads a variable by name.
+        (
+            "[1, 2].reduce([]) |$m, $x| { [$m << $x, defined('$m')] }",
+            "[[[1], true, 2], true]",
+        ),
+        // An element of the memo shared with it is not changed either.
+        (
+            "$a = [1]\n$r = [$a].reduce([]) |$m, $x| { $m + [$x << 2] }\n[$a, $r]",
+            "[[1], [[1, 2]]]",
+        ),
+        ("[1, 2, 3].reduce([]) |$m, $x| { $m << $x }", "[1, 2, 3]"),
+        ("[1, 2, 3].reduce([]) |$m, $x| { $m + [$x] + $x }", "[1, 1, 2, 2, 3, 3]"),
+    ] {
+        assert_eq!(run(src, false), Ok(expected.to_string()), "{src}");
+    }
 }
 
 /// A value of 2^40 shared elements, or 10,000 levels deep, is refused before anything walks it

@@ -7,6 +7,9 @@
 //! [`Host`] (the injector), which decides whether injection is allowed and what a key holds.
 //! Evaluation is bounded: every expression costs a step from a budget, and nesting (lambdas
 //! calling functions calling lambdas) is counted, so no input can hang or overflow the stack.
+//! Values are immutable and shared; the one exception is a lambda parameter its body reads
+//! once, which that read takes, so `<<` and `+` extend it in place and a `reduce` that builds
+//! a collection step by step stays linear.
 //! Errors carry a stable code and the span of the expression at fault.
 
 pub mod code;
@@ -160,7 +163,25 @@ impl TopScope {
 /// A local frame: assignments, lambda parameters and the captures of the last match.
 #[derive(Default)]
 struct Frame {
-    variables: Vec<(SmolStr, Value)>,
+    variables: Vec<Local>,
+}
+
+struct Local {
+    name: SmolStr,
+    value: Value,
+    /// A lambda parameter its body reads once ([`Lambda::param_read_once`]): that read takes
+    /// the value, so an operator may extend it in place instead of copying it.
+    read_once: bool,
+}
+
+impl Local {
+    fn new(name: SmolStr, value: Value) -> Local {
+        Local {
+            name,
+            value,
+            read_once: false,
+        }
+    }
 }
 
 pub struct Evaluator<'h> {
@@ -251,12 +272,25 @@ impl<'h> Evaluator<'h> {
     /// Counts a string or collection this evaluation just built against the lookup's budget
     /// ([`MAX_VALUE_BYTES`]): its own size, not what it shares with other values.
     fn built(&mut self, v: Value, span: Span) -> EvalResult {
-        let bytes = match &v {
-            Value::String(s) => s.len(),
-            Value::Array(items) => items.len() * std::mem::size_of::<Value>(),
-            Value::Hash(map) => map.len() * 2 * std::mem::size_of::<Value>(),
-            _ => 0,
-        } as u64;
+        let bytes = v.own_bytes();
+        self.charge(bytes, span)?;
+        Ok(v)
+    }
+
+    /// [`Evaluator::built`] for an operator's result, which may be its left side extended in
+    /// place: then only what was added is new.
+    fn built_from(&mut self, left: (Option<*const ()>, u64), v: Value, span: Span) -> EvalResult {
+        let bytes = match left {
+            (Some(storage), before) if v.storage() == Some(storage) => {
+                v.own_bytes().saturating_sub(before)
+            }
+            _ => v.own_bytes(),
+        };
+        self.charge(bytes, span)?;
+        Ok(v)
+    }
+
+    fn charge(&mut self, bytes: u64, span: Span) -> EvalResult<()> {
         if bytes > 0 && !self.host.charge(bytes) {
             return Err(EvalError::new(
                 codes::EVAL_LIMIT,
@@ -268,7 +302,7 @@ impl<'h> Evaluator<'h> {
             )
             .with_note("note: a value that doubles at each step, or a collection copied again at each step, grows past any memory"));
         }
-        Ok(v)
+        Ok(())
     }
 
     fn eval_kind(&mut self, e: &Expr) -> EvalResult {
@@ -512,9 +546,12 @@ impl<'h> Evaluator<'h> {
         if let Some(top) = name.strip_prefix("::") {
             return self.top_variable(top, name, span);
         }
-        for frame in self.frames.iter().rev() {
-            if let Some((_, v)) = frame.variables.iter().rev().find(|(n, _)| n == name) {
-                return Ok(v.clone());
+        for frame in self.frames.iter_mut().rev() {
+            if let Some(local) = frame.variables.iter_mut().rev().find(|l| l.name == name) {
+                if local.read_once {
+                    return Ok(std::mem::replace(&mut local.value, Value::Undef));
+                }
+                return Ok(local.value.clone());
             }
         }
         if name.bytes().all(|b| b.is_ascii_digit()) {
@@ -556,13 +593,13 @@ impl<'h> Evaluator<'h> {
         let Some(frame) = self.frames.last_mut() else {
             return Ok(());
         };
-        if frame.variables.iter().any(|(n, _)| n == name) {
+        if frame.variables.iter().any(|l| l.name == *name) {
             return Err(EvalError::type_error(
                 target.span,
                 format!("cannot reassign variable `${name}`"),
             ));
         }
-        frame.variables.push((name.clone(), value));
+        frame.variables.push(Local::new(name.clone(), value));
         Ok(())
     }
 
@@ -572,9 +609,11 @@ impl<'h> Evaluator<'h> {
         };
         frame
             .variables
-            .retain(|(n, _)| !n.bytes().all(|b| b.is_ascii_digit()));
+            .retain(|l| !l.name.bytes().all(|b| b.is_ascii_digit()));
         for (i, c) in captures.into_iter().enumerate() {
-            frame.variables.push((SmolStr::new(i.to_string()), c));
+            frame
+                .variables
+                .push(Local::new(SmolStr::new(i.to_string()), c));
         }
     }
 
@@ -680,8 +719,9 @@ impl<'h> Evaluator<'h> {
                 }
                 _ => {
                     let rhs = self.eval(operand)?;
+                    let left = (acc.storage(), acc.own_bytes());
                     let result = ops::binary(*op, acc, rhs, operand.span)?;
-                    self.built(result, operand.span)?
+                    self.built_from(left, result, operand.span)?
                 }
             };
         }
@@ -691,7 +731,7 @@ impl<'h> Evaluator<'h> {
     fn lambda_body(&mut self, lambda: &Lambda, args: Vec<Value>) -> EvalResult {
         let mut frame = Frame::default();
         let mut args = args.into_iter();
-        for p in &lambda.params {
+        for (i, p) in lambda.params.iter().enumerate() {
             let v = if p.splat {
                 Value::array(args.by_ref().collect())
             } else {
@@ -722,7 +762,11 @@ impl<'h> Evaluator<'h> {
                     }
                 }
             }
-            frame.variables.push((p.name.clone(), v));
+            frame.variables.push(Local {
+                name: p.name.clone(),
+                value: v,
+                read_once: lambda.param_read_once(i),
+            });
         }
         self.frames.push(frame);
         let r = self.statements(&lambda.body);

@@ -1,7 +1,7 @@
 //! Puppet's operators on values: arithmetic, comparison, `in`, `<<`, access (`$x[1]`,
 //! `$h['k']`, slices) and regexes. Type errors name both operand types.
 
-use super::{EvalError, EvalResult, Map, Value};
+use super::{EvalError, EvalResult, Value};
 use crate::ast::BinaryOp;
 use crate::span::Span;
 use std::cmp::Ordering;
@@ -97,31 +97,32 @@ pub(super) fn binary(op: BinaryOp, lhs: Value, rhs: Value, span: Span) -> EvalRe
             }))
         }
         In => Ok(Value::Boolean(contains(&rhs, &lhs))),
-        Add => match (&lhs, &rhs) {
-            (Value::Array(a), Value::Array(b)) => {
-                Ok(Value::array(a.iter().chain(b.iter()).cloned().collect()))
+        // The left side is extended in place when nothing else holds it (a `reduce` memo the
+        // lambda reads once), so building a collection step by step stays linear.
+        Add => match (lhs, rhs) {
+            (Value::Array(mut a), Value::Array(b)) => {
+                Arc::make_mut(&mut a).extend(b.iter().cloned());
+                Ok(Value::Array(a))
             }
-            (Value::Array(a), Value::Hash(h)) => {
-                let mut out: Vec<Value> = a.to_vec();
-                out.extend(
+            (Value::Array(mut a), Value::Hash(h)) => {
+                Arc::make_mut(&mut a).extend(
                     h.iter()
                         .map(|(k, v)| Value::array(vec![k.clone(), v.clone()])),
                 );
-                Ok(Value::array(out))
+                Ok(Value::Array(a))
             }
-            (Value::Array(a), other) => {
-                let mut out: Vec<Value> = a.to_vec();
-                out.push(other.clone());
-                Ok(Value::array(out))
+            (Value::Array(mut a), other) => {
+                Arc::make_mut(&mut a).push(other);
+                Ok(Value::Array(a))
             }
-            (Value::Hash(a), Value::Hash(b)) => {
-                let mut out: Map = (**a).clone();
+            (Value::Hash(mut a), Value::Hash(b)) => {
+                let out = Arc::make_mut(&mut a);
                 for (k, v) in b.iter() {
                     out.insert(k.clone(), v.clone());
                 }
-                Ok(Value::hash(out))
+                Ok(Value::Hash(a))
             }
-            _ => arithmetic(op, &lhs, &rhs, span),
+            (lhs, rhs) => arithmetic(op, &lhs, &rhs, span),
         },
         Sub => match (&lhs, &rhs) {
             (Value::Array(a), Value::Array(b)) => Ok(Value::array(
@@ -153,13 +154,12 @@ pub(super) fn binary(op: BinaryOp, lhs: Value, rhs: Value, span: Span) -> EvalRe
             )),
             _ => arithmetic(op, &lhs, &rhs, span),
         },
-        Shl => match &lhs {
-            Value::Array(a) => {
-                let mut out: Vec<Value> = a.to_vec();
-                out.push(rhs);
-                Ok(Value::array(out))
+        Shl => match lhs {
+            Value::Array(mut a) => {
+                Arc::make_mut(&mut a).push(rhs);
+                Ok(Value::Array(a))
             }
-            _ => arithmetic(op, &lhs, &rhs, span),
+            lhs => arithmetic(op, &lhs, &rhs, span),
         },
         Mul | Div | Mod | Shr => arithmetic(op, &lhs, &rhs, span),
         // Evaluated with short-circuits by the caller.

@@ -87,6 +87,27 @@ impl Value {
         Value::Hash(Arc::new(map))
     }
 
+    /// The bytes this value's own string or collection holds, not counting what its elements
+    /// hold: what building it costs against a lookup's value budget.
+    pub fn own_bytes(&self) -> u64 {
+        (match self {
+            Value::String(s) => s.len(),
+            Value::Array(items) => items.len() * std::mem::size_of::<Value>(),
+            Value::Hash(map) => map.len() * 2 * std::mem::size_of::<Value>(),
+            _ => 0,
+        }) as u64
+    }
+
+    /// Where an array's or hash's elements live: the same address after an operation means it
+    /// extended the value in place.
+    pub fn storage(&self) -> Option<*const ()> {
+        match self {
+            Value::Array(a) => Some(Arc::as_ptr(a) as *const ()),
+            Value::Hash(h) => Some(Arc::as_ptr(h) as *const ()),
+            _ => None,
+        }
+    }
+
     /// Puppet's truthiness: `undef` and `false` are false, everything else is true.
     pub fn is_truthy(&self) -> bool {
         !matches!(self, Value::Undef | Value::Boolean(false))
