@@ -1,7 +1,7 @@
 //! The `pbc` command line. Thin: argument parsing, reading files, and printing what the library
 //! returns. Exit status: 0 clean, 1 errors found, 2 usage or I/O problems.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use puppet_bindings::diag::{self, Diagnostic};
 use puppet_bindings::span::SourceMap;
 use puppet_bindings::{parse_and_validate, parse_file, source};
@@ -26,6 +26,70 @@ struct Cli {
     /// naming the attribute (turn this on when checking trees nobody has reviewed).
     #[arg(long, global = true)]
     confine: bool,
+    /// Colour diagnostics: `auto` on a terminal unless NO_COLOR is set, `always`, `never`.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColourChoice::Auto)]
+    color: ColourChoice,
+    /// Print no warnings; parse, check and compile print only the summary line instead of each
+    /// finding (nothing when clean).
+    #[arg(short, long, global = true)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ColourChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// How diagnostics are printed: what `--color` and `--quiet` decided.
+#[derive(Clone, Copy)]
+struct Output {
+    colour: bool,
+    quiet: bool,
+}
+
+impl Output {
+    fn new(cli: &Cli) -> Output {
+        use std::io::IsTerminal;
+        let colour = match cli.color {
+            ColourChoice::Always => true,
+            ColourChoice::Never => false,
+            // https://no-color.org: a set, non-empty NO_COLOR turns colour off; so does a dumb
+            // terminal or output that is not a terminal.
+            ColourChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+                    && std::io::stderr().is_terminal()
+            }
+        };
+        Output {
+            colour,
+            quiet: cli.quiet,
+        }
+    }
+
+    /// The human rendering of a run's diagnostics for stderr: each finding, then the summary
+    /// line when `summary` gives one; with --quiet only the summary, and only when something
+    /// was found.
+    fn diagnostics(
+        self,
+        files: &SourceMap,
+        diags: &[Diagnostic],
+        summary: Option<usize>,
+    ) -> String {
+        let mut text = if self.quiet {
+            String::new()
+        } else {
+            diag::render(files, diags, self.colour)
+        };
+        if let Some(file_count) = summary {
+            if !self.quiet || !diags.is_empty() {
+                text.push_str(&diag::summary_line(diags, file_count));
+            }
+        }
+        text
+    }
 }
 
 #[derive(Subcommand)]
@@ -56,8 +120,10 @@ enum Command {
         /// Treat warnings as errors.
         #[arg(long)]
         strict: bool,
-        /// Files or directories.
-        #[arg(required = true)]
+        /// The tree (default: the current directory); PATHS are relative to it.
+        #[arg(short = 'C', long = "tree", value_name = "DIR")]
+        tree: Option<PathBuf>,
+        /// Files or directories (default: the tree).
         paths: Vec<PathBuf>,
     },
     /// Compile a configuration tree (one directory) or bindings files to the JSON bindings
@@ -71,8 +137,10 @@ enum Command {
         /// production): its manifest, bindingsdir and modulepath decide the files.
         #[arg(long = "env", value_name = "NAME")]
         environment: Option<String>,
-        /// One tree directory, or bindings files.
-        #[arg(required = true)]
+        /// The tree (default: the current directory); PATHS are relative to it.
+        #[arg(short = 'C', long = "tree", value_name = "DIR")]
+        tree: Option<PathBuf>,
+        /// One tree directory, or bindings files (default: the tree).
         paths: Vec<PathBuf>,
     },
     /// Print the JSON Schema (draft 2020-12) of the model `pbc compile` writes.
@@ -80,6 +148,13 @@ enum Command {
     /// Resolve keys for one node, offline, from the tree and the node's facts: each value as
     /// JSON on stdout. Exit 0 when all are found, 1 when one is not or an error occurs.
     Lookup(LookupArgs),
+    /// Print a completion script for a shell (`pbc completions bash > /etc/bash_completion.d/pbc`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print pbc's manual page (roff; `pbc man > pbc.1`, then `man ./pbc.1`).
+    Man,
 }
 
 #[derive(clap::Args)]
@@ -91,7 +166,8 @@ struct LookupArgs {
     /// The tree (default: the current directory), like `git -C` or `make -C`.
     #[arg(short = 'C', long = "tree", value_name = "DIR")]
     tree: Option<PathBuf>,
-    /// A JSON facts file, or a directory of `<node>.json` factsets (with --node).
+    /// A JSON or YAML facts file, a directory of `<node>.json` factsets (with --node), or `-`
+    /// for standard input.
     #[arg(long)]
     facts: Option<PathBuf>,
     /// The node (its facts in a factsets directory; also `$fqdn` when facts lack it).
@@ -110,7 +186,8 @@ struct LookupArgs {
     #[arg(long = "type")]
     type_: Option<String>,
     /// The node classifier's output for the node (YAML or JSON: `environment`, `classes`,
-    /// `parameters`): seen by environments.pp, and bindings wherever a layer includes `enc:`.
+    /// `parameters`; `-` for standard input): seen by environments.pp, and bindings wherever a
+    /// layer includes `enc:`.
     #[arg(long)]
     enc: Option<PathBuf>,
     /// The value to print when nothing is bound (a Puppet literal, else a string).
@@ -208,32 +285,67 @@ fn run(cli: Cli) -> ExitCode {
     puppet_bindings::source::set_max_file_size(cli.max_file_size);
     puppet_bindings::source::set_follow_symlinks(cli.follow_symlinks);
     puppet_bindings::source::set_confined(cli.confine);
+    let out = Output::new(&cli);
     match cli.command {
         Command::Parse {
             format,
             error_format,
             validate,
             paths,
-        } => parse_command(format, error_format, validate, &paths),
+        } => parse_command(out, format, error_format, validate, &paths),
         Command::Check {
             error_format,
             strict,
+            tree,
             paths,
-        } => check_command(error_format, strict, &paths),
+        } => check_command(out, error_format, strict, &in_tree(tree, paths)),
         Command::Compile {
             output,
             environment,
+            tree,
             paths,
-        } => compile_command(output.as_deref(), environment.as_deref(), &paths),
-        Command::Lookup(args) => lookup_command(args),
-        Command::Schema => match print(puppet_bindings::lower::model::SCHEMA.as_bytes()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(code) => code,
-        },
+        } => compile_command(
+            out,
+            output.as_deref(),
+            environment.as_deref(),
+            &in_tree(tree, paths),
+        ),
+        Command::Lookup(args) => lookup_command(out, args),
+        Command::Schema => printed(print(puppet_bindings::lower::model::SCHEMA.as_bytes())),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "pbc", &mut script);
+            printed(print(&script))
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => printed(print(&page)),
+                Err(e) => {
+                    eprintln!("pbc: cannot write the manual page: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
     }
 }
 
-fn lookup_command(a: LookupArgs) -> ExitCode {
+fn printed(result: Result<(), ExitCode>) -> ExitCode {
+    result.err().unwrap_or(ExitCode::SUCCESS)
+}
+
+/// `-C DIR` and the paths after it: each path relative to the tree, or the tree itself when
+/// none is given (the current directory without -C).
+fn in_tree(tree: Option<PathBuf>, paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    match (tree, paths.is_empty()) {
+        (None, true) => vec![PathBuf::from(".")],
+        (None, false) => paths,
+        (Some(tree), true) => vec![tree],
+        (Some(tree), false) => paths.into_iter().map(|p| tree.join(p)).collect(),
+    }
+}
+
+fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
     let mut keys = a.args;
     let tree = match (a.tree, keys.last()) {
         (Some(tree), _) => tree,
@@ -269,6 +381,12 @@ fn lookup_command(a: LookupArgs) -> ExitCode {
         eprintln!("pbc: --pretty indents JSON output: it goes with --all or --format json");
         return ExitCode::from(2);
     }
+    if a.facts.as_deref() == Some(std::path::Path::new("-"))
+        && a.enc.as_deref() == Some(std::path::Path::new("-"))
+    {
+        eprintln!("pbc: standard input can be the facts (--facts -) or the ENC output (--enc -), not both");
+        return ExitCode::from(2);
+    }
     let outcome =
         puppet_bindings::inject::command::run(&puppet_bindings::inject::command::LookupOptions {
             keys,
@@ -286,6 +404,8 @@ fn lookup_command(a: LookupArgs) -> ExitCode {
             json: a.format == ExplainFormat::Json,
             pretty: a.pretty,
             strict: a.strict,
+            colour: out.colour,
+            quiet: out.quiet,
         });
     let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
     if let Err(code) = print(outcome.stdout.as_bytes()) {
@@ -295,14 +415,14 @@ fn lookup_command(a: LookupArgs) -> ExitCode {
 }
 
 fn compile_command(
+    out: Output,
     output: Option<&std::path::Path>,
     environment: Option<&str>,
     paths: &[PathBuf],
 ) -> ExitCode {
     use puppet_bindings::CompileMode;
-    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
-        eprintln!("pbc: `{}` does not exist", missing.display());
-        return ExitCode::from(2);
+    if let Err(code) = all_exist(paths) {
+        return code;
     }
     let files_mode = !matches!(paths, [dir] if dir.is_dir());
     let compiled = match paths {
@@ -339,10 +459,11 @@ fn compile_command(
         return ExitCode::from(2);
     }
     let check = &report.check;
-    let mut text = diag::render_text(&check.files, &check.diagnostics);
-    if report.model.is_none() {
-        text.push_str(&diag::summary_line(&check.diagnostics, check.file_count));
-    }
+    let text = out.diagnostics(
+        &check.files,
+        &check.diagnostics,
+        report.model.is_none().then_some(check.file_count),
+    );
     let _ = std::io::stderr().write_all(text.as_bytes());
     let Some(model) = report.model else {
         return ExitCode::from(1);
@@ -431,7 +552,26 @@ fn remove_stale_temporaries(dir: &std::path::Path, prefix: &str) {
     }
 }
 
-fn check_command(error_format: CheckErrorFormat, strict: bool, paths: &[PathBuf]) -> ExitCode {
+/// A path given on the command line that does not exist is a usage problem, said plainly.
+fn all_exist(paths: &[PathBuf]) -> Result<(), ExitCode> {
+    match paths.iter().find(|p| !p.exists()) {
+        Some(missing) => {
+            eprintln!("pbc: `{}` does not exist", missing.display());
+            Err(ExitCode::from(2))
+        }
+        None => Ok(()),
+    }
+}
+
+fn check_command(
+    out: Output,
+    error_format: CheckErrorFormat,
+    strict: bool,
+    paths: &[PathBuf],
+) -> ExitCode {
+    if let Err(code) = all_exist(paths) {
+        return code;
+    }
     let report = match puppet_bindings::check_paths(paths) {
         Ok(r) => r,
         Err(e) => {
@@ -448,8 +588,7 @@ fn check_command(error_format: CheckErrorFormat, strict: bool, paths: &[PathBuf]
     let files = &report.files;
     match error_format {
         CheckErrorFormat::Human => {
-            let mut text = diag::render_text(files, &diags);
-            text.push_str(&diag::summary_line(&diags, report.file_count));
+            let text = out.diagnostics(files, &diags, Some(report.file_count));
             let _ = std::io::stderr().write_all(text.as_bytes());
         }
         CheckErrorFormat::Json => {
@@ -473,6 +612,7 @@ fn check_command(error_format: CheckErrorFormat, strict: bool, paths: &[PathBuf]
 }
 
 fn parse_command(
+    out: Output,
     format: Format,
     error_format: ErrorFormat,
     validate: bool,
@@ -516,7 +656,9 @@ fn parse_command(
     let has_errors = diags.iter().any(Diagnostic::is_error);
     let print_ast = format != Format::None && !has_errors;
     let rendered = match error_format {
-        ErrorFormat::Human => diag::render_text(&files, &diags),
+        ErrorFormat::Human => {
+            out.diagnostics(&files, &diags, out.quiet.then_some(files_list.len()))
+        }
         ErrorFormat::Json => diag::render_json(&files, &diags, files_list.len()),
     };
     if error_format == ErrorFormat::Json && !print_ast {

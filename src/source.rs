@@ -88,11 +88,11 @@ pub fn read_file(path: &Path, what: &str) -> std::io::Result<Vec<u8>> {
     let fail = |kind: ErrorKind, why: String| {
         Error::new(
             kind,
-            format!("cannot read the {what} {}: {why}", path.display()),
+            format!("cannot read the {what} `{}`: {why}", path.display()),
         )
     };
-    let file = std::fs::File::open(path).map_err(|e| fail(e.kind(), e.to_string()))?;
-    let meta = file.metadata().map_err(|e| fail(e.kind(), e.to_string()))?;
+    let file = std::fs::File::open(path).map_err(|e| fail(e.kind(), io_reason(&e)))?;
+    let meta = file.metadata().map_err(|e| fail(e.kind(), io_reason(&e)))?;
     if !meta.is_file() {
         return Err(fail(
             ErrorKind::InvalidInput,
@@ -112,11 +112,47 @@ pub fn read_file(path: &Path, what: &str) -> std::io::Result<Vec<u8>> {
     // A file that grows while being read stops at the limit too.
     file.take(limit + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| fail(e.kind(), e.to_string()))?;
+        .map_err(|e| fail(e.kind(), io_reason(&e)))?;
     if bytes.len() as u64 > limit {
         return Err(fail(
             ErrorKind::InvalidData,
             format!("it grew past the limit of {limit} bytes while being read"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The system's reason for an I/O error, without Rust's `(os error N)` suffix.
+pub fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// Standard input as a file (`--facts -`), within the same size limit as [`read_file`].
+pub fn read_stdin(what: &str) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind, Read};
+    let limit = MAX_FILE_SIZE.load(std::sync::atomic::Ordering::Relaxed);
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| {
+            Error::new(
+                e.kind(),
+                format!(
+                    "cannot read the {what} from standard input: {}",
+                    io_reason(&e)
+                ),
+            )
+        })?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("cannot read the {what} from standard input: it has more than {limit} bytes (`--max-file-size` raises the limit)"),
         ));
     }
     Ok(bytes)

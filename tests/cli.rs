@@ -119,7 +119,7 @@ fn check_missing_path_exits_two() {
     let (code, stdout, stderr) = pbc(&["check", "corpus/check/no-such-dir"]);
     assert_eq!(code, 2);
     assert!(stdout.is_empty());
-    assert!(stderr.starts_with("pbc: "), "{stderr}");
+    assert_eq!(stderr, "pbc: `corpus/check/no-such-dir` does not exist\n");
 }
 
 #[test]
@@ -435,18 +435,22 @@ fn hostile_facts_are_refused() {
     let big = dir.join("big.json");
     std::fs::write(&big, format!("{{\"x\": \"{}\"}}", "a".repeat(4096))).expect("big");
     let tree = "corpus/lookup/trees/example";
-    let cases: Vec<(Vec<String>, &str)> = vec![
+    // What is in the file is an error found (1); a file that cannot be read is an I/O problem (2).
+    let cases: Vec<(Vec<String>, &str, i32)> = vec![
         (
             vec!["--facts".into(), deep.display().to_string()],
             "nests more than 128 levels",
+            1,
         ),
         (
             vec!["--facts".into(), bomb_file.display().to_string()],
             "YAML aliases",
+            1,
         ),
         (
             vec!["--facts".into(), "/dev/zero".into()],
             "not a regular file",
+            2,
         ),
         (
             vec![
@@ -456,6 +460,7 @@ fn hostile_facts_are_refused() {
                 big.display().to_string(),
             ],
             "more than the limit of 1000",
+            2,
         ),
         (
             vec![
@@ -465,14 +470,15 @@ fn hostile_facts_are_refused() {
                 "../facts/web01.ams.example.com".into(),
             ],
             "is not a node's name",
+            1,
         ),
     ];
-    for (args, says) in cases {
+    for (args, says, status) in cases {
         let mut all: Vec<&str> = vec!["lookup"];
         all.extend(args.iter().map(String::as_str));
         all.extend(["ntp::servers", tree]);
         let (code, _, stderr) = pbc(&all);
-        assert_eq!(code, 1, "{all:?}: {stderr}");
+        assert_eq!(code, status, "{all:?}: {stderr}");
         assert!(stderr.contains(says), "{all:?}: {stderr}");
     }
     let (code, _, stderr) = pbc(&["check", "/dev/zero"]);
@@ -669,4 +675,143 @@ fn json_diagnostics_carry_related_locations() {
     assert!(related["file"]
         .as_str()
         .is_some_and(|f| f.ends_with("bindings/default.pp")));
+}
+
+/// `pbc` with `stdin` as its standard input.
+fn pbc_with_input(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pbc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("pbc runs");
+    if let Some(mut input) = child.stdin.take() {
+        input.write_all(stdin).expect("stdin written");
+    }
+    let out = child.wait_with_output().expect("pbc ends");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `--facts -` and `--enc -` read standard input (JSON or YAML); a facts file that cannot be
+/// read is an I/O problem (exit 2) named in plain words, and what it holds, when wrong, is an
+/// error found (exit 1).
+#[test]
+fn facts_from_standard_input_and_unreadable_files() {
+    let tree = "corpus/lookup/trees/example";
+    let json = std::fs::read(format!("{tree}/facts/web01.ams.example.com.json")).expect("facts");
+    let yaml = b"fqdn: web01.ams.example.com\ndata_center: ams\nis_virtual: true\n";
+    for input in [&json[..], &yaml[..]] {
+        let (code, stdout, stderr) = pbc_with_input(
+            &["lookup", "--facts", "-", "-C", tree, "ntp::servers"],
+            input,
+        );
+        assert_eq!(
+            (code, stdout.as_str()),
+            (0, "[\"ntp.ams.example.com\"]\n"),
+            "{stderr}"
+        );
+    }
+    let (code, _, stderr) = pbc_with_input(
+        &["lookup", "--facts", "-", "-C", tree, "ntp::servers"],
+        b"fqdn: [",
+    );
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("error[INVALID_FACTS]: standard input:")
+            && stderr.contains("the facts file is not YAML data"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = pbc_with_input(
+        &["lookup", "--facts", "-", "--enc", "-", "-C", tree, "x"],
+        b"{}",
+    );
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not both"), "{stderr}");
+    let (code, stdout, stderr) = pbc(&["lookup", "--facts", "nosuch.json", "-C", tree, "x"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(
+        stderr,
+        "pbc: cannot read the facts file `nosuch.json`: No such file or directory\n"
+    );
+}
+
+/// `--color always` colours diagnostics, `never` and NO_COLOR do not (nor does output that is
+/// not a terminal, as here); `-q` leaves only the summary line, and nothing when clean.
+#[test]
+fn colour_and_quiet() {
+    let warned = "corpus/check/trees/include_typo";
+    let (_, _, coloured) = pbc(&["check", warned, "--color", "always"]);
+    assert!(coloured.contains("\u{1b}["), "{coloured}");
+    for args in [
+        &["check", warned][..],
+        &["check", warned, "--color", "never"][..],
+    ] {
+        let (_, _, plain) = pbc(args);
+        assert!(!plain.contains('\u{1b}'), "{plain}");
+        assert!(
+            plain.contains("warning[INCLUDE_MATCHES_NOTHING]"),
+            "{plain}"
+        );
+    }
+    let (code, stdout, quiet) = pbc(&["check", "-q", warned]);
+    assert_eq!((code, stdout.as_str()), (0, ""));
+    assert_eq!(quiet, "3 files checked: 0 errors, 2 warnings\n");
+    let (code, _, quiet) = pbc(&["check", "-q", "corpus/check/valid/site.pp"]);
+    assert_eq!((code, quiet.as_str()), (0, ""));
+    let (code, _, quiet) = pbc(&[
+        "check",
+        "--quiet",
+        "corpus/check/invalid/categories_common.pp",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        quiet.ends_with("1 file checked: 1 error, 0 warnings\n") && quiet.lines().count() == 1,
+        "{quiet}"
+    );
+}
+
+/// `check` and `compile` take the tree with `-C DIR` like `lookup` (paths after it are
+/// relative to it); the shell completions and the manual page come from the same definitions.
+#[test]
+fn tree_option_completions_and_manual() {
+    let (code, _, stderr) = pbc(&["check", "-C", "corpus/check/trees/include_typo"]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("corpus/check/trees/include_typo/manifests/site.pp:6:35"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = pbc(&["check", "-C", "corpus/check", "trees/include_typo"]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.ends_with("3 files checked: 0 errors, 2 warnings\n"),
+        "{stderr}"
+    );
+    let (code, by_option, _) = pbc(&["compile", "-C", "corpus/lookup/trees/example"]);
+    let (_, by_path, _) = pbc(&["compile", "corpus/lookup/trees/example"]);
+    assert_eq!(code, 0);
+    assert_eq!(by_option, by_path);
+
+    for (shell, says) in [
+        ("bash", "complete -F _pbc"),
+        ("zsh", "#compdef pbc"),
+        ("fish", "complete -c pbc"),
+    ] {
+        let (code, script, _) = pbc(&["completions", shell]);
+        assert_eq!(code, 0);
+        assert!(script.contains(says), "{shell}");
+        for word in ["lookup", "facts", "confine"] {
+            assert!(script.contains(word), "{shell} lacks {word}");
+        }
+    }
+    let (code, page, _) = pbc(&["man"]);
+    assert_eq!(code, 0);
+    assert!(page.contains(".TH pbc 1"), "{page}");
+    assert!(page.contains("lookup"), "{page}");
 }

@@ -105,7 +105,43 @@ pub fn sort(diags: &mut Vec<Diagnostic>) {
 /// Renders diagnostics as codespan-reporting text (no colour: output is stable for snapshots
 /// and logs).
 pub fn render_text(files: &SourceMap, diags: &[Diagnostic]) -> String {
-    let mut out = term::termcolor::NoColor::new(Vec::new());
+    render(files, diags, false)
+}
+
+/// [`render_text`], with ANSI colours when `colour` (a terminal that wants them).
+pub fn render(files: &SourceMap, diags: &[Diagnostic], colour: bool) -> String {
+    if colour {
+        render_to(term::termcolor::Ansi::new(Vec::new()), files, diags)
+    } else {
+        render_to(term::termcolor::NoColor::new(Vec::new()), files, diags)
+    }
+}
+
+/// A writer of rendered text that gives its bytes back.
+trait TextOut: term::termcolor::WriteColor {
+    fn bytes_mut(&mut self) -> &mut Vec<u8>;
+    fn into_bytes(self) -> Vec<u8>;
+}
+
+impl TextOut for term::termcolor::NoColor<Vec<u8>> {
+    fn bytes_mut(&mut self) -> &mut Vec<u8> {
+        self.get_mut()
+    }
+    fn into_bytes(self) -> Vec<u8> {
+        self.into_inner()
+    }
+}
+
+impl TextOut for term::termcolor::Ansi<Vec<u8>> {
+    fn bytes_mut(&mut self) -> &mut Vec<u8> {
+        self.get_mut()
+    }
+    fn into_bytes(self) -> Vec<u8> {
+        self.into_inner()
+    }
+}
+
+fn render_to(mut out: impl TextOut, files: &SourceMap, diags: &[Diagnostic]) -> String {
     let config = term::Config::default();
     // Past a few findings of one code in one file the rest repeat what was shown (each with
     // its source lines, which a machine-made file can make huge): they are counted instead.
@@ -123,11 +159,11 @@ pub fn render_text(files: &SourceMap, diags: &[Diagnostic]) -> String {
                 text.push_str(&format!("  = {n}\n"));
             }
             text.push('\n');
-            out.get_mut().extend_from_slice(text.as_bytes());
+            out.bytes_mut().extend_from_slice(text.as_bytes());
             continue;
         }
         let cs = to_codespan(d);
-        if term::emit_to_io_write(&mut out, &config, files, &cs).is_err() {
+        if term::emit_to_write_style(&mut out, &config, files, &cs).is_err() {
             // A span outside its file is a pbc bug; still say something useful.
             let (line, col) = files.line_col(d.span.file, d.span.start);
             let text = format!(
@@ -139,7 +175,7 @@ pub fn render_text(files: &SourceMap, diags: &[Diagnostic]) -> String {
                 line,
                 col
             );
-            out.get_mut().extend_from_slice(text.as_bytes());
+            out.bytes_mut().extend_from_slice(text.as_bytes());
         }
     }
     for ((file, code), count) in shown {
@@ -149,10 +185,10 @@ pub fn render_text(files: &SourceMap, diags: &[Diagnostic]) -> String {
                 count - MAX_SHOWN_PER_CODE,
                 files.name(file)
             );
-            out.get_mut().extend_from_slice(text.as_bytes());
+            out.bytes_mut().extend_from_slice(text.as_bytes());
         }
     }
-    String::from_utf8_lossy(&out.into_inner()).into_owned()
+    String::from_utf8_lossy(&out.into_bytes()).into_owned()
 }
 
 /// How many findings of one code in one file the text rendering shows.

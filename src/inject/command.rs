@@ -8,6 +8,7 @@ use super::explain::value_json;
 use super::{facts, ForInjection, Injector, Request};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
+use crate::load::facts::ReadError;
 use crate::lower::keys::Key;
 use crate::lower::model::NamedLayer;
 use crate::span::{FileId, Span};
@@ -38,6 +39,10 @@ pub struct LookupOptions {
     /// `--pretty`: JSON output indented (compact otherwise).
     pub pretty: bool,
     pub strict: bool,
+    /// Diagnostics in ANSI colours (`--color`).
+    pub colour: bool,
+    /// `--quiet`: no warnings, only what failed.
+    pub quiet: bool,
 }
 
 pub struct LookupOutcome {
@@ -91,15 +96,19 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
     let mut problems: Vec<Diagnostic> = Vec::new();
     if let Some(path) = &opts.facts {
         let loaded = facts::facts_file(path, opts.node.as_deref())
+            .map_err(ReadError::Invalid)
             .and_then(|file| facts::load(&file, &mut request));
-        if let Err(d) = loaded {
-            problems.push(d);
+        match loaded {
+            Ok(()) => {}
+            Err(ReadError::Unreadable(message)) => return LookupOutcome::usage(message),
+            Err(ReadError::Invalid(d)) => problems.push(d),
         }
     }
     if let Some(path) = &opts.enc {
         match crate::load::enc::load(path) {
             Ok(e) => request.enc = Some(e),
-            Err(d) => problems.push(d),
+            Err(ReadError::Unreadable(message)) => return LookupOutcome::usage(message),
+            Err(ReadError::Invalid(d)) => problems.push(d),
         }
     }
     for f in &opts.fact {
@@ -116,7 +125,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
     if !problems.is_empty() {
         return LookupOutcome {
             stdout: String::new(),
-            stderr: crate::diag::render_text(&Default::default(), &problems),
+            stderr: crate::diag::render(&Default::default(), &problems, opts.colour),
             status: 1,
         };
     }
@@ -130,7 +139,11 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
             diagnostics,
             summary,
         }) => {
-            let mut stderr = crate::diag::render_text(&files, &diagnostics);
+            let diagnostics: Vec<Diagnostic> = diagnostics
+                .into_iter()
+                .filter(|d| !opts.quiet || d.is_error())
+                .collect();
+            let mut stderr = crate::diag::render(&files, &diagnostics, opts.colour);
             if let Some(s) = summary {
                 stderr.push_str(&format!("pbc: {s}\n"));
             }
@@ -141,13 +154,14 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
             };
         }
     };
-    let render = |diags: &[Diagnostic]| crate::diag::render_text(&loaded.check.files, diags);
-    // What was left unread is said whatever is looked up.
+    let render =
+        |diags: &[Diagnostic]| crate::diag::render(&loaded.check.files, diags, opts.colour);
+    // What was left unread is said whatever is looked up (unless --quiet).
     let unread: Vec<Diagnostic> = loaded
         .check
         .diagnostics
         .iter()
-        .filter(|d| d.code == codes::SYMLINK_NOT_FOLLOWED)
+        .filter(|d| d.code == codes::SYMLINK_NOT_FOLLOWED && !opts.quiet)
         .cloned()
         .collect();
     let mut model = loaded.tree_model(ForInjection);
@@ -322,7 +336,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         stdout.push('\n');
     }
     let mut stderr = render(&unread);
-    for (level, message, _) in &injector.messages {
+    for (level, message, _) in injector.messages.iter().filter(|_| !opts.quiet) {
         stderr.push_str(&format!(
             "{}: {message}\n",
             match level {

@@ -3,7 +3,7 @@
 //! while choosing the environment; the injector turns it into bindings
 //! (`crate::inject::enc`).
 
-use super::facts::read_data;
+use super::facts::{read_data, ReadError};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::{Map, Value};
 use crate::span::Span;
@@ -19,16 +19,16 @@ pub struct Enc {
     pub file: String,
 }
 
-pub fn load(path: &Path) -> Result<Enc, Diagnostic> {
+pub fn load(path: &Path) -> Result<Enc, ReadError> {
     let bad = |message: String| Diagnostic::error(codes::INVALID_ENC, Span::NONE, message);
-    let Value::Hash(doc) = read_data(path, "ENC output")? else {
-        return Err(bad(format!(
+    let Value::Hash(doc) = read_data(path, "ENC output", codes::INVALID_ENC)? else {
+        return Err(ReadError::Invalid(bad(format!(
             "{}: ENC output must be a hash with `environment`, `classes`, `parameters`",
-            path.display()
-        )));
+            super::facts::shown(path)
+        ))));
     };
     let mut enc = Enc {
-        file: path.display().to_string(),
+        file: super::facts::shown(path),
         ..Enc::default()
     };
     for (k, v) in doc.iter() {
@@ -51,11 +51,11 @@ pub fn load(path: &Path) -> Result<Enc, Diagnostic> {
             ("parameters", Value::Hash(p)) => enc.parameters = (**p).clone(),
             ("environment" | "classes" | "parameters", Value::Undef) => {}
             (key @ ("environment" | "classes" | "parameters"), other) => {
-                return Err(bad(format!(
+                return Err(ReadError::Invalid(bad(format!(
                     "{}: the ENC's `{key}` is {}, not what an ENC prints",
-                    path.display(),
+                    super::facts::shown(path),
                     other.type_name()
-                )))
+                ))))
             }
             // Other keys (Puppet ENCs may print more) are not ARM-8's concern.
             _ => {}

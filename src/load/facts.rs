@@ -9,13 +9,22 @@ use crate::eval::Value;
 use crate::span::Span;
 use std::path::{Path, PathBuf};
 
+/// How messages name a data file: its path, or standard input for `-`.
+pub fn shown(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "standard input".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
 fn problem(message: String) -> Diagnostic {
     Diagnostic::error(codes::INVALID_FACTS, Span::NONE, message)
 }
 
 /// The facts file for `node` in a factsets directory, or `path` itself.
 pub fn facts_file(path: &Path, node: Option<&str>) -> Result<PathBuf, Diagnostic> {
-    if !path.is_dir() {
+    if path.as_os_str() == "-" || !path.is_dir() {
         return Ok(path.to_path_buf());
     }
     let Some(node) = node else {
@@ -66,22 +75,48 @@ pub const MAX_DATA_DEPTH: usize = 128;
 /// A JSON or YAML document (by extension: `.yaml`/`.yml` are YAML) as a value; `what` names
 /// the file's purpose in messages. The file must be a regular file within the size limit;
 /// nesting is bounded and YAML aliases are refused (facts and ENC output never need them, and
-/// they can expand a small file into gigabytes).
-pub fn read_data(path: &Path, what: &str) -> Result<Value, Diagnostic> {
-    let bytes = crate::source::read_file(path, what).map_err(|e| problem(e.to_string()))?;
+/// they can expand a small file into gigabytes). The path `-` is standard input, JSON when it
+/// starts with `{` or `[`, else YAML.
+pub fn read_data(path: &Path, what: &str, code: &'static str) -> Result<Value, ReadError> {
+    let problem = |message: String| Diagnostic::error(code, Span::NONE, message);
+    let stdin = path.as_os_str() == "-";
+    let bytes = if stdin {
+        crate::source::read_stdin(what)
+    } else {
+        crate::source::read_file(path, what)
+    }
+    .map_err(|e| ReadError::Unreadable(e.to_string()))?;
     let text = String::from_utf8(bytes)
-        .map_err(|_| problem(format!("{}: the {what} is not UTF-8", path.display())))?;
-    let is_yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
+        .map_err(|_| problem(format!("{}: the {what} is not UTF-8", shown(path))))?;
+    let is_yaml = if stdin {
+        !text.trim_start().starts_with(['{', '['])
+    } else {
+        path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+    };
     parse_data(&text, is_yaml).map_err(|e| {
-        problem(format!(
+        ReadError::Invalid(problem(format!(
             "{}:{}:{}: the {what} is not {}: {}",
-            path.display(),
+            shown(path),
             e.line,
             e.column,
             if is_yaml { "YAML data" } else { "JSON" },
             e.message
-        ))
+        )))
     })
+}
+
+/// Why facts or ENC output could not be used: the file could not be read (an I/O problem,
+/// exit status 2), or what it holds is not valid (a diagnostic).
+#[derive(Debug)]
+pub enum ReadError {
+    Unreadable(String),
+    Invalid(Diagnostic),
+}
+
+impl From<Diagnostic> for ReadError {
+    fn from(d: Diagnostic) -> ReadError {
+        ReadError::Invalid(d)
+    }
 }
 
 /// Why a document is not data, and where.
@@ -204,12 +239,12 @@ fn scalar(
 }
 
 /// Reads facts into a request (replacing its facts).
-pub fn load(path: &Path, request: &mut Request) -> Result<(), Diagnostic> {
-    let Value::Hash(mut map) = read_data(path, "facts file")? else {
-        return Err(problem(format!(
+pub fn load(path: &Path, request: &mut Request) -> Result<(), ReadError> {
+    let Value::Hash(mut map) = read_data(path, "facts file", codes::INVALID_FACTS)? else {
+        return Err(ReadError::Invalid(problem(format!(
             "{}: facts must be an object (a hash of names to values)",
-            path.display()
-        )));
+            shown(path)
+        ))));
     };
     // `puppet facts` wraps the facts: {"name": "node", "values": {...}}.
     if let (Some(Value::Hash(values)), true) = (
