@@ -459,6 +459,13 @@ impl Builder {
         let d = match e.into_unrecognized(expected_or_empty()) {
             ParseError::UnrecognizedEof { location, expected } => {
                 let span = self.sp(location, location);
+                if let Some((message, help)) = self.bind_mistake(location, location, &expected) {
+                    let message = format!("unexpected end of file: {message}");
+                    self.diags.push(
+                        Diagnostic::error(codes::UNEXPECTED_EOF, span, message).with_note(help),
+                    );
+                    return;
+                }
                 let mut d =
                     Diagnostic::error(codes::UNEXPECTED_EOF, span, "unexpected end of file");
                 if let Some(list) = expected::describe(&expected) {
@@ -495,6 +502,9 @@ impl Builder {
             })
             .collect();
         let span = self.sp(l, r);
+        if let Some((message, help)) = self.bind_mistake(l, r, expected) {
+            return Diagnostic::error(codes::SYNTAX_ERROR, span, message).with_note(help);
+        }
         let mut d = Diagnostic::error(
             codes::SYNTAX_ERROR,
             span,
@@ -524,6 +534,124 @@ impl Builder {
             }
         }
         d
+    }
+
+    /// The common mistakes in a `bind`, said as what is missing with the statement rewritten as
+    /// it should be (the grammar's list of expected tokens reads like a puzzle there): a value
+    /// without `to`, `=>`/`=`/`:` for `to`, `as` on a `bind`, a typed key without its comma,
+    /// nothing after `to` or `in`, and a function called without parentheses. `l..r` is the
+    /// unexpected token (empty at the end of the file).
+    fn bind_mistake(&self, l: usize, r: usize, expected: &[String]) -> Option<(String, String)> {
+        let wants = |t: &str| expected.iter().any(|e| e.trim_matches('"') == t);
+        // The line of the last thing before the token (`}` after `bind 'k' to` is on the next).
+        let previous_end = self.src[..l].trim_end().len();
+        let line_start = self.src[..previous_end].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = self.src[r..].find('\n').map_or(self.src.len(), |i| r + i);
+        let before = &self.src[line_start..l];
+        let found = self.src[l..r].trim();
+        // The rest of the statement: up to a `}` that closes an enclosing block.
+        let mut open = 0usize;
+        let rest_len = self.src[r..line_end]
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '{' => open += 1,
+                    '}' if open == 0 => return true,
+                    '}' => open -= 1,
+                    _ => {}
+                }
+                false
+            })
+            .map_or(line_end - r, |(i, _)| i);
+        let rest = self.src[r..r + rest_len].trim_end();
+        // The statement so far, from its keyword: `bind 'k'`, `bind String 'k' to`.
+        let keyword = before.rmatch_indices("bind ").map(|(i, _)| i).next()?;
+        let keyword = ["multibind ", "rebind "]
+            .iter()
+            .find(|k| before[..keyword + 5].ends_with(*k))
+            .map_or(keyword, |k| keyword + 5 - k.len());
+        if before[..keyword].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            return None;
+        }
+        let statement = before[keyword..].trim_end();
+        // `rebind` takes no value and a multibind's value is its contributions: only a `bind`
+        // misses its `to`.
+        let is_bind = statement.starts_with("bind");
+        let last_word = statement.rsplit(char::is_whitespace).next().unwrap_or("");
+        let key = statement
+            .split_whitespace()
+            .skip(1)
+            .find(|w| !matches!(*w, "abstract" | "override" | "final"))
+            .unwrap_or("");
+        // Right after a bind's key, `to` or `in` (the lexer's IN_ID there) comes next.
+        let starts_value = found.starts_with(|c: char| {
+            c.is_alphanumeric() || matches!(c, '\'' | '"' | '$' | '[' | '{')
+        });
+        let rebind = statement.starts_with("rebind");
+        if is_bind && wants("to") && (wants("in") || wants("IN_ID") || rebind) && !wants("optional")
+        {
+            if matches!(found, "=>" | "=" | ":" | "->" | "value" | "is" | "with") {
+                return Some((
+                    format!("expected `to` after the binding's key, not `{found}`"),
+                    format!("help: write `{statement} to{rest}`"),
+                ));
+            }
+            if found == "as" {
+                return Some((
+                    "`as` gives a multibind its id; a `bind` takes its value after `to`".into(),
+                    format!("help: write `{statement} to VALUE`, or `multibind {} as 'id'` to declare a multibind", &statement[statement.find(' ').map_or(0, |i| i + 1)..]),
+                ));
+            }
+            if key.starts_with(|c: char| c.is_ascii_uppercase()) && found.starts_with(['\'', '"']) {
+                return Some((
+                    "expected `,` between the key's type and its name".into(),
+                    format!("help: write `{statement}, {found}{rest}`"),
+                ));
+            }
+            if starts_value {
+                return Some((
+                    "expected `to` between the binding's key and its value".into(),
+                    format!("help: write `{statement} to {found}{rest}`"),
+                ));
+            }
+        }
+        if is_bind && wants("optional") && wants("producer") {
+            return Some((
+                "expected the binding's value after `to`".into(),
+                format!("help: write `{statement} VALUE` (`to producer EXPR` for a producer), or drop `to` and write `bind abstract ...` if someone else binds it"),
+            ));
+        }
+        if is_bind && last_word == "in" && !found.starts_with(['\'', '"']) {
+            return Some((
+                "expected the id of the multibind to contribute to after `in`".into(),
+                format!("help: write `{statement} 'ID'`, the id of a `multibind ... as 'ID'`"),
+            ));
+        }
+        // `lookup 'x'`: a name right before a value the grammar cannot take there.
+        let name_before = last_word.trim_start_matches("::").split("::").all(|p| {
+            p.starts_with(|c: char| c.is_ascii_lowercase())
+                && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        let value_found = found.starts_with(['\'', '"', '$', '['])
+            || found.starts_with(|c: char| c.is_ascii_digit());
+        if name_before
+            && value_found
+            && !is_statement_call(last_word)
+            && lexer::token::puppet_keyword(last_word).is_none()
+            && !matches!(
+                last_word,
+                "bind" | "multibind" | "rebind" | "to" | "in" | "as" | "when"
+            )
+        {
+            return Some((
+                format!("`{last_word}` is called without parentheses"),
+                format!(
+                    "help: write `{last_word}({found}{})`",
+                    if rest.trim().is_empty() { "" } else { " ..." }
+                ),
+            ));
+        }
+        None
     }
 
     // ---- operators -------------------------------------------------------------------

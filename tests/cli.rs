@@ -815,3 +815,31 @@ fn tree_option_completions_and_manual() {
     assert!(page.contains(".TH pbc 1"), "{page}");
     assert!(page.contains("lookup"), "{page}");
 }
+
+/// Each file's own findings come before the findings across files, which are often their
+/// consequence: here `b.pp`'s own error is printed before the unknown category in `a.pp`.
+#[test]
+fn each_files_own_findings_come_first() {
+    let dir = common::write_tree(
+        "cli",
+        "finding_order",
+        &[],
+        &[
+            (
+                "manifests/site.pp",
+                "site {\n  categories { dc => $::dc }\n  bindings => [ layer { 'site': include => ['confdir:/a', 'confdir:/b'] } ]\n}\n",
+            ),
+            ("bindings/a.pp", "bindings a {\n  when rack 'r1' { bind 'k' to 1 }\n}\n"),
+            ("bindings/b.pp", "bindings b {\n  multibind 'm' to 1\n}\n"),
+        ],
+    );
+    let (code, _, stderr) = pbc(&["check", "-C", &dir.display().to_string()]);
+    assert_eq!(code, 1, "{stderr}");
+    let own = stderr
+        .find("error[MULTIBIND_VALUE]")
+        .expect("b.pp's own error");
+    let across = stderr
+        .find("error[UNKNOWN_CATEGORY]")
+        .expect("a.pp's finding");
+    assert!(own < across, "{stderr}");
+}

@@ -147,7 +147,7 @@ fn a_conflict_beaten_for_some_requests() {
         (Severity::Warning, "CONFLICTING_BINDINGS")
     );
     assert!(
-        d.notes.iter().any(|n| n.contains("`dc` is not 'ams'")),
+        d.notes.iter().any(|n| n.contains("`dc` is not `'ams'`")),
         "{:?}",
         d.notes
     );

@@ -155,6 +155,9 @@ pub const MULTIPLE_BINDINGS_IN_FILE: &str = "MULTIPLE_BINDINGS_IN_FILE";
 pub const RESERVED_BINDING_NAME: &str = "RESERVED_BINDING_NAME";
 /// A binding name with interpolation (keys are fixed before any request).
 pub const BINDING_NAME_NOT_LITERAL: &str = "BINDING_NAME_NOT_LITERAL";
+/// `multibind ... to VALUE`: a multibind's value is its contributions; the producer would be
+/// dropped.
+pub const MULTIBIND_VALUE: &str = "MULTIBIND_VALUE";
 /// `when` blocks or a declared type nest deeper than the model allows
 /// ([`crate::lower::model::MAX_WHEN_NESTING`], [`crate::lower::model::MAX_TYPE_NESTING`]).
 pub const BINDINGS_TOO_DEEP: &str = "BINDINGS_TOO_DEEP";

@@ -6,6 +6,11 @@
 //! Wording rules (apply to every message, in every stage):
 //! - one line, starting lower case, no final period; Puppet terms, never Rust type names;
 //! - user input and keywords in backticks: ``unexpected `=>` ``, ``unknown option `combinatr` ``;
+//! - a category value as Puppet writes it, in backticks: alone as `` `'ams'` ``, in a predicate
+//!   as `` `dc 'ams'` `` (``for requests where `dc` is not `'ams'` ``, ``bound twice when
+//!   `node 'kermit'` ``);
+//! - a rule that relates two things says what is required before what was found: ``this
+//!   file's path requires `bindings team::web`, but the file declares `bindings web` ``;
 //! - say what is wrong at the primary span; put the remedy in a note (`help: ...`), and a
 //!   "did you mean `x`" where a word is one edit away from a keyword or known name;
 //! - where Puppet has an issue code for the same problem, use Puppet's code, so that users can
@@ -38,6 +43,9 @@ pub struct Diagnostic {
     pub labels: Vec<(Span, String)>,
     /// `help: ...` / `note: ...` lines.
     pub notes: Vec<String>,
+    /// A finding of the rules across files (layers, composition): printed after every file's
+    /// own findings, since it is often the consequence of one of them.
+    pub across_files: bool,
 }
 
 impl Diagnostic {
@@ -49,7 +57,14 @@ impl Diagnostic {
             span,
             labels: Vec::new(),
             notes: Vec::new(),
+            across_files: false,
         }
+    }
+
+    /// Marks a finding of the rules across files.
+    pub fn across_files(mut self) -> Diagnostic {
+        self.across_files = true;
+        self
     }
 
     /// Points the diagnostic's spans at `file`: for findings made on a file loaded on its own,
@@ -87,17 +102,28 @@ impl Diagnostic {
     }
 }
 
-/// Sorts by file, position, then code, and drops exact duplicates: output order never depends on
-/// the order in which passes found things.
+/// Sorts each file's own findings (syntax, Puppet's rules, a file's bindings rules) before the
+/// findings across files, each group by file, position, then code, and drops exact duplicates:
+/// a cause is printed before its consequences, and output order never depends on the order in
+/// which passes found things.
 pub fn sort(diags: &mut Vec<Diagnostic>) {
     diags.sort_by(|a, b| {
-        (a.span.file, a.span.start, a.span.end, a.code, &a.message).cmp(&(
-            b.span.file,
-            b.span.start,
-            b.span.end,
-            b.code,
-            &b.message,
-        ))
+        (
+            a.across_files,
+            a.span.file,
+            a.span.start,
+            a.span.end,
+            a.code,
+            &a.message,
+        )
+            .cmp(&(
+                b.across_files,
+                b.span.file,
+                b.span.start,
+                b.span.end,
+                b.code,
+                &b.message,
+            ))
     });
     diags.dedup();
 }

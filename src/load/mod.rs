@@ -152,7 +152,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     for d in unreadable {
         analysed
             .diagnostics
-            .extend(moved_to(d, &alone, &analysed.files));
+            .extend(moved_to(d.across_files(), &alone, &analysed.files));
     }
     diag::sort(&mut analysed.diagnostics);
     Ok(Some(CheckReport {
@@ -607,7 +607,8 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
             diagnostics.extend(validate::check_each_file(&inputs));
             for i in unread {
                 if parsed[i].0 != tree::FileRole::Environments {
-                    diagnostics.push(not_in_any_environment(parsed_ids[i], &parsed[i].1));
+                    diagnostics
+                        .push(not_in_any_environment(parsed_ids[i], &parsed[i].1).across_files());
                 }
             }
         }

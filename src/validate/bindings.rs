@@ -63,7 +63,7 @@ pub(super) fn check_file(
                         codes::BINDINGS_NAME_MISMATCH,
                         block.name_span,
                         format!(
-                            "this file holds `bindings {expected_name}`, not `bindings {}`",
+                            "this file's path requires `bindings {expected_name}`, but the file declares `bindings {}`",
                             block.name
                         ),
                     )
@@ -200,7 +200,7 @@ impl BlockChecker<'_> {
                 flags: _,
                 key,
                 id,
-                producer: _,
+                producer,
                 options,
             } => {
                 self.key(key);
@@ -209,6 +209,19 @@ impl BlockChecker<'_> {
                     Some(e) => e.literal_text().map(str::to_string),
                     None => key_name(key).map(str::to_string),
                 };
+                if let Some(p) = producer {
+                    self.out.push(
+                        Diagnostic::error(
+                            codes::MULTIBIND_VALUE,
+                            p.span,
+                            "a multibind's value is what is bound in it: this `to ...` would never be used",
+                        )
+                        .with_note(format!(
+                            "help: contribute the value instead: `bind to VALUE in '{}'`",
+                            id_text.as_deref().unwrap_or("ID")
+                        )),
+                    );
+                }
                 if let Some(id_text) = id_text {
                     self.facts.multibinds.push(MultibindDecl {
                         id: id_text,

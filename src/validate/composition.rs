@@ -422,7 +422,7 @@ fn when_text(
     format!("when `{}`", parts.join(" and "))
 }
 
-/// "for requests where `dc` is not 'ams'": the requests a finding fails for.
+/// "for requests where `dc` is not `'ams'`": the requests a finding fails for.
 fn failing_text(f: &Finding) -> String {
     let alternatives: Vec<String> = f
         .failing
@@ -444,14 +444,14 @@ fn failing_text(f: &Finding) -> String {
 
 fn condition_text(c: &Condition) -> String {
     match c {
-        Condition::Is { category, value } => format!("`{category}` is '{value}'"),
+        Condition::Is { category, value } => format!("`{category}` is `'{value}'`"),
         Condition::IsNot { category, values } => match values.as_slice() {
             [] => format!("`{category}` has any value"),
-            [one] => format!("`{category}` is not '{one}'"),
+            [one] => format!("`{category}` is not `'{one}'`"),
             many => format!(
                 "`{category}` is none of {}",
                 many.iter()
-                    .map(|v| format!("'{v}'"))
+                    .map(|v| format!("`'{v}'`"))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

@@ -55,8 +55,10 @@ pub fn check_tree(
         site::check_file(input.role, input.program, &mut facts, &mut out);
         bindings::check_file(input.role, input.program, &mut facts, &mut out);
     }
-    tree::check(&facts, &mut out);
-    composition::check(files, inputs, unknown, &facts, judge, &mut out);
+    let mut across = Vec::new();
+    tree::check(&facts, &mut across);
+    composition::check(files, inputs, unknown, &facts, judge, &mut across);
+    out.extend(across.into_iter().map(Diagnostic::across_files));
     out
 }
 

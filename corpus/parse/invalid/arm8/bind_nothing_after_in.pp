@@ -1,0 +1,4 @@
+# `in` names the multibind to contribute to.
+bindings users {
+  bind to 'root' in
+}

@@ -1,0 +1,4 @@
+# The value follows `to`.
+bindings ntp {
+  bind 'ntp::servers' to
+}
