@@ -69,6 +69,7 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
         depth_reported: false,
         last_error_at: None,
         last_error_line_end: 0,
+        bind_item_end: 0,
         lexer_stop: stop_at,
     };
     let tokens = lexed.tokens;
@@ -232,6 +233,10 @@ pub struct Builder {
     /// Where the line of `last_error_at` ends (found once per reported error, so that asking
     /// about many later offsets never rescans the line).
     last_error_line_end: usize,
+    /// Where the last complete (or recovered) item of a bindings block ended: past it the
+    /// parser is back at the start of an item, so a later error in the same block is a new
+    /// mistake, not a cascade.
+    bind_item_end: usize,
     lexer_stop: usize,
 }
 
@@ -397,12 +402,34 @@ impl Builder {
         }
     }
 
-    pub fn recover_item(&mut self, e: ErrorRecovery<usize, Tok, LexStop>) -> BindItem {
+    /// A bindings block's item that did not parse: the error, the tokens recovery dropped and
+    /// the expression it swallowed after them (`bind 'k' => 1`: `1`).
+    pub fn recover_item(
+        &mut self,
+        e: ErrorRecovery<usize, Tok, LexStop>,
+        swallowed: Option<Expr>,
+    ) -> BindItem {
         let (l, r) = error_location(&e.error);
+        let dropped = e.dropped_tokens.last().map_or(r, |(_, _, end)| *end);
+        let swallowed = swallowed.map_or(0, |x| x.span.end as usize);
         self.report(e.error);
+        self.bind_item_done(dropped.max(swallowed));
         BindItem::Error {
             span: self.sp(l, r),
         }
+    }
+
+    /// Whether the `{` at `open` begins the body of a `bindings NAME` or `when ...` block (not an
+    /// options hash or an expression's brace), judged by the words before it on its line.
+    fn opens_bindings_body(&self, open: usize) -> bool {
+        let line_start = self.src[..open].rfind('\n').map_or(0, |i| i + 1);
+        let before = self.src[line_start..open].trim_start();
+        before.starts_with("bindings ") || before.starts_with("when ")
+    }
+
+    /// A bindings block's item (a binding, or a recovered error) ended at `end`.
+    pub fn bind_item_done(&mut self, end: usize) {
+        self.bind_item_end = self.bind_item_end.max(end);
     }
 
     /// Converts a parse error into a diagnostic, unless the lexer already explained it or it
@@ -436,7 +463,13 @@ impl Builder {
         // complaints inside the same (lexically still open) brackets are cascades. Errors at top
         // level, or in other brackets, are independent and reported.
         let region = self.region_at(l);
-        if region.is_some() && self.last_error_region == Some(region) {
+        // In the body of a `bindings` or `when` block, recovery resumes at the next item: an
+        // error after an item that ended since the last error is a new mistake.
+        let next_item = self
+            .last_error_at
+            .is_some_and(|prev| self.bind_item_end > prev)
+            && region.is_some_and(|open| self.opens_bindings_body(open));
+        if region.is_some() && self.last_error_region == Some(region) && !next_item {
             return;
         }
         // An error inside a bracket that the last error's bracket, left unclosed, still holds.

@@ -274,6 +274,9 @@ fn error_recovery_on_one_long_line_is_linear() {
         format!("$a = 1 {}", "', '".repeat(320_000)),
         "$x.".repeat(320_000),
         "'a'=>1,".repeat(300_000),
+        // Every item of a bindings block is its own mistake (each is reported, up to the limit).
+        format!("bindings b {{ {}}}", "bind 'k' => 1 ".repeat(50_000)),
+        format!("bindings b {{\n{}}}", "  bind 'k' => 1\n".repeat(50_000)),
     ] {
         // (The first is a valid, if odd, sequence of statements.)
         let (_, diags) = parse(&src);

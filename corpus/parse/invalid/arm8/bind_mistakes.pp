@@ -1,10 +1,15 @@
-# The common mistakes in a `bind`, each said as the fix (one block each: error recovery
-# resumes after the block that holds an error).
-bindings no_to { bind 'servers' ['ntp1', 'ntp2'] }
-bindings fat_arrow { bind 'port' => 123 }
-bindings equals { bind 'port' = 123 }
-bindings colon { bind 'port' : 123 }
-bindings value_word { bind 'port' value 123 }
-bindings as_on_bind { bind 'iburst' as true }
-bindings typed_key { bind Integer 'port' to 123 }
-bindings no_parentheses { bind 'peers' to lookup 'ntp::servers' }
+# The common mistakes in a `bind`, each said as the fix; every one in the block is reported.
+bindings mistakes {
+  bind 'servers' ['ntp1', 'ntp2']
+  bind 'port' => 123
+  bind 'port' = 123
+  bind 'port' : 123
+  bind 'port' value 123
+  bind 'iburst' as true
+  bind Integer 'port' to 123
+  bind 'peers' to lookup 'ntp::servers'
+  bind 'fine' to 1
+  when datacenter 'ams' {
+    bind 'port' => 1
+  }
+}
