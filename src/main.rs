@@ -552,6 +552,14 @@ fn remove_stale_temporaries(dir: &std::path::Path, prefix: &str) {
     }
 }
 
+/// `--quiet` shortens the text output; JSON and SARIF list every finding by design.
+fn quiet_needs_text() -> ExitCode {
+    eprintln!(
+        "pbc: --quiet shortens the text output: it does not go with --error-format json or sarif"
+    );
+    ExitCode::from(2)
+}
+
 /// A path given on the command line that does not exist is a usage problem, said plainly.
 fn all_exist(paths: &[PathBuf]) -> Result<(), ExitCode> {
     match paths.iter().find(|p| !p.exists()) {
@@ -571,6 +579,9 @@ fn check_command(
 ) -> ExitCode {
     if let Err(code) = all_exist(paths) {
         return code;
+    }
+    if out.quiet && error_format != CheckErrorFormat::Human {
+        return quiet_needs_text();
     }
     let report = match puppet_bindings::check_paths(paths) {
         Ok(r) => r,
@@ -618,6 +629,9 @@ fn parse_command(
     validate: bool,
     paths: &[PathBuf],
 ) -> ExitCode {
+    if out.quiet && error_format != ErrorFormat::Human {
+        return quiet_needs_text();
+    }
     let files_list = match source::expand_paths(paths) {
         Ok(f) => f,
         Err(e) => {

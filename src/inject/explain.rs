@@ -19,6 +19,9 @@ pub struct Explanation {
     pub environment: String,
     /// Who chose the environment: `--env`, `environments.pp`, `the ENC`, `the default`.
     pub environment_from: String,
+    /// The facts' `environment`, which was not used (a node does not pick its environment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub environment_fact_ignored: Option<String>,
     pub categories: Vec<CategoryLine>,
     pub layers: Vec<LayerLines>,
     /// Bindings files that bind the key but that no layer includes (their bindings never
@@ -252,6 +255,7 @@ impl Injector<'_> {
             type_: key.ty.to_string(),
             environment: self.environment.clone(),
             environment_from: self.environment_from.to_string(),
+            environment_fact_ignored: self.environment_fact_ignored.clone(),
             categories: self
                 .categories
                 .iter()
@@ -280,6 +284,12 @@ impl Explanation {
             "  environment: {} (from {})",
             self.environment, self.environment_from
         );
+        if let Some(fact) = &self.environment_fact_ignored {
+            let _ = writeln!(
+                out,
+                "    note: the facts' `environment` ('{fact}') was not used: a node does not choose its environment; `--env`, environments.pp or the ENC do"
+            );
+        }
         let _ = writeln!(out, "  categories (highest first):");
         for c in &self.categories {
             let _ = writeln!(

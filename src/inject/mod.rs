@@ -65,6 +65,9 @@ pub struct Injector<'m> {
     pub environment: String,
     /// Who chose it: `--env`, `environments.pp`, `the ENC` or `the default`.
     pub environment_from: &'static str,
+    /// The facts' own `environment`, which is never used (ARM-8: an agent does not pick its
+    /// environment): `--explain` says so, since a user who sees it in the facts expects it.
+    pub environment_fact_ignored: Option<String>,
     pub categories: Vec<EffectiveCategory>,
     pub composition: Composition<'m>,
     strict: bool,
@@ -87,6 +90,10 @@ impl<'m> Injector<'m> {
         let mut top = environment::top_scope(request);
         top.set("environment", Value::string(environment.name.as_str()));
         let (environment, environment_from) = (environment.name.clone(), environment.from);
+        let environment_fact_ignored = request
+            .facts
+            .get("environment")
+            .map(Value::to_display_string);
 
         let mut categories = Vec::new();
         let declared = &model.categories.categories;
@@ -142,6 +149,7 @@ impl<'m> Injector<'m> {
             top,
             environment,
             environment_from,
+            environment_fact_ignored,
             categories,
             composition,
             strict: request.strict,
