@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod compose;
+pub mod data;
 pub mod diag;
 pub mod eval;
 pub mod inject;

@@ -57,7 +57,13 @@ pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            walk(p, &mut out)?;
+            let mut found = Vec::new();
+            walk(p, &mut found)?;
+            out.extend(
+                found
+                    .into_iter()
+                    .filter(|f| f.extension().is_some_and(|e| e == "pp")),
+            );
         } else {
             out.push(p.clone());
         }
@@ -213,7 +219,8 @@ pub fn may_follow(path: &Path, root: &Path) -> bool {
     false
 }
 
-/// Every `.pp` file below `dir`, skipping hidden directories (`.git` ...); unsorted. Links are
+/// Every `.pp` file and every `hiera.yaml` below `dir`, skipping hidden directories (`.git`
+/// ...); unsorted. Links are
 /// followed when [`may_follow`] allows it within `dir`, each directory once (no cycles).
 pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     walk_within(dir, dir, out)
@@ -256,7 +263,10 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
                 let mut next = (*chain).clone();
                 next.push(here);
                 stack.push((path, std::rc::Rc::new(next)));
-            } else if ft.is_file() && path.extension().is_some_and(|e| e == "pp") {
+            } else if ft.is_file()
+                && (path.extension().is_some_and(|e| e == "pp")
+                    || entry.file_name() == "hiera.yaml")
+            {
                 out.push(path);
             }
         }

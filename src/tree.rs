@@ -23,6 +23,9 @@ pub enum FileRole {
     },
     /// Any other manifest (`site.pp`, module manifests ...).
     Manifest,
+    /// A `hiera.yaml` (ARM-9 data): the site's, or `module`'s when it is under
+    /// `modules/<module>/`. Not Puppet: it is read by [`crate::data::hiera`].
+    HieraConfig { module: Option<String> },
 }
 
 /// One file of the tree.
@@ -94,6 +97,17 @@ pub fn role_of(path: &Path) -> FileRole {
     };
     if file == "environments.pp" && !parts.iter().any(|p| p == "bindings") {
         return FileRole::Environments;
+    }
+    if file == "hiera.yaml" {
+        let at = parts[..parts.len() - 1]
+            .iter()
+            .rposition(|p| p == "modules");
+        return FileRole::HieraConfig {
+            module: at
+                .and_then(|i| parts.get(i + 1))
+                .filter(|_| parts.len() > 2)
+                .cloned(),
+        };
     }
     // The innermost `bindings` directory decides; `modules/<m>/bindings` prefixes the module.
     let Some(at) = parts[..parts.len() - 1]
@@ -201,7 +215,7 @@ impl EnvironmentLayout {
         if manifest_readable && self.manifest.is_dir() {
             let mut found = Vec::new();
             crate::source::walk_within(&self.manifest, &manifest_root, &mut found)?;
-            for f in found {
+            for f in found.into_iter().filter(|f| is_manifest(f)) {
                 add(f, FileRole::Manifest);
             }
         } else if manifest_readable && self.manifest.is_file() {
@@ -281,7 +295,12 @@ fn bindings_below(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
     if dir.is_dir() && crate::source::may_follow(dir, root) {
         crate::source::walk_within(dir, root, &mut found)?;
     }
+    found.retain(|f| is_manifest(f));
     Ok(found)
+}
+
+fn is_manifest(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "pp")
 }
 
 /// `a/b.pp` below a bindings directory holds `bindings a::b` (`m::a::b` in module `m`).

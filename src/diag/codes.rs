@@ -147,6 +147,40 @@ pub const ILLEGAL_WILDCARD: &str = "ILLEGAL_WILDCARD";
 /// could only lead outside the environment or module.
 pub const URI_PATH_ESCAPES: &str = "URI_PATH_ESCAPES";
 
+// ARM-9: `hiera.yaml` versions 2 and 3 (Puppet 3.4's hiera2 checker codes and those of the
+// version 3 rules; `src/data/hiera.rs`).
+/// The file is not YAML.
+pub const CONFIG_FILE_SYNTAX_ERROR: &str = "CONFIG_FILE_SYNTAX_ERROR";
+/// The file is empty, or its top level is not a hash.
+pub const CONFIG_IS_NOT_HASH: &str = "CONFIG_IS_NOT_HASH";
+/// A warning: a module's `hiera.yaml` without `version` (Hiera 1's), which is ignored.
+pub const MISSING_VERSION: &str = "MISSING_VERSION";
+/// A `version` pbc does not read.
+pub const WRONG_VERSION: &str = "WRONG_VERSION";
+/// A top-level key the version does not have.
+pub const UNKNOWN_HIERA_ATTRIBUTE: &str = "UNKNOWN_HIERA_ATTRIBUTE";
+/// `backends` that is not a non-empty list.
+pub const MISSING_BACKENDS: &str = "MISSING_BACKENDS";
+/// A backend other than `yaml` and `json`.
+pub const UNKNOWN_BACKEND: &str = "UNKNOWN_BACKEND";
+/// Version 2: an entry that is not `[category, value, path]`.
+pub const CATEGORY_MUST_BE_THREE_ELEMENT_ARRAY: &str = "CATEGORY_MUST_BE_THREE_ELEMENT_ARRAY";
+/// Version 3: `hierarchy` (or an entry) of the wrong shape.
+pub const HIERARCHY_WRONG_TYPE: &str = "HIERARCHY_WRONG_TYPE";
+pub const HIERARCHY_ENTRY_MISSING_ATTRIBUTE: &str = "HIERARCHY_ENTRY_MISSING_ATTRIBUTE";
+pub const UNKNOWN_CATEGORY_ATTRIBUTE: &str = "UNKNOWN_CATEGORY_ATTRIBUTE";
+pub const ILLEGAL_VALUE_FOR_COMMON: &str = "ILLEGAL_VALUE_FOR_COMMON";
+pub const PATH_PATHS_EXCLUSIVE: &str = "PATH_PATHS_EXCLUSIVE";
+pub const CATEGORY_ATTR_WRONG_TYPE: &str = "CATEGORY_ATTR_WRONG_TYPE";
+pub const CATEGORY_ATTR_EMPTY: &str = "CATEGORY_ATTR_EMPTY";
+pub const CATEGORY_ATTR_ARRAY_ENTRY_EMPTY: &str = "CATEGORY_ATTR_ARRAY_ENTRY_EMPTY";
+/// A hierarchy category the site does not declare.
+pub const MISSING_CATEGORY_PRECEDENCE: &str = "MISSING_CATEGORY_PRECEDENCE";
+/// A hierarchy whose categories are out of the site's order.
+pub const PRECEDENCE_MISMATCH_IN_CONTRIBUTION: &str = "PRECEDENCE_MISMATCH_IN_CONTRIBUTION";
+/// A data path or `datadir` that leaves the directory of its `hiera.yaml` (D21).
+pub const HIERA_PATH_ESCAPES: &str = "HIERA_PATH_ESCAPES";
+
 // `pbc check`: the ARM-8 rules for bindings files and bind operations.
 /// A `bindings` name that does not match the file's place in the tree.
 pub const BINDINGS_NAME_MISMATCH: &str = "BINDINGS_NAME_MISMATCH";

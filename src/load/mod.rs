@@ -488,6 +488,105 @@ fn load_judged(
     }
 }
 
+/// The categories the tree's site declares, highest first, as the request will have them:
+/// `node` first and `environment`, `common` last when the site leaves them out; ARM-9's
+/// defaults when it declares none (D10).
+fn site_categories(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<String> {
+    let mut declared: Vec<String> = Vec::new();
+    for (_, program) in parsed {
+        for e in &program.body {
+            let ast::ExprKind::Site(site) = &e.kind else {
+                continue;
+            };
+            for item in &site.items {
+                if let ast::SiteItem::Categories { entries, .. } = item {
+                    declared.extend(entries.iter().map(|c| c.name.to_string()));
+                }
+            }
+        }
+    }
+    if declared.is_empty() {
+        declared = ["operatingsystem", "osfamily"].map(String::from).to_vec();
+    }
+    let mut out = Vec::with_capacity(declared.len() + 3);
+    if !declared.iter().any(|c| c == "node") {
+        out.push("node".to_string());
+    }
+    out.extend(
+        declared
+            .into_iter()
+            .filter(|c| c != "environment" && c != "common"),
+    );
+    out.push("environment".into());
+    out.push("common".into());
+    out
+}
+
+/// A `hiera.yaml`'s own rules, and the rule that ties it to the site: the categories of its
+/// hierarchy must be declared, in the site's order (Puppet 3.4's `MISSING_CATEGORY_PRECEDENCE`
+/// and `PRECEDENCE_MISMATCH_IN_CONTRIBUTION`; reported across files).
+fn check_hiera_config(
+    files: &span::SourceMap,
+    id: span::FileId,
+    in_module: bool,
+    categories: &[String],
+) -> Vec<diag::Diagnostic> {
+    use crate::data::hiera;
+    let known = hiera::Known { categories };
+    let (read, mut out) = hiera::read(id, files.source(id), &known, in_module);
+    let hiera::Read::Config(config) = read else {
+        return out;
+    };
+    let mut previous: Option<(usize, &hiera::HierarchyEntry)> = None;
+    for entry in &config.hierarchy {
+        let Some(rank) = categories.iter().position(|c| *c == entry.category) else {
+            let mut d = diag::Diagnostic::error(
+                diag::codes::MISSING_CATEGORY_PRECEDENCE,
+                entry.span,
+                format!(
+                    "the hierarchy names the category `{}`, which the site does not declare",
+                    entry.category
+                ),
+            )
+            .with_note(format!(
+                "note: the categories are {}",
+                categories
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            let names: Vec<&str> = categories.iter().map(String::as_str).collect();
+            if let Some(s) = diag::did_you_mean(&entry.category, &names) {
+                d = d.with_note(format!("help: did you mean `{s}`?"));
+            }
+            out.push(d.across_files());
+            continue;
+        };
+        if let Some((before, previous_entry)) = previous {
+            if rank <= before {
+                out.push(
+                    diag::Diagnostic::error(
+                        diag::codes::PRECEDENCE_MISMATCH_IN_CONTRIBUTION,
+                        entry.span,
+                        format!(
+                            "`{}` comes after `{}` here, but the site ranks it {}",
+                            entry.category,
+                            previous_entry.category,
+                            if rank == before { "the same" } else { "higher" }
+                        ),
+                    )
+                    .with_label(previous_entry.span, "the entry it follows")
+                    .with_note("help: list the hierarchy in the site's order of categories, most specific first")
+                    .across_files(),
+                );
+            }
+        }
+        previous = Some((rank, entry));
+    }
+    out
+}
+
 /// Every file parsed and checked, with the programs kept for lowering.
 struct Analysed {
     files: span::SourceMap,
@@ -521,6 +620,8 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     // Bindings files that cannot be read as Puppet: the rules across files take what they
     // bind as unknown.
     let mut broken: Vec<(span::FileId, tree::FileRole)> = Vec::new();
+    // `hiera.yaml` files (ARM-9 data): read once the site's categories are known.
+    let mut hiera_configs: Vec<(span::FileId, Option<String>)> = Vec::new();
     for input in inputs {
         let (id, bad) = source::add_source(&mut files, &input.name, input.bytes);
         ids.push(id);
@@ -531,7 +632,10 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                     broken.push((id, input.role));
                 }
             }
-            None => jobs.push((id, input.role)),
+            None => match input.role {
+                tree::FileRole::HieraConfig { module } => hiera_configs.push((id, module)),
+                role => jobs.push((id, role)),
+            },
         }
     }
     let results = parse_all(&files, &jobs);
@@ -549,6 +653,15 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         }
     }
     note_unknown_bindings(&broken, &mut diagnostics);
+    let categories = site_categories(&parsed);
+    for (id, module) in &hiera_configs {
+        diagnostics.extend(check_hiera_config(
+            &files,
+            *id,
+            module.is_some(),
+            &categories,
+        ));
+    }
     diagnostics.extend(skipped_links());
     let tree_input = |i: usize| validate::TreeInput {
         role: &parsed[i].0,
