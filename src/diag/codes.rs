@@ -174,6 +174,10 @@ pub const PATH_PATHS_EXCLUSIVE: &str = "PATH_PATHS_EXCLUSIVE";
 pub const CATEGORY_ATTR_WRONG_TYPE: &str = "CATEGORY_ATTR_WRONG_TYPE";
 pub const CATEGORY_ATTR_EMPTY: &str = "CATEGORY_ATTR_EMPTY";
 pub const CATEGORY_ATTR_ARRAY_ENTRY_EMPTY: &str = "CATEGORY_ATTR_ARRAY_ENTRY_EMPTY";
+/// A data file that is not YAML (or JSON).
+pub const DATA_FILE_SYNTAX_ERROR: &str = "DATA_FILE_SYNTAX_ERROR";
+/// A data file that does not hold a hash of named keys.
+pub const DATA_NOT_HASH: &str = "DATA_NOT_HASH";
 /// A hierarchy category the site does not declare.
 pub const MISSING_CATEGORY_PRECEDENCE: &str = "MISSING_CATEGORY_PRECEDENCE";
 /// A hierarchy whose categories are out of the site's order.

@@ -525,18 +525,21 @@ fn site_categories(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<String> {
 /// A `hiera.yaml`'s own rules, and the rule that ties it to the site: the categories of its
 /// hierarchy must be declared, in the site's order (Puppet 3.4's `MISSING_CATEGORY_PRECEDENCE`
 /// and `PRECEDENCE_MISMATCH_IN_CONTRIBUTION`; reported across files).
+/// Then the data files its hierarchy names, each with its own rules; returns the diagnostics
+/// and how many data files were read.
 fn check_hiera_config(
-    files: &span::SourceMap,
+    files: &mut span::SourceMap,
     id: span::FileId,
     in_module: bool,
     categories: &[String],
-) -> Vec<diag::Diagnostic> {
+) -> (Vec<diag::Diagnostic>, usize) {
     use crate::data::hiera;
     let known = hiera::Known { categories };
     let (read, mut out) = hiera::read(id, files.source(id), &known, in_module);
     let hiera::Read::Config(config) = read else {
-        return out;
+        return (out, 0);
     };
+    let count = check_data_files(files, id, &config, &mut out);
     let mut previous: Option<(usize, &hiera::HierarchyEntry)> = None;
     for entry in &config.hierarchy {
         let Some(rank) = categories.iter().position(|c| *c == entry.category) else {
@@ -584,7 +587,63 @@ fn check_hiera_config(
         }
         previous = Some((rank, entry));
     }
-    out
+    (out, count)
+}
+
+/// Every data file the hierarchy (and the private hierarchy) of `config` matches on disk, read
+/// and checked on its own. A file is read once however many paths match it.
+fn check_data_files(
+    files: &mut span::SourceMap,
+    config_id: span::FileId,
+    config: &crate::data::hiera::HieraConfig,
+    out: &mut Vec<diag::Diagnostic>,
+) -> usize {
+    use crate::data::files;
+    let name = std::path::PathBuf::from(files.name(config_id));
+    let dir = name
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let searches = config
+        .hierarchy
+        .iter()
+        .flat_map(|e| {
+            e.paths
+                .iter()
+                .map(move |p| (e.datadir.as_str(), p.as_str()))
+        })
+        .chain(
+            config
+                .private
+                .iter()
+                .map(|p| (config.datadir.as_str(), p.path.as_str())),
+        );
+    let mut seen: std::collections::BTreeSet<std::path::PathBuf> =
+        std::collections::BTreeSet::new();
+    for (datadir, template) in searches {
+        for backend in &config.backends {
+            for path in files::matching(&dir.join(datadir), template, backend.extension()) {
+                if !source::may_follow(&path, &dir) || !seen.insert(path.clone()) {
+                    continue;
+                }
+                match source::read_file(&path, "data file") {
+                    Ok(bytes) => {
+                        let (id, bad) = source::add_source(files, &tree::display(&path), bytes);
+                        match bad {
+                            Some(d) => out.push(d),
+                            None => out.extend(files::check(id, files.source(id))),
+                        }
+                    }
+                    Err(e) => out.push(diag::Diagnostic::error(
+                        diag::codes::DATA_FILE_SYNTAX_ERROR,
+                        span::Span::NONE,
+                        e.to_string(),
+                    )),
+                }
+            }
+        }
+    }
+    seen.len()
 }
 
 /// Every file parsed and checked, with the programs kept for lowering.
@@ -654,14 +713,13 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     }
     note_unknown_bindings(&broken, &mut diagnostics);
     let categories = site_categories(&parsed);
+    let mut data_files = 0;
     for (id, module) in &hiera_configs {
-        diagnostics.extend(check_hiera_config(
-            &files,
-            *id,
-            module.is_some(),
-            &categories,
-        ));
+        let (found, count) = check_hiera_config(&mut files, *id, module.is_some(), &categories);
+        diagnostics.extend(found);
+        data_files += count;
     }
+    let file_count = file_count + data_files;
     diagnostics.extend(skipped_links());
     let tree_input = |i: usize| validate::TreeInput {
         role: &parsed[i].0,
