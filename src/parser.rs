@@ -51,7 +51,16 @@ pub struct Parsed {
 
 /// Lexes and parses one file. Never panics; every problem is a diagnostic.
 pub fn parse_file(file: FileId, src: &str) -> Parsed {
-    let lexed = lexer::lex(file, src);
+    parse_file_at(file, src, 0)
+}
+
+/// [`parse_file`] for source text that stands at byte `base` of `file` (a Puppet string in a
+/// data file): every span, in the AST and in diagnostics, is placed there.
+pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
+    let mut lexed = lexer::lex(file, src);
+    for d in &mut lexed.diagnostics {
+        shift(d, base);
+    }
     let stop_at = if lexed.stopped {
         lexed.tokens.last().map_or(0, |t| t.0)
     } else {
@@ -71,6 +80,7 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
         last_error_line_end: 0,
         bind_item_end: 0,
         lexer_stop: stop_at,
+        base,
     };
     let tokens = lexed.tokens;
     let result =
@@ -85,7 +95,7 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
     let mut diagnostics = lexed.diagnostics;
     diagnostics.append(&mut builder.diags);
     if builder.syntax_errors > MAX_SYNTAX_ERRORS {
-        let span = Span::new(file, src.len(), src.len());
+        let span = Span::new(file, base + src.len(), base + src.len());
         diagnostics.push(Diagnostic::error(
             codes::TOO_MANY_ERRORS,
             span,
@@ -102,7 +112,7 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
             qualify_nested_names(&mut body, None);
             Some(Program {
                 body,
-                span: Span::new(file, 0, src.len()),
+                span: Span::new(file, base, base + src.len()),
             })
         }
         _ => None,
@@ -238,6 +248,8 @@ pub struct Builder {
     /// mistake, not a cascade.
     bind_item_end: usize,
     lexer_stop: usize,
+    /// Where the source text stands in its file (see [`parse_file_at`]).
+    base: usize,
 }
 
 impl Builder {
@@ -268,13 +280,18 @@ impl Builder {
 
     /// Records a diagnostic found by a grammar action, unless it is a cascade of a syntax error.
     fn push(&mut self, d: Diagnostic) {
-        if !self.follows_error_on_same_line(d.span.start as usize) {
+        if !self.follows_error_on_same_line((d.span.start as usize).saturating_sub(self.base)) {
             self.diags.push(d);
         }
     }
 
+    /// A position of a span already made, as an offset into this parse's source text.
+    fn rel(&self, position: u32) -> usize {
+        (position as usize).saturating_sub(self.base)
+    }
+
     pub fn sp(&self, l: usize, r: usize) -> Span {
-        Span::new(self.file, l, r)
+        Span::new(self.file, self.base + l, self.base + r)
     }
 
     /// Makes a node, counting its depth; past [`MAX_DEPTH`] the node becomes an error.
@@ -350,7 +367,7 @@ impl Builder {
                 }
                 let end = list.last().map_or(name.span.end, |e| e.span.end);
                 let call = self.mk(
-                    name.span.start as usize,
+                    self.rel(name.span.start),
                     end as usize,
                     ExprKind::Call {
                         functor: Box::new(name),
@@ -411,7 +428,7 @@ impl Builder {
     ) -> BindItem {
         let (l, r) = error_location(&e.error);
         let dropped = e.dropped_tokens.last().map_or(r, |(_, _, end)| *end);
-        let swallowed = swallowed.map_or(0, |x| x.span.end as usize);
+        let swallowed = swallowed.map_or(0, |x| self.rel(x.span.end));
         self.report(e.error);
         self.bind_item_done(dropped.max(swallowed));
         BindItem::Error {
@@ -772,7 +789,7 @@ impl Builder {
                         self.reduce_top(&mut operands, &mut ops);
                     }
                     let subject = operands.pop().expect("an operand precedes every operator");
-                    let l = subject.span.start as usize;
+                    let l = self.rel(subject.span.start);
                     let mut e = self.mk(
                         l,
                         r,
@@ -801,8 +818,8 @@ impl Builder {
                 self.reduce_top(&mut operands, &mut ops);
             }
             let subject = operands.pop().expect("an operand precedes every operator");
-            let l = subject.span.start as usize;
-            let r = entry.span.end as usize;
+            let l = self.rel(subject.span.start);
+            let r = self.rel(entry.span.end);
             let e = self.mk(
                 l,
                 r,
@@ -823,8 +840,8 @@ impl Builder {
         let (Some(op), Some(rhs), Some(lhs)) = (ops.pop(), operands.pop(), operands.pop()) else {
             return;
         };
-        let l = lhs.span.start as usize;
-        let r = rhs.span.end as usize;
+        let l = self.rel(lhs.span.start);
+        let r = self.rel(rhs.span.end);
         // Extend a chain of the same level instead of nesting (left associativity). The depth
         // is updated incrementally: recomputing it over the whole chain would be quadratic.
         let depth = lhs.depth.max(rhs.depth + 1);
@@ -945,8 +962,8 @@ impl Builder {
         if pending.is_empty() {
             return;
         }
-        let l = pending[0].span.start as usize;
-        let r = pending[pending.len() - 1].span.end as usize;
+        let l = self.rel(pending[0].span.start);
+        let r = self.rel(pending[pending.len() - 1].span.end);
         let entries = std::mem::take(pending);
         out.push(self.mk(l, r, ExprKind::Hash { entries }));
     }
@@ -1133,7 +1150,7 @@ impl Builder {
                     ));
                     return self.mk(l, r, ExprKind::Error);
                 }
-                let hl = ops.first().map_or(r, |o| o.span.start as usize);
+                let hl = ops.first().map_or(r, |o| self.rel(o.span.start));
                 let entries = ops
                     .into_iter()
                     .map(|op| {
@@ -1257,14 +1274,14 @@ impl Builder {
         if direct {
             return self.access(l, r, t, vec![hash]);
         }
-        let (hl, hr) = (hash.span.start as usize, hash.span.end as usize);
+        let (hl, hr) = (self.rel(hash.span.start), self.rel(hash.span.end));
         let mut entries = match hash.kind {
             ExprKind::Hash { entries } => entries,
             _ => Vec::new(),
         };
         let key = self.mk(
-            t.span.start as usize,
-            t.span.end as usize,
+            self.rel(t.span.start),
+            self.rel(t.span.end),
             ExprKind::QualifiedName {
                 name: SmolStr::new_static("parent"),
             },
@@ -1572,6 +1589,23 @@ impl Builder {
             value,
             span: self.sp(l, r),
         }
+    }
+}
+
+/// Moves a diagnostic found in text that stands at `base` of its file to its place there.
+fn shift(d: &mut Diagnostic, base: usize) {
+    let by = |span: &mut Span| {
+        if !span.is_none() {
+            *span = Span::new(
+                span.file,
+                base + span.start as usize,
+                base + span.end as usize,
+            );
+        }
+    };
+    by(&mut d.span);
+    for (span, _) in &mut d.labels {
+        by(span);
     }
 }
 

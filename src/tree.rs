@@ -23,9 +23,17 @@ pub enum FileRole {
     },
     /// Any other manifest (`site.pp`, module manifests ...).
     Manifest,
-    /// A `hiera.yaml` (ARM-9 data): the site's, or `module`'s when it is under
-    /// `modules/<module>/`. Not Puppet: it is read by [`crate::data::hiera`].
-    HieraConfig { module: Option<String> },
+    /// A `hiera.yaml` (ARM-9 data) in `dir` (`""` for the root, or one directory below it) of
+    /// the site or of `module`. Not Puppet: it is read by [`crate::data::hiera`].
+    HieraConfig { module: Option<String>, dir: String },
+    /// The bindings pbc makes of one data file of a `hiera.yaml` in `dir` of the site or of
+    /// `module` (the `confdir-hiera:` and `module-hiera:` schemes): a `bindings NAME` block
+    /// with the file's keys, made by [`crate::data::bind`], never read from source.
+    HieraData {
+        module: Option<String>,
+        dir: String,
+        name: String,
+    },
 }
 
 /// One file of the tree.
@@ -50,6 +58,9 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
             let mut found = Vec::new();
             crate::source::walk(p, &mut found)?;
             for f in found {
+                if !is_manifest(&f) && !is_read_hiera_config(p, &f) {
+                    continue;
+                }
                 out.push(TreeFile {
                     display: display_name(&f, cwd.as_deref()),
                     role: role_of(&f),
@@ -102,11 +113,15 @@ pub fn role_of(path: &Path) -> FileRole {
         let at = parts[..parts.len() - 1]
             .iter()
             .rposition(|p| p == "modules");
-        return FileRole::HieraConfig {
-            module: at
-                .and_then(|i| parts.get(i + 1))
-                .filter(|_| parts.len() > 2)
-                .cloned(),
+        return match at.filter(|&i| i + 2 < parts.len()) {
+            Some(i) => FileRole::HieraConfig {
+                module: Some(parts[i + 1].clone()),
+                dir: parts[i + 2..parts.len() - 1].join("/"),
+            },
+            None => FileRole::HieraConfig {
+                module: None,
+                dir: String::new(),
+            },
         };
     }
     // The innermost `bindings` directory decides; `modules/<m>/bindings` prefixes the module.
@@ -263,7 +278,26 @@ impl EnvironmentLayout {
                         },
                     );
                 }
+                for (dir, file) in hiera_configs(&path, &root) {
+                    add(
+                        file,
+                        FileRole::HieraConfig {
+                            module: Some(name.clone()),
+                            dir,
+                        },
+                    );
+                }
             }
+        }
+        let site_hiera = self.envdir.join("hiera.yaml");
+        if site_hiera.is_file() && crate::source::may_follow(&site_hiera, &root_of(&self.envdir)) {
+            add(
+                site_hiera,
+                FileRole::HieraConfig {
+                    module: None,
+                    dir: String::new(),
+                },
+            );
         }
         out.sort_by(|a, b| a.display.cmp(&b.display));
         out.dedup_by(|a, b| a.display == b.display);
@@ -297,6 +331,47 @@ fn bindings_below(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
     }
     found.retain(|f| is_manifest(f));
     Ok(found)
+}
+
+/// A module's `hiera.yaml` files: at its root (`""`) and one directory below (`module-hiera:/
+/// MODULE/DIR`), with the directory, in name order.
+fn hiera_configs(module: &Path, root: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let at_root = module.join("hiera.yaml");
+    if at_root.is_file() && crate::source::may_follow(&at_root, root) {
+        out.push((String::new(), at_root));
+    }
+    let Ok(entries) = std::fs::read_dir(module) else {
+        return out;
+    };
+    let mut below: Vec<(String, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let file = e.path().join("hiera.yaml");
+            (!name.starts_with('.')
+                && e.path().is_dir()
+                && file.is_file()
+                && crate::source::may_follow(&e.path(), root)
+                && crate::source::may_follow(&file, root))
+            .then_some((name, file))
+        })
+        .collect();
+    below.sort();
+    out.extend(below);
+    out
+}
+
+/// The `hiera.yaml` files a tree's data comes from: at the tree's root, or at a module's root
+/// or one directory below it (`module-hiera:/MODULE[/DIR]`).
+fn is_read_hiera_config(root: &Path, file: &Path) -> bool {
+    let rel = file.strip_prefix(root).unwrap_or(file);
+    let parts: Vec<_> = rel.components().collect();
+    match parts.len() {
+        1 => true,
+        3 | 4 => parts[0].as_os_str() == "modules",
+        _ => false,
+    }
 }
 
 fn is_manifest(path: &Path) -> bool {

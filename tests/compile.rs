@@ -75,7 +75,10 @@ fn a_site_compiles_each_environment_from_its_own_files() {
     assert_eq!(
         summary(Some("feature_x")),
         [
+            // The branch's site declares no categories: ARM-9's defaults (D10).
             "node",
+            "operatingsystem",
+            "osfamily",
             "environment",
             "common",
             "branch: branches/feature_x/bindings/default.pp",

@@ -65,6 +65,26 @@ fn entries(dir: &Path, segment: &str, ext: Option<&str>) -> Vec<PathBuf> {
     out
 }
 
+/// The category value a data file stands for: `stem` (its path below the data directory,
+/// without extension) matched against `template`, where `value` (`${osfamily}`, or a literal)
+/// stands in the template. `None` when the template does not name the value.
+pub fn category_value(template: &str, value: &str, stem: &str) -> Option<String> {
+    if !value.contains('$') {
+        return Some(value.to_string());
+    }
+    let segments: Vec<&str> = template.split('/').filter(|s| !s.is_empty()).collect();
+    let names: Vec<&str> = stem.split('/').filter(|s| !s.is_empty()).collect();
+    if segments.len() != names.len() {
+        return None;
+    }
+    segments.iter().zip(&names).find_map(|(segment, name)| {
+        let at = segment.find(value)?;
+        let (prefix, suffix) = (&segment[..at], &segment[at + value.len()..]);
+        let captured = name.strip_prefix(prefix)?.strip_suffix(suffix)?;
+        (!captured.is_empty()).then(|| captured.to_string())
+    })
+}
+
 /// Where the last interpolation of `segment` (the first starting at `at`) ends.
 fn interpolation_end(segment: &str, at: usize) -> usize {
     let mut end = at;
@@ -149,20 +169,19 @@ pub fn check(file: FileId, text: &str) -> Vec<Diagnostic> {
     out
 }
 
-/// The diagnostics of a string value read as a Puppet double-quoted string, placed in the data
-/// file: offsets into the value land at the same offsets from the value's start, within it.
-fn interpolation(file: FileId, value: &str, at: Span, quoted: bool) -> Vec<Diagnostic> {
+/// A string value read as a Puppet double-quoted string (D20), its spans placed at the value
+/// in the data file: the source `"..."` stands one byte before the value's first byte.
+fn parse_in_place(file: FileId, value: &str, at: Span, quoted: bool) -> crate::parser::Parsed {
     let source = format!("\"{}\"", value.replace('"', "\\\""));
-    let parsed = crate::parser::parse_file(file, &source);
-    // Byte 1 of the source is the value's first byte; a quoted scalar's text starts a byte
-    // after its span's start.
-    let base = at.start as i64 - 1 + i64::from(quoted);
-    let place = |offset: u32| -> u32 {
-        let shifted =
-            (base + i64::from(offset)).clamp(i64::from(at.start), i64::from(at.end.max(at.start)));
-        shifted as u32
-    };
-    parsed
+    let base = (at.start as usize + usize::from(quoted)).saturating_sub(1);
+    crate::parser::parse_file_at(file, &source, base)
+}
+
+/// The diagnostics of a string value, kept within the value's text.
+fn interpolation(file: FileId, value: &str, at: Span, quoted: bool) -> Vec<Diagnostic> {
+    let end = at.end.max(at.start);
+    let place = |offset: u32| offset.clamp(at.start, end);
+    parse_in_place(file, value, at, quoted)
         .diagnostics
         .into_iter()
         .map(|mut d| {
@@ -171,16 +190,21 @@ fn interpolation(file: FileId, value: &str, at: Span, quoted: bool) -> Vec<Diagn
                 start: place(d.span.start),
                 end: place(d.span.end).max(place(d.span.start)),
             };
-            for (span, _) in &mut d.labels {
-                *span = Span {
-                    file,
-                    start: place(span.start),
-                    end: place(span.end),
-                };
-            }
             d
         })
         .collect()
+}
+
+/// A string value as the expression it is: `None` when it does not parse (the check reports
+/// it).
+pub fn parse_string(file: FileId, value: &str, at: Span, quoted: bool) -> Option<crate::ast::Expr> {
+    let parsed = parse_in_place(file, value, at, quoted);
+    let mut body = parsed.program?.body;
+    if body.len() == 1 {
+        body.pop()
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -235,6 +259,22 @@ mod tests {
         assert_eq!(names("osfamily/$osfamily"), names("osfamily/${osfamily}"));
         assert_eq!(names("common"), vec!["common.yaml"]);
         assert!(names("nodes/${fqdn}").is_empty());
+        assert_eq!(
+            category_value("osfamily/${osfamily}", "${osfamily}", "osfamily/Darwin"),
+            Some("Darwin".into())
+        );
+        assert_eq!(
+            category_value("node-${fqdn}", "${fqdn}", "node-web01"),
+            Some("web01".into())
+        );
+        assert_eq!(
+            category_value("os/default", "${osfamily}", "os/default"),
+            None
+        );
+        assert_eq!(
+            category_value("env", "production", "env"),
+            Some("production".into())
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -3,6 +3,7 @@
 //! column. This module reads and checks files; it does not decide which layer or request their
 //! data belongs to (the loader and lowering do), and it evaluates nothing.
 
+pub mod bind;
 pub mod files;
 pub mod hiera;
 pub mod yaml;

@@ -477,6 +477,17 @@ fn load_judged(
             *slot = origin;
         }
     }
+    // A data file is named from its `hiera.yaml`'s directory.
+    for (id, config, rel) in &analysed.data_files {
+        let config_origin = by_id.get(config.0 as usize).cloned().unwrap_or_default();
+        let origin = match config_origin.rsplit_once('/') {
+            Some((dir, _)) => format!("{dir}/{rel}"),
+            None => rel.clone(),
+        };
+        if let Some(slot) = by_id.get_mut(id.0 as usize) {
+            *slot = origin;
+        }
+    }
     LoadedTree {
         check: CheckReport {
             files: analysed.files,
@@ -506,7 +517,7 @@ fn site_categories(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<String> {
         }
     }
     if declared.is_empty() {
-        declared = ["operatingsystem", "osfamily"].map(String::from).to_vec();
+        declared = lower::DEFAULT_CATEGORIES.map(String::from).to_vec();
     }
     let mut out = Vec::with_capacity(declared.len() + 3);
     if !declared.iter().any(|c| c == "node") {
@@ -522,24 +533,42 @@ fn site_categories(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<String> {
     out
 }
 
+/// What the tree's `hiera.yaml` files give: their diagnostics and their data files', and for
+/// each data file without errors the bindings block it makes.
+#[derive(Default)]
+struct HieraData {
+    diagnostics: Vec<diag::Diagnostic>,
+    /// Data files read (for the count of files checked).
+    read: usize,
+    /// (data file, the `hiera.yaml` it belongs to, its path relative to that file's
+    /// directory, its role and program).
+    programs: Vec<(
+        span::FileId,
+        span::FileId,
+        String,
+        tree::FileRole,
+        ast::Program,
+    )>,
+}
+
 /// A `hiera.yaml`'s own rules, and the rule that ties it to the site: the categories of its
 /// hierarchy must be declared, in the site's order (Puppet 3.4's `MISSING_CATEGORY_PRECEDENCE`
-/// and `PRECEDENCE_MISMATCH_IN_CONTRIBUTION`; reported across files).
-/// Then the data files its hierarchy names, each with its own rules; returns the diagnostics
-/// and how many data files were read.
-fn check_hiera_config(
+/// and `PRECEDENCE_MISMATCH_IN_CONTRIBUTION`; reported across files). Then its data files.
+fn read_hiera_config(
     files: &mut span::SourceMap,
     id: span::FileId,
-    in_module: bool,
+    module: Option<&str>,
+    dir: &str,
     categories: &[String],
-) -> (Vec<diag::Diagnostic>, usize) {
+    into: &mut HieraData,
+) {
     use crate::data::hiera;
     let known = hiera::Known { categories };
-    let (read, mut out) = hiera::read(id, files.source(id), &known, in_module);
+    let (read, found) = hiera::read(id, files.source(id), &known, module.is_some());
+    into.diagnostics.extend(found);
     let hiera::Read::Config(config) = read else {
-        return (out, 0);
+        return;
     };
-    let count = check_data_files(files, id, &config, &mut out);
     let mut previous: Option<(usize, &hiera::HierarchyEntry)> = None;
     for entry in &config.hierarchy {
         let Some(rank) = categories.iter().position(|c| *c == entry.category) else {
@@ -563,12 +592,12 @@ fn check_hiera_config(
             if let Some(s) = diag::did_you_mean(&entry.category, &names) {
                 d = d.with_note(format!("help: did you mean `{s}`?"));
             }
-            out.push(d.across_files());
+            into.diagnostics.push(d.across_files());
             continue;
         };
         if let Some((before, previous_entry)) = previous {
             if rank <= before {
-                out.push(
+                into.diagnostics.push(
                     diag::Diagnostic::error(
                         diag::codes::PRECEDENCE_MISMATCH_IN_CONTRIBUTION,
                         entry.span,
@@ -587,63 +616,151 @@ fn check_hiera_config(
         }
         previous = Some((rank, entry));
     }
-    (out, count)
+    // The data of a category the site does not have could never apply: not bound.
+    let mut config = config;
+    config
+        .hierarchy
+        .retain(|e| categories.contains(&e.category));
+    read_data_files(files, id, module, dir, &config, into);
 }
 
 /// Every data file the hierarchy (and the private hierarchy) of `config` matches on disk, read
-/// and checked on its own. A file is read once however many paths match it.
-fn check_data_files(
+/// and checked on its own, once however many paths match it; each clean one becomes a bindings
+/// block. Within one level (an entry's category value, or `common` with the private paths) the
+/// first file that has a key wins, in the order of the hierarchy, its paths and its backends.
+fn read_data_files(
     files: &mut span::SourceMap,
     config_id: span::FileId,
+    module: Option<&str>,
+    hiera_dir: &str,
     config: &crate::data::hiera::HieraConfig,
-    out: &mut Vec<diag::Diagnostic>,
-) -> usize {
-    use crate::data::files;
+    into: &mut HieraData,
+) {
+    use crate::data::{bind, files as data_files};
     let name = std::path::PathBuf::from(files.name(config_id));
     let dir = name
         .parent()
         .map(std::path::Path::to_path_buf)
         .unwrap_or_default();
+    // (the entry, or None for a private path; its data directory; the path template)
     let searches = config
         .hierarchy
         .iter()
         .flat_map(|e| {
             e.paths
                 .iter()
-                .map(move |p| (e.datadir.as_str(), p.as_str()))
+                .map(move |p| (Some(e), e.datadir.as_str(), p.as_str()))
         })
         .chain(
             config
                 .private
                 .iter()
-                .map(|p| (config.datadir.as_str(), p.path.as_str())),
+                .map(|p| (None, config.datadir.as_str(), p.path.as_str())),
         );
     let mut seen: std::collections::BTreeSet<std::path::PathBuf> =
         std::collections::BTreeSet::new();
-    for (datadir, template) in searches {
+    let mut taken: std::collections::BTreeMap<bind::Applies, std::collections::BTreeSet<String>> =
+        std::collections::BTreeMap::new();
+    for (entry, datadir, template) in searches {
+        let base = dir.join(datadir);
+        // A path that does not name its entry's category value (`os/default` under
+        // `osfamily`) would apply to requests pbc cannot name in a `when`.
+        if let Some(e) = entry.filter(|e| {
+            e.category != "common" && e.value.contains('$') && !template.contains(e.value.as_str())
+        }) {
+            into.diagnostics.push(
+                diag::Diagnostic::warning(
+                    diag::codes::DATA_PATH_NOT_BOUND,
+                    e.span,
+                    format!(
+                        "the path `{template}` does not name the category's value `{}`: pbc does not bind its data",
+                        e.value
+                    ),
+                )
+                .with_note(format!(
+                    "help: name the value in the path, e.g. `{}/{}`, or move these keys to `common`",
+                    e.category, e.value
+                )),
+            );
+            continue;
+        }
         for backend in &config.backends {
-            for path in files::matching(&dir.join(datadir), template, backend.extension()) {
+            for path in data_files::matching(&base, template, backend.extension()) {
                 if !source::may_follow(&path, &dir) || !seen.insert(path.clone()) {
                     continue;
                 }
-                match source::read_file(&path, "data file") {
-                    Ok(bytes) => {
-                        let (id, bad) = source::add_source(files, &tree::display(&path), bytes);
-                        match bad {
-                            Some(d) => out.push(d),
-                            None => out.extend(files::check(id, files.source(id))),
-                        }
+                let bytes = match source::read_file(&path, "data file") {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        into.diagnostics.push(diag::Diagnostic::error(
+                            diag::codes::DATA_FILE_SYNTAX_ERROR,
+                            span::Span::NONE,
+                            e.to_string(),
+                        ));
+                        continue;
                     }
-                    Err(e) => out.push(diag::Diagnostic::error(
-                        diag::codes::DATA_FILE_SYNTAX_ERROR,
-                        span::Span::NONE,
-                        e.to_string(),
-                    )),
+                };
+                into.read += 1;
+                let (id, bad) = source::add_source(files, &tree::display(&path), bytes);
+                if let Some(d) = bad {
+                    into.diagnostics.push(d);
+                    continue;
                 }
+                let problems = data_files::check(id, files.source(id));
+                let clean = problems.is_empty();
+                into.diagnostics.extend(problems);
+                let rel = path
+                    .strip_prefix(&dir)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let stem = path
+                    .strip_prefix(&base)
+                    .unwrap_or(&path)
+                    .with_extension("")
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let applies = match entry {
+                    None => bind::Applies::Always,
+                    Some(e) if e.category == "common" => bind::Applies::Always,
+                    Some(e) => match data_files::category_value(template, &e.value, &stem) {
+                        Some(value) => bind::Applies::When {
+                            category: e.category.clone(),
+                            value,
+                        },
+                        // Checked above: the template names the value.
+                        None => continue,
+                    },
+                };
+                if !clean {
+                    continue;
+                }
+                let text = files.source(id).to_string();
+                let Ok(Some(doc)) = crate::data::yaml::parse(id, &text) else {
+                    continue;
+                };
+                let block_name = match module {
+                    Some(m) if hiera_dir.is_empty() => format!("module-hiera:/{m}/{rel}"),
+                    Some(m) => format!("module-hiera:/{m}/{hiera_dir}/{rel}"),
+                    None => format!("confdir-hiera:/{rel}"),
+                };
+                let program = bind::program(
+                    &block_name,
+                    id,
+                    &text,
+                    &doc,
+                    &applies,
+                    taken.entry(applies.clone()).or_default(),
+                );
+                let role = tree::FileRole::HieraData {
+                    module: module.map(str::to_string),
+                    dir: hiera_dir.to_string(),
+                    name: block_name,
+                };
+                into.programs.push((id, config_id, rel, role, program));
             }
         }
     }
-    seen.len()
 }
 
 /// Every file parsed and checked, with the programs kept for lowering.
@@ -654,6 +771,9 @@ struct Analysed {
     diagnostics: Vec<diag::Diagnostic>,
     parsed: Vec<(tree::FileRole, ast::Program)>,
     file_count: usize,
+    /// The data files read for `hiera.yaml` files: (data file, its `hiera.yaml`, its path
+    /// relative to that file's directory).
+    data_files: Vec<(span::FileId, span::FileId, String)>,
 }
 
 /// Which files the rules across files see together.
@@ -680,7 +800,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     // bind as unknown.
     let mut broken: Vec<(span::FileId, tree::FileRole)> = Vec::new();
     // `hiera.yaml` files (ARM-9 data): read once the site's categories are known.
-    let mut hiera_configs: Vec<(span::FileId, Option<String>)> = Vec::new();
+    let mut hiera_configs: Vec<(span::FileId, Option<String>, String)> = Vec::new();
     for input in inputs {
         let (id, bad) = source::add_source(&mut files, &input.name, input.bytes);
         ids.push(id);
@@ -692,7 +812,9 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                 }
             }
             None => match input.role {
-                tree::FileRole::HieraConfig { module } => hiera_configs.push((id, module)),
+                tree::FileRole::HieraConfig { module, dir } => {
+                    hiera_configs.push((id, module, dir))
+                }
                 role => jobs.push((id, role)),
             },
         }
@@ -713,13 +835,25 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     }
     note_unknown_bindings(&broken, &mut diagnostics);
     let categories = site_categories(&parsed);
-    let mut data_files = 0;
-    for (id, module) in &hiera_configs {
-        let (found, count) = check_hiera_config(&mut files, *id, module.is_some(), &categories);
-        diagnostics.extend(found);
-        data_files += count;
+    let mut data = HieraData::default();
+    for (id, module, dir) in &hiera_configs {
+        read_hiera_config(
+            &mut files,
+            *id,
+            module.as_deref(),
+            dir,
+            &categories,
+            &mut data,
+        );
     }
-    let file_count = file_count + data_files;
+    diagnostics.append(&mut data.diagnostics);
+    let file_count = file_count + data.read;
+    let mut data_files = Vec::with_capacity(data.programs.len());
+    for (id, config, rel, role, program) in data.programs {
+        parsed.push((role, program));
+        parsed_ids.push(id);
+        data_files.push((id, config, rel));
+    }
     diagnostics.extend(skipped_links());
     let tree_input = |i: usize| validate::TreeInput {
         role: &parsed[i].0,
@@ -747,10 +881,28 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                 .iter()
                 .map(|(id, role)| (files.name(*id), role))
                 .collect();
+            // A data file is read by the environments that read its `hiera.yaml`.
+            let mut data_by_config: std::collections::HashMap<&str, Vec<usize>> =
+                std::collections::HashMap::new();
+            for (id, config, _) in &data_files {
+                if let Some(&i) = parsed_by_name.get(files.name(*id)) {
+                    data_by_config
+                        .entry(files.name(*config))
+                        .or_default()
+                        .push(i);
+                }
+            }
             for (environment, names) in environments {
                 let mut members: Vec<usize> = names
                     .iter()
                     .filter_map(|n| parsed_by_name.get(n.as_str()).copied())
+                    .chain(
+                        names
+                            .iter()
+                            .filter_map(|n| data_by_config.get(n.as_str()))
+                            .flatten()
+                            .copied(),
+                    )
                     .collect();
                 // In file order, as the one-tree check takes them.
                 members.sort_unstable();
@@ -791,6 +943,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         diagnostics,
         parsed,
         file_count,
+        data_files,
     }
 }
 

@@ -26,13 +26,41 @@ pub struct BindingsRef {
     pub span: Option<Span>,
 }
 
-/// A bindings file of the tree, as the `confdir:` and `module:` schemes see it.
+/// A bindings file of the tree, as the `confdir:` and `module:` schemes see it, or the bindings
+/// of a data file, as the `confdir-hiera:` and `module-hiera:` schemes see them.
 #[derive(Clone, Copy, Debug)]
 pub struct BindingsSource<'a> {
-    /// The module whose `bindings/` directory holds the file; `None` for the site's.
+    /// The module whose `bindings/` directory (or `hiera.yaml`) holds the file; `None` for the
+    /// site's.
     pub module: Option<&'a str>,
     /// The bindings name the file's path gives (`ntp::default`).
     pub name: &'a str,
+    /// For a data file: the directory of its `hiera.yaml` in the module or the site (`""` for
+    /// the root).
+    pub hiera: Option<&'a str>,
+}
+
+impl<'a> BindingsSource<'a> {
+    /// The source a file of `role` is, if it holds bindings.
+    pub fn of(role: &'a crate::tree::FileRole) -> Option<BindingsSource<'a>> {
+        use crate::tree::FileRole;
+        match role {
+            FileRole::Bindings {
+                expected_name,
+                module,
+            } => Some(BindingsSource {
+                module: module.as_deref(),
+                name: expected_name,
+                hiera: None,
+            }),
+            FileRole::HieraData { module, dir, name } => Some(BindingsSource {
+                module: module.as_deref(),
+                name,
+                hiera: Some(dir),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// A layer with its references resolved.
@@ -92,20 +120,24 @@ pub fn spec_of(layer: &crate::ast::Layer) -> LayerSpec {
     spec
 }
 
-/// D11: `site` = `confdir:/default`, `modules` = `module:/*::default`.
+/// D11 with ARM-9's default configuration: `site` = `confdir-hiera:/` and `confdir:/default`,
+/// `modules` = `module-hiera:/*/` and `module:/*::default`; implied, so nothing is missing.
 pub fn default_layers() -> Vec<LayerSpec> {
-    let implied = |name: &str, uri: &str| LayerSpec {
+    let implied = |name: &str, uris: &[&str]| LayerSpec {
         name: name.to_string(),
         span: None,
-        include: vec![BindingsRef {
-            uri: uri.to_string(),
-            span: None,
-        }],
+        include: uris
+            .iter()
+            .map(|uri| BindingsRef {
+                uri: uri.to_string(),
+                span: None,
+            })
+            .collect(),
         exclude: Vec::new(),
     };
     vec![
-        implied("site", "confdir:/default"),
-        implied("modules", "module:/*::default"),
+        implied("site", &["confdir-hiera:/", "confdir:/default"]),
+        implied("modules", &["module-hiera:/*/", "module:/*::default"]),
     ]
 }
 
@@ -175,14 +207,16 @@ fn resolve(uri: &str, sources: &[BindingsSource]) -> Resolved {
     let Some((scheme, rest)) = uri.split_once(':') else {
         return Resolved::Invalid;
     };
-    if scheme != "confdir" && scheme != "module" {
-        return Resolved::External;
-    }
     let (path, query) = match rest.split_once('?') {
         Some((p, q)) => (p, Some(q)),
         None => (rest, None),
     };
     let mut optional = matches!(query, Some("" | "optional"));
+    match scheme {
+        "confdir" | "module" => {}
+        "confdir-hiera" | "module-hiera" => return resolve_hiera(scheme, path, optional, sources),
+        _ => return Resolved::External,
+    }
     let path = path.trim_start_matches('/').trim_end_matches('/');
     let path = path.strip_prefix("::").unwrap_or(path);
     // `*` stands only for a whole module (the site rules report any other use).
@@ -191,22 +225,54 @@ fn resolve(uri: &str, sources: &[BindingsSource]) -> Resolved {
         return Resolved::Invalid;
     }
     let files: Vec<usize> = if scheme == "confdir" {
-        matching(sources, |s| s.module.is_none() && s.name == path)
+        matching(sources, |s| {
+            s.hiera.is_none() && s.module.is_none() && s.name == path
+        })
     } else {
         match path.split_once("::") {
             Some(("*", name)) => {
                 optional = true;
                 matching(sources, |s| {
-                    s.module.is_some_and(|m| {
-                        s.name.strip_prefix(m).and_then(|r| r.strip_prefix("::")) == Some(name)
-                    })
+                    s.hiera.is_none()
+                        && s.module.is_some_and(|m| {
+                            s.name.strip_prefix(m).and_then(|r| r.strip_prefix("::")) == Some(name)
+                        })
                 })
             }
-            Some((module, _)) => matching(sources, |s| s.module == Some(module) && s.name == path),
+            Some((module, _)) => matching(sources, |s| {
+                s.hiera.is_none() && s.module == Some(module) && s.name == path
+            }),
             None => return Resolved::Invalid,
         }
     };
     Resolved::Files { files, optional }
+}
+
+/// `confdir-hiera:/DIR` and `module-hiera:/MODULE[/DIR]` (`*` for every module, implicitly
+/// optional): the data files of the `hiera.yaml` in that directory (D21).
+fn resolve_hiera(scheme: &str, path: &str, optional: bool, sources: &[BindingsSource]) -> Resolved {
+    let path = path.trim_start_matches('/').trim_end_matches('/');
+    if path
+        .split('/')
+        .any(|segment| segment == "." || segment == "..")
+    {
+        return Resolved::Invalid;
+    }
+    if scheme == "confdir-hiera" {
+        let files = matching(sources, |s| s.module.is_none() && s.hiera == Some(path));
+        return Resolved::Files { files, optional };
+    }
+    let (module, dir) = path.split_once('/').unwrap_or((path, ""));
+    if module.is_empty() {
+        return Resolved::Invalid;
+    }
+    let files = matching(sources, |s| {
+        s.hiera == Some(dir) && s.module.is_some() && (module == "*" || s.module == Some(module))
+    });
+    Resolved::Files {
+        files,
+        optional: optional || module == "*",
+    }
 }
 
 fn matching(sources: &[BindingsSource], keep: impl Fn(&BindingsSource) -> bool) -> Vec<usize> {
@@ -238,28 +304,74 @@ mod tests {
         BindingsSource {
             module: None,
             name: "default",
+            hiera: None,
         },
         BindingsSource {
             module: None,
             name: "a::b",
+            hiera: None,
         },
         BindingsSource {
             module: Some("apache"),
             name: "apache::default",
+            hiera: None,
         },
         BindingsSource {
             module: Some("ntp"),
             name: "ntp::default",
+            hiera: None,
         },
         BindingsSource {
             module: Some("ntp"),
             name: "ntp::load_balanced",
+            hiera: None,
         },
         BindingsSource {
             module: Some("ntp"),
             name: "ntp::ntp::default",
+            hiera: None,
+        },
+        BindingsSource {
+            module: Some("ntp"),
+            name: "module-hiera:/ntp/data/common.yaml",
+            hiera: Some(""),
+        },
+        BindingsSource {
+            module: Some("ntp"),
+            name: "module-hiera:/ntp/for_x/data/common.yaml",
+            hiera: Some("for_x"),
+        },
+        BindingsSource {
+            module: None,
+            name: "confdir-hiera:/data/common.yaml",
+            hiera: Some(""),
         },
     ];
+
+    /// `module-hiera:/MODULE[/DIR]` and `confdir-hiera:/DIR` name the data of a `hiera.yaml`,
+    /// never a bindings file, and `*` is every module (D21); the default layers include them.
+    #[test]
+    fn hiera_schemes_name_data() {
+        let (composed, missing) = compose(
+            &[
+                spec("a", &["module-hiera:/ntp"], &[]),
+                spec("b", &["module-hiera:/*/for_x/"], &[]),
+                spec(
+                    "c",
+                    &["confdir-hiera:/", "module-hiera:/apache?optional"],
+                    &[],
+                ),
+                spec("d", &["module-hiera:/*/"], &["module-hiera:/ntp/"]),
+            ],
+            SOURCES,
+        );
+        let files: Vec<Vec<usize>> = composed.iter().map(|l| l.files.clone()).collect();
+        assert_eq!(files, vec![vec![6], vec![7], vec![8], vec![]]);
+        assert!(missing.is_empty(), "{missing:?}");
+        let (composed, _) = compose(&default_layers(), SOURCES);
+        assert_eq!(composed[0].files, vec![8, 0]);
+        assert_eq!(composed[1].files, vec![6, 2, 3]);
+    }
 
     #[test]
     fn includes_minus_excludes_in_include_order() {
@@ -311,7 +423,7 @@ mod tests {
 
     #[test]
     fn implied_layers_are_optional() {
-        let (composed, missing) = compose(&default_layers(), &SOURCES[2..]);
+        let (composed, missing) = compose(&default_layers(), &SOURCES[2..6]);
         assert!(missing.is_empty());
         assert_eq!(composed[0].files, Vec::<usize>::new());
         assert_eq!(composed[1].files, vec![0, 1]);

@@ -178,7 +178,18 @@ pub fn compile_tree<'a, E: Embed<'a>>(
         version: VERSION,
         environments,
         categories: EffectiveCategories {
-            categories: effective_categories(categories.unwrap_or_default(), &lowerer.embed),
+            categories: effective_categories(
+                categories.unwrap_or_else(|| {
+                    DEFAULT_CATEGORIES
+                        .iter()
+                        .map(|name| Category {
+                            categorization: (*name).into(),
+                            value: lowerer.embed.variable(&format!("::{name}")),
+                        })
+                        .collect()
+                }),
+                &lowerer.embed,
+            ),
         },
         layers: LayeredBindings {
             layers: named_layers,
@@ -207,16 +218,9 @@ fn composed_layers<'a>(
     let mut sources = Vec::new();
     let mut blocks = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
-        if let FileRole::Bindings {
-            expected_name,
-            module,
-        } = input.role
-        {
+        if let Some(source) = layers::BindingsSource::of(input.role) {
             if let Some(block) = input.program.bindings_blocks().next() {
-                sources.push(layers::BindingsSource {
-                    module: module.as_deref(),
-                    name: expected_name,
-                });
+                sources.push(source);
                 blocks.push((i, block));
             }
         }
@@ -239,6 +243,10 @@ pub fn unplaced_files(inputs: &[LowerInput]) -> Vec<usize> {
         .map(|((i, _), _)| i)
         .collect()
 }
+
+/// D10: the categories between `node` and `environment` when the site declares none (ARM-9's
+/// default configuration), each the fact of its name.
+pub const DEFAULT_CATEGORIES: [&str; 2] = ["operatingsystem", "osfamily"];
 
 /// D8/D10: `node` first when missing (`$::fqdn`), `environment` always `$environment` and just
 /// above `common` when missing, `common` last.

@@ -34,36 +34,20 @@ pub(super) fn check(
     let mut sources: Vec<BindingsSource> = Vec::new();
     let mut bindings_inputs: Vec<&TreeInput> = Vec::new();
     for input in inputs {
-        let FileRole::Bindings {
-            expected_name,
-            module,
-        } = input.role
-        else {
+        let Some(source) = BindingsSource::of(input.role) else {
             continue;
         };
         if input.program.bindings_blocks().next().is_none() {
             continue;
         }
-        sources.push(BindingsSource {
-            module: module.as_deref(),
-            name: expected_name,
-        });
+        sources.push(source);
         bindings_inputs.push(input);
     }
     // Files that did not parse still exist: they are where their path puts them, with
     // bindings no one knows.
     let known = sources.len();
     for role in unknown {
-        if let FileRole::Bindings {
-            expected_name,
-            module,
-        } = role
-        {
-            sources.push(BindingsSource {
-                module: module.as_deref(),
-                name: expected_name,
-            });
-        }
+        sources.extend(BindingsSource::of(role));
     }
     let specs = facts.layers.clone().unwrap_or_else(default_layers);
     let (layers, missing) = compose(&specs, &sources);

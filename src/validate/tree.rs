@@ -38,9 +38,13 @@ fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
     // D8/D10: node, environment and common always exist.
     let mut declared: Vec<&str> = vec!["node", "environment", "common"];
     let mut declared_at: Vec<(&str, crate::span::Span)> = Vec::new();
-    if let Some(first) = facts.categories.first() {
-        declared.extend(first.names.iter().map(|(n, _)| n.as_str()));
-        declared_at.extend(first.names.iter().map(|(n, s)| (n.as_str(), *s)));
+    match facts.categories.first() {
+        Some(first) => {
+            declared.extend(first.names.iter().map(|(n, _)| n.as_str()));
+            declared_at.extend(first.names.iter().map(|(n, s)| (n.as_str(), *s)));
+        }
+        // D10: without a declaration, ARM-9's defaults.
+        None => declared.extend(crate::lower::DEFAULT_CATEGORIES),
     }
     // Undeclared categories, each with every `when` that names it, in order of first use.
     let declared_set: std::collections::HashSet<&str> = declared.iter().copied().collect();
