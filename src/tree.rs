@@ -58,12 +58,17 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
             let mut found = Vec::new();
             crate::source::walk(p, &mut found)?;
             for f in found {
-                if !is_manifest(&f) && !is_read_hiera_config(p, &f) {
-                    continue;
-                }
+                let role = if is_manifest(&f) {
+                    role_of(&f)
+                } else {
+                    match hiera_config_role(p, &f) {
+                        Some(role) => role,
+                        None => continue,
+                    }
+                };
                 out.push(TreeFile {
                     display: display_name(&f, cwd.as_deref()),
-                    role: role_of(&f),
+                    role,
                     path: f,
                 });
             }
@@ -289,15 +294,12 @@ impl EnvironmentLayout {
                 }
             }
         }
-        let site_hiera = self.envdir.join("hiera.yaml");
-        if site_hiera.is_file() && crate::source::may_follow(&site_hiera, &root_of(&self.envdir)) {
-            add(
-                site_hiera,
-                FileRole::HieraConfig {
-                    module: None,
-                    dir: String::new(),
-                },
-            );
+        let modules_dirs: Vec<&Path> = self.modulepath.iter().map(PathBuf::as_path).collect();
+        for (dir, file) in hiera_configs(&self.envdir, &root_of(&self.envdir)) {
+            // A directory on the modulepath holds modules, not the site's data.
+            if !modules_dirs.contains(&self.envdir.join(&dir).as_path()) {
+                add(file, FileRole::HieraConfig { module: None, dir });
+            }
         }
         out.sort_by(|a, b| a.display.cmp(&b.display));
         out.dedup_by(|a, b| a.display == b.display);
@@ -333,8 +335,8 @@ fn bindings_below(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// A module's `hiera.yaml` files: at its root (`""`) and one directory below (`module-hiera:/
-/// MODULE/DIR`), with the directory, in name order.
+/// The `hiera.yaml` files of a module or of the site: at its root (`""`) and one directory
+/// below (`module-hiera:/MODULE/DIR`, `confdir-hiera:/DIR`), with the directory, in name order.
 fn hiera_configs(module: &Path, root: &Path) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
     let at_root = module.join("hiera.yaml");
@@ -362,15 +364,33 @@ fn hiera_configs(module: &Path, root: &Path) -> Vec<(String, PathBuf)> {
     out
 }
 
-/// The `hiera.yaml` files a tree's data comes from: at the tree's root, or at a module's root
-/// or one directory below it (`module-hiera:/MODULE[/DIR]`).
-fn is_read_hiera_config(root: &Path, file: &Path) -> bool {
+/// The role of a `hiera.yaml` found below the tree `root`, if the tree's data comes from it:
+/// at the root or one directory below it (`confdir-hiera:/[DIR]`), or at a module's root or one
+/// directory below it (`module-hiera:/MODULE[/DIR]`).
+fn hiera_config_role(root: &Path, file: &Path) -> Option<FileRole> {
     let rel = file.strip_prefix(root).unwrap_or(file);
-    let parts: Vec<_> = rel.components().collect();
-    match parts.len() {
-        1 => true,
-        3 | 4 => parts[0].as_os_str() == "modules",
-        _ => false,
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    match parts.as_slice() {
+        [_] => Some(FileRole::HieraConfig {
+            module: None,
+            dir: String::new(),
+        }),
+        [dir, _] if dir != "modules" => Some(FileRole::HieraConfig {
+            module: None,
+            dir: dir.clone(),
+        }),
+        [modules, module, _] if modules == "modules" => Some(FileRole::HieraConfig {
+            module: Some(module.clone()),
+            dir: String::new(),
+        }),
+        [modules, module, dir, _] if modules == "modules" => Some(FileRole::HieraConfig {
+            module: Some(module.clone()),
+            dir: dir.clone(),
+        }),
+        _ => None,
     }
 }
 

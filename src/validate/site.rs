@@ -398,7 +398,8 @@ fn check_uri(uri: &str, span: Span, out: &mut Vec<Diagnostic>) {
     }
     let path = rest.split(['?', '#']).next().unwrap_or("");
     let path = path.strip_prefix('/').unwrap_or(path);
-    if path.is_empty() {
+    // `confdir-hiera:/` is the environment's own `hiera.yaml` (D21).
+    if path.is_empty() && scheme != "confdir-hiera" {
         out.push(
             Diagnostic::error(
                 codes::REF_WITHOUT_PATH,

@@ -1,0 +1,17 @@
+# ARM-9's layers with data: an override layer above the site, the modules' data with one module
+# excluded and another's alternative data chosen, and a version 3 private hierarchy.
+site {
+  categories {
+    node        => $::fqdn,
+    osfamily    => $::osfamily,
+    environment => true,
+  }
+  bindings => [
+    layer { 'override': include => 'confdir-hiera:/override' },
+    layer { 'site': include => ['confdir-hiera:/', 'confdir:/default?optional'] },
+    layer { 'modules':
+      include => ['module-hiera:/*/', 'module-hiera:/alt/for_x', 'module:/*::default'],
+      exclude => 'module-hiera:/bad/',
+    },
+  ]
+}
