@@ -1,8 +1,12 @@
-//! The readers of facts and ENC output: JSON and YAML (aliases, tags, nesting, numbers).
+//! The readers of outside data: facts and ENC output (JSON and YAML: aliases, tags, nesting,
+//! numbers), `hiera.yaml` (versions 2 and 3) and data files (with their interpolations), and
+//! the bindings pbc makes of a data file.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use puppet_bindings::data::{bind, files, hiera, yaml};
 use puppet_bindings::load::facts::parse_data;
+use puppet_bindings::span::FileId;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -12,5 +16,26 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(v) = parse_data(text, yaml) {
             let _ = v.to_json();
         }
+    }
+    let categories = vec!["node".to_string(), "osfamily".to_string(), "common".to_string()];
+    let known = hiera::Known {
+        categories: &categories,
+    };
+    let _ = hiera::read(FileId(0), text, &known, true);
+    let _ = files::check(FileId(0), text);
+    if let Ok(Some(doc)) = yaml::parse(FileId(0), text) {
+        let applies = bind::Applies::When {
+            category: "osfamily".into(),
+            value: "Darwin".into(),
+        };
+        let program = bind::program(
+            "module-hiera:/m/data/x.yaml",
+            FileId(0),
+            text,
+            &doc,
+            &applies,
+            &mut Default::default(),
+        );
+        let _ = puppet_bindings::validate::check_program(&program);
     }
 });
