@@ -340,6 +340,15 @@ impl fmt::Display for PType {
     }
 }
 
+/// A type written as text (`'Array[String]'`, `--type`), as Puppet source reads it.
+pub fn parse_type(text: &str) -> Option<PType> {
+    let program = crate::parser::parse_file(crate::span::FileId(0), text).program?;
+    let [e] = program.body.as_slice() else {
+        return None;
+    };
+    PType::from_expr(e).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::PType::*;

@@ -167,6 +167,50 @@ fn lookups_aliases_and_transformers() {
     );
 }
 
+/// Every signature of `lookup` (D23): a type as a String, a default, options (`key`,
+/// `first_found`, `default`, `accept_undef`), a lambda of one to three parameters, and the
+/// errors for a wrong type, a missing key and an unknown option.
+#[test]
+fn lookup_signatures() {
+    check(
+        "lookup_signatures",
+        &[(
+            "bindings/high.pp",
+            r#"bindings high {
+  bind 'base' to 20
+  bind 'list' to ['a']
+  bind 'k1' to lookup('base', 'Integer')
+  bind 'k2' to lookup('absent', Integer, 5)
+  bind 'k3' to lookup({'key' => 'absent', 'first_found' => ['nope', 'base']})
+  bind 'k4' to lookup('absent', {'default' => 'd'})
+  bind 'k5' to lookup('absent') |$r| { if $r == undef { 'none' } else { $r } }
+  bind 'k6' to lookup('base') |$name, $r| { "${name}=${r}" }
+  bind 'k7' to lookup('absent', {'accept_undef' => true}) == undef
+  bind 'k8' to lookup('list', 'Array[Integer]')
+  bind 'k9' to lookup('absent')
+  bind 'k10' to lookup('base', {'tpye' => Integer})
+  bind 'k11' to lookup(['nope', 'base'])
+  bind 'k12' to lookup('absent', undef, 3) |$n, $r, $d| { [$n, $r, $d] }
+}
+"#,
+        )],
+        &[
+            ("k1", "20"),
+            ("k2", "5"),
+            ("k3", "20"),
+            ("k4", "'d'"),
+            ("k5", "'none'"),
+            ("k6", "'base=20'"),
+            ("k7", "true"),
+            ("k8", "LOOKUP_TYPE_MISMATCH"),
+            ("k9", "KEY_NOT_FOUND"),
+            ("k10", "EVAL_TYPE_ERROR"),
+            ("k11", "20"),
+            ("k12", "['absent', undef, 3]"),
+        ],
+    );
+}
+
 #[test]
 fn rebinding() {
     check(

@@ -130,7 +130,7 @@ pub(super) fn call(
 ) -> EvalResult {
     let a = Args { name, span, values };
     match name {
-        "lookup" | "inject" => lookup(ev, &a),
+        "lookup" | "inject" => lookup(ev, &a, lambda),
         "with" => {
             let l = a.lambda(lambda, &[a.values.len()])?;
             ev.call_lambda(l, a.values)
@@ -338,39 +338,198 @@ pub(super) fn call(
 
 /// `lookup(name[, type][, default])`; `inject(name)`, `inject(type[, name])` (D23: ARM-8's
 /// named binding and its typed form).
-fn lookup(ev: &mut Evaluator, a: &Args) -> EvalResult {
-    let (name, ty, default) = if a.name == "inject" {
+/// `inject(name)`, `inject(Type, name)` (ARM-8), and `lookup` with every signature of ARM-9
+/// (D23): `lookup(key)`, `lookup(key, type)`, `lookup(key, type, default)`,
+/// `lookup(key, options)`, `lookup(options)`; a type as a Type or a String naming one; options
+/// `key` (or `name`), `type`, `first_found`, `default`, `accept_undef`; and a lambda
+/// (`|$result|`, `|$name, $result|`, `|$name, $result, $default|`) that receives undef when
+/// nothing is found and whose result is the value.
+fn lookup(ev: &mut Evaluator, a: &Args, lambda: Option<&Lambda>) -> EvalResult {
+    if a.name == "inject" {
         a.count(1, 2)?;
-        match (&a.values[0], a.values.len()) {
-            (Value::Type(t), 1) => (String::new(), (**t).clone(), None),
-            (Value::Type(t), _) => (a.string(1)?.to_string(), (**t).clone(), None),
-            (Value::String(name), 1) => (name.to_string(), PType::Data, None),
+        let (name, ty) = match (&a.values[0], a.values.len()) {
+            (Value::Type(t), 1) => (String::new(), (**t).clone()),
+            (Value::Type(t), _) => (a.string(1)?.to_string(), (**t).clone()),
+            (Value::String(name), 1) => (name.to_string(), PType::Data),
             _ => return Err(a.wrong(0, "a Type, or the name of a Data binding")),
-        }
-    } else {
-        a.count(1, 3)?;
-        let ty = match a.values.get(1) {
-            Some(Value::Type(t)) => (**t).clone(),
-            Some(Value::Undef) | None => PType::Data,
-            Some(_) => return Err(a.wrong(1, "a Type")),
         };
-        (a.string(0)?.to_string(), ty, a.values.get(2).cloned())
-    };
-    match ev.host().lookup(&name, &ty, a.span)? {
-        Some(v) => Ok(v),
-        None => match default {
-            Some(d) => Ok(d),
-            None => Err(EvalError::new(
-                codes::KEY_NOT_FOUND,
-                a.span,
-                format!("nothing is bound to `{name}` for this request"),
-            )
-            .with_note(format!(
-                "help: give a default: {}('{name}', {ty}, ...)",
-                a.name
-            ))),
-        },
+        return match ev.host().lookup(&name, &ty, a.span)? {
+            Some(v) => Ok(v),
+            None => Err(not_found(a, &name, &ty)),
+        };
     }
+    a.count(1, 3)?;
+    let mut request = LookupRequest::default();
+    match (&a.values[0], a.values.get(1)) {
+        (Value::Hash(options), None) => request.options(a, options)?,
+        (Value::Hash(_), Some(_)) => return Err(a.wrong(0, "a key (the options hash comes last)")),
+        (first, rest) => {
+            request.keys = key_names(a, first, 0)?;
+            match rest {
+                None => {}
+                Some(Value::Hash(options)) if a.values.len() == 2 => request.options(a, options)?,
+                Some(ty) => {
+                    request.ty = type_argument(a, ty, 1)?;
+                    if let Some(d) = a.values.get(2) {
+                        request.default = Some(d.clone());
+                    }
+                }
+            }
+        }
+    }
+    if request.keys.is_empty() {
+        return Err(EvalError::type_error(
+            a.span,
+            "`lookup` needs a key: `lookup('ntp::servers')`, or `key`/`first_found` in its options",
+        ));
+    }
+    let mut found: Option<(String, Value)> = None;
+    for key in &request.keys {
+        if let Some(v) = ev.host().lookup(key, &request.ty, a.span)? {
+            found = Some((key.clone(), v));
+            break;
+        }
+    }
+    let value = match lambda {
+        Some(_) => {
+            let l = a.lambda(lambda, &[1, 2, 3])?;
+            let name = found
+                .as_ref()
+                .map_or_else(|| request.keys[0].clone(), |(k, _)| k.clone());
+            let result = found.map_or(Value::Undef, |(_, v)| v);
+            let default = request.default.clone().unwrap_or(Value::Undef);
+            let args = match l.params.len() {
+                1 => vec![result],
+                2 => vec![Value::string(&name), result],
+                _ => vec![Value::string(&name), result, default],
+            };
+            Some(ev.call_lambda(l, args)?).filter(|v| !matches!(v, Value::Undef))
+        }
+        None => found.map(|(_, v)| v),
+    };
+    let value = match (value, request.default) {
+        (Some(v), _) => v,
+        (None, Some(d)) => d,
+        (None, None) if request.accept_undef => Value::Undef,
+        (None, None) => return Err(not_found(a, &request.keys[0], &request.ty)),
+    };
+    if !matches!(value, Value::Undef) && !value.is_instance(&request.ty) {
+        return Err(EvalError::new(
+            codes::LOOKUP_TYPE_MISMATCH,
+            a.span,
+            format!(
+                "`lookup` of `{}` expects {}, got {}",
+                request.keys[0],
+                request.ty,
+                value.infer_type()
+            ),
+        ));
+    }
+    Ok(value)
+}
+
+/// What a `lookup` call asks for.
+struct LookupRequest {
+    /// Tried in order; the first bound wins.
+    keys: Vec<String>,
+    ty: PType,
+    default: Option<Value>,
+    accept_undef: bool,
+}
+
+impl Default for LookupRequest {
+    fn default() -> Self {
+        LookupRequest {
+            keys: Vec::new(),
+            ty: PType::Data,
+            default: None,
+            accept_undef: false,
+        }
+    }
+}
+
+const LOOKUP_OPTIONS: &[&str] = &[
+    "key",
+    "name",
+    "type",
+    "first_found",
+    "default",
+    "accept_undef",
+];
+
+impl LookupRequest {
+    fn options(&mut self, a: &Args, options: &Map) -> EvalResult<()> {
+        for (k, v) in options.iter() {
+            let name = k.to_display_string();
+            match name.as_str() {
+                // The key is tried before `first_found`, in whichever order they are given.
+                "key" | "name" => {
+                    let mut keys = key_names(a, v, 0)?;
+                    keys.append(&mut self.keys);
+                    self.keys = keys;
+                }
+                "first_found" => self.keys.extend(key_names(a, v, 0)?),
+                "type" => self.ty = type_argument(a, v, 0)?,
+                "default" => self.default = Some(v.clone()),
+                "accept_undef" => match v {
+                    Value::Boolean(b) => self.accept_undef = *b,
+                    _ => {
+                        return Err(EvalError::type_error(
+                            a.span,
+                            format!("`accept_undef` is true or false, not {}", v.type_name()),
+                        ))
+                    }
+                },
+                _ => {
+                    let mut e =
+                        EvalError::type_error(a.span, format!("`lookup` has no option `{name}`"));
+                    if let Some(s) = crate::diag::did_you_mean(&name, LOOKUP_OPTIONS) {
+                        e = e.with_note(format!("help: did you mean `{s}`?"));
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A key, or an array of keys tried in order.
+fn key_names(a: &Args, v: &Value, index: usize) -> EvalResult<Vec<String>> {
+    match v {
+        Value::String(s) => Ok(vec![s.to_string()]),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| match i {
+                Value::String(s) => Ok(s.to_string()),
+                _ => Err(a.wrong(index, "a key, or an Array of keys")),
+            })
+            .collect(),
+        _ => Err(a.wrong(index, "a key, or an Array of keys")),
+    }
+}
+
+/// A type given as a Type (`Array[String]`) or as a String naming one (`'Array[String]'`).
+fn type_argument(a: &Args, v: &Value, index: usize) -> EvalResult<PType> {
+    match v {
+        Value::Type(t) => Ok((**t).clone()),
+        Value::Undef => Ok(PType::Data),
+        Value::String(text) => crate::types::parse_type(text)
+            .ok_or_else(|| EvalError::type_error(a.span, format!("`{text}` is not a type"))),
+        _ => Err(a.wrong(index, "a Type, or a String naming one")),
+    }
+}
+
+fn not_found(a: &Args, name: &str, ty: &PType) -> EvalError {
+    EvalError::new(
+        codes::KEY_NOT_FOUND,
+        a.span,
+        format!("nothing is bound to `{name}` for this request"),
+    )
+    .with_note(format!(
+        "help: give a default: {}('{name}', {ty}, ...)",
+        a.name
+    ))
 }
 
 fn iterate(ev: &mut Evaluator, a: &Args, lambda: Option<&Lambda>) -> EvalResult {

@@ -73,10 +73,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
     }
     let ty = match &opts.type_ {
         None => PType::Data,
-        Some(t) => match parse_expr(t)
-            .and_then(|p| p.body.into_iter().next())
-            .and_then(|e| PType::from_expr(&e).ok())
-        {
+        Some(t) => match crate::types::parse_type(t) {
             Some(t) => t,
             None => return LookupOutcome::usage(format!("--type `{t}` is not a type")),
         },
