@@ -22,6 +22,10 @@ pub struct Explanation {
     /// The facts' `environment`, which was not used (a node does not pick its environment).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub environment_fact_ignored: Option<String>,
+    /// The class parameter (`/param/Class[ntp]/servers`) nothing binds, which this key
+    /// (`ntp::servers`) answers (D22).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub implicit_for: Option<String>,
     pub categories: Vec<CategoryLine>,
     pub layers: Vec<LayerLines>,
     /// Bindings files that bind the key but that no layer includes (their bindings never
@@ -97,6 +101,13 @@ pub struct ContributionLine {
 
 impl Injector<'_> {
     pub fn explain(&mut self, key: &Key) -> Explanation {
+        if self.composition.entry(key).is_none() {
+            if let Some(implicit) = key.implicit_parameter() {
+                let mut e = self.explain(&implicit);
+                e.implicit_for = Some(key.name.clone());
+                return e;
+            }
+        }
         let result = self.lookup_found_key(key);
         let c = &self.composition;
         let index = c.entry(key);
@@ -256,6 +267,7 @@ impl Injector<'_> {
             environment: self.environment.clone(),
             environment_from: self.environment_from.to_string(),
             environment_fact_ignored: self.environment_fact_ignored.clone(),
+            implicit_for: None,
             categories: self
                 .categories
                 .iter()
@@ -278,6 +290,13 @@ impl Injector<'_> {
 impl Explanation {
     pub fn to_text(&self) -> String {
         let mut out = String::new();
+        if let Some(parameter) = &self.implicit_for {
+            let _ = writeln!(
+                out,
+                "key `{parameter}`: nothing binds it, so `{}` answers (implicit lookup of a class parameter)",
+                self.key
+            );
+        }
         let _ = writeln!(out, "key `{}` ({})", self.key, self.type_);
         let _ = writeln!(
             out,

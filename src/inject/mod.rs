@@ -179,6 +179,11 @@ impl<'m> Injector<'m> {
         if self.composition.erased.contains(&id) {
             return Ok(None);
         }
+        if self.composition.entry(key).is_none() {
+            if let Some(implicit) = key.implicit_parameter() {
+                return self.lookup_key(&implicit, at);
+            }
+        }
         self.lookup_id(key, id, at)
     }
 

@@ -19,6 +19,21 @@ pub struct Key {
 }
 
 impl Key {
+    /// D22, ARM-9's implicit lookup: parameter `p` of class `c` (`/param/Class[c]/p`) is
+    /// answered by `c::p` when nothing binds it, the Hiera convention data in modules uses.
+    pub fn implicit_parameter(&self) -> Option<Key> {
+        let rest = self.name.strip_prefix("/param/Class[")?;
+        let (class, parameter) = rest.split_once("]/")?;
+        let class = class.trim_matches(['\'', '"']).trim_start_matches("::");
+        if class.is_empty() || parameter.is_empty() || parameter.contains('/') {
+            return None;
+        }
+        Some(Key::new(
+            self.ty.clone(),
+            format!("{}::{parameter}", class.to_ascii_lowercase()),
+        ))
+    }
+
     /// The key of a binding of `name` under `ty`: every `Data` type is one key (D12).
     pub fn new(ty: PType, name: impl Into<String>) -> Key {
         let ty = if ty.is_data() { PType::Data } else { ty };
