@@ -111,19 +111,20 @@ fn interpolation_end(segment: &str, at: usize) -> usize {
 }
 
 /// A data file's own rules: a hash at the top (or nothing), String keys, and interpolations
-/// that parse. `file`'s text is `text`.
-pub fn check(file: FileId, text: &str) -> Vec<Diagnostic> {
+/// that parse. `file`'s text is `text`. Gives the document when the file has no errors (`None`
+/// also for a file without data).
+pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
     let mut out = Vec::new();
     let doc = match yaml::parse(file, text) {
         Ok(Some(doc)) => doc,
-        Ok(None) => return out,
+        Ok(None) => return (None, out),
         Err(e) => {
             out.push(Diagnostic::error(
                 codes::DATA_FILE_SYNTAX_ERROR,
                 e.span,
                 format!("this data file cannot be read: {}", e.message),
             ));
-            return out;
+            return (None, out);
         }
     };
     let NodeKind::Mapping(entries) = &doc.kind else {
@@ -138,7 +139,7 @@ pub fn check(file: FileId, text: &str) -> Vec<Diagnostic> {
             )
             .with_note("help: e.g. `ntp::servers: ['0.pool.ntp.org']`"),
         );
-        return out;
+        return (None, out);
     };
     // Every value, walked with an explicit stack (data nests as deep as its reader allows).
     let mut stack: Vec<&Node> = Vec::new();
@@ -166,7 +167,8 @@ pub fn check(file: FileId, text: &str) -> Vec<Diagnostic> {
             _ => {}
         }
     }
-    out
+    let clean = out.is_empty();
+    (clean.then_some(doc), out)
 }
 
 /// A string value read as a Puppet double-quoted string (D20), its spans placed at the value
@@ -214,7 +216,7 @@ mod tests {
     #[test]
     fn interpolations_are_checked_where_they_are() {
         let text = "a: 'plain'\nb: \"${lookup('x')}\"\nc: 'broken ${1 +}'\nd: [1, {e: '$f'}]\n";
-        let diags = check(FileId(0), text);
+        let (_, diags) = check(FileId(0), text);
         assert_eq!(diags.len(), 1, "{diags:?}");
         let line_c = text.find("c:").expect("c") as u32;
         assert!(
@@ -226,7 +228,7 @@ mod tests {
     #[test]
     fn a_data_file_is_a_hash() {
         let codes_of =
-            |t: &str| -> Vec<&str> { check(FileId(0), t).iter().map(|d| d.code).collect() };
+            |t: &str| -> Vec<&str> { check(FileId(0), t).1.iter().map(|d| d.code).collect() };
         assert_eq!(codes_of("- a\n"), vec![codes::DATA_NOT_HASH]);
         assert_eq!(codes_of("a: [1\n"), vec![codes::DATA_FILE_SYNTAX_ERROR]);
         assert!(codes_of("---\n").is_empty());

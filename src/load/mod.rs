@@ -706,8 +706,7 @@ fn read_data_files(
                     into.diagnostics.push(d);
                     continue;
                 }
-                let problems = data_files::check(id, files.source(id));
-                let clean = problems.is_empty();
+                let (doc, problems) = data_files::check(id, files.source(id));
                 into.diagnostics.extend(problems);
                 let rel = path
                     .strip_prefix(&dir)
@@ -732,13 +731,10 @@ fn read_data_files(
                         None => continue,
                     },
                 };
-                if !clean {
-                    continue;
-                }
-                let text = files.source(id).to_string();
-                let Ok(Some(doc)) = crate::data::yaml::parse(id, &text) else {
+                let Some(doc) = doc else {
                     continue;
                 };
+                let text = files.source(id);
                 let block_name = match module {
                     Some(m) if hiera_dir.is_empty() => format!("module-hiera:/{m}/{rel}"),
                     Some(m) => format!("module-hiera:/{m}/{hiera_dir}/{rel}"),
@@ -747,7 +743,7 @@ fn read_data_files(
                 let program = bind::program(
                     &block_name,
                     id,
-                    &text,
+                    text,
                     &doc,
                     &applies,
                     taken.entry(applies.clone()).or_default(),
