@@ -1,16 +1,18 @@
-//! The README's quick start, run exactly as written: every `$ pbc ...` line of its `console`
-//! blocks is run from the package root and its output (stdout, then stderr) must be the lines
-//! that follow it. The README cannot promise what pbc does not do.
+//! The README's walk-throughs (the quick start, data in modules), run exactly as written: every
+//! `$ pbc ...` line of their `console` blocks is run from the package root and its output
+//! (stdout, then stderr) must be the lines that follow it. The README cannot promise what pbc
+//! does not do.
 
 use std::process::Command;
 
-/// (command line, expected output) for each `$ ` line of the quick start's console blocks.
-fn quick_start_commands() -> Vec<(String, String)> {
+/// (command line, expected output) for each `$ ` line of the console blocks of the README's
+/// section `title`.
+fn section_commands(title: &str) -> Vec<(String, String)> {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
         .expect("README.md");
     let start = readme
-        .find("\n## Quick start")
-        .expect("a quick start section");
+        .find(&format!("\n## {title}\n"))
+        .unwrap_or_else(|| panic!("a section `{title}`"));
     let section = &readme[start + 1..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
     let mut commands: Vec<(String, String)> = Vec::new();
@@ -34,9 +36,15 @@ fn quick_start_commands() -> Vec<(String, String)> {
 }
 
 #[test]
-fn the_quick_start_runs_as_written() {
-    let commands = quick_start_commands();
-    assert!(commands.len() >= 4, "{commands:?}");
+fn the_walk_throughs_run_as_written() {
+    for title in ["Quick start", "Data in modules"] {
+        let commands = section_commands(title);
+        assert!(commands.len() >= 4, "{title}: {commands:?}");
+        run_as_written(commands);
+    }
+}
+
+fn run_as_written(commands: Vec<(String, String)>) {
     for (line, expected) in commands {
         let words: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(words[0], "pbc", "{line}");
