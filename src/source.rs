@@ -219,8 +219,8 @@ pub fn may_follow(path: &Path, root: &Path) -> bool {
     false
 }
 
-/// Every `.pp` file and every `hiera.yaml` below `dir`, skipping hidden directories (`.git`
-/// ...); unsorted. Links are
+/// Every `.pp` file, `hiera.yaml` and `binder_config.yaml` below `dir`, skipping hidden
+/// directories (`.git` ...); unsorted. Links are
 /// followed when [`may_follow`] allows it within `dir`, each directory once (no cycles).
 pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     walk_within(dir, dir, out)
@@ -265,7 +265,8 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
                 stack.push((path, std::rc::Rc::new(next)));
             } else if ft.is_file()
                 && (path.extension().is_some_and(|e| e == "pp")
-                    || entry.file_name() == "hiera.yaml")
+                    || entry.file_name() == "hiera.yaml"
+                    || entry.file_name() == "binder_config.yaml")
             {
                 out.push(path);
             }

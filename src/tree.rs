@@ -34,6 +34,9 @@ pub enum FileRole {
         dir: String,
         name: String,
     },
+    /// The environment's `binder_config.yaml` (ARM-9, D19): its categories and layers as YAML,
+    /// read by [`crate::data::binder_config`] into the `site { }` they stand for.
+    BinderConfig,
 }
 
 /// One file of the tree.
@@ -113,6 +116,9 @@ pub fn role_of(path: &Path) -> FileRole {
     };
     if file == "environments.pp" && !parts.iter().any(|p| p == "bindings") {
         return FileRole::Environments;
+    }
+    if file == "binder_config.yaml" {
+        return FileRole::BinderConfig;
     }
     if file == "hiera.yaml" {
         let at = parts[..parts.len() - 1]
@@ -294,6 +300,12 @@ impl EnvironmentLayout {
                 }
             }
         }
+        let binder_config = self.envdir.join("binder_config.yaml");
+        if binder_config.is_file()
+            && crate::source::may_follow(&binder_config, &root_of(&self.envdir))
+        {
+            add(binder_config, FileRole::BinderConfig);
+        }
         let modules_dirs: Vec<&Path> = self.modulepath.iter().map(PathBuf::as_path).collect();
         for (dir, file) in hiera_configs(&self.envdir, &root_of(&self.envdir)) {
             // A directory on the modulepath holds modules, not the site's data.
@@ -373,6 +385,9 @@ fn hiera_config_role(root: &Path, file: &Path) -> Option<FileRole> {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
+    if parts.last().is_some_and(|f| f == "binder_config.yaml") {
+        return (parts.len() == 1).then_some(FileRole::BinderConfig);
+    }
     match parts.as_slice() {
         [_] => Some(FileRole::HieraConfig {
             module: None,

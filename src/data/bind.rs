@@ -110,7 +110,7 @@ fn leaf(kind: ExprKind, span: Span) -> Expr {
 /// A data value as a Puppet expression: literals as literals, and a string with a `$` as the
 /// double-quoted Puppet string it is (D20), placed at the value in the file. Nesting is bounded
 /// by the YAML reader.
-fn value_expr(file: FileId, text: &str, node: &Node) -> Expr {
+pub(crate) fn value_expr(file: FileId, text: &str, node: &Node) -> Expr {
     match &node.kind {
         NodeKind::Null => leaf(ExprKind::Undef, node.span),
         NodeKind::Bool(b) => leaf(ExprKind::Boolean { value: *b }, node.span),

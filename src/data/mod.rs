@@ -1,9 +1,10 @@
-//! ARM-9's data in modules: reading `hiera.yaml` (versions 2 and 3) and, later, its data files
-//! and `binder_config.yaml`, into positioned structures with diagnostics at their line and
-//! column. This module reads and checks files; it does not decide which layer or request their
-//! data belongs to (the loader and lowering do), and it evaluates nothing.
+//! ARM-9's data in modules: reading `binder_config.yaml`, `hiera.yaml` (versions 2 and 3) and
+//! its data files into positioned structures with diagnostics at their line and column, and the
+//! bindings (or site) they stand for. This module reads and checks files; it does not decide
+//! which environment or layer reads them (the loader and lowering do), and it evaluates nothing.
 
 pub mod bind;
+pub mod binder_config;
 pub mod files;
 pub mod hiera;
 pub mod yaml;

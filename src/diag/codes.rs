@@ -147,6 +147,21 @@ pub const ILLEGAL_WILDCARD: &str = "ILLEGAL_WILDCARD";
 /// could only lead outside the environment or module.
 pub const URI_PATH_ESCAPES: &str = "URI_PATH_ESCAPES";
 
+// ARM-9: `binder_config.yaml` (Puppet 3.4's binder config codes; `src/data/binder_config.rs`).
+pub const CONFIG_VERSION_MISSING: &str = "CONFIG_VERSION_MISSING";
+/// A version other than 1 and 2.
+pub const CONFIG_WRONG_VERSION: &str = "CONFIG_WRONG_VERSION";
+pub const CATEGORIES_IS_NOT_ARRAY: &str = "CATEGORIES_IS_NOT_ARRAY";
+pub const CATEGORY_IS_NOT_ARRAY: &str = "CATEGORY_IS_NOT_ARRAY";
+pub const CATEGORY_NOT_TWO_STRINGS: &str = "CATEGORY_NOT_TWO_STRINGS";
+pub const LAYERS_IS_NOT_ARRAY: &str = "LAYERS_IS_NOT_ARRAY";
+pub const LAYER_IS_NOT_HASH: &str = "LAYER_IS_NOT_HASH";
+pub const LAYER_NAME_NOT_STRING: &str = "LAYER_NAME_NOT_STRING";
+/// A warning: `extensions` (Ruby scheme handlers and backends) cannot run outside Puppet.
+pub const EXTENSIONS_NOT_SUPPORTED: &str = "EXTENSIONS_NOT_SUPPORTED";
+/// A `site { }` and a `binder_config.yaml` both declare categories (or both layers).
+pub const BINDER_CONFIG_CONFLICT: &str = "BINDER_CONFIG_CONFLICT";
+
 // ARM-9: `hiera.yaml` versions 2 and 3 (Puppet 3.4's hiera2 checker codes and those of the
 // version 3 rules; `src/data/hiera.rs`).
 /// The file is not YAML.

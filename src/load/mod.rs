@@ -499,6 +499,61 @@ fn load_judged(
     }
 }
 
+/// A `binder_config.yaml` as the `site { }` it stands for (D19), without what a site of the tree
+/// already declares: declaring categories (or layers) in both is `BINDER_CONFIG_CONFLICT`.
+fn read_binder_config(
+    files: &span::SourceMap,
+    id: span::FileId,
+    parsed: &[(tree::FileRole, ast::Program)],
+    out: &mut Vec<diag::Diagnostic>,
+) -> Option<ast::Program> {
+    let (program, _, found) = crate::data::binder_config::read(id, files.source(id));
+    out.extend(found);
+    let mut program = program?;
+    let site_items = parsed
+        .iter()
+        .flat_map(|(_, p)| p.body.iter())
+        .filter_map(|e| match &e.kind {
+            ast::ExprKind::Site(site) => Some(site.items.iter()),
+            _ => None,
+        })
+        .flatten();
+    let mut declared: Vec<(&'static str, span::Span)> = Vec::new();
+    for item in site_items {
+        match item {
+            ast::SiteItem::Categories { span, .. } => declared.push(("categories", *span)),
+            ast::SiteItem::Layers { span, .. } => declared.push(("layers", *span)),
+            _ => {}
+        }
+    }
+    if let Some(ast::ExprKind::Site(site)) = program.body.first_mut().map(|e| &mut e.kind) {
+        site.items.retain(|item| {
+            let (what, at) = match item {
+                ast::SiteItem::Categories { span, .. } => ("categories", *span),
+                ast::SiteItem::Layers { span, .. } => ("layers", *span),
+                _ => return true,
+            };
+            let Some((_, site_span)) = declared.iter().find(|(w, _)| *w == what) else {
+                return true;
+            };
+            out.push(
+                diag::Diagnostic::error(
+                    diag::codes::BINDER_CONFIG_CONFLICT,
+                    at,
+                    format!("this binder_config.yaml declares {what}, and so does the site"),
+                )
+                .with_label(*site_span, format!("the site's {what}"))
+                .with_note(format!(
+                    "help: declare the {what} in one place; the site's are used"
+                ))
+                .across_files(),
+            );
+            false
+        });
+    }
+    Some(program)
+}
+
 /// The categories the tree's site declares, highest first, as the request will have them:
 /// `node` first and `environment`, `common` last when the site leaves them out; ARM-9's
 /// defaults when it declares none (D10).
@@ -797,6 +852,8 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     let mut broken: Vec<(span::FileId, tree::FileRole)> = Vec::new();
     // `hiera.yaml` files (ARM-9 data): read once the site's categories are known.
     let mut hiera_configs: Vec<(span::FileId, Option<String>, String)> = Vec::new();
+    // `binder_config.yaml`: read once the site's own declarations are known.
+    let mut binder_configs: Vec<span::FileId> = Vec::new();
     for input in inputs {
         let (id, bad) = source::add_source(&mut files, &input.name, input.bytes);
         ids.push(id);
@@ -811,6 +868,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                 tree::FileRole::HieraConfig { module, dir } => {
                     hiera_configs.push((id, module, dir))
                 }
+                tree::FileRole::BinderConfig => binder_configs.push(id),
                 role => jobs.push((id, role)),
             },
         }
@@ -830,6 +888,12 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         }
     }
     note_unknown_bindings(&broken, &mut diagnostics);
+    for id in binder_configs {
+        if let Some(program) = read_binder_config(&files, id, &parsed, &mut diagnostics) {
+            parsed.push((tree::FileRole::Manifest, program));
+            parsed_ids.push(id);
+        }
+    }
     let categories = site_categories(&parsed);
     let mut data = HieraData::default();
     for (id, module, dir) in &hiera_configs {

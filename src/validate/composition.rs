@@ -529,6 +529,9 @@ fn missing_bindings(m: &MissingRef, sources: &[BindingsSource], out: &mut Vec<Di
             ("module", Some((module, rest))) => {
                 format!("modules/{module}/bindings/{}.pp", rest.replace("::", "/"))
             }
+            ("confdir-hiera", _) if name.is_empty() => "hiera.yaml".to_string(),
+            ("confdir-hiera", _) => format!("{name}/hiera.yaml"),
+            ("module-hiera", _) => format!("modules/{name}/hiera.yaml"),
             _ => format!("bindings/{}.pp", name.replace("::", "/")),
         }
     });
