@@ -77,7 +77,7 @@ pub fn read(file: FileId, text: &str) -> (Option<Program>, Declares, Vec<Diagnos
         if let Some(entries) = read_categories(file, text, categories, version, &mut out) {
             items.push(SiteItem::Categories {
                 entries,
-                span: categories.span,
+                span: key_of(&doc, "categories").map_or(categories.span, |k| k.span),
             });
         }
     }
@@ -85,7 +85,7 @@ pub fn read(file: FileId, text: &str) -> (Option<Program>, Declares, Vec<Diagnos
         declares.layers = true;
         if let Some(layers) = read_layers(file, text, layers, &mut out) {
             items.push(SiteItem::Layers {
-                span: doc.get("layers").map_or(doc.span, |l| l.span),
+                span: key_of(&doc, "layers").map_or(doc.span, |k| k.span),
                 layers,
             });
         }
