@@ -26,6 +26,10 @@ struct Cli {
     /// naming the attribute (turn this on when checking trees nobody has reviewed).
     #[arg(long, global = true)]
     confine: bool,
+    /// The binder_config.yaml every environment uses (categories and layers, ARM-9) instead of
+    /// the one in its directory.
+    #[arg(long, global = true, value_name = "FILE")]
+    binder_config: Option<PathBuf>,
     /// Colour diagnostics: `auto` on a terminal unless NO_COLOR is set, `always`, `never`.
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColourChoice::Auto)]
     color: ColourChoice,
@@ -285,6 +289,16 @@ fn run(cli: Cli) -> ExitCode {
     puppet_bindings::source::set_max_file_size(cli.max_file_size);
     puppet_bindings::source::set_follow_symlinks(cli.follow_symlinks);
     puppet_bindings::source::set_confined(cli.confine);
+    if let Some(file) = &cli.binder_config {
+        if !file.is_file() {
+            eprintln!(
+                "pbc: cannot find the binder configuration file `{}`",
+                file.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
+    puppet_bindings::tree::set_binder_config(cli.binder_config.clone());
     let out = Output::new(&cli);
     match cli.command {
         Command::Parse {

@@ -39,6 +39,20 @@ pub enum FileRole {
     BinderConfig,
 }
 
+static BINDER_CONFIG: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// `--binder-config FILE`: the `binder_config.yaml` every environment uses instead of its own
+/// (ARM-9's `binder_config` setting).
+pub fn set_binder_config(file: Option<PathBuf>) {
+    if let Ok(mut slot) = BINDER_CONFIG.lock() {
+        *slot = file;
+    }
+}
+
+fn binder_config_override() -> Option<PathBuf> {
+    BINDER_CONFIG.lock().ok().and_then(|slot| slot.clone())
+}
+
 /// One file of the tree.
 #[derive(Clone, Debug)]
 pub struct TreeFile {
@@ -82,6 +96,14 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
                 path: p.clone(),
             });
         }
+    }
+    if let Some(file) = binder_config_override() {
+        out.retain(|f| f.role != FileRole::BinderConfig);
+        out.push(TreeFile {
+            display: display_name(&file, cwd.as_deref()),
+            role: FileRole::BinderConfig,
+            path: file,
+        });
     }
     out.sort_by(|a, b| a.display.cmp(&b.display));
     out.dedup_by(|a, b| a.display == b.display);
@@ -301,7 +323,9 @@ impl EnvironmentLayout {
             }
         }
         let binder_config = self.envdir.join("binder_config.yaml");
-        if binder_config.is_file()
+        if let Some(file) = binder_config_override() {
+            add(file, FileRole::BinderConfig);
+        } else if binder_config.is_file()
             && crate::source::may_follow(&binder_config, &root_of(&self.envdir))
         {
             add(binder_config, FileRole::BinderConfig);

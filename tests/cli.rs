@@ -843,3 +843,40 @@ fn each_files_own_findings_come_first() {
         .expect("a.pp's finding");
     assert!(own < across, "{stderr}");
 }
+
+/// `--binder-config FILE` replaces each environment's own binder_config.yaml (here: layers
+/// that leave the module's data out); a file that does not exist is a usage error.
+#[test]
+fn binder_config_option() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("binder-config-option");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("binder_config.yaml");
+    std::fs::write(
+        &file,
+        "version: 2\nlayers:\n  - {name: modules, include: 'module:/*::default'}\n",
+    )
+    .expect("written");
+    let tree = "corpus/lookup/trees/arm9-funny-hat";
+    let facts = format!("{tree}/facts/linux.json");
+    let (code, stdout, _) = pbc(&["lookup", "-C", tree, "--facts", &facts, "has_funny_hat"]);
+    assert_eq!((code, stdout.as_str()), (0, "\"comedians\"\n"));
+    let config = file.display().to_string();
+    let (code, stdout, stderr) = pbc(&[
+        "lookup",
+        "--binder-config",
+        &config,
+        "-C",
+        tree,
+        "--facts",
+        &facts,
+        "has_funny_hat",
+    ]);
+    assert_eq!((code, stdout.as_str()), (1, "null\n"), "{stderr}");
+    assert!(stderr.contains("error[KEY_NOT_FOUND]"), "{stderr}");
+    let (code, _, stderr) = pbc(&["check", "--binder-config", "nosuch.yaml", tree]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("cannot find the binder configuration file `nosuch.yaml`"),
+        "{stderr}"
+    );
+}
