@@ -1,10 +1,31 @@
-//! Limits: deep nesting and long chains give one clean diagnostic or a normal parse, and never
-//! overflow the stack. These run on the default test thread (2 MiB stack) on purpose, in debug
-//! and (in CI) release builds.
+//! Limits and hostile input: deep nesting and long chains give one clean diagnostic or a normal
+//! parse, and never overflow the stack; what grows with the input (values, recovery, duplicate
+//! searches, environments) stays linear or meets a documented limit; files, facts, links and
+//! output are handled safely. These run on the default test thread (2 MiB stack) on purpose,
+//! in debug and (in CI) release builds. Sizes are chosen so that a quadratic or unbounded
+//! version would not finish (no timed assertions).
+//!
+//! Where each kind of hostile input is tested: sprintf widths (`tests/eval.rs`
+//! `errors_have_codes`), deep YAML, YAML aliases and endless files as facts
+//! (`hostile_facts_are_refused`), lookup chains (`long_lookup_chains_stop_at_a_limit`), nested
+//! `or`s (`nested_ors_are_bounded`), thousands of `and`s
+//! (`thousands_of_findings_on_one_line_render_briefly`), values that double
+//! (`tests/eval.rs` `building_values_is_bounded`), collections built step by step
+//! (`building_collections_step_by_step_is_linear`), deep produced values (`tests/eval.rs`
+//! `produced_values_are_bounded`), error recovery (`error_recovery_on_one_long_line_is_linear`),
+//! huge category lists (`huge_category_lists_are_checked_linearly`), thousands of environments
+//! (`thousands_of_environments_are_checked_linearly`), `compile -o`
+//! (`compile_output_is_safe`), write errors (`write_errors_on_standard_output_are_exit_2`),
+//! links (`links_out_of_the_tree_are_not_followed`), paths out of the tree
+//! (`a_manifest_that_is_not_puppet_is_refused`, `confine_keeps_reads_inside_the_tree`), node
+//! names (`hostile_facts_are_refused`), URIs with `..` (`corpus/check/invalid/layers_uris.pp`).
+mod common;
 
+use common::pbc;
 use puppet_bindings::diag::{codes, Diagnostic};
 use puppet_bindings::parse_file;
 use puppet_bindings::span::FileId;
+use std::process::Command;
 
 fn parse(src: &str) -> (bool, Vec<Diagnostic>) {
     let parsed = parse_file(FileId(0), src);
@@ -243,7 +264,7 @@ fn long_lookup_chains_stop_at_a_limit() {
     text.push_str(&format!("  bind 'a{n}' to 1\n}}\n"));
     std::fs::write(dir.join("bindings/default.pp"), text).expect("bindings");
     std::fs::write(dir.join("facts.json"), "{\"fqdn\": \"n\"}").expect("facts");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pbc"))
+    let out = Command::new(env!("CARGO_BIN_EXE_pbc"))
         .args(["lookup", "--facts", "facts.json", "a0", "a127"])
         .current_dir(&dir)
         .output()
@@ -257,7 +278,7 @@ fn long_lookup_chains_stop_at_a_limit() {
     );
     // Both keys fail (each line `null`); a chain within the limit is answered.
     assert_eq!(String::from_utf8_lossy(&out.stdout), "null\nnull\n");
-    let short = std::process::Command::new(env!("CARGO_BIN_EXE_pbc"))
+    let short = Command::new(env!("CARGO_BIN_EXE_pbc"))
         .args(["lookup", "--facts", "facts.json", &format!("a{}", n - 100)])
         .current_dir(&dir)
         .output()
@@ -341,7 +362,7 @@ fn building_collections_step_by_step_is_linear() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("bindings")).expect("temp dir");
     std::fs::write(dir.join("bindings/default.pp"), text).expect("bindings");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pbc"))
+    let out = Command::new(env!("CARGO_BIN_EXE_pbc"))
         .args(["lookup", "sizes"])
         .current_dir(&dir)
         .output()
@@ -353,4 +374,320 @@ fn building_collections_step_by_step_is_linear() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+// Hostile input to the command line: files, facts, links and output (issue 17).
+
+/// `compile -o` keeps the target's permissions, refuses a target that is not a regular file
+/// (a FIFO would otherwise be replaced), and removes temporaries a killed run left behind.
+#[test]
+fn compile_output_is_safe() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("pbc-compile-safe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("model.json");
+    std::fs::write(&out, "old").expect("old model");
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    // A temporary of our pattern, as a killed run leaves it, two hours old.
+    let stale = dir.join(".model.json.pbc-abc123.tmp");
+    std::fs::write(&stale, "partial").expect("stale");
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    std::fs::File::options()
+        .write(true)
+        .open(&stale)
+        .and_then(|f| f.set_modified(two_hours_ago))
+        .expect("age");
+    let out_arg = out.to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["compile", "-o", &out_arg, "corpus/compile/trees/sample"]);
+    assert_eq!(code, 0, "{stderr}");
+    let mode = std::fs::metadata(&out)
+        .expect("written")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o640);
+    assert!(!stale.exists(), "the stale temporary is removed");
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, ["model.json"]);
+
+    // A FIFO (or a device, or a link) is not replaced.
+    let fifo = dir.join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let fifo_arg = fifo.to_string_lossy().into_owned();
+        let (code, _, stderr) = pbc(&["compile", "-o", &fifo_arg, "corpus/compile/trees/sample"]);
+        assert_eq!(code, 2);
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+        let kind = std::fs::symlink_metadata(&fifo)
+            .expect("still there")
+            .file_type();
+        assert!(!kind.is_file());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Output that cannot be written is exit 2, never a success with the output lost.
+#[test]
+fn write_errors_on_standard_output_are_exit_2() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pbc"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(full.try_clone().expect("dup"))
+            .output()
+            .expect("pbc runs")
+    };
+    for args in [
+        &["schema"][..],
+        &["parse", "--format", "pn", "corpus/pn"][..],
+        &["check", "--error-format", "json", "examples/site"][..],
+        &[
+            "lookup",
+            "--facts",
+            "corpus/lookup/trees/example/facts",
+            "--node",
+            "web01.ams.example.com",
+            "--all",
+            "corpus/lookup/trees/example",
+        ][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("cannot write to standard output"),
+            "{args:?}"
+        );
+    }
+}
+
+/// Facts and ENC output are read within bounds: nesting, YAML aliases, file size, file kind,
+/// and a node name that tries to be a path (each failed before: a stack overflow, gigabytes,
+/// an endless read, a file outside the factsets directory).
+#[test]
+fn hostile_facts_are_refused() {
+    let dir = std::env::temp_dir().join(format!("pbc-facts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let deep = dir.join("deep.yaml");
+    std::fs::write(&deep, format!("deep:\n{}x\n", "- ".repeat(400_000))).expect("deep");
+    let mut bomb = String::from("a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    let mut previous = 'a';
+    for c in "bcdefghij".chars() {
+        bomb.push_str(&format!(
+            "{c}: &{c} [{}]\n",
+            vec![format!("*{previous}"); 9].join(", ")
+        ));
+        previous = c;
+    }
+    let bomb_file = dir.join("bomb.yaml");
+    std::fs::write(&bomb_file, bomb).expect("bomb");
+    let big = dir.join("big.json");
+    std::fs::write(&big, format!("{{\"x\": \"{}\"}}", "a".repeat(4096))).expect("big");
+    let tree = "corpus/lookup/trees/example";
+    // What is in the file is an error found (1); a file that cannot be read is an I/O problem (2).
+    let cases: Vec<(Vec<String>, &str, i32)> = vec![
+        (
+            vec!["--facts".into(), deep.display().to_string()],
+            "nests more than 128 levels",
+            1,
+        ),
+        (
+            vec!["--facts".into(), bomb_file.display().to_string()],
+            "YAML aliases",
+            1,
+        ),
+        (
+            vec!["--facts".into(), "/dev/zero".into()],
+            "not a regular file",
+            2,
+        ),
+        (
+            vec![
+                "--max-file-size".into(),
+                "1000".into(),
+                "--facts".into(),
+                big.display().to_string(),
+            ],
+            "more than the limit of 1000",
+            2,
+        ),
+        (
+            vec![
+                "--facts".into(),
+                format!("{tree}/facts"),
+                "--node".into(),
+                "../facts/web01.ams.example.com".into(),
+            ],
+            "is not a node's name",
+            1,
+        ),
+    ];
+    for (args, says, status) in cases {
+        let mut all: Vec<&str> = vec!["lookup"];
+        all.extend(args.iter().map(String::as_str));
+        all.extend(["ntp::servers", tree]);
+        let (code, _, stderr) = pbc(&all);
+        assert_eq!(code, status, "{all:?}: {stderr}");
+        assert!(stderr.contains(says), "{all:?}: {stderr}");
+    }
+    let (code, _, stderr) = pbc(&["check", "/dev/zero"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An environment's `manifest` that is not Puppet code (`/proc/self/environ`) is an error at
+/// the attribute, and is never read (its lines would be shown in diagnostics).
+#[test]
+fn a_manifest_that_is_not_puppet_is_refused() {
+    let dir = common::write_tree(
+        "cli",
+        "manifest_not_puppet",
+        &[],
+        &[
+            (
+                "environments.pp",
+                "site {\n  environment { 'production': manifest => '/proc/self/environ' }\n}\n",
+            ),
+            ("facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
+    let tree = dir.to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["check", &tree]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("error[ENVIRONMENT_PATH_TYPE]"), "{stderr}");
+    assert!(
+        stderr.contains("neither a `.pp` file nor a directory"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("PATH="), "{stderr}");
+    let facts = dir.join("facts.json").to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["lookup", "--facts", &facts, "x", &tree]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("ENVIRONMENT_PATH_TYPE"), "{stderr}");
+}
+
+/// One policy for links in every subcommand: a link that leads out of the tree is not read
+/// (`check` and `lookup` both say so), `--follow-symlinks` follows it, and a link back up the
+/// tree is no endless walk. (`lookup` used to read a module `check` skipped.)
+#[test]
+fn links_out_of_the_tree_are_not_followed() {
+    let base = common::write_tree(
+        "cli",
+        "links",
+        &[],
+        &[
+            (
+                "outside/evil/bindings/default.pp",
+                "bindings evil::default {\n  bind 'x' to 'evil'\n}\n",
+            ),
+            ("tree/facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
+    let (tree, outside) = (base.join("tree"), base.join("outside"));
+    std::fs::create_dir_all(tree.join("modules")).expect("modules");
+    std::os::unix::fs::symlink(outside.join("evil"), tree.join("modules/evil")).expect("link");
+    std::os::unix::fs::symlink(&tree, tree.join("modules/loop")).expect("loop");
+    let t = tree.to_string_lossy().into_owned();
+    let facts = tree.join("facts.json").to_string_lossy().into_owned();
+
+    let (code, _, stderr) = pbc(&["check", &t]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("warning[SYMLINK_NOT_FOLLOWED]"), "{stderr}");
+    let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "x", &t]);
+    assert_eq!((code, stdout.as_str()), (1, "null\n"), "{stderr}");
+    assert!(stderr.contains("SYMLINK_NOT_FOLLOWED"), "{stderr}");
+    assert!(stderr.contains("KEY_NOT_FOUND"), "{stderr}");
+    let (code, stdout, stderr) = pbc(&["--follow-symlinks", "lookup", "--facts", &facts, "x", &t]);
+    assert_eq!((code, stdout.as_str()), (0, "\"evil\"\n"), "{stderr}");
+}
+
+/// `--confine`: a path that leads out of the tree is an error naming the attribute; without
+/// it, ARM-8's paths outside the tree (`/etc/puppet/...`) are read.
+#[test]
+fn confine_keeps_reads_inside_the_tree() {
+    let base = common::write_tree(
+        "cli",
+        "confine",
+        &[],
+        &[
+            (
+                "shared/ntp/bindings/default.pp",
+                "bindings ntp::default {\n  bind 'ntp::servers' to ['a']\n}\n",
+            ),
+            (
+                "tree/environments.pp",
+                "site {\n  environment { 'production': modulepath => '../shared' }\n}\n",
+            ),
+            ("tree/facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
+    let tree = base.join("tree");
+    let t = tree.to_string_lossy().into_owned();
+    let facts = tree.join("facts.json").to_string_lossy().into_owned();
+    let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "ntp::servers", &t]);
+    assert_eq!((code, stdout.as_str()), (0, "[\"a\"]\n"), "{stderr}");
+    for args in [
+        vec!["--confine", "check", &t],
+        vec!["--confine", "lookup", "--facts", &facts, "ntp::servers", &t],
+    ] {
+        let (code, _, stderr) = pbc(&args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(stderr.contains("error[PATH_OUTSIDE_TREE]"), "{stderr}");
+        assert!(
+            stderr.contains("the `modulepath` of the environment `production`"),
+            "{stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// 60,000 categories with one listed twice: one finding, found through a map (a pairwise
+/// search took 7.5 s).
+#[test]
+fn huge_category_lists_are_checked_linearly() {
+    let mut categories: String = (0..60_000).map(|i| format!("c{i} => $::c{i}, ")).collect();
+    categories.push_str("c7 => $::again");
+    let (report, _) = check_tree(&categories, "bindings default {\n  bind 'x' to 1\n}\n");
+    assert_eq!(
+        codes_of(&report.diagnostics),
+        vec![codes::DUPLICATE_CATEGORY]
+    );
+}
+
+/// 10,000 dynamic environments, each with its own bindings: each environment's files are
+/// found by name, not by scanning every file of the site (quadratic: 8 s).
+#[test]
+fn thousands_of_environments_are_checked_linearly() {
+    let root = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("many-environments");
+    let _ = std::fs::remove_dir_all(&root);
+    let n = 10_000;
+    for i in 0..n {
+        let dir = root.join(format!("environments/e{i}/bindings"));
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(
+            dir.join("default.pp"),
+            format!("bindings default {{\n  bind 'x' to {i}\n}}\n"),
+        )
+        .expect("bindings");
+    }
+    std::fs::write(
+        root.join("environments.pp"),
+        "site {\n  dynamic_environments { \"${confdir}/environments\": }\n}\n",
+    )
+    .expect("environments.pp");
+    let report = puppet_bindings::check_paths(&[root.clone()]).expect("checked");
+    assert!(
+        report.diagnostics.iter().all(|d| !d.is_error()),
+        "{:?}",
+        codes_of(&report.diagnostics)
+    );
+    assert_eq!(report.file_count, n + 1);
+    let _ = std::fs::remove_dir_all(&root);
 }

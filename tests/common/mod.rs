@@ -67,3 +67,17 @@ pub fn write_tree(
     }
     root
 }
+
+/// Runs the `pbc` binary from the package root: (exit status, stdout, stderr).
+pub fn pbc(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pbc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("pbc runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
