@@ -19,6 +19,7 @@
 //! links (`links_out_of_the_tree_are_not_followed`), paths out of the tree
 //! (`a_manifest_that_is_not_puppet_is_refused`, `confine_keeps_reads_inside_the_tree`), node
 //! names (`hostile_facts_are_refused`), URIs with `..` (`corpus/check/invalid/layers_uris.pp`).
+
 mod common;
 
 use common::pbc;
@@ -682,7 +683,7 @@ fn thousands_of_environments_are_checked_linearly() {
         "site {\n  dynamic_environments { \"${confdir}/environments\": }\n}\n",
     )
     .expect("environments.pp");
-    let report = puppet_bindings::check_paths(&[root.clone()]).expect("checked");
+    let report = puppet_bindings::check_paths(std::slice::from_ref(&root)).expect("checked");
     assert!(
         report.diagnostics.iter().all(|d| !d.is_error()),
         "{:?}",
