@@ -110,7 +110,13 @@ fn leaf(kind: ExprKind, span: Span) -> Expr {
 /// A data value as a Puppet expression: literals as literals, and a string with a `$` as the
 /// double-quoted Puppet string it is (D20), placed at the value in the file. Nesting is bounded
 /// by the YAML reader.
-pub(crate) fn value_expr(file: FileId, text: &str, node: &Node) -> Expr {
+fn value_expr(file: FileId, text: &str, node: &Node) -> Expr {
+    literal_expr(file, text, node, true)
+}
+
+/// [`value_expr`], with strings interpolated only when `interpolate`.
+pub(crate) fn literal_expr(file: FileId, text: &str, node: &Node, interpolate: bool) -> Expr {
+    let value_expr = |file, text, node| literal_expr(file, text, node, interpolate);
     match &node.kind {
         NodeKind::Null => leaf(ExprKind::Undef, node.span),
         NodeKind::Bool(b) => leaf(ExprKind::Boolean { value: *b }, node.span),
@@ -128,7 +134,7 @@ pub(crate) fn value_expr(file: FileId, text: &str, node: &Node) -> Expr {
             },
             node.span,
         ),
-        NodeKind::String(s) if s.contains('$') => {
+        NodeKind::String(s) if interpolate && s.contains('$') => {
             let quoted = matches!(
                 text.as_bytes().get(node.span.start as usize),
                 Some(b'\'' | b'"')

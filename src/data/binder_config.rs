@@ -113,15 +113,8 @@ pub fn read(file: FileId, text: &str) -> (Option<Program>, Declares, Vec<Diagnos
     (Some(program), declares, out)
 }
 
-/// The key node `key` of a mapping (where a message about the whole entry points).
 fn key_of<'n>(doc: &'n Node, key: &str) -> Option<&'n Node> {
-    match &doc.kind {
-        NodeKind::Mapping(entries) => entries
-            .iter()
-            .find(|(k, _)| k.as_str() == Some(key))
-            .map(|(k, _)| k),
-        _ => None,
-    }
+    doc.entry(key).map(|(k, _)| k)
 }
 
 fn first_key(doc: &Node) -> Span {
@@ -323,19 +316,7 @@ fn read_layers(
 }
 
 /// `include`/`exclude`: a URI or a list of them, as the site's rules expect them (anything
-/// else as the literal it is, for those rules to report).
+/// else as the literal it is, for those rules to report); URIs are not interpolated.
 fn uri_list(file: FileId, text: &str, node: &Node) -> Expr {
-    match &node.kind {
-        NodeKind::String(s) => string(s, node.span),
-        NodeKind::Sequence(items) => {
-            let elements: Vec<Expr> = items.iter().map(|i| uri_list(file, text, i)).collect();
-            let depth = 1 + elements.iter().map(|e| e.depth).max().unwrap_or(0);
-            Expr {
-                kind: ExprKind::Array { elements },
-                span: node.span,
-                depth,
-            }
-        }
-        _ => super::bind::value_expr(file, text, node),
-    }
+    super::bind::literal_expr(file, text, node, false)
 }

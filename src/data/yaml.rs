@@ -53,11 +53,17 @@ impl Node {
 
     /// The value of `key` in a mapping (the first, if it repeats).
     pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|(_, v)| v)
+    }
+
+    /// The key node and value of `key` in a mapping (the first, if it repeats): the key is where
+    /// a message about the whole entry points.
+    pub fn entry(&self, key: &str) -> Option<(&Node, &Node)> {
         match &self.kind {
             NodeKind::Mapping(entries) => entries
                 .iter()
                 .find(|(k, _)| k.as_str() == Some(key))
-                .map(|(_, v)| v),
+                .map(|(k, v)| (k, v)),
             _ => None,
         }
     }
