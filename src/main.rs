@@ -115,7 +115,8 @@ enum Command {
         paths: Vec<PathBuf>,
     },
     /// Check a configuration tree (confdir, environment or module directories, or files):
-    /// Puppet's parse-time rules on every manifest, ARM-8's rules on site and bindings blocks.
+    /// Puppet's parse-time rules on every manifest, ARM-8's rules on site and bindings blocks,
+    /// ARM-9's on binder_config.yaml, hiera.yaml and data files.
     Check {
         /// How to print diagnostics: `human` (to stderr, with a summary line), `json` or `sarif`
         /// (SARIF 2.1.0), both to stdout.
