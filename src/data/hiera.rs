@@ -29,8 +29,10 @@ impl Backend {
 #[derive(Clone, Debug, PartialEq)]
 pub struct HierarchyEntry {
     pub category: String,
-    /// The value as written: a Puppet string (`${osfamily}`), `true` for `common`.
+    /// The value: a Puppet string (`${osfamily}`), `true` for `common`.
     pub value: String,
+    /// Whether the file writes the value (else it is the smart default, the category's own).
+    pub value_written: bool,
     /// Paths relative to the entry's data directory, without the backend's extension.
     pub paths: Vec<String>,
     /// The entry's own data directory, relative to the `hiera.yaml` directory.
@@ -226,6 +228,7 @@ fn default_hierarchy(version: u8) -> Vec<HierarchyEntry> {
         HierarchyEntry {
             category: "osfamily".into(),
             value: "${osfamily}".into(),
+            value_written: false,
             paths: vec![format!("{prefix}osfamily/${{osfamily}}")],
             datadir: if version == 2 {
                 "".into()
@@ -237,6 +240,7 @@ fn default_hierarchy(version: u8) -> Vec<HierarchyEntry> {
         HierarchyEntry {
             category: "common".into(),
             value: "true".into(),
+            value_written: false,
             paths: vec![format!("{prefix}common")],
             datadir: if version == 2 {
                 "".into()
@@ -316,6 +320,7 @@ fn entry_v2(item: &Node, config: &mut HieraConfig, out: &mut Vec<Diagnostic>) {
     config.hierarchy.push(HierarchyEntry {
         category: parts[0].to_string(),
         value: parts[1].to_string(),
+        value_written: true,
         paths: vec![parts[2].to_string()],
         datadir: String::new(),
         span: item.span,
@@ -488,6 +493,7 @@ fn smart_default(
     span: Span,
 ) -> HierarchyEntry {
     let common = category == "common";
+    let value_written = value.is_some();
     let value = value.unwrap_or_else(|| {
         if common {
             "true".into()
@@ -505,6 +511,7 @@ fn smart_default(
     HierarchyEntry {
         category: category.to_string(),
         value,
+        value_written,
         paths,
         datadir: datadir.unwrap_or_else(|| "data".into()),
         span,

@@ -197,6 +197,8 @@ pub const DATA_NOT_HASH: &str = "DATA_NOT_HASH";
 /// (`os/default` under `osfamily`): which requests it applies to is not known, so it is not
 /// bound.
 pub const DATA_PATH_NOT_BOUND: &str = "DATA_PATH_NOT_BOUND";
+/// A warning: a hierarchy entry whose value names another fact than its category's value.
+pub const CATEGORY_VALUE_DIFFERS: &str = "CATEGORY_VALUE_DIFFERS";
 /// A hierarchy category the site does not declare.
 pub const MISSING_CATEGORY_PRECEDENCE: &str = "MISSING_CATEGORY_PRECEDENCE";
 /// A hierarchy whose categories are out of the site's order.

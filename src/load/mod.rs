@@ -588,6 +588,74 @@ fn site_categories(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<String> {
     out
 }
 
+/// For each category whose value is one fact (`$::osfamily`, `"${osfamily}"`,
+/// `$facts['osfamily']`), that fact; D10's defaults when the site declares no categories.
+fn category_facts(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut declared = false;
+    for (_, program) in parsed {
+        for e in &program.body {
+            let ast::ExprKind::Site(site) = &e.kind else {
+                continue;
+            };
+            for item in &site.items {
+                if let ast::SiteItem::Categories { entries, .. } = item {
+                    declared = true;
+                    out.extend(
+                        entries
+                            .iter()
+                            .filter_map(|c| Some((c.name.to_string(), fact_of_expr(&c.value)?))),
+                    );
+                }
+            }
+        }
+    }
+    if !declared {
+        out.extend(lower::DEFAULT_CATEGORIES.map(|c| (c.to_string(), c.to_string())));
+    }
+    out
+}
+
+/// The fact an expression reads when it is nothing but that fact.
+fn fact_of_expr(e: &ast::Expr) -> Option<String> {
+    use ast::ExprKind;
+    match &e.kind {
+        ExprKind::Variable { name } => Some(name.trim_start_matches("::").to_string()),
+        ExprKind::Concat { segments } if segments.len() == 1 => fact_of_expr(&segments[0]),
+        ExprKind::Text { expr } => fact_of_expr(expr),
+        ExprKind::Access { target, keys } if keys.len() == 1 => {
+            match (&target.kind, &keys[0].kind) {
+                (ExprKind::Variable { name }, ExprKind::String { value })
+                    if name.trim_start_matches("::") == "facts" =>
+                {
+                    Some(value.to_string())
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The fact a hierarchy entry's value names when it is nothing but that fact (`${osfamily}`,
+/// `$::osfamily`).
+fn fact_of_text(value: &str) -> Option<String> {
+    let name = value
+        .strip_prefix("${")
+        .and_then(|v| v.strip_suffix('}'))
+        .or_else(|| value.strip_prefix('$'))?;
+    let name = name.trim_start_matches("::");
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| name.to_string())
+}
+
+/// The site's categories as a hierarchy needs them: the names, highest first, and the fact
+/// each one reads, where it reads one.
+struct SiteCategories<'a> {
+    names: &'a [String],
+    facts: &'a [(String, String)],
+}
+
 /// What the tree's `hiera.yaml` files give: their diagnostics and their data files', and for
 /// each data file without errors the bindings block it makes.
 #[derive(Default)]
@@ -614,10 +682,11 @@ fn read_hiera_config(
     id: span::FileId,
     module: Option<&str>,
     dir: &str,
-    categories: &[String],
+    site: &SiteCategories,
     into: &mut HieraData,
 ) {
     use crate::data::hiera;
+    let categories = site.names;
     let known = hiera::Known { categories };
     let (read, found) = hiera::read(id, files.source(id), &known, module.is_some());
     into.diagnostics.extend(found);
@@ -670,6 +739,31 @@ fn read_hiera_config(
             }
         }
         previous = Some((rank, entry));
+        // A value other than the category's own: the data is bound under the category, whose
+        // value the site decides, not under what the hierarchy names.
+        let site_fact = site.facts.iter().find(|(c, _)| *c == entry.category);
+        let written = Some(&entry.value).filter(|_| entry.value_written);
+        if let (Some((_, site_fact)), Some(fact)) =
+            (site_fact, written.and_then(|v| fact_of_text(v)))
+        {
+            if *site_fact != fact {
+                into.diagnostics.push(
+                    diag::Diagnostic::warning(
+                        diag::codes::CATEGORY_VALUE_DIFFERS,
+                        entry.span,
+                        format!(
+                            "this entry takes `{}` from `{}`, but the site's `{}` is the fact `{site_fact}`",
+                            entry.category, entry.value, entry.category
+                        ),
+                    )
+                    .with_note(format!(
+                        "note: the data is bound `when {} ...`, and the site decides that value",
+                        entry.category
+                    ))
+                    .across_files(),
+                );
+            }
+        }
     }
     // The data of a category the site does not have could never apply: not bound.
     let mut config = config;
@@ -895,16 +989,14 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         }
     }
     let categories = site_categories(&parsed);
+    let facts = category_facts(&parsed);
+    let site = SiteCategories {
+        names: &categories,
+        facts: &facts,
+    };
     let mut data = HieraData::default();
     for (id, module, dir) in &hiera_configs {
-        read_hiera_config(
-            &mut files,
-            *id,
-            module.as_deref(),
-            dir,
-            &categories,
-            &mut data,
-        );
+        read_hiera_config(&mut files, *id, module.as_deref(), dir, &site, &mut data);
     }
     diagnostics.append(&mut data.diagnostics);
     let file_count = file_count + data.read;
