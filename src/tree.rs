@@ -412,6 +412,17 @@ fn hiera_config_role(root: &Path, file: &Path) -> Option<FileRole> {
     if parts.last().is_some_and(|f| f == "binder_config.yaml") {
         return (parts.len() == 1).then_some(FileRole::BinderConfig);
     }
+    // A module's file, wherever the check starts (`pbc check modules/ntp` too).
+    if let FileRole::HieraConfig {
+        module: Some(module),
+        dir,
+    } = role_of(file)
+    {
+        return (!dir.contains('/')).then_some(FileRole::HieraConfig {
+            module: Some(module),
+            dir,
+        });
+    }
     match parts.as_slice() {
         [_] => Some(FileRole::HieraConfig {
             module: None,
