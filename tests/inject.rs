@@ -181,7 +181,8 @@ fn lookup_signatures() {
   bind 'list' to ['a']
   bind 'k1' to lookup('base', 'Integer')
   bind 'k2' to lookup('absent', Integer, 5)
-  bind 'k3' to lookup({'key' => 'absent', 'first_found' => ['nope', 'base']})
+  bind 'k3' to lookup({'first_found' => ['nope', 'base']})
+  bind 'k13' to lookup('absent', {'first_found' => ['base']})
   bind 'k4' to lookup('absent', {'default' => 'd'})
   bind 'k5' to lookup('absent') |$r| { if $r == undef { 'none' } else { $r } }
   bind 'k6' to lookup('base') |$name, $r| { "${name}=${r}" }
@@ -207,6 +208,7 @@ fn lookup_signatures() {
             ("k10", "EVAL_TYPE_ERROR"),
             ("k11", "20"),
             ("k12", "['absent', undef, 3]"),
+            ("k13", "EVAL_TYPE_ERROR"),
         ],
     );
 }

@@ -462,13 +462,14 @@ impl LookupRequest {
         for (k, v) in options.iter() {
             let name = k.to_display_string();
             match name.as_str() {
-                // The key is tried before `first_found`, in whichever order they are given.
-                "key" | "name" => {
-                    let mut keys = key_names(a, v, 0)?;
-                    keys.append(&mut self.keys);
-                    self.keys = keys;
+                // ARM-9 improvements: `key` and `first_found` are alternatives.
+                "key" | "name" | "first_found" if !self.keys.is_empty() => {
+                    return Err(EvalError::type_error(
+                        a.span,
+                        format!("`lookup` takes one key, a list of keys, or `first_found`, not also `{name}`"),
+                    ))
                 }
-                "first_found" => self.keys.extend(key_names(a, v, 0)?),
+                "key" | "name" | "first_found" => self.keys = key_names(a, v, 0)?,
                 "type" => self.ty = type_argument(a, v, 0)?,
                 "default" => self.default = Some(v.clone()),
                 "accept_undef" => match v {
