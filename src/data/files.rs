@@ -192,6 +192,10 @@ fn interpolation(file: FileId, value: &str, at: Span, quoted: bool) -> Vec<Diagn
                 start: place(d.span.start),
                 end: place(d.span.end).max(place(d.span.start)),
             };
+            // The closing quote is pbc's, not the file's: `}"` is shown as the `}` it is.
+            if let Some(shown) = d.message.strip_suffix("\"`") {
+                d.message = format!("{shown}`");
+            }
             d
         })
         .collect()
