@@ -510,16 +510,8 @@ fn read_binder_config(
     let (program, _, found) = crate::data::binder_config::read(id, files.source(id));
     out.extend(found);
     let mut program = program?;
-    let site_items = parsed
-        .iter()
-        .flat_map(|(_, p)| p.body.iter())
-        .filter_map(|e| match &e.kind {
-            ast::ExprKind::Site(site) => Some(site.items.iter()),
-            _ => None,
-        })
-        .flatten();
     let mut declared: Vec<(&'static str, span::Span)> = Vec::new();
-    for item in site_items {
+    for item in site_items(parsed) {
         match item {
             ast::SiteItem::Categories { span, .. } => declared.push(("categories", *span)),
             ast::SiteItem::Layers { span, .. } => declared.push(("layers", *span)),
@@ -554,23 +546,35 @@ fn read_binder_config(
     Some(program)
 }
 
+/// Every item of every `site { }` of the tree's files.
+fn site_items(parsed: &[(tree::FileRole, ast::Program)]) -> impl Iterator<Item = &ast::SiteItem> {
+    parsed
+        .iter()
+        .flat_map(|(_, p)| p.body.iter())
+        .filter_map(|e| match &e.kind {
+            ast::ExprKind::Site(site) => Some(site.items.iter()),
+            _ => None,
+        })
+        .flatten()
+}
+
+/// The categories the sites of the tree's files declare, in order.
+fn site_category_entries(
+    parsed: &[(tree::FileRole, ast::Program)],
+) -> impl Iterator<Item = &ast::Category> {
+    site_items(parsed).flat_map(|item| match item {
+        ast::SiteItem::Categories { entries, .. } => entries.as_slice(),
+        _ => &[],
+    })
+}
+
 /// The categories the tree's site declares, highest first, as the request will have them:
 /// `node` first and `environment`, `common` last when the site leaves them out; ARM-9's
 /// defaults when it declares none (D10).
 fn site_categories(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<String> {
-    let mut declared: Vec<String> = Vec::new();
-    for (_, program) in parsed {
-        for e in &program.body {
-            let ast::ExprKind::Site(site) = &e.kind else {
-                continue;
-            };
-            for item in &site.items {
-                if let ast::SiteItem::Categories { entries, .. } = item {
-                    declared.extend(entries.iter().map(|c| c.name.to_string()));
-                }
-            }
-        }
-    }
+    let mut declared: Vec<String> = site_category_entries(parsed)
+        .map(|c| c.name.to_string())
+        .collect();
     if declared.is_empty() {
         declared = lower::DEFAULT_CATEGORIES.map(String::from).to_vec();
     }
@@ -591,25 +595,10 @@ fn site_categories(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<String> {
 /// For each category whose value is one fact (`$::osfamily`, `"${osfamily}"`,
 /// `$facts['osfamily']`), that fact; D10's defaults when the site declares no categories.
 fn category_facts(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut declared = false;
-    for (_, program) in parsed {
-        for e in &program.body {
-            let ast::ExprKind::Site(site) = &e.kind else {
-                continue;
-            };
-            for item in &site.items {
-                if let ast::SiteItem::Categories { entries, .. } = item {
-                    declared = true;
-                    out.extend(
-                        entries
-                            .iter()
-                            .filter_map(|c| Some((c.name.to_string(), fact_of_expr(&c.value)?))),
-                    );
-                }
-            }
-        }
-    }
+    let declared = site_category_entries(parsed).next().is_some();
+    let mut out: Vec<(String, String)> = site_category_entries(parsed)
+        .filter_map(|c| Some((c.name.to_string(), fact_of_expr(&c.value)?)))
+        .collect();
     if !declared {
         out.extend(lower::DEFAULT_CATEGORIES.map(|c| (c.to_string(), c.to_string())));
     }
