@@ -101,12 +101,13 @@ pub struct ContributionLine {
 
 impl Injector<'_> {
     pub fn explain(&mut self, key: &Key) -> Explanation {
-        if self.composition.entry(key).is_none() {
-            if let Some(implicit) = key.implicit_parameter() {
-                let mut e = self.explain(&implicit);
-                e.implicit_for = Some(key.name.clone());
-                return e;
-            }
+        if let Some(implicit) = key
+            .implicit_parameter()
+            .filter(|_| self.composition.entry(key).is_none())
+        {
+            let mut e = self.explain(&implicit);
+            e.implicit_for = Some(key.name.clone());
+            return e;
         }
         let result = self.lookup_found_key(key);
         let c = &self.composition;

@@ -179,10 +179,12 @@ impl<'m> Injector<'m> {
         if self.composition.erased.contains(&id) {
             return Ok(None);
         }
-        if self.composition.entry(key).is_none() {
-            if let Some(implicit) = key.implicit_parameter() {
-                return self.lookup_key(&implicit, at);
-            }
+        // Only a class parameter's key (a prefix test) asks the composition twice.
+        if let Some(implicit) = key
+            .implicit_parameter()
+            .filter(|_| self.composition.entry(key).is_none())
+        {
+            return self.lookup_key(&implicit, at);
         }
         self.lookup_id(key, id, at)
     }
