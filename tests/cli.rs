@@ -599,3 +599,31 @@ fn binder_config_option() {
         "{stderr}"
     );
 }
+
+/// A module's hiera.yaml is the module's wherever the tree given starts: compiling the module's
+/// own directory puts its data in the `modules` layer, under `module-hiera:`.
+#[test]
+fn a_module_checked_alone_keeps_its_data_in_the_modules_layer() {
+    let (code, model, stderr) = pbc(&[
+        "compile",
+        "corpus/lookup/trees/arm9-funny-hat/modules/funny",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&model).expect("a model");
+    let layer = doc["layers"]["layers"]
+        .as_array()
+        .expect("layers")
+        .iter()
+        .find(|l| l["name"] == "modules")
+        .expect("the modules layer");
+    let names: Vec<&str> = layer["bindings"]
+        .as_array()
+        .expect("bindings")
+        .iter()
+        .filter_map(|b| b["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"module-hiera:/funny/data/common.yaml"),
+        "{names:?}"
+    );
+}
