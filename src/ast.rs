@@ -559,12 +559,36 @@ pub enum BindItem {
         condition: Vec<Vec<Predicate>>,
         items: Vec<BindItem>,
         span: Span,
+        /// Only in the blocks pbc makes of data files (ARM-9): the file applies to a request
+        /// only when its hierarchy path names it for that request.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        path: Option<Box<DataPath>>,
     },
     Operation(Box<BindOperation>),
     /// Where a syntax error was recovered from.
     Error {
         span: Span,
     },
+}
+
+/// When a data file's keys apply (D20): a hierarchy path, interpolated for the request as
+/// Puppet 3.4's provider did, names this file (file names compared with case), and no earlier
+/// file of the same hierarchy level that binds the same keys is named too (the first file
+/// found wins per key).
+#[derive(Clone, Debug, Serialize)]
+pub struct DataPath {
+    pub this: PathTest,
+    pub unless: Vec<PathTest>,
+}
+
+/// `template` (the hierarchy path `path` as a double-quoted Puppet string:
+/// `osfamily/${osfamily}`) gives `file` (the data file's path below its data directory, without
+/// extension: `osfamily/Darwin`).
+#[derive(Clone, Debug, Serialize)]
+pub struct PathTest {
+    pub path: SmolStr,
+    pub template: Expr,
+    pub file: SmolStr,
 }
 
 /// `CATEGORY [VALUE]` in a `when`.
@@ -922,12 +946,19 @@ impl BindItem {
     pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
         match self {
             BindItem::When {
-                condition, items, ..
+                condition,
+                items,
+                path,
+                ..
             } => {
                 for p in condition.iter().flatten() {
                     if let Some(v) = &p.value {
                         f(v);
                     }
+                }
+                if let Some(path) = path {
+                    f(&path.this.template);
+                    path.unless.iter().for_each(|t| f(&t.template));
                 }
                 items.iter().for_each(|i| i.for_each_expr(f));
             }

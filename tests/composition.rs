@@ -406,3 +406,50 @@ fn a_category_without_facts_says_so() {
         outcome.stderr
     );
 }
+
+/// ARM-9 data (D20): files one data path gives for different requests never meet, so they are
+/// no conflict, while a `bind` of the same key under the same category value meets the data
+/// file wherever its path names it (an error), and file names compare with case.
+#[test]
+fn data_files_meet_only_where_their_paths_name_them() {
+    let hiera = "version: 3\nhierarchy:\n  - dc\n  - other/${dc}\n";
+    let site = "site {\n  categories { dc => $::dc }\n  bindings => [\n    layer { 'modules': include => ['module-hiera:/*/', 'module:/*::default'] },\n  ]\n}\n";
+    let tree = |name: &str, files: &[(&str, &str)]| {
+        common::write_tree("composition", name, &[("manifests/site.pp", site)], files)
+    };
+    let root = tree(
+        "data_paths",
+        &[
+            ("modules/m/hiera.yaml", hiera),
+            ("modules/m/data/dc/ams.yaml", "m::a: 'from ams'\n"),
+            ("modules/m/data/dc/LON.yaml", "m::a: 'from LON'\n"),
+            ("modules/m/data/other/ams.yaml", "m::b: 'private ams'\n"),
+            ("modules/m/data/other/lon.yaml", "m::b: 'private lon'\n"),
+        ],
+    );
+    assert_eq!(check(&root), vec![]);
+    assert_eq!(
+        lookup(&root, "ams", &["m::a", "m::b"]).0,
+        "\"from ams\"\n\"private ams\"\n"
+    );
+    // `lon` does not read `LON.yaml`, though categories compare ignoring case.
+    let (out, _, status) = lookup(&root, "lon", &["m::a", "m::b"]);
+    assert_eq!((out.as_str(), status), ("null\n\"private lon\"\n", 1));
+    assert_eq!(lookup(&root, "LON", &["m::a"]).0, "\"from LON\"\n");
+
+    let root = tree(
+        "data_meets_bind",
+        &[
+            ("modules/m/hiera.yaml", hiera),
+            ("modules/m/data/dc/ams.yaml", "m::a: 'from ams'\n"),
+            (
+                "modules/m/bindings/default.pp",
+                "bindings m::default {\n  when dc ams { bind 'm::a' to 'bound' }\n}\n",
+            ),
+        ],
+    );
+    assert_eq!(
+        check(&root),
+        vec![(Severity::Error, "CONFLICTING_BINDINGS")]
+    );
+}

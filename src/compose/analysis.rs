@@ -42,6 +42,15 @@ enum Slot {
     Other,
 }
 
+/// What tells requests apart for a key: a category's value, or the file a data path (as
+/// written in `hiera.yaml`) gives (ARM-9 data). Like a category, a path gives one file per
+/// request, whichever `hiera.yaml` it is written in.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Dimension {
+    Category(SmolStr),
+    Path(SmolStr),
+}
+
 /// One condition on a category in a description of the failing requests.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Condition {
@@ -54,6 +63,12 @@ pub enum Condition {
     },
     /// The category has the value a computed predicate gives (at `span`).
     Computed { category: SmolStr, span: Span },
+    /// The data path `path` gives `files[0]` (`holds`), or none of `files`.
+    Path {
+        path: SmolStr,
+        files: Vec<SmolStr>,
+        holds: bool,
+    },
 }
 
 /// What fails.
@@ -334,11 +349,13 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
         nodes.into_iter().collect()
     }
 
-    /// Per category the predicates name, the values that tell requests apart.
-    fn domain(&self, nodes: &[usize]) -> Vec<(SmolStr, Vec<Slot>)> {
-        let mut domain: BTreeMap<SmolStr, BTreeSet<Slot>> = BTreeMap::new();
+    /// Per category the predicates name, the values that tell requests apart; per data path
+    /// test, whether it holds.
+    fn domain(&self, nodes: &[usize]) -> Vec<(Dimension, Vec<Slot>)> {
+        let mut domain: BTreeMap<Dimension, BTreeSet<Slot>> = BTreeMap::new();
         for &w in nodes {
-            for (index, p) in self.bindings.whens[w].predicates.iter().enumerate() {
+            let node = &self.bindings.whens[w];
+            for (index, p) in node.predicates.iter().enumerate() {
                 let category = p.categorization.as_str();
                 if category == "common" || !self.levels.contains_key(category) {
                     continue;
@@ -347,8 +364,15 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
                     Some(v) => Slot::Value(v),
                     None => Slot::Computed { when: w, index },
                 };
-                let slots = domain.entry(category.into()).or_default();
+                let slots = domain
+                    .entry(Dimension::Category(category.into()))
+                    .or_default();
                 slots.insert(slot);
+                slots.insert(Slot::Other);
+            }
+            for (path, file) in path_tests(node) {
+                let slots = domain.entry(Dimension::Path(path.into())).or_default();
+                slots.insert(Slot::Value(file.into()));
                 slots.insert(Slot::Other);
             }
         }
@@ -362,7 +386,7 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
     fn precedences(
         &self,
         nodes: &[usize],
-        domain: &[(SmolStr, Vec<Slot>)],
+        domain: &[(Dimension, Vec<Slot>)],
         class: &[usize],
     ) -> HashMap<usize, Option<Precedence>> {
         let mut raw: HashMap<usize, Option<Vec<u16>>> = HashMap::with_capacity(nodes.len());
@@ -390,11 +414,25 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
                 };
                 let holds = domain
                     .iter()
-                    .position(|(c, _)| c == category)
+                    .position(|(c, _)| matches!(c, Dimension::Category(name) if name == category))
                     .is_some_and(|ci| domain[ci].1[class[ci]] == wanted);
                 if holds {
                     acc.push(level);
                 } else {
+                    levels = None;
+                }
+            }
+            if let Some(path) = node.path {
+                let holds = |p: &str, f: &str| {
+                    domain
+                        .iter()
+                        .position(|(d, _)| matches!(d, Dimension::Path(path) if path == p))
+                        .is_some_and(
+                            |ci| matches!(&domain[ci].1[class[ci]], Slot::Value(v) if v == f),
+                        )
+                };
+                let this = holds(&path.path, &path.file);
+                if !this || path.unless.iter().any(|t| holds(&t.path, &t.file)) {
                     levels = None;
                 }
             }
@@ -403,6 +441,17 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
         }
         out
     }
+}
+
+/// A `when` node's data path tests (path as written, file): its own and its earlier files'.
+fn path_tests<'m>(node: &super::WhenNode<'m>) -> Vec<(&'m str, &'m str)> {
+    node.path
+        .map(|p| {
+            std::iter::once((p.path.as_str(), p.file.as_str()))
+                .chain(p.unless.iter().map(|t| (t.path.as_str(), t.file.as_str())))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The text a literal predicate value matches (as the injector compares it: lower-cased).
@@ -439,7 +488,7 @@ impl Classes<'_> {
 /// The failing classes as a few conjunctions: a category is left out of one when every
 /// request that differs only in it fails too (or is one the bindings do not apply to).
 fn describe(
-    domain: &[(SmolStr, Vec<Slot>)],
+    domain: &[(Dimension, Vec<Slot>)],
     classes: &Classes,
     failing: &BTreeSet<usize>,
     applies: &BTreeSet<usize>,
@@ -478,7 +527,26 @@ fn describe(
                 .enumerate()
                 .filter_map(|(ci, s)| s.map(|s| (ci, s)))
                 .map(|(ci, s)| {
-                    let (category, slots) = &domain[ci];
+                    let (dimension, slots) = &domain[ci];
+                    let category = match dimension {
+                        Dimension::Category(c) => c,
+                        Dimension::Path(path) => {
+                            return Condition::Path {
+                                path: path.clone(),
+                                files: match &slots[s] {
+                                    Slot::Value(f) => vec![f.clone()],
+                                    _ => slots
+                                        .iter()
+                                        .filter_map(|s| match s {
+                                            Slot::Value(v) => Some(v.clone()),
+                                            _ => None,
+                                        })
+                                        .collect(),
+                                },
+                                holds: matches!(slots[s], Slot::Value(_)),
+                            };
+                        }
+                    };
                     match &slots[s] {
                         Slot::Value(v) => Condition::Is {
                             category: category.clone(),

@@ -17,8 +17,8 @@ pub mod multibind;
 use crate::eval::code::Code;
 use crate::lower::keys::Key;
 use crate::lower::model::{
-    model_is_data, ptype, AbstractBinding, Binding, Category, Multibinding, NamedLayer, Origin,
-    Rebinding, TypeModel,
+    model_is_data, ptype, AbstractBinding, Binding, Category, DataPath, Multibinding, NamedLayer,
+    Origin, Rebinding, TypeModel,
 };
 use crate::types::PType;
 use smol_str::SmolStr;
@@ -34,9 +34,21 @@ pub type Precedence = Rc<[u16]>;
 #[derive(Clone, Debug)]
 pub struct PredicateOutcome {
     pub category: SmolStr,
-    /// The value the predicate names (as written, lower-cased).
+    /// The value the predicate names (as written, lower-cased); for a data file's path test,
+    /// the file's path.
     pub value: SmolStr,
     pub matched: bool,
+    /// Only for a data file's path test.
+    pub path: Option<PathOutcome>,
+}
+
+/// How a data file's path test fared (ARM-9, D20).
+#[derive(Clone, Debug)]
+pub struct PathOutcome {
+    /// The path the request gives (`None`: it could not be interpolated).
+    pub given: Option<SmolStr>,
+    /// A test of an earlier file of the same level, which must not be the request's.
+    pub unless: bool,
 }
 
 /// What a candidate binds.
@@ -56,6 +68,8 @@ pub enum Bound<'m> {
 pub struct WhenNode<'m> {
     pub parent: Option<usize>,
     pub predicates: &'m [Category<Code<'m>>],
+    /// A data file's path test (ARM-9).
+    pub path: Option<&'m DataPath<Code<'m>>>,
 }
 
 /// One binding of a key, where it is and under which `when`.
@@ -144,6 +158,7 @@ impl<'m> Bindings<'m> {
                     order += 1;
                     if let AbstractBinding::CategorizedBindings {
                         predicates,
+                        path,
                         bindings,
                         ..
                     } = item
@@ -151,6 +166,7 @@ impl<'m> Bindings<'m> {
                         b.whens.push(WhenNode {
                             parent: when,
                             predicates,
+                            path: path.as_ref(),
                         });
                         stack.push((bindings.iter(), Some(b.whens.len() - 1)));
                     } else {
@@ -391,10 +407,12 @@ pub struct Composition<'m> {
 }
 
 impl<'m> Composition<'m> {
+    /// `text` gives what an embedded expression (a computed predicate value, a data path)
+    /// evaluates to for the request, as text (`None`: undef, empty, or an error).
     pub fn build(
         layers: &'m [NamedLayer<Code<'m>>],
         categories: &CategoryValues,
-        predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
+        text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
     ) -> Composition<'m> {
         let bindings = Bindings::build(layers);
         let nodes = bindings.whens.len();
@@ -408,13 +426,13 @@ impl<'m> Composition<'m> {
                 None => Some(Vec::new()),
             };
             let start = outcomes.len();
-            let inner = match_predicates(
-                node.predicates,
-                categories,
-                predicate_value,
-                outer,
-                &mut outcomes,
-            );
+            let mut inner =
+                match_predicates(node.predicates, categories, text, outer, &mut outcomes);
+            if let Some(path) = node.path {
+                if !path_holds(path, text, &mut outcomes) {
+                    inner = None;
+                }
+            }
             when_outcomes.push(start..outcomes.len());
             when_precedence.push(inner.clone().map(normalise));
             raw.push(inner);
@@ -518,18 +536,49 @@ impl<'m> Composition<'m> {
     }
 }
 
+/// Whether a data file's path test holds for the request (outcomes added to `outcomes`): its
+/// path gives this file, with case (D20), and no earlier file's path gives that file.
+fn path_holds<'m>(
+    path: &'m DataPath<Code<'m>>,
+    text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
+    outcomes: &mut Vec<PredicateOutcome>,
+) -> bool {
+    let mut holds = true;
+    let tests = std::iter::once((&path.template, &path.file, false))
+        .chain(path.unless.iter().map(|t| (&t.template, &t.file, true)));
+    for (template, file, unless) in tests {
+        let given = text(template);
+        let names_it = given.as_deref() == Some(file.as_str());
+        let matched = names_it != unless;
+        holds &= matched;
+        outcomes.push(PredicateOutcome {
+            category: SmolStr::default(),
+            value: file.as_str().into(),
+            matched,
+            path: Some(PathOutcome { given, unless }),
+        });
+    }
+    holds
+}
+
 /// The outcome of one `when`'s predicates (added to `outcomes`) and the precedence inside it
 /// (`None` once any predicate on the way fails). An undeclared category never matches.
 fn match_predicates<'m>(
     predicates: &'m [Category<Code<'m>>],
     categories: &CategoryValues,
-    predicate_value: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
+    text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
     outer: Option<Vec<u16>>,
     outcomes: &mut Vec<PredicateOutcome>,
 ) -> Option<Vec<u16>> {
     let mut precedence = outer;
     for p in predicates {
-        let wanted = predicate_value(&p.value).unwrap_or_default();
+        // D9: compared ignoring case (literals were lowered lower-cased).
+        let wanted: SmolStr = match &p.value {
+            Code::Value(crate::eval::Value::String(s)) => s.clone(),
+            other => text(other)
+                .map(|t| t.to_lowercase().into())
+                .unwrap_or_default(),
+        };
         let (matched, level) = if p.categorization == "common" {
             (true, Some(0))
         } else {
@@ -542,6 +591,7 @@ fn match_predicates<'m>(
             category: p.categorization.as_str().into(),
             value: wanted,
             matched,
+            path: None,
         });
         precedence = match (precedence, level) {
             (Some(mut p), Some(l)) => {

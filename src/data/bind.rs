@@ -1,47 +1,120 @@
 //! The bindings a data file makes (ARM-9, D20): each top-level key of the file is a binding of
 //! `(Data, key)` under `when <category> <value>` for the hierarchy entry and category value the
-//! file's path stands for (none for `common` and the private hierarchy). They are made as the
-//! AST of a `bindings` block whose spans point into the data file, so that the rules, the
-//! lowering into the model, the composition and `--explain` treat them as any other binding.
-//! This module only builds that block; the loader decides which files to read.
+//! file's path stands for (none for `common` and the private hierarchy), and under the file's
+//! path test: the hierarchy path, interpolated for the request, must give this file, and no
+//! earlier file of the same level that binds the key may be the request's (the first file found
+//! wins per key). They are made as the AST of a `bindings` block whose spans point into the data
+//! file, so that the rules, the lowering into the model, the composition and `--explain` treat
+//! them as any other binding. This module only builds that block; the loader decides which
+//! files to read.
 
 use super::yaml::{Node, NodeKind};
 use crate::ast::{
-    BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindingsBlock, Expr, ExprKind,
-    HashEntry, Predicate, Producer, ProducerKind, Program,
+    BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindingsBlock, DataPath, Expr,
+    ExprKind, HashEntry, PathTest, Predicate, Producer, ProducerKind, Program,
 };
 use crate::span::{FileId, Span};
 use smol_str::SmolStr;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Which requests a data file's keys apply to.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Applies {
-    /// Every request (`common`, the private hierarchy).
-    Always,
-    /// `when <category> '<value>'`.
-    When { category: String, value: String },
+/// Which requests a data file's keys apply to: its hierarchy entry's `when` (none for
+/// `common` and the private hierarchy) and, when its path interpolates, the test that the path
+/// names this file for the request.
+#[derive(Clone, Debug)]
+pub struct Applies {
+    pub when: Option<(String, WhenValue)>,
+    /// The path as written in `hiera.yaml` (`osfamily/${osfamily}`), and its test.
+    pub template: String,
+    pub test: PathTest,
 }
 
-/// The block for one data file: `name` (what `--explain` shows), the file's document, and the
-/// keys earlier files of the same level already bind (first found wins; they are left out and
-/// this file's keys are added).
+impl Applies {
+    fn interpolates(&self) -> bool {
+        self.template.contains('$')
+    }
+}
+
+/// The value of a data file's `when`.
+#[derive(Clone, Debug)]
+pub enum WhenValue {
+    /// The value the file's path names (`Darwin` for `osfamily/Darwin.yaml`).
+    Named(String),
+    /// The entry's own value (`${osfamily}`), for a path that does not name it (`os/default`):
+    /// the file applies whenever the category has a value.
+    Entry(Expr),
+}
+
+/// A data file found for one hierarchy level, in search order, with the keys it binds.
+pub struct Found {
+    pub applies: Applies,
+    /// The file's path below its data directory, without extension.
+    pub stem: String,
+    pub keys: BTreeSet<String>,
+}
+
+/// How an earlier file of the same level that binds a key bears on this file's binding of it.
+enum Earlier {
+    /// It applies to every request this file applies to: this file's binding is never used.
+    Hides,
+    /// It never applies together with this file.
+    Apart,
+    /// It may: this file's binding applies only where it does not.
+    Unless(PathTest),
+}
+
+fn earlier(this: &Found, before: &Found) -> Earlier {
+    if !before.applies.interpolates() {
+        // One path for every request of the level's category.
+        return Earlier::Hides;
+    }
+    if let (Some((_, WhenValue::Named(a))), Some((_, WhenValue::Named(b)))) =
+        (&this.applies.when, &before.applies.when)
+    {
+        if !a.eq_ignore_ascii_case(b) {
+            return Earlier::Apart;
+        }
+    }
+    if before.applies.template == this.applies.template {
+        // One path gives one file per request.
+        return if before.stem == this.stem {
+            Earlier::Hides
+        } else {
+            Earlier::Apart
+        };
+    }
+    Earlier::Unless(before.applies.test.clone())
+}
+
+/// The block for the data file `level[at]` (`level`: the files found so far for its hierarchy
+/// level, in search order): `name` (what `--explain` shows), the file's document. A key an
+/// earlier file of the level also binds applies only where that file does not (the first
+/// file found wins per key).
 pub fn program(
     name: &str,
     file: FileId,
     text: &str,
     doc: &Node,
-    applies: &Applies,
-    taken: &mut BTreeSet<String>,
+    level: &[Found],
+    at: usize,
 ) -> Program {
-    let mut operations: Vec<BindItem> = Vec::new();
+    let this = &level[at];
+    // Keys grouped by the earlier files that may hide them.
+    let mut groups: BTreeMap<Vec<usize>, Vec<BindItem>> = BTreeMap::new();
     if let NodeKind::Mapping(entries) = &doc.kind {
-        for (key, value) in entries {
+        'keys: for (key, value) in entries {
             let Some(name) = key.as_str() else {
                 continue;
             };
-            if !taken.insert(name.to_string()) {
-                continue;
+            let mut unless = Vec::new();
+            for (i, before) in level[..at].iter().enumerate() {
+                if !before.keys.contains(name) {
+                    continue;
+                }
+                match earlier(this, before) {
+                    Earlier::Hides => continue 'keys,
+                    Earlier::Apart => {}
+                    Earlier::Unless(_) => unless.push(i),
+                }
             }
             let span = Span::new(file, key.span.start as usize, value.span.end as usize);
             let producer = Producer {
@@ -51,41 +124,75 @@ pub fn program(
                 },
                 span: value.span,
             };
-            operations.push(BindItem::Operation(Box::new(BindOperation {
-                kind: BindOpKind::Bind {
-                    flags: BindFlags::default(),
-                    key: BindKey::Name {
-                        name: leaf(ExprKind::String { value: name.into() }, key.span),
+            groups
+                .entry(unless)
+                .or_default()
+                .push(BindItem::Operation(Box::new(BindOperation {
+                    kind: BindOpKind::Bind {
+                        flags: BindFlags::default(),
+                        key: BindKey::Name {
+                            name: leaf(ExprKind::String { value: name.into() }, key.span),
+                        },
+                        producer: Some(producer),
+                        contributes_to: None,
+                        options: Vec::new(),
                     },
-                    producer: Some(producer),
-                    contributes_to: None,
-                    options: Vec::new(),
-                },
-                span,
-            })));
+                    span,
+                })));
         }
     }
     let whole = Span::new(file, 0, text.len());
-    let items = match applies {
-        Applies::Always => operations,
-        Applies::When { category, value } => vec![BindItem::When {
-            condition: vec![vec![Predicate {
-                category: category.as_str().into(),
-                value: Some(leaf(
+    let nowhere = Span::new(file, 0, 0);
+    let predicate = match &this.applies.when {
+        None => Predicate {
+            category: "common".into(),
+            value: None,
+            span: nowhere,
+        },
+        Some((category, value)) => Predicate {
+            category: category.as_str().into(),
+            value: Some(match value {
+                WhenValue::Named(v) => leaf(
                     ExprKind::String {
-                        value: value.as_str().into(),
+                        value: v.as_str().into(),
                     },
-                    Span::new(file, 0, 0),
-                )),
-                span: Span::new(file, 0, 0),
-            }]],
-            items: operations,
-            span: whole,
-        }],
+                    nowhere,
+                ),
+                WhenValue::Entry(e) => e.clone(),
+            }),
+            span: nowhere,
+        },
     };
+    let mut items = Vec::new();
+    for (unless, operations) in groups {
+        let unless: Vec<PathTest> = unless
+            .iter()
+            .filter_map(|&i| match earlier(this, &level[i]) {
+                Earlier::Unless(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        // A plain path always gives its file: only earlier files need a test.
+        let path = (this.applies.interpolates() || !unless.is_empty()).then(|| {
+            Box::new(DataPath {
+                this: this.applies.test.clone(),
+                unless,
+            })
+        });
+        if this.applies.when.is_none() && path.is_none() {
+            items.extend(operations);
+        } else {
+            items.push(BindItem::When {
+                condition: vec![vec![predicate.clone()]],
+                items: operations,
+                span: whole,
+                path,
+            });
+        }
+    }
     let block = BindingsBlock {
         name: name.into(),
-        name_span: Span::new(file, 0, 0),
+        name_span: nowhere,
         items,
         span: whole,
     };
@@ -96,6 +203,17 @@ pub fn program(
             depth: 1,
         }],
         span: whole,
+    }
+}
+
+/// The keys a data file binds.
+pub fn keys(doc: &Node) -> BTreeSet<String> {
+    match &doc.kind {
+        NodeKind::Mapping(entries) => entries
+            .iter()
+            .filter_map(|(k, _)| k.as_str().map(str::to_string))
+            .collect(),
+        _ => BTreeSet::new(),
     }
 }
 

@@ -193,10 +193,6 @@ pub const CATEGORY_ATTR_ARRAY_ENTRY_EMPTY: &str = "CATEGORY_ATTR_ARRAY_ENTRY_EMP
 pub const DATA_FILE_SYNTAX_ERROR: &str = "DATA_FILE_SYNTAX_ERROR";
 /// A data file that does not hold a hash of named keys.
 pub const DATA_NOT_HASH: &str = "DATA_NOT_HASH";
-/// A warning: a data file whose path does not name its entry's category value
-/// (`os/default` under `osfamily`): which requests it applies to is not known, so it is not
-/// bound.
-pub const DATA_PATH_NOT_BOUND: &str = "DATA_PATH_NOT_BOUND";
 /// A warning: a hierarchy entry whose value names another fact than its category's value.
 pub const CATEGORY_VALUE_DIFFERS: &str = "CATEGORY_VALUE_DIFFERS";
 /// A hierarchy category the site does not declare.

@@ -102,6 +102,7 @@ pub fn add_to_model<'a>(model: &mut TreeDocument<Code<'a>>, enc: &Enc) {
                     categorization: "node".into(),
                     value: value.clone(),
                 }],
+                path: None,
                 bindings,
                 origin: origin.clone(),
             }],

@@ -76,6 +76,17 @@ pub struct PredicateLine {
     pub category: String,
     pub value: String,
     pub matched: bool,
+    /// A data file's path test (then `category` is empty and `value` the file's path): the
+    /// path the request gives (`null`: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathLine>,
+}
+
+#[derive(Serialize)]
+pub struct PathLine {
+    pub given: Option<String>,
+    /// The test of an earlier file of the same level, which wins where it is the request's.
+    pub unless: bool,
 }
 
 #[derive(Serialize)]
@@ -402,6 +413,10 @@ fn predicate_lines(conditions: &[super::compose::PredicateOutcome]) -> Vec<Predi
             category: p.category.to_string(),
             value: p.value.to_string(),
             matched: p.matched,
+            path: p.path.as_ref().map(|o| PathLine {
+                given: o.given.as_ref().map(ToString::to_string),
+                unless: o.unless,
+            }),
         })
         .collect()
 }
@@ -413,8 +428,8 @@ fn when_text(predicates: &[PredicateLine]) -> String {
     }
     predicates
         .iter()
-        .map(|p| {
-            format!(
+        .map(|p| match &p.path {
+            None => format!(
                 "{} '{}' {}",
                 p.category,
                 p.value,
@@ -423,10 +438,26 @@ fn when_text(predicates: &[PredicateLine]) -> String {
                 } else {
                     "does not match"
                 }
-            )
+            ),
+            Some(path) => path_text(&p.value, path),
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `path 'osfamily/Darwin' matches`, `path 'osfamily/Darwin' does not match (the request's
+/// is 'osfamily/RedHat')`, or for an earlier file `earlier 'os/Debian' is not the request's`.
+fn path_text(file: &str, path: &PathLine) -> String {
+    let given = match &path.given {
+        Some(g) => format!("'{g}'"),
+        None => "empty".to_string(),
+    };
+    match (path.unless, path.given.as_deref() == Some(file)) {
+        (false, true) => format!("path '{file}' matches"),
+        (false, false) => format!("path '{file}' does not match (the request's is {given})"),
+        (true, false) => format!("earlier path '{file}' is not the request's"),
+        (true, true) => format!("earlier path '{file}' is the request's and wins"),
+    }
 }
 
 /// A value as `pbc lookup` prints it.

@@ -133,18 +133,16 @@ impl<'m> Injector<'m> {
                 .collect(),
         };
         let top = Rc::new(top);
-        let mut predicate_value = |code: &'m Code<'m>| -> Option<SmolStr> {
+        let mut text = |code: &'m Code<'m>| -> Option<SmolStr> {
             match code {
-                // Lowering wrote literal values lower-cased (D9).
-                Code::Value(Value::String(s)) => Some(s.clone()),
-                Code::Value(v) => Some(v.to_display_string().to_lowercase().into()),
-                other => category_value(other, &top, false)
+                Code::Value(v) => Some(v.to_display_string().into()),
+                other => category_text(other, &top, false)
                     .ok()
                     .flatten()
                     .map(SmolStr::from),
             }
         };
-        let composition = Composition::build(&model.layers.layers, &values, &mut predicate_value);
+        let composition = Composition::build(&model.layers.layers, &values, &mut text);
         Ok(Injector {
             top,
             environment,
@@ -594,12 +592,17 @@ fn short(v: &Value) -> String {
 /// D9: a category value is a String, Boolean or Number as its string form, lower-cased;
 /// `undef` or `''` means the category does not apply.
 fn category_value(code: &Code, top: &TopScope, strict: bool) -> EvalResult<Option<String>> {
+    Ok(category_text(code, top, strict)?.map(|t| t.to_lowercase()))
+}
+
+/// [`category_value`] as it is (a data file's path compares with case).
+fn category_text(code: &Code, top: &TopScope, strict: bool) -> EvalResult<Option<String>> {
     let v = code.evaluate(top, &mut NoInjection::default(), strict)?;
     Ok(match v {
         Value::Undef => None,
         Value::String(s) if s.is_empty() => None,
         Value::String(_) | Value::Boolean(_) | Value::Integer(_) | Value::Float(_) => {
-            Some(v.to_display_string().to_lowercase())
+            Some(v.to_display_string())
         }
         other => {
             let span = match code {

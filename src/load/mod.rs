@@ -602,6 +602,10 @@ fn category_facts(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<(String, Str
     if !declared {
         out.extend(lower::DEFAULT_CATEGORIES.map(|c| (c.to_string(), c.to_string())));
     }
+    // D8: a site without `node` gets it as `$::fqdn`.
+    if !site_category_entries(parsed).any(|c| c.name == "node") {
+        out.push(("node".into(), "fqdn".into()));
+    }
     out
 }
 
@@ -759,13 +763,32 @@ fn read_hiera_config(
     config
         .hierarchy
         .retain(|e| categories.contains(&e.category));
+    // A value the entry does not write is the category's own (`- node` under a site whose
+    // `node` is `$::fqdn` reads `node/${::fqdn}`), where the site's category reads a fact.
+    for entry in config.hierarchy.iter_mut().filter(|e| !e.value_written) {
+        if let Some((_, fact)) = site.facts.iter().find(|(c, _)| *c == entry.category) {
+            let own = format!("${{{fact}}}");
+            for path in &mut entry.paths {
+                *path = path.replace(&entry.value, &own);
+            }
+            entry.value = own;
+        }
+    }
     read_data_files(files, id, module, dir, &config, into);
 }
 
+/// One level of a hierarchy: its entry (`None` for the private paths) and its searches in order
+/// (data directory, path, the place of the path in the `hiera.yaml`).
+type Level<'c> = (
+    Option<&'c crate::data::hiera::HierarchyEntry>,
+    Vec<(&'c str, &'c str, span::Span)>,
+);
+
 /// Every data file the hierarchy (and the private hierarchy) of `config` matches on disk, read
 /// and checked on its own, once however many paths match it; each clean one becomes a bindings
-/// block. Within one level (an entry's category value, or `common` with the private paths) the
-/// first file that has a key wins, in the order of the hierarchy, its paths and its backends.
+/// block. Within one level (an entry, or the private paths) the first file that has a key wins
+/// for a request, in the order of the hierarchy, its paths and its backends (`bind::program`
+/// turns that into path tests).
 fn read_data_files(
     files: &mut span::SourceMap,
     config_id: span::FileId,
@@ -780,118 +803,153 @@ fn read_data_files(
         .parent()
         .map(std::path::Path::to_path_buf)
         .unwrap_or_default();
-    // (the entry, or None for a private path; its data directory; the path template)
-    let searches = config
+    let mut levels: Vec<Level> = config
         .hierarchy
         .iter()
-        .flat_map(|e| {
-            e.paths
+        .map(|e| {
+            let searches = e
+                .paths
                 .iter()
-                .map(move |p| (Some(e), e.datadir.as_str(), p.as_str()))
+                .map(|p| (e.datadir.as_str(), p.as_str(), e.span))
+                .collect();
+            (Some(e), searches)
         })
-        .chain(
-            config
-                .private
-                .iter()
-                .map(|p| (None, config.datadir.as_str(), p.path.as_str())),
-        );
+        .collect();
+    if !config.private.is_empty() {
+        let searches = config
+            .private
+            .iter()
+            .map(|p| (config.datadir.as_str(), p.path.as_str(), p.span))
+            .collect();
+        levels.push((None, searches));
+    }
     let mut seen: std::collections::BTreeSet<std::path::PathBuf> =
         std::collections::BTreeSet::new();
-    let mut taken: std::collections::BTreeMap<bind::Applies, std::collections::BTreeSet<String>> =
-        std::collections::BTreeMap::new();
-    for (entry, datadir, template) in searches {
-        let base = dir.join(datadir);
-        // A path that does not name its entry's category value (`os/default` under
-        // `osfamily`) would apply to requests pbc cannot name in a `when`.
-        if let Some(e) = entry.filter(|e| {
-            e.category != "common" && e.value.contains('$') && !template.contains(e.value.as_str())
-        }) {
-            into.diagnostics.push(
-                diag::Diagnostic::warning(
-                    diag::codes::DATA_PATH_NOT_BOUND,
-                    e.span,
-                    format!(
-                        "the path `{template}` does not name the category's value `{}`: pbc does not bind its data",
-                        e.value
-                    ),
-                )
-                .with_note(format!(
-                    "help: name the value in the path, e.g. `{}/{}`, or move these keys to `common`",
-                    e.category, e.value
-                )),
-            );
-            continue;
-        }
-        for backend in &config.backends {
-            for path in data_files::matching(&base, template, backend.extension()) {
-                if !source::may_follow(&path, &dir) || !seen.insert(path.clone()) {
-                    continue;
-                }
-                let bytes = match source::read_file(&path, "data file") {
-                    Ok(bytes) => bytes,
-                    Err(e) => {
-                        into.diagnostics.push(diag::Diagnostic::error(
-                            diag::codes::DATA_FILE_SYNTAX_ERROR,
-                            span::Span::NONE,
-                            e.to_string(),
-                        ));
+    for (entry, searches) in levels {
+        let mut level: Vec<bind::Found> = Vec::new();
+        // A file a plain path of the level names (`os/default`) is that path's, not one an
+        // interpolated path (`os/${osfamily}`) reads for the family `default`.
+        let plain: std::collections::BTreeSet<std::path::PathBuf> = searches
+            .iter()
+            .filter(|(_, template, _)| !template.contains('$'))
+            .map(|(datadir, template, _)| dir.join(datadir).join(template))
+            .collect();
+        for (datadir, template, at) in searches {
+            let base = dir.join(datadir);
+            // The path as Puppet 3.4 read it: a Puppet string interpolated per request.
+            let test = if template.contains('$') {
+                match data_files::parse_string(config_id, template, at, false) {
+                    Some(expr) => expr,
+                    None => {
+                        into.diagnostics.push(
+                            diag::Diagnostic::error(
+                                diag::codes::CONFIG_FILE_SYNTAX_ERROR,
+                                at,
+                                format!("the path `{template}` is not a Puppet string that pbc can interpolate"),
+                            )
+                            .with_note("help: write interpolations as `${fact}` or `$fact`, and `\\$` for a dollar sign"),
+                        );
                         continue;
                     }
-                };
-                into.read += 1;
-                let (id, bad) = source::add_source(files, &tree::display(&path), bytes);
-                if let Some(d) = bad {
-                    into.diagnostics.push(d);
-                    continue;
                 }
-                let (doc, problems) = data_files::check(id, files.source(id));
-                into.diagnostics.extend(problems);
-                let rel = path
-                    .strip_prefix(&dir)
-                    .unwrap_or(&path)
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let stem = path
-                    .strip_prefix(&base)
-                    .unwrap_or(&path)
-                    .with_extension("")
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let applies = match entry {
-                    None => bind::Applies::Always,
-                    Some(e) if e.category == "common" => bind::Applies::Always,
-                    Some(e) => match data_files::category_value(template, &e.value, &stem) {
-                        Some(value) => bind::Applies::When {
-                            category: e.category.clone(),
-                            value,
-                        },
-                        // Checked above: the template names the value.
-                        None => continue,
+            } else {
+                ast::Expr {
+                    kind: ast::ExprKind::String {
+                        value: template.into(),
                     },
-                };
-                let Some(doc) = doc else {
-                    continue;
-                };
-                let text = files.source(id);
-                let block_name = match module {
-                    Some(m) if hiera_dir.is_empty() => format!("module-hiera:/{m}/{rel}"),
-                    Some(m) => format!("module-hiera:/{m}/{hiera_dir}/{rel}"),
-                    None => format!("confdir-hiera:/{rel}"),
-                };
-                let program = bind::program(
-                    &block_name,
-                    id,
-                    text,
-                    &doc,
-                    &applies,
-                    taken.entry(applies.clone()).or_default(),
-                );
-                let role = tree::FileRole::HieraData {
-                    module: module.map(str::to_string),
-                    dir: hiera_dir.to_string(),
-                    name: block_name,
-                };
-                into.programs.push((id, config_id, rel, role, program));
+                    span: at,
+                    depth: 1,
+                }
+            };
+            for backend in &config.backends {
+                for path in data_files::matching(&base, template, backend.extension()) {
+                    if template.contains('$') && plain.contains(&path.with_extension("")) {
+                        continue;
+                    }
+                    if !source::may_follow(&path, &dir) || !seen.insert(path.clone()) {
+                        continue;
+                    }
+                    let bytes = match source::read_file(&path, "data file") {
+                        Ok(bytes) => bytes,
+                        Err(e) => {
+                            into.diagnostics.push(diag::Diagnostic::error(
+                                diag::codes::DATA_FILE_SYNTAX_ERROR,
+                                span::Span::NONE,
+                                e.to_string(),
+                            ));
+                            continue;
+                        }
+                    };
+                    into.read += 1;
+                    let (id, bad) = source::add_source(files, &tree::display(&path), bytes);
+                    if let Some(d) = bad {
+                        into.diagnostics.push(d);
+                        continue;
+                    }
+                    let (doc, problems) = data_files::check(id, files.source(id));
+                    into.diagnostics.extend(problems);
+                    let Some(doc) = doc else {
+                        continue;
+                    };
+                    let rel = path
+                        .strip_prefix(&dir)
+                        .unwrap_or(&path)
+                        .to_string_lossy()
+                        .replace('\\', "/");
+                    let stem = path
+                        .strip_prefix(&base)
+                        .unwrap_or(&path)
+                        .with_extension("")
+                        .to_string_lossy()
+                        .replace('\\', "/");
+                    let when = match entry {
+                        None => None,
+                        Some(e) if e.category == "common" => None,
+                        Some(e) => {
+                            let value = match data_files::category_value(template, &e.value, &stem)
+                            {
+                                Some(named) => bind::WhenValue::Named(named),
+                                // A path that does not name the value (`os/default`): the
+                                // file applies whenever the category has one.
+                                None => match data_files::parse_string(
+                                    config_id, &e.value, e.span, false,
+                                ) {
+                                    Some(expr) => bind::WhenValue::Entry(expr),
+                                    None => continue,
+                                },
+                            };
+                            Some((e.category.clone(), value))
+                        }
+                    };
+                    let test = ast::PathTest {
+                        path: template.into(),
+                        template: test.clone(),
+                        file: stem.as_str().into(),
+                    };
+                    level.push(bind::Found {
+                        applies: bind::Applies {
+                            when,
+                            template: template.to_string(),
+                            test,
+                        },
+                        stem,
+                        keys: bind::keys(&doc),
+                    });
+                    let text = files.source(id);
+                    let block_name = match module {
+                        Some(m) if hiera_dir.is_empty() => format!("module-hiera:/{m}/{rel}"),
+                        Some(m) => format!("module-hiera:/{m}/{hiera_dir}/{rel}"),
+                        None => format!("confdir-hiera:/{rel}"),
+                    };
+                    let program =
+                        bind::program(&block_name, id, text, &doc, &level, level.len() - 1);
+                    let role = tree::FileRole::HieraData {
+                        module: module.map(str::to_string),
+                        dir: hiera_dir.to_string(),
+                        name: block_name,
+                    };
+                    into.programs.push((id, config_id, rel, role, program));
+                }
             }
         }
     }

@@ -11,7 +11,7 @@ pub mod layers;
 pub mod model;
 
 use crate::ast::{
-    BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindOption, BindingsBlock,
+    self, BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindOption, BindingsBlock,
     DependencyArrow, Expr, ExprKind, Lambda, OptionValue, Predicate, Producer, ProducerKind,
     Program, SiteItem,
 };
@@ -410,6 +410,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                     condition,
                     items,
                     span,
+                    path,
                 } => {
                     // D7: one copy per alternative of an `or`; past the limit the check has
                     // reported the `when` (TOO_MANY_ALTERNATIVES), and it is left out.
@@ -420,6 +421,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                     for conjunction in condition {
                         out.push(AbstractBinding::CategorizedBindings {
                             predicates: conjunction.iter().map(|p| self.predicate(p)).collect(),
+                            path: path.as_deref().map(|p| self.data_path(p)),
                             bindings: self.items(items, copies),
                             origin: self.origin(*span),
                         });
@@ -430,6 +432,23 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             }
         }
         out
+    }
+
+    fn data_path(&self, path: &'a ast::DataPath) -> DataPath<E::X> {
+        DataPath {
+            path: path.this.path.to_string(),
+            template: self.embed.expression(&path.this.template),
+            file: path.this.file.to_string(),
+            unless: path
+                .unless
+                .iter()
+                .map(|t| PathTest {
+                    path: t.path.to_string(),
+                    template: self.embed.expression(&t.template),
+                    file: t.file.to_string(),
+                })
+                .collect(),
+        }
     }
 
     /// D9: literal values compared case-insensitively, so stored lower-cased.

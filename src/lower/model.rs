@@ -88,6 +88,9 @@ pub enum AbstractBinding<X = Json> {
     /// `when`: the predicates are ANDed; `or` gives one copy per alternative (D7).
     CategorizedBindings {
         predicates: Vec<Category<X>>,
+        /// Only for a data file (ARM-9): which requests its hierarchy path names it for.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        path: Option<DataPath<X>>,
         bindings: Vec<AbstractBinding<X>>,
         origin: Origin,
     },
@@ -181,6 +184,28 @@ pub struct Rebinding {
 pub struct Category<X = Json> {
     pub categorization: String,
     pub value: X,
+}
+
+/// A data file's keys apply to a request when `template` (a double-quoted Puppet string, as
+/// PN), evaluated for it, gives `file` (the file's path below its data directory, without
+/// extension; compared with case, as file names are, D20), and no test of `unless` (files of
+/// the same hierarchy level found before it that bind the same keys) holds.
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub struct DataPath<X = Json> {
+    /// The hierarchy path as written in `hiera.yaml`.
+    pub path: String,
+    pub template: X,
+    pub file: String,
+    pub unless: Vec<PathTest<X>>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind")]
+pub struct PathTest<X = Json> {
+    pub path: String,
+    pub template: X,
+    pub file: String,
 }
 
 /// An option (`producer_args`), or an entry of a parameter map: `value` holds a literal,

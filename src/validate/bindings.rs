@@ -110,6 +110,7 @@ impl BlockChecker<'_> {
                     condition,
                     items,
                     span,
+                    ..
                 } => {
                     for p in condition.iter().flatten() {
                         self.facts

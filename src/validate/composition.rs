@@ -446,6 +446,18 @@ fn condition_text(c: &Condition) -> String {
         Condition::Computed { category, .. } => {
             format!("`{category}` has the value a `when` computes")
         }
+        Condition::Path { path, files, holds } => {
+            let files = files
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if *holds {
+                format!("the data path `{path}` gives {files}")
+            } else {
+                format!("the data path `{path}` gives none of {files}")
+            }
+        }
     }
 }
 
