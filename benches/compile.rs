@@ -5,7 +5,7 @@
 
 mod common;
 
-use puppet_bindings::{compile_tree_files, tree, CompileMode};
+use puppet_bindings::{compile_tree_files, tree, CompileMode, JsonLayout};
 use std::time::Instant;
 
 fn main() {
@@ -34,8 +34,13 @@ fn main() {
         let start = Instant::now();
         let discovered = tree::discover(std::slice::from_ref(&root)).expect("readable");
         let read = Instant::now();
-        let report =
-            compile_tree_files(&discovered, Some(&root), CompileMode::Tree).expect("readable");
+        let report = compile_tree_files(
+            &discovered,
+            Some(&root),
+            CompileMode::Tree,
+            JsonLayout::Indented,
+        )
+        .expect("readable");
         let done = Instant::now();
         let Some(model) = report.model else {
             let text =

@@ -4,7 +4,7 @@
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use puppet_bindings::diag::{self, Diagnostic};
 use puppet_bindings::span::SourceMap;
-use puppet_bindings::{parse_and_validate, parse_file, source};
+use puppet_bindings::{parse_and_validate, parse_file, source, JsonLayout};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -142,6 +142,9 @@ enum Command {
         /// production): its manifest, bindingsdir and modulepath decide the files.
         #[arg(long = "env", value_name = "NAME")]
         environment: Option<String>,
+        /// Write the model's JSON on one line instead of indented (smaller, for machines).
+        #[arg(long)]
+        compact: bool,
         /// The tree (default: the current directory); PATHS are relative to it.
         #[arg(short = 'C', long = "tree", value_name = "DIR")]
         tree: Option<PathBuf>,
@@ -317,12 +320,18 @@ fn run(cli: Cli) -> ExitCode {
         Command::Compile {
             output,
             environment,
+            compact,
             tree,
             paths,
         } => compile_command(
             out,
             output.as_deref(),
             environment.as_deref(),
+            if compact {
+                JsonLayout::Compact
+            } else {
+                JsonLayout::Indented
+            },
             &in_tree(tree, paths),
         ),
         Command::Lookup(args) => lookup_command(out, args),
@@ -433,6 +442,7 @@ fn compile_command(
     out: Output,
     output: Option<&std::path::Path>,
     environment: Option<&str>,
+    layout: JsonLayout,
     paths: &[PathBuf],
 ) -> ExitCode {
     use puppet_bindings::CompileMode;
@@ -441,10 +451,10 @@ fn compile_command(
     }
     let files_mode = !matches!(paths, [dir] if dir.is_dir());
     let compiled = match paths {
-        [dir] if dir.is_dir() => puppet_bindings::compile_dir(dir, environment),
+        [dir] if dir.is_dir() => puppet_bindings::compile_dir(dir, environment, layout),
         _ if paths.iter().all(|p| p.is_file()) && environment.is_none() => {
             puppet_bindings::tree::discover(paths).and_then(|tree| {
-                puppet_bindings::compile_tree_files(&tree, None, CompileMode::Files)
+                puppet_bindings::compile_tree_files(&tree, None, CompileMode::Files, layout)
             })
         }
         _ => {

@@ -279,7 +279,7 @@ impl EnvironmentLayout {
                 },
             );
         }
-        let mut seen: Vec<String> = Vec::new();
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         for dir in &self.modulepath {
             let root = root_of(dir);
             let Ok(entries) = std::fs::read_dir(dir) else {
@@ -299,7 +299,7 @@ impl EnvironmentLayout {
                 if seen.contains(&name) {
                     continue;
                 }
-                seen.push(name.clone());
+                seen.insert(name.clone());
                 let bindings = path.join("bindings");
                 for f in bindings_below(&bindings, &root)? {
                     let expected_name = bindings_name(&bindings, &f, Some(&name));

@@ -627,3 +627,25 @@ fn a_module_checked_alone_keeps_its_data_in_the_modules_layer() {
         "{names:?}"
     );
 }
+
+/// `pbc compile --compact` writes the same model on one line.
+#[test]
+fn compile_compact_is_the_same_model_on_one_line() {
+    let (code, indented, stderr) = pbc(&["compile", "corpus/compile/trees/data_in_modules"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, compact, stderr) = pbc(&[
+        "compile",
+        "--compact",
+        "corpus/compile/trees/data_in_modules",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(compact.lines().count(), 1);
+    assert!(
+        compact.len() < indented.len() / 2,
+        "{} {}",
+        compact.len(),
+        indented.len()
+    );
+    let parse = |s: &str| serde_json::from_str::<serde_json::Value>(s).expect("JSON");
+    assert_eq!(parse(&compact), parse(&indented));
+}

@@ -7,14 +7,15 @@ mod common;
 
 use common::{arm8_example_names, relative, snapshot_settings, sorted_dirs, ARM8_DIR};
 use puppet_bindings::{
-    compile_dir, compile_sources, compile_tree_files, tree, CompileMode, SourceInput,
+    compile_dir, compile_sources, compile_tree_files, tree, CompileMode, JsonLayout, SourceInput,
 };
 use std::path::{Path, PathBuf};
 
 /// Compiles `paths` and returns the model, or the rendered diagnostics when there is none.
 fn compile(paths: &[PathBuf], root: Option<&Path>, mode: CompileMode) -> Result<String, String> {
     let files = tree::discover(paths).expect("corpus is readable");
-    let report = compile_tree_files(&files, root, mode).expect("corpus is readable");
+    let report =
+        compile_tree_files(&files, root, mode, JsonLayout::Indented).expect("corpus is readable");
     report.model.ok_or_else(|| {
         puppet_bindings::diag::render_text(&report.check.files, &report.check.diagnostics)
     })
@@ -22,7 +23,7 @@ fn compile(paths: &[PathBuf], root: Option<&Path>, mode: CompileMode) -> Result<
 
 /// `pbc compile DIR [--env NAME]`.
 fn compile_site(dir: &Path, environment: Option<&str>) -> Result<String, String> {
-    let report = compile_dir(dir, environment).expect("corpus is readable");
+    let report = compile_dir(dir, environment, JsonLayout::Indented).expect("corpus is readable");
     report.model.ok_or_else(|| {
         puppet_bindings::diag::render_text(&report.check.files, &report.check.diagnostics)
     })
@@ -285,7 +286,7 @@ fn output_does_not_depend_on_file_order() {
                     .unwrap_or_default()
             })
             .collect();
-        compile_sources(inputs, origins, CompileMode::Tree)
+        compile_sources(inputs, origins, CompileMode::Tree, JsonLayout::Indented)
             .model
             .expect("compiles")
     };

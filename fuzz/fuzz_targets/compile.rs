@@ -12,5 +12,6 @@ fuzz_target!(|data: &[u8]| {
         common::tree(data),
         origins,
         puppet_bindings::CompileMode::Tree,
+        puppet_bindings::JsonLayout::Compact,
     );
 });

@@ -193,6 +193,7 @@ pub fn load_environments_file(confdir: &std::path::Path) -> std::io::Result<Load
 pub fn compile_dir(
     dir: &std::path::Path,
     environment: Option<&str>,
+    layout: JsonLayout,
 ) -> std::io::Result<CompileReport> {
     let confdir = std::fs::canonicalize(dir)?;
     let has_file = confdir.join("environments.pp").is_file();
@@ -201,6 +202,7 @@ pub fn compile_dir(
             &tree::discover(&[dir.to_path_buf()])?,
             Some(dir),
             CompileMode::Tree,
+            layout,
         );
     }
     let alone = if has_file {
@@ -222,9 +224,12 @@ pub fn compile_dir(
     };
     let program = alone.as_ref().and_then(|a| a.environments_program());
     match environment::select(&confdir, program, &request) {
-        Ok(selected) => {
-            compile_tree_files(&selected.layout.files()?, Some(&confdir), CompileMode::Tree)
-        }
+        Ok(selected) => compile_tree_files(
+            &selected.layout.files()?,
+            Some(&confdir),
+            CompileMode::Tree,
+            layout,
+        ),
         Err(d) => {
             let mut check = alone.map(|a| a.check).unwrap_or_default();
             check.diagnostics.push(d);
@@ -261,8 +266,13 @@ pub fn compile_tree_files(
     tree_files: &[tree::TreeFile],
     root: Option<&std::path::Path>,
     mode: CompileMode,
+    layout: JsonLayout,
 ) -> std::io::Result<CompileReport> {
-    Ok(compile_loaded(load_tree_files(tree_files, root)?, mode))
+    Ok(compile_loaded(
+        load_tree_files(tree_files, root)?,
+        mode,
+        layout,
+    ))
 }
 
 /// Reads a tree's files and checks them, keeping the programs for lowering ([`load_sources`]).
@@ -336,17 +346,36 @@ pub enum CompileMode {
     Files,
 }
 
+/// How the model's JSON is laid out: indented for people and diffs, or on one line
+/// (`pbc compile --compact`) for machines: smaller and faster to write and read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JsonLayout {
+    #[default]
+    Indented,
+    Compact,
+}
+
+impl JsonLayout {
+    fn write<T: serde::Serialize>(self, value: &T) -> serde_json::Result<String> {
+        match self {
+            JsonLayout::Indented => serde_json::to_string_pretty(value),
+            JsonLayout::Compact => serde_json::to_string(value),
+        }
+    }
+}
+
 /// Checks the files and, when the check finds no errors, lowers them to the bindings model.
 /// `origins` are the file names the model records (relative to the tree root), one per input.
 pub fn compile_sources(
     inputs: Vec<SourceInput>,
     origins: Vec<String>,
     mode: CompileMode,
+    layout: JsonLayout,
 ) -> CompileReport {
-    compile_loaded(load_sources(inputs, origins), mode)
+    compile_loaded(load_sources(inputs, origins), mode, layout)
 }
 
-fn compile_loaded(loaded: LoadedTree, mode: CompileMode) -> CompileReport {
+fn compile_loaded(loaded: LoadedTree, mode: CompileMode, layout: JsonLayout) -> CompileReport {
     let bindings_blocks = loaded
         .parsed
         .iter()
@@ -357,13 +386,13 @@ fn compile_loaded(loaded: LoadedTree, mode: CompileMode) -> CompileReport {
     } else {
         let inputs = loaded.lower_inputs();
         let json = match mode {
-            CompileMode::Tree => serde_json::to_string_pretty(&lower::compile_tree(
+            CompileMode::Tree => layout.write(&lower::compile_tree(
                 &loaded.check.files,
                 &loaded.origins,
                 &inputs,
                 lower::PnJson,
             )),
-            CompileMode::Files => serde_json::to_string_pretty(&lower::compile_files(
+            CompileMode::Files => layout.write(&lower::compile_files(
                 &loaded.check.files,
                 &loaded.origins,
                 &inputs,
