@@ -400,8 +400,9 @@ pub struct Composition<'m> {
     when_outcomes: Vec<std::ops::Range<usize>>,
     outcomes: Vec<PredicateOutcome>,
     common: Precedence,
-    /// Per key (as in `bindings.keys`).
-    pub winners: Vec<Result<Option<usize>, ComposeError>>,
+    /// Per key (as in `bindings.keys`), resolved when first asked: a lookup resolves the keys
+    /// it needs, not every key of the tree.
+    winners: Vec<std::cell::OnceCell<Result<Option<usize>, ComposeError>>>,
     /// Key ids a matching `bind renamed` erases (their new name still reads them).
     pub erased: HashSet<String>,
 }
@@ -446,11 +447,8 @@ impl<'m> Composition<'m> {
             winners: Vec::new(),
             erased: HashSet::new(),
         };
-        c.winners = c
-            .bindings
-            .keys
-            .iter()
-            .map(|k| c.resolve(&k.candidates))
+        c.winners = (0..c.bindings.keys.len())
+            .map(|_| std::cell::OnceCell::new())
             .collect();
         for (i, cand) in c.bindings.candidates.iter().enumerate() {
             if let (Bound::Renamed(r), Some(_)) = (cand.bound, c.precedence(i)) {
@@ -459,6 +457,11 @@ impl<'m> Composition<'m> {
             }
         }
         c
+    }
+
+    /// The winner of the key `entry` (its index in `bindings.keys`) for this request.
+    pub fn winner(&self, entry: usize) -> &Result<Option<usize>, ComposeError> {
+        self.winners[entry].get_or_init(|| self.resolve(&self.bindings.keys[entry].candidates))
     }
 
     pub fn candidates(&self) -> &[Candidate<'m>] {

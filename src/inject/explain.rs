@@ -124,7 +124,7 @@ impl Injector<'_> {
         let c = &self.composition;
         let index = c.entry(key);
         let entry = index.map(|e| &c.bindings.keys[e]);
-        let outcome = index.map(|e| &c.winners[e]);
+        let outcome = index.map(|e| c.winner(e));
         let winner_index = match outcome {
             Some(Ok(Some(w))) => Some(*w),
             _ => None,

@@ -230,7 +230,7 @@ impl<'m> Injector<'m> {
         let Some(entry) = self.composition.entry(key) else {
             return Ok(None);
         };
-        let winner = match &self.composition.winners[entry] {
+        let winner = match self.composition.winner(entry) {
             Ok(None) => return Ok(None),
             Ok(Some(w)) => *w,
             Err(e) => return Err(self.compose_error(key, e.clone())),
@@ -543,7 +543,8 @@ impl<'m> Injector<'m> {
             .bindings
             .keys
             .iter()
-            .zip(&c.winners)
+            .enumerate()
+            .map(|(entry, k)| (k, c.winner(entry)))
             .filter(|(_, w)| !matches!(w, Ok(None)) && !in_system_layer(w))
             .filter(|(k, _)| !c.erased.contains(&k.key.id()))
             .map(|(k, _)| k.key.clone())
