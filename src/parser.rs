@@ -66,11 +66,11 @@ pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
     } else {
         usize::MAX
     };
-    let (regions, brackets) = bracket_regions(&lexed.tokens);
+    let brackets = bracket_tree(&lexed.tokens);
     let mut builder = Builder {
         file,
-        regions,
         brackets,
+        region_cursor: RegionCursor::default(),
         last_error_region: None,
         src: src.to_string(),
         diags: Vec::new(),
@@ -123,18 +123,17 @@ pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
     }
 }
 
-/// The innermost open bracket around each token (from the token stream, which keeps the true
-/// structure even when the parser has to recover), and every bracket with where it closes.
-fn bracket_regions(tokens: &[lexer::SpannedTok]) -> (Vec<(usize, Option<usize>)>, Vec<Bracket>) {
-    let mut open: Vec<(usize, Tok)> = Vec::new();
-    let mut out = Vec::with_capacity(tokens.len());
+/// Every bracket of the file with where it closes and the bracket around it (from the token
+/// stream, which keeps the true structure even when the parser has to recover). A few bytes
+/// per bracket rather than per token: the error recovery asks about it only at errors.
+fn bracket_tree(tokens: &[lexer::SpannedTok]) -> Vec<Bracket> {
     let mut brackets: Vec<Bracket> = Vec::new();
-    // Index into `brackets` of each open bracket.
-    let mut open_index: Vec<usize> = Vec::new();
+    // Index into `brackets` of each open bracket, and its opener.
+    let mut open: Vec<(usize, Tok)> = Vec::new();
     for (l, tok, _) in tokens {
         match tok {
             Tok::RBrace | Tok::RBrack | Tok::RParen => {
-                if let (Some((_, opener)), Some(i)) = (open.pop(), open_index.pop()) {
+                if let Some((i, opener)) = open.pop() {
                     let matched = matches!(
                         (&opener, tok),
                         (Tok::LBrace | Tok::SelBrace, Tok::RBrace)
@@ -144,7 +143,6 @@ fn bracket_regions(tokens: &[lexer::SpannedTok]) -> (Vec<(usize, Option<usize>)>
                     brackets[i].close = Some(*l);
                     brackets[i].matched = matched;
                 }
-                out.push((*l, open.last().map(|o| o.0)));
             }
             Tok::LBrace
             | Tok::SelBrace
@@ -152,27 +150,36 @@ fn bracket_regions(tokens: &[lexer::SpannedTok]) -> (Vec<(usize, Option<usize>)>
             | Tok::ListStart
             | Tok::LParen
             | Tok::WsLParen => {
-                out.push((*l, open.last().map(|o| o.0)));
-                open.push((*l, tok.clone()));
-                open_index.push(brackets.len());
                 brackets.push(Bracket {
                     open: *l,
                     close: None,
                     matched: false,
+                    parent: open.last().map(|(i, _)| *i),
                 });
+                open.push((brackets.len() - 1, tok.clone()));
             }
-            _ => out.push((*l, open.last().map(|o| o.0))),
+            _ => {}
         }
     }
-    (out, brackets)
+    brackets
 }
 
-/// One opening bracket of the file: where it closes (`None`: never), and whether by the
-/// closer of its kind.
+/// One opening bracket of the file: where it closes (`None`: never), whether by the closer of
+/// its kind, and the bracket it is in.
 struct Bracket {
     open: usize,
     close: Option<usize>,
     matched: bool,
+    parent: Option<usize>,
+}
+
+/// Where [`Builder::region_at`] stands: the brackets opened before `offset` that it has met
+/// (`next`), and of them the ones around the last (indexes into `Builder::brackets`).
+#[derive(Default)]
+struct RegionCursor {
+    offset: usize,
+    next: usize,
+    open: Vec<usize>,
 }
 
 /// A call argument, array entry or access key: a value, or a bare `key => value` pair that is
@@ -229,10 +236,9 @@ const BIND_WORDS: &[&str] = &[
 /// The grammar actions' context: the file, collected diagnostics, and the depth limit.
 pub struct Builder {
     file: FileId,
-    /// For each token start offset, the offset of the innermost open bracket around it.
-    regions: Vec<(usize, Option<usize>)>,
     /// Every opening bracket, in order.
     brackets: Vec<Bracket>,
+    region_cursor: RegionCursor,
     /// The bracket region of the last reported syntax error.
     last_error_region: Option<Option<usize>>,
     src: String,
@@ -270,12 +276,31 @@ impl Builder {
         })
     }
 
-    fn region_at(&self, offset: usize) -> Option<usize> {
-        let i = self.regions.partition_point(|(o, _)| *o <= offset);
-        if i == 0 {
-            return None;
+    /// The offset of the innermost bracket open around the token at `offset` (a bracket's own
+    /// opener and closer are outside it). Errors come in file order, so a cursor walks the
+    /// brackets once for all of them (a query before the last starts it again).
+    fn region_at(&mut self, offset: usize) -> Option<usize> {
+        let cursor = &mut self.region_cursor;
+        if offset < cursor.offset {
+            *cursor = RegionCursor::default();
         }
-        self.regions[i - 1].1
+        cursor.offset = offset;
+        while let Some(b) = self.brackets.get(cursor.next).filter(|b| b.open < offset) {
+            // The brackets around this one are the ones left open on the stack.
+            while cursor.open.last().is_some_and(|&top| Some(top) != b.parent) {
+                cursor.open.pop();
+            }
+            cursor.open.push(cursor.next);
+            cursor.next += 1;
+        }
+        while let Some(&top) = cursor.open.last() {
+            let b = &self.brackets[top];
+            if b.close.is_none_or(|close| close > offset) {
+                return Some(b.open);
+            }
+            cursor.open.pop();
+        }
+        None
     }
 
     /// Records a diagnostic found by a grammar action, unless it is a cascade of a syntax error.
