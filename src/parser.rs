@@ -72,7 +72,7 @@ pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
         brackets,
         region_cursor: RegionCursor::default(),
         last_error_region: None,
-        src: src.to_string(),
+        src,
         diags: Vec::new(),
         syntax_errors: 0,
         depth_reported: false,
@@ -234,14 +234,14 @@ const BIND_WORDS: &[&str] = &[
 ];
 
 /// The grammar actions' context: the file, collected diagnostics, and the depth limit.
-pub struct Builder {
+pub struct Builder<'s> {
     file: FileId,
     /// Every opening bracket, in order.
     brackets: Vec<Bracket>,
     region_cursor: RegionCursor,
     /// The bracket region of the last reported syntax error.
     last_error_region: Option<Option<usize>>,
-    src: String,
+    src: &'s str,
     diags: Vec<Diagnostic>,
     syntax_errors: usize,
     depth_reported: bool,
@@ -258,7 +258,7 @@ pub struct Builder {
     base: usize,
 }
 
-impl Builder {
+impl Builder<'_> {
     /// Whether `offset` lies after an already reported syntax error on the same line: such a
     /// finding is almost always a consequence of the first (a cascade), so it is not reported.
     fn follows_error_on_same_line(&self, offset: usize) -> bool {
