@@ -156,6 +156,11 @@ enum Command {
     /// Resolve keys for one node, offline, from the tree and the node's facts: each value as
     /// JSON on stdout. Exit 0 when all are found, 1 when one is not or an error occurs.
     Lookup(LookupArgs),
+    /// What changes for which node between two trees (two checkouts, before and after a
+    /// change): every node of a factsets directory is looked up in both, and only the nodes
+    /// and keys whose answers differ are printed. Exit 0 when nothing differs, 1 when
+    /// something does.
+    Diff(DiffArgs),
     /// Print a completion script for a shell (`pbc completions bash > /etc/bash_completion.d/pbc`).
     Completions {
         #[arg(value_enum)]
@@ -181,6 +186,10 @@ struct LookupArgs {
     /// The node (its facts in a factsets directory; also `$fqdn` when facts lack it).
     #[arg(long)]
     node: Option<String>,
+    /// Every node of a factsets directory (`<node>.json|yaml|yml`), in parallel: one JSON line
+    /// per node, `{"node", "environment", "values", "errors"}`, in node order.
+    #[arg(long, value_name = "FACTSDIR")]
+    nodes: Option<PathBuf>,
     /// A fact, `name=value` (JSON when it reads as JSON); repeatable, applied last.
     #[arg(long)]
     fact: Vec<String>,
@@ -214,6 +223,35 @@ struct LookupArgs {
     /// Indent JSON output (--all, --format json); compact otherwise.
     #[arg(long)]
     pretty: bool,
+    /// Unknown variables are errors.
+    #[arg(long)]
+    strict: bool,
+}
+
+#[derive(clap::Args)]
+struct DiffArgs {
+    /// The tree before the change.
+    old: PathBuf,
+    /// The tree after it.
+    new: PathBuf,
+    /// Keys to compare (default with --all: every key either tree binds).
+    keys: Vec<String>,
+    /// The factsets directory (`<node>.json|yaml|yml`): every node is compared.
+    #[arg(long, value_name = "FACTSDIR")]
+    nodes: PathBuf,
+    /// Compare every key either tree binds.
+    #[arg(long)]
+    all: bool,
+    /// A fact for every node, `name=value`; repeatable.
+    #[arg(long)]
+    fact: Vec<String>,
+    /// The environment, instead of what environments.pp picks.
+    #[arg(long = "env")]
+    environment: Option<String>,
+    /// `json`: a JSON line per node that differs; `text` (default): the node, then
+    /// `key: old -> new` per key.
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    format: ExplainFormat,
     /// Unknown variables are errors.
     #[arg(long)]
     strict: bool,
@@ -335,6 +373,7 @@ fn run(cli: Cli) -> ExitCode {
             &in_tree(tree, paths),
         ),
         Command::Lookup(args) => lookup_command(out, args),
+        Command::Diff(args) => diff_command(out, args),
         Command::Schema => printed(print(puppet_bindings::lower::model::SCHEMA.as_bytes())),
         Command::Completions { shell } => {
             let mut script = Vec::new();
@@ -430,7 +469,45 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
             strict: a.strict,
             colour: out.colour,
             quiet: out.quiet,
+            progress: a.nodes.is_some()
+                && !out.quiet
+                && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            nodes: a.nodes,
         });
+    let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
+    if let Err(code) = print(outcome.stdout.as_bytes()) {
+        return code;
+    }
+    ExitCode::from(outcome.status)
+}
+
+fn diff_command(out: Output, a: DiffArgs) -> ExitCode {
+    if let Err(code) = all_exist(&[a.old.clone(), a.new.clone(), a.nodes.clone()]) {
+        return code;
+    }
+    if a.keys.is_empty() != a.all {
+        eprintln!("pbc: diff compares the keys given, or every key with --all (one of the two)");
+        return ExitCode::from(2);
+    }
+    let opts = puppet_bindings::inject::command::LookupOptions {
+        keys: a.keys,
+        fact: a.fact,
+        environment: a.environment,
+        all: a.all,
+        strict: a.strict,
+        colour: out.colour,
+        quiet: out.quiet,
+        progress: !out.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        ..Default::default()
+    };
+    let outcome = puppet_bindings::inject::diff::run(
+        &opts,
+        &a.old,
+        &a.new,
+        &a.nodes,
+        None,
+        a.format == ExplainFormat::Json,
+    );
     let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
     if let Err(code) = print(outcome.stdout.as_bytes()) {
         return code;

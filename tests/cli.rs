@@ -649,3 +649,56 @@ fn compile_compact_is_the_same_model_on_one_line() {
     let parse = |s: &str| serde_json::from_str::<serde_json::Value>(s).expect("JSON");
     assert_eq!(parse(&compact), parse(&indented));
 }
+
+/// `pbc diff OLD NEW --nodes DIR` prints only the nodes and keys whose answers differ, and
+/// exits 1 when something does, 0 when nothing does; `lookup --nodes` refuses one-node flags.
+#[test]
+fn diff_shows_what_changes_for_which_node() {
+    let site = "site {\n  categories { dc => $::dc }\n}\n";
+    let facts = [
+        ("facts/n1.json", "{\"dc\": \"ams\"}"),
+        ("facts/n2.json", "{\"dc\": \"lon\"}"),
+    ];
+    let old = common::write_tree(
+        "diff",
+        "old",
+        &[("manifests/site.pp", site)],
+        &[
+            facts[0],
+            facts[1],
+            (
+                "bindings/default.pp",
+                "bindings default {\n  bind 'port' to 80\n  when dc ams { bind 'mirror' to 'a' }\n}\n",
+            ),
+        ],
+    );
+    let new = common::write_tree(
+        "diff",
+        "new",
+        &[("manifests/site.pp", site)],
+        &[
+            facts[0],
+            facts[1],
+            (
+                "bindings/default.pp",
+                "bindings default {\n  bind 'port' to 80\n  when dc ams { bind 'mirror' to 'b' }\n  when dc lon { bind 'extra' to true }\n}\n",
+            ),
+        ],
+    );
+    let (old, new) = (old.to_string_lossy(), new.to_string_lossy());
+    let nodes = format!("{old}/facts");
+    let (code, out, err) = pbc(&["diff", &old, &new, "--nodes", &nodes, "--all"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        out,
+        "n1 (production)\n  mirror: \"a\" -> \"b\"\nn2 (production)\n  extra: (not bound) -> true\n"
+    );
+    let (code, out, _) = pbc(&["diff", &old, &new, "--nodes", &nodes, "port"]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    let (code, out, _) = pbc(&["diff", &old, &old, "--nodes", &nodes, "--all"]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    let (code, _, err) = pbc(&[
+        "lookup", "-C", &old, "--nodes", &nodes, "--facts", &nodes, "port",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}

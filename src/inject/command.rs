@@ -43,6 +43,10 @@ pub struct LookupOptions {
     pub colour: bool,
     /// `--quiet`: no warnings, only what failed.
     pub quiet: bool,
+    /// `--nodes DIR`: every node of a factsets directory, a JSON line each.
+    pub nodes: Option<PathBuf>,
+    /// Show how many nodes are done on stderr (a terminal).
+    pub progress: bool,
 }
 
 pub struct LookupOutcome {
@@ -53,7 +57,7 @@ pub struct LookupOutcome {
 }
 
 impl LookupOutcome {
-    fn usage(message: String) -> LookupOutcome {
+    pub(crate) fn usage(message: String) -> LookupOutcome {
         LookupOutcome {
             stdout: String::new(),
             stderr: format!("pbc: {message}\n"),
@@ -83,6 +87,19 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
             .and_then(|p| p.body.first().and_then(crate::eval::literal_value))
             .unwrap_or_else(|| Value::string(d.as_str()))
     });
+    if let Some(dir) = &opts.nodes {
+        if opts.explain
+            || opts.facts.is_some()
+            || opts.node.is_some()
+            || opts.enc.is_some()
+            || opts.pretty
+        {
+            return LookupOutcome::usage(
+                "--nodes takes each node's facts from its directory and prints a JSON line per node: not with --facts, --node, --enc, --explain or --pretty".into(),
+            );
+        }
+        return super::nodes::run(opts, dir, &ty, default.as_ref());
+    }
 
     let mut request = Request {
         agent_environment: opts.agent_environment.clone(),

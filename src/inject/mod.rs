@@ -10,9 +10,11 @@
 //! nor print anything: callers render its results and diagnostics.
 
 pub mod command;
+pub mod diff;
 pub mod enc;
 pub mod explain;
 mod multibind;
+pub mod nodes;
 
 pub use crate::load::{environment, facts, Request};
 

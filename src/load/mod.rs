@@ -1301,7 +1301,7 @@ fn parse_all(files: &span::SourceMap, jobs: &[(span::FileId, tree::FileRole)]) -
 
 /// `f(i)` for every `i < n`, in order, spread over the available cores; the result does not
 /// depend on how the work was shared out.
-fn parallel_map<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+pub(crate) fn parallel_map<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let workers = std::thread::available_parallelism()

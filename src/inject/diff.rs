@@ -1,0 +1,145 @@
+//! `pbc diff OLD NEW --nodes FACTSDIR`: what changes for which node between two trees (two
+//! checkouts of a control repository, before and after a change). Both trees answer every
+//! node of the factsets directory as `pbc lookup --nodes` does; only the nodes and keys whose
+//! answers differ are printed.
+//!
+//! It must not answer keys itself: both sides come from [`super::nodes::answer_all`], so a
+//! difference shown is a difference `pbc lookup` would show.
+
+use super::command::{LookupOptions, LookupOutcome};
+use super::nodes::{answer_all, NodeAnswers};
+use crate::eval::Value;
+use crate::types::PType;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// One side's answer for a key: a value, a failure, or nothing (the key is not asked of it:
+/// `--all` lists only the keys a tree binds).
+#[derive(Clone, Debug, PartialEq)]
+enum Answer<'a> {
+    Value(&'a serde_json::Value),
+    Failed(&'a str),
+    Absent,
+}
+
+impl Answer<'_> {
+    fn of<'a>(node: &'a NodeAnswers, key: &str) -> Answer<'a> {
+        if let Some(v) = node.values.get(key) {
+            Answer::Value(v)
+        } else if let Some(why) = node.errors.get(key) {
+            Answer::Failed(why)
+        } else {
+            Answer::Absent
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Answer::Value(v) => serde_json::to_string(v).unwrap_or_default(),
+            Answer::Failed(why) => format!("({})", why.split(':').next().unwrap_or(why)),
+            Answer::Absent => "(not bound)".into(),
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        match self {
+            Answer::Value(v) => serde_json::json!({ "value": v }),
+            Answer::Failed(why) => serde_json::json!({ "error": why }),
+            Answer::Absent => serde_json::Value::Null,
+        }
+    }
+}
+
+/// Answers every node of `nodes` in the trees `old` and `new` (the rest of `opts` as for
+/// `pbc lookup --nodes`) and says what differs: text, or a JSON line per node that differs
+/// (`json`). Exit 0 when nothing differs, 1 when something does.
+pub fn run(
+    opts: &LookupOptions,
+    old: &Path,
+    new: &Path,
+    nodes: &Path,
+    default: Option<&Value>,
+    json: bool,
+) -> LookupOutcome {
+    let side = |tree: &Path| {
+        let opts = LookupOptions {
+            tree: tree.to_path_buf(),
+            ..opts.clone()
+        };
+        answer_all(&opts, nodes, &PType::Data, default)
+    };
+    let (before, mut stderr) = match side(old) {
+        Ok(done) => done,
+        Err(outcome) => return outcome,
+    };
+    let (after, more) = match side(new) {
+        Ok(done) => done,
+        Err(outcome) => return outcome,
+    };
+    stderr.push_str(&more);
+    let mut stdout = String::new();
+    let mut differing = 0;
+    // Both sides list the same factsets in the same order.
+    for (b, a) in before.iter().zip(&after) {
+        let keys: BTreeSet<&str> = [b, a]
+            .iter()
+            .flat_map(|n| n.values.keys().chain(n.errors.keys()))
+            .map(String::as_str)
+            .collect();
+        let changed: Vec<(&str, Answer, Answer)> = keys
+            .into_iter()
+            .map(|k| (k, Answer::of(b, k), Answer::of(a, k)))
+            .filter(|(_, x, y)| x != y)
+            .collect();
+        if changed.is_empty() && b.environment == a.environment {
+            continue;
+        }
+        differing += 1;
+        if json {
+            let keys: serde_json::Map<String, serde_json::Value> = changed
+                .iter()
+                .map(|(k, x, y)| {
+                    (
+                        k.to_string(),
+                        serde_json::json!({ "old": x.json(), "new": y.json() }),
+                    )
+                })
+                .collect();
+            let line = serde_json::json!({
+                "node": b.node,
+                "environment": { "old": b.environment, "new": a.environment },
+                "keys": keys,
+            });
+            let _ = writeln!(stdout, "{line}");
+        } else {
+            let env = |e: &Option<String>| e.clone().unwrap_or_else(|| "none".into());
+            if b.environment == a.environment {
+                let _ = writeln!(stdout, "{} ({})", b.node, env(&b.environment));
+            } else {
+                let _ = writeln!(
+                    stdout,
+                    "{} ({} -> {})",
+                    b.node,
+                    env(&b.environment),
+                    env(&a.environment)
+                );
+            }
+            for (k, x, y) in &changed {
+                let _ = writeln!(stdout, "  {k}: {} -> {}", x.text(), y.text());
+            }
+        }
+    }
+    if !opts.quiet {
+        let _ = writeln!(
+            stderr,
+            "pbc: {differing} of {} nodes differ",
+            before.len().min(after.len())
+        );
+    }
+    LookupOutcome {
+        stdout,
+        stderr,
+        status: u8::from(differing > 0),
+    }
+}

@@ -1,0 +1,338 @@
+//! `pbc lookup --nodes FACTSDIR`: the same keys (or `--all`) for every node of a factsets
+//! directory in one run, one JSON line per node. The tree is read and checked once per
+//! environment the nodes run in, lowered once, and the nodes are answered in parallel on every
+//! core; what a node gets does not depend on which core answered it, and lines come in node
+//! order. This is what a shop runs before a release: the answers of every node, to compare.
+//!
+//! It must not word the answers differently from a lookup of one node: a value is what
+//! `pbc lookup --format json` prints for that node, a failed key the same `CODE: message`.
+
+use super::command::{LookupOptions, LookupOutcome};
+use super::environment::select;
+use super::{facts, ForInjection, Injector, Request};
+use crate::diag::{codes, Diagnostic};
+use crate::eval::Value;
+use crate::load::facts::ReadError;
+use crate::load::LoadedTree;
+use crate::lower::keys::Key;
+use crate::types::PType;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One node's answers: its line of output.
+#[derive(Debug, Default)]
+pub struct NodeAnswers {
+    pub node: String,
+    /// `None` when the node never got one (its facts, or environments.pp, failed).
+    pub environment: Option<String>,
+    /// Found keys and their values, sorted by key.
+    pub values: BTreeMap<String, serde_json::Value>,
+    /// Failed keys (or `*` for the node as a whole) and why: `CODE: message`.
+    pub errors: BTreeMap<String, String>,
+}
+
+impl NodeAnswers {
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "node": self.node,
+            "environment": self.environment,
+            "values": self.values,
+            "errors": self.errors,
+        })
+    }
+
+    fn failed(node: &str, environment: Option<String>, d: &Diagnostic) -> NodeAnswers {
+        NodeAnswers {
+            node: node.to_string(),
+            environment,
+            errors: BTreeMap::from([("*".to_string(), why(d))]),
+            ..NodeAnswers::default()
+        }
+    }
+}
+
+fn why(d: &Diagnostic) -> String {
+    format!("{}: {}", d.code, d.message)
+}
+
+/// The nodes of a factsets directory: each `<node>.json`, `.yaml` or `.yml` (in that order
+/// when a node has several), sorted by name.
+pub fn factsets(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let mut found: BTreeMap<String, (usize, PathBuf)> = BTreeMap::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        let Some((rank, node)) = ["json", "yaml", "yml"]
+            .iter()
+            .enumerate()
+            .find_map(|(rank, ext)| name.strip_suffix(&format!(".{ext}")).map(|n| (rank, n)))
+        else {
+            continue;
+        };
+        if node.is_empty() || node.starts_with('.') || !path.is_file() {
+            continue;
+        }
+        let keep = found.get(node).is_none_or(|(r, _)| rank < *r);
+        if keep {
+            found.insert(node.to_string(), (rank, path));
+        }
+    }
+    Ok(found.into_iter().map(|(n, (_, p))| (n, p)).collect())
+}
+
+/// A node's request: its facts, then `--fact`, its name as `$fqdn` when the facts lack it.
+fn request_for(opts: &LookupOptions, node: &str, file: &Path) -> Result<Request, Diagnostic> {
+    let mut request = Request {
+        agent_environment: opts.agent_environment.clone(),
+        environment: opts.environment.clone(),
+        strict: opts.strict,
+        ..Request::default()
+    };
+    facts::load(file, &mut request).map_err(|e| match e {
+        ReadError::Unreadable(message) => {
+            Diagnostic::error(codes::INVALID_FACTS, crate::span::Span::NONE, message)
+        }
+        ReadError::Invalid(d) => d,
+    })?;
+    for f in &opts.fact {
+        facts::set_fact(&mut request, f)?;
+    }
+    if !request.facts.contains_key("fqdn") {
+        request.facts.insert("fqdn".into(), Value::string(node));
+    }
+    Ok(request)
+}
+
+/// The keys `opts` asks for (or every effective key) for one request.
+fn answer(
+    opts: &LookupOptions,
+    ty: &PType,
+    default: Option<&Value>,
+    injector: &mut Injector,
+    answers: &mut NodeAnswers,
+) {
+    let keys: Vec<Key> = if opts.all {
+        injector.effective_keys()
+    } else {
+        opts.keys
+            .iter()
+            .map(|k| Key::new(ty.clone(), k.as_str()))
+            .collect()
+    };
+    for key in keys {
+        let name = key.to_string();
+        match injector.lookup_found_key(&key) {
+            Ok(Some(value)) if opts.all || *ty == PType::Data || value.is_instance(ty) => {
+                answers.values.insert(name, value.to_json());
+            }
+            Ok(Some(value)) => {
+                answers.errors.insert(
+                    name,
+                    format!(
+                        "{}: `{}` is {}, not the {ty} asked for",
+                        codes::LOOKUP_TYPE_MISMATCH,
+                        key.name,
+                        value.infer_type()
+                    ),
+                );
+            }
+            Ok(None) => match default {
+                Some(d) => {
+                    answers.values.insert(name, d.to_json());
+                }
+                None => {
+                    answers.errors.insert(
+                        name,
+                        format!(
+                            "{}: nothing is bound to `{key}` for this request (environment `{}`)",
+                            codes::KEY_NOT_FOUND,
+                            injector.environment
+                        ),
+                    );
+                }
+            },
+            Err(d) => {
+                answers.errors.insert(name, why(&d));
+            }
+        }
+    }
+}
+
+/// Runs `opts` (keys or `--all`) for every node of `dir`: a JSON line per node.
+pub fn run(opts: &LookupOptions, dir: &Path, ty: &PType, default: Option<&Value>) -> LookupOutcome {
+    let (answers, mut stderr) = match answer_all(opts, dir, ty, default) {
+        Ok(done) => done,
+        Err(outcome) => return outcome,
+    };
+    let mut stdout = String::new();
+    for a in &answers {
+        stdout.push_str(&serde_json::to_string(&a.to_json()).unwrap_or_default());
+        stdout.push('\n');
+    }
+    let failed = answers.iter().filter(|a| !a.errors.is_empty()).count();
+    if failed > 0 && !opts.quiet {
+        stderr.push_str(&format!(
+            "pbc: {failed} of {} nodes have keys that failed (see their `errors`)\n",
+            answers.len()
+        ));
+    }
+    LookupOutcome {
+        stdout,
+        stderr,
+        status: u8::from(failed > 0),
+    }
+}
+
+/// Every node's answers in node order, and what to say on stderr (the errors of environments
+/// that could not be looked up in); `Err`: what stops the whole run.
+pub fn answer_all(
+    opts: &LookupOptions,
+    dir: &Path,
+    ty: &PType,
+    default: Option<&Value>,
+) -> Result<(Vec<NodeAnswers>, String), LookupOutcome> {
+    let nodes = match factsets(dir) {
+        Ok(n) => n,
+        Err(e) => {
+            return Err(LookupOutcome::usage(format!(
+                "cannot read the factsets directory `{}`: {}",
+                dir.display(),
+                crate::source::io_reason(&e)
+            )))
+        }
+    };
+    if nodes.is_empty() {
+        return Err(LookupOutcome::usage(format!(
+            "`{}` has no factsets (`<node>.json`, `.yaml` or `.yml`)",
+            dir.display()
+        )));
+    }
+    let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
+    // environments.pp is read once; each node's environment is chosen from it.
+    let environments = if confdir.join("environments.pp").is_file() {
+        match crate::load::load_environments_file(&confdir) {
+            Ok(loaded) if loaded.has_errors() => {
+                let errors: Vec<Diagnostic> = loaded
+                    .check
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.is_error())
+                    .cloned()
+                    .collect();
+                return Err(LookupOutcome {
+                    stdout: String::new(),
+                    stderr: crate::diag::render(&loaded.check.files, &errors, opts.colour),
+                    status: 1,
+                });
+            }
+            Ok(loaded) => Some(loaded),
+            Err(e) => return Err(LookupOutcome::usage(e.to_string())),
+        }
+    } else {
+        None
+    };
+    let program = environments
+        .as_ref()
+        .and_then(LoadedTree::environments_program);
+
+    let mut answers: Vec<NodeAnswers> = Vec::with_capacity(nodes.len());
+    // Per environment: its selection (the first node's: the layout is the environment's) and
+    // the indexes of its nodes' requests.
+    let mut groups: BTreeMap<String, (super::environment::SelectedEnvironment, Vec<usize>)> =
+        BTreeMap::new();
+    let mut requests: Vec<Option<Request>> = Vec::with_capacity(nodes.len());
+    for (node, file) in &nodes {
+        let at = answers.len();
+        let chosen = request_for(opts, node, file).and_then(|request| {
+            let selected = select(&confdir, program, &request)?;
+            Ok((request, selected))
+        });
+        match chosen {
+            Ok((request, selected)) => {
+                answers.push(NodeAnswers {
+                    node: node.clone(),
+                    environment: Some(selected.name.clone()),
+                    ..NodeAnswers::default()
+                });
+                groups
+                    .entry(selected.name.clone())
+                    .or_insert_with(|| (selected, Vec::new()))
+                    .1
+                    .push(at);
+                requests.push(Some(request));
+            }
+            Err(d) => {
+                answers.push(NodeAnswers::failed(node, None, &d));
+                requests.push(None);
+            }
+        }
+    }
+
+    let total = nodes.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut stderr = String::new();
+    for (name, (selected, members)) in &groups {
+        let loaded = match selected
+            .layout
+            .files()
+            .and_then(|files| crate::load::load_request_files(&files, Some(&confdir)))
+        {
+            Ok(l) => l,
+            Err(e) => return Err(LookupOutcome::usage(e.to_string())),
+        };
+        if loaded.has_file_errors() {
+            // Said once on stderr; each of its nodes names the first.
+            let errors: Vec<Diagnostic> = loaded
+                .check
+                .diagnostics
+                .iter()
+                .filter(|d| d.is_error())
+                .cloned()
+                .collect();
+            stderr.push_str(&crate::diag::render(
+                &loaded.check.files,
+                &errors,
+                opts.colour,
+            ));
+            let code = errors.first().map_or(codes::SYNTAX_ERROR, |d| d.code);
+            for &i in members {
+                answers[i].errors.insert(
+                    "*".into(),
+                    format!("{code}: the environment `{name}` has errors (see `pbc check`); nothing was looked up"),
+                );
+            }
+            continue;
+        }
+        // Lowered once for every node of the environment; each node composes its own.
+        let model = loaded.tree_model(ForInjection);
+        let answered = crate::load::parallel_map(members.len(), |m| {
+            let i = members[m];
+            let mut node = NodeAnswers {
+                node: nodes[i].0.clone(),
+                environment: Some(name.clone()),
+                ..NodeAnswers::default()
+            };
+            if let Some(request) = &requests[i] {
+                match Injector::new(&model, selected, request) {
+                    Ok(mut injector) => answer(opts, ty, default, &mut injector, &mut node),
+                    Err(d) => {
+                        node = NodeAnswers::failed(&nodes[i].0, Some(name.clone()), &d);
+                    }
+                }
+            }
+            let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if opts.progress && (count % 16 == 0 || count == total) {
+                eprint!("\rpbc: {count}/{total} nodes");
+            }
+            node
+        });
+        for (m, node) in answered.into_iter().enumerate() {
+            answers[members[m]] = node;
+        }
+    }
+    if opts.progress {
+        eprint!("\r\x1b[K");
+    }
+    Ok((answers, stderr))
+}
