@@ -123,6 +123,8 @@ pub struct Bindings<'m> {
     pub contributions: HashMap<String, Vec<Contribution<'m>>>,
     pub whens: Vec<WhenNode<'m>>,
     pub layer_names: Vec<&'m str>,
+    /// The candidates that are `bind renamed` (a request erases the keys of those it matches).
+    renamed: Vec<usize>,
 }
 
 impl<'m> Bindings<'m> {
@@ -142,6 +144,7 @@ impl<'m> Bindings<'m> {
             contributions: HashMap::new(),
             whens: Vec::new(),
             layer_names: layers.iter().map(|l| l.name.as_str()).collect(),
+            renamed: Vec::new(),
         };
         let mut order = 0usize;
         for (layer, named_layer) in layers.iter().enumerate() {
@@ -260,6 +263,9 @@ impl<'m> Bindings<'m> {
             | AbstractBinding::CategorizedBindings { .. } => return,
         };
         let index = self.candidates.len();
+        if matches!(cand.bound, Bound::Renamed(_)) {
+            self.renamed.push(index);
+        }
         self.candidates.push(cand);
         let next = self.keys.len();
         let entry = if model_is_data(ty) {
@@ -392,7 +398,8 @@ pub struct CategoryValues {
 /// The index matched against one request: which `when`s hold, every key's winner, the
 /// contributions that apply.
 pub struct Composition<'m> {
-    pub bindings: Bindings<'m>,
+    /// The tree's index, shared by every request on the same model.
+    pub bindings: std::sync::Arc<Bindings<'m>>,
     /// Per `when` node: the precedence inside it, `None` once a predicate on the way fails.
     when_precedence: Vec<Option<Precedence>>,
     /// Per `when` node: the outcome of its own predicates, as a range of `outcomes` (the
@@ -415,7 +422,19 @@ impl<'m> Composition<'m> {
         categories: &CategoryValues,
         text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
     ) -> Composition<'m> {
-        let bindings = Bindings::build(layers);
+        Composition::with_index(
+            std::sync::Arc::new(Bindings::build(layers)),
+            categories,
+            text,
+        )
+    }
+
+    /// [`Composition::build`] on an index built once for many requests.
+    pub fn with_index(
+        bindings: std::sync::Arc<Bindings<'m>>,
+        categories: &CategoryValues,
+        text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
+    ) -> Composition<'m> {
         let nodes = bindings.whens.len();
         let mut raw: Vec<Option<Vec<u16>>> = Vec::with_capacity(nodes);
         let mut when_precedence = Vec::with_capacity(nodes);
@@ -450,8 +469,9 @@ impl<'m> Composition<'m> {
         c.winners = (0..c.bindings.keys.len())
             .map(|_| std::cell::OnceCell::new())
             .collect();
-        for (i, cand) in c.bindings.candidates.iter().enumerate() {
-            if let (Bound::Renamed(r), Some(_)) = (cand.bound, c.precedence(i)) {
+        for &i in &c.bindings.renamed {
+            if let (Bound::Renamed(r), Some(_)) = (c.bindings.candidates[i].bound, c.precedence(i))
+            {
                 let from = Key::new(ptype(&r.from_type), r.from_name.clone().unwrap_or_default());
                 c.erased.insert(from.id());
             }

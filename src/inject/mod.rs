@@ -89,6 +89,17 @@ impl<'m> Injector<'m> {
         environment: &environment::SelectedEnvironment,
         request: &Request,
     ) -> Result<Injector<'m>, Diagnostic> {
+        Injector::with_index(model, None, environment, request)
+    }
+
+    /// [`Injector::new`] on the model's index (`compose::Bindings::build` of its layers), built
+    /// once for many requests; `None` builds it for this one.
+    pub fn with_index(
+        model: &'m TreeDocument<Code<'m>>,
+        index: Option<std::sync::Arc<compose::Bindings<'m>>>,
+        environment: &environment::SelectedEnvironment,
+        request: &Request,
+    ) -> Result<Injector<'m>, Diagnostic> {
         let mut top = environment::top_scope(request);
         top.set("environment", Value::string(environment.name.as_str()));
         let (environment, environment_from) = (environment.name.clone(), environment.from);
@@ -144,7 +155,9 @@ impl<'m> Injector<'m> {
                     .map(SmolStr::from),
             }
         };
-        let composition = Composition::build(&model.layers.layers, &values, &mut text);
+        let index = index
+            .unwrap_or_else(|| std::sync::Arc::new(compose::Bindings::build(&model.layers.layers)));
+        let composition = Composition::with_index(index, &values, &mut text);
         Ok(Injector {
             top,
             environment,

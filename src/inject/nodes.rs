@@ -304,8 +304,10 @@ pub fn answer_all(
             }
             continue;
         }
-        // Lowered once for every node of the environment; each node composes its own.
+        // Lowered and indexed once for every node of the environment; each node matches the
+        // index against its own categories.
         let model = loaded.tree_model(ForInjection);
+        let index = std::sync::Arc::new(super::compose::Bindings::build(&model.layers.layers));
         let answered = crate::load::parallel_map(members.len(), |m| {
             let i = members[m];
             let mut node = NodeAnswers {
@@ -314,7 +316,7 @@ pub fn answer_all(
                 ..NodeAnswers::default()
             };
             if let Some(request) = &requests[i] {
-                match Injector::new(&model, selected, request) {
+                match Injector::with_index(&model, Some(index.clone()), selected, request) {
                     Ok(mut injector) => answer(opts, ty, default, &mut injector, &mut node),
                     Err(d) => {
                         node = NodeAnswers::failed(&nodes[i].0, Some(name.clone()), &d);
