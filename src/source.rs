@@ -197,6 +197,49 @@ pub fn take_skipped_links() -> Vec<(PathBuf, PathBuf)> {
     links
 }
 
+/// What makes two paths the same file: its device and inode where the system has them (one
+/// `stat`, where resolving the path would read every directory on the way), else its
+/// canonical path.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FileIdentity {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+pub fn file_identity(path: &Path) -> FileIdentity {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let Ok(m) = std::fs::metadata(path) {
+            return FileIdentity::Inode(m.dev(), m.ino());
+        }
+    }
+    FileIdentity::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// What `path` is, as [`may_follow`] lets pbc see it, from one `stat` when it is no link:
+/// `None` when it does not exist or is a link pbc does not follow.
+pub fn followed_type(path: &Path, root: &Path) -> Option<std::fs::FileType> {
+    let own = std::fs::symlink_metadata(path).ok()?.file_type();
+    if !own.is_symlink() {
+        return Some(own);
+    }
+    if !may_follow(path, root) {
+        return None;
+    }
+    std::fs::metadata(path).ok().map(|m| m.file_type())
+}
+
+/// [`followed_type`] of a directory entry: the type the directory listing gives, unless it is
+/// a link.
+pub fn entry_type(entry: &std::fs::DirEntry, root: &Path) -> Option<std::fs::FileType> {
+    let own = entry.file_type().ok()?;
+    if !own.is_symlink() {
+        return Some(own);
+    }
+    followed_type(&entry.path(), root)
+}
+
 /// Whether `path` may be read: it is not a symbolic link, or the link leads inside `root`, or
 /// `--follow-symlinks` is on. Every subcommand asks this, so `check`, `compile` and `lookup`
 /// read the same files; a link that leads out of the tree is recorded (see
@@ -231,9 +274,11 @@ pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 /// directory under two names is, as Puppet reads both.
 pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    // Each directory to read with the canonical directories on the way to it.
+    // Each directory to read with the directories on the way to it. Only a link can lead back
+    // into one of them, so paths are resolved only when a link is met (resolving reads every
+    // directory on the way: doing it for every directory of a large tree is most of a walk).
     let mut stack: Vec<(PathBuf, std::rc::Rc<Vec<PathBuf>>)> =
-        vec![(dir.to_path_buf(), std::rc::Rc::new(vec![canonical(dir)]))];
+        vec![(dir.to_path_buf(), std::rc::Rc::new(vec![dir.to_path_buf()]))];
     while let Some((d, chain)) = stack.pop() {
         for entry in std::fs::read_dir(&d)? {
             let entry = entry?;
@@ -250,18 +295,14 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
                 }
             }
             if ft.is_dir() && !entry.file_name().to_string_lossy().starts_with('.') {
-                let here = if is_link {
-                    canonical(&path)
-                } else {
-                    chain
-                        .last()
-                        .map_or_else(|| canonical(&path), |c| c.join(entry.file_name()))
-                };
-                if chain.contains(&here) {
-                    continue;
+                if is_link {
+                    let here = canonical(&path);
+                    if chain.iter().any(|c| canonical(c) == here) {
+                        continue;
+                    }
                 }
                 let mut next = (*chain).clone();
-                next.push(here);
+                next.push(path.clone());
                 stack.push((path, std::rc::Rc::new(next)));
             } else if ft.is_file()
                 && (path.extension().is_some_and(|e| e == "pp")

@@ -287,12 +287,9 @@ impl EnvironmentLayout {
             };
             let mut modules: Vec<(String, PathBuf)> = entries
                 .filter_map(|e| e.ok())
+                .filter(|e| crate::source::entry_type(e, &root).is_some_and(|t| t.is_dir()))
                 .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-                .filter(|(name, path)| {
-                    !name.starts_with('.')
-                        && path.is_dir()
-                        && crate::source::may_follow(path, &root)
-                })
+                .filter(|(name, _)| !name.starts_with('.'))
                 .collect();
             modules.sort();
             for (name, path) in modules {
@@ -364,7 +361,7 @@ fn joined(base: &Path, path: &str) -> PathBuf {
 /// The `.pp` files below `dir`, none when it is not a directory (or a link out of `root`).
 fn bindings_below(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
-    if dir.is_dir() && crate::source::may_follow(dir, root) {
+    if crate::source::followed_type(dir, root).is_some_and(|t| t.is_dir()) {
         crate::source::walk_within(dir, root, &mut found)?;
     }
     found.retain(|f| is_manifest(f));
@@ -375,26 +372,28 @@ fn bindings_below(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// below (`module-hiera:/MODULE/DIR`, `confdir-hiera:/DIR`), with the directory, in name order.
 fn hiera_configs(module: &Path, root: &Path) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    let at_root = module.join("hiera.yaml");
-    if at_root.is_file() && crate::source::may_follow(&at_root, root) {
-        out.push((String::new(), at_root));
-    }
     let Ok(entries) = std::fs::read_dir(module) else {
         return out;
     };
-    let mut below: Vec<(String, PathBuf)> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let file = e.path().join("hiera.yaml");
-            (!name.starts_with('.')
-                && e.path().is_dir()
-                && file.is_file()
-                && crate::source::may_follow(&e.path(), root)
-                && crate::source::may_follow(&file, root))
-            .then_some((name, file))
-        })
-        .collect();
+    let is_file = |p: &Path| crate::source::followed_type(p, root).is_some_and(|t| t.is_file());
+    let mut below: Vec<(String, PathBuf)> = Vec::new();
+    for e in entries.filter_map(|e| e.ok()) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == "hiera.yaml" {
+            if is_file(&e.path()) {
+                out.push((String::new(), e.path()));
+            }
+            continue;
+        }
+        if name.starts_with('.') || !crate::source::entry_type(&e, root).is_some_and(|t| t.is_dir())
+        {
+            continue;
+        }
+        let file = e.path().join("hiera.yaml");
+        if is_file(&file) {
+            below.push((name, file));
+        }
+    }
     below.sort();
     out.extend(below);
     out

@@ -127,14 +127,15 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             }
         }
     }
-    // Every file once, by its canonical path; an environment's role for it wins over the one
-    // its path implies.
-    let mut by_path: std::collections::BTreeMap<std::path::PathBuf, tree::TreeFile> =
+    // Every file once, whatever name it is reached by; an environment's role for it wins over
+    // the one its path implies.
+    let mut by_path: std::collections::BTreeMap<source::FileIdentity, tree::TreeFile> =
         std::collections::BTreeMap::new();
     let everything = tree::discover(&[dir.to_path_buf()])?;
     for f in environments.iter().flat_map(|(_, f)| f).chain(&everything) {
-        let key = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
-        by_path.entry(key).or_insert_with(|| f.clone());
+        by_path
+            .entry(source::file_identity(&f.path))
+            .or_insert_with(|| f.clone());
     }
     let mut inputs = Vec::with_capacity(by_path.len());
     for f in by_path.values() {
