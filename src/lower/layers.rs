@@ -155,7 +155,10 @@ pub fn compose(
                 excluded.extend(files);
             }
         }
+        let excluded_set: std::collections::HashSet<usize> = excluded.iter().copied().collect();
         let mut files: Vec<usize> = Vec::new();
+        // Membership by set: a wildcard include can bring in every module of a large tree.
+        let mut taken: std::collections::HashSet<usize> = std::collections::HashSet::new();
         let mut external = Vec::new();
         for r in &layer.include {
             match resolve(&r.uri, sources) {
@@ -173,7 +176,7 @@ pub fn compose(
                         });
                     }
                     for f in found {
-                        if !excluded.contains(&f) && !files.contains(&f) {
+                        if !excluded_set.contains(&f) && taken.insert(f) {
                             files.push(f);
                         }
                     }
