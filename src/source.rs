@@ -230,14 +230,82 @@ pub fn followed_type(path: &Path, root: &Path) -> Option<std::fs::FileType> {
     std::fs::metadata(path).ok().map(|m| m.file_type())
 }
 
-/// [`followed_type`] of a directory entry: the type the directory listing gives, unless it is
-/// a link.
-pub fn entry_type(entry: &std::fs::DirEntry, root: &Path) -> Option<std::fs::FileType> {
-    let own = entry.file_type().ok()?;
-    if !own.is_symlink() {
-        return Some(own);
+/// [`followed_type`] of the entry `entry` of `dir`: the type the directory listing gives,
+/// unless it is a link.
+pub fn entry_type(dir: &Path, entry: &Entry, root: &Path) -> Option<std::fs::FileType> {
+    if !entry.own_type.is_symlink() {
+        return Some(entry.own_type);
     }
-    followed_type(&entry.path(), root)
+    followed_type(&dir.join(&entry.name), root)
+}
+
+/// One entry of a directory listing.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub name: std::ffi::OsString,
+    /// What the entry itself is (a link is a link here).
+    pub own_type: std::fs::FileType,
+}
+
+thread_local! {
+    /// The directories listed so far in this thread's command, while a [`ListingScope`] is
+    /// open: a command lists each directory once, however many walks (discovery, each
+    /// environment's layout) pass through it. Large trees live on disks where listing a
+    /// directory is the slowest thing pbc does.
+    static LISTINGS: std::cell::RefCell<Option<std::collections::HashMap<PathBuf, std::rc::Rc<[Entry]>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// While it lives, [`list_dir`] lists each directory once (the tree is taken not to change
+/// during one command); the outermost scope forgets the listings when it ends.
+pub struct ListingScope {
+    owner: bool,
+}
+
+impl ListingScope {
+    pub fn begin() -> ListingScope {
+        LISTINGS.with(|l| {
+            let mut l = l.borrow_mut();
+            let owner = l.is_none();
+            if owner {
+                *l = Some(std::collections::HashMap::new());
+            }
+            ListingScope { owner }
+        })
+    }
+}
+
+impl Drop for ListingScope {
+    fn drop(&mut self) {
+        if self.owner {
+            LISTINGS.with(|l| *l.borrow_mut() = None);
+        }
+    }
+}
+
+/// The entries of `dir`, in the order the system gives them; within a [`ListingScope`], listed
+/// once.
+pub fn list_dir(dir: &Path) -> std::io::Result<std::rc::Rc<[Entry]>> {
+    let key = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let cached = LISTINGS.with(|l| l.borrow().as_ref().and_then(|m| m.get(&key).cloned()));
+    if let Some(found) = cached {
+        return Ok(found);
+    }
+    let mut entries = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        entries.push(Entry {
+            name: entry.file_name(),
+            own_type: entry.file_type()?,
+        });
+    }
+    let entries: std::rc::Rc<[Entry]> = entries.into();
+    LISTINGS.with(|l| {
+        if let Some(m) = l.borrow_mut().as_mut() {
+            m.insert(key, entries.clone());
+        }
+    });
+    Ok(entries)
 }
 
 /// Whether `path` may be read: it is not a symbolic link, or the link leads inside `root`, or
@@ -280,10 +348,9 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
     let mut stack: Vec<(PathBuf, std::rc::Rc<Vec<PathBuf>>)> =
         vec![(dir.to_path_buf(), std::rc::Rc::new(vec![dir.to_path_buf()]))];
     while let Some((d, chain)) = stack.pop() {
-        for entry in std::fs::read_dir(&d)? {
-            let entry = entry?;
-            let path = entry.path();
-            let mut ft = entry.file_type()?;
+        for entry in list_dir(&d)?.iter() {
+            let path = d.join(&entry.name);
+            let mut ft = entry.own_type;
             let is_link = ft.is_symlink();
             if is_link {
                 if !may_follow(&path, root) {
@@ -294,7 +361,7 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
                     Err(_) => continue,
                 }
             }
-            if ft.is_dir() && !entry.file_name().to_string_lossy().starts_with('.') {
+            if ft.is_dir() && !entry.name.to_string_lossy().starts_with('.') {
                 if is_link {
                     let here = canonical(&path);
                     if chain.iter().any(|c| canonical(c) == here) {
@@ -306,8 +373,8 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
                 stack.push((path, std::rc::Rc::new(next)));
             } else if ft.is_file()
                 && (path.extension().is_some_and(|e| e == "pp")
-                    || entry.file_name() == "hiera.yaml"
-                    || entry.file_name() == "binder_config.yaml")
+                    || entry.name == "hiera.yaml"
+                    || entry.name == "binder_config.yaml")
             {
                 out.push(path);
             }

@@ -282,13 +282,13 @@ impl EnvironmentLayout {
         let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         for dir in &self.modulepath {
             let root = root_of(dir);
-            let Ok(entries) = std::fs::read_dir(dir) else {
+            let Ok(entries) = crate::source::list_dir(dir) else {
                 continue;
             };
             let mut modules: Vec<(String, PathBuf)> = entries
-                .filter_map(|e| e.ok())
-                .filter(|e| crate::source::entry_type(e, &root).is_some_and(|t| t.is_dir()))
-                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+                .iter()
+                .filter(|e| crate::source::entry_type(dir, e, &root).is_some_and(|t| t.is_dir()))
+                .map(|e| (e.name.to_string_lossy().into_owned(), dir.join(&e.name)))
                 .filter(|(name, _)| !name.starts_with('.'))
                 .collect();
             modules.sort();
@@ -372,24 +372,26 @@ fn bindings_below(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// below (`module-hiera:/MODULE/DIR`, `confdir-hiera:/DIR`), with the directory, in name order.
 fn hiera_configs(module: &Path, root: &Path) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(module) else {
+    let Ok(entries) = crate::source::list_dir(module) else {
         return out;
     };
     let is_file = |p: &Path| crate::source::followed_type(p, root).is_some_and(|t| t.is_file());
     let mut below: Vec<(String, PathBuf)> = Vec::new();
-    for e in entries.filter_map(|e| e.ok()) {
-        let name = e.file_name().to_string_lossy().into_owned();
+    for e in entries.iter() {
+        let name = e.name.to_string_lossy().into_owned();
+        let path = module.join(&e.name);
         if name == "hiera.yaml" {
-            if is_file(&e.path()) {
-                out.push((String::new(), e.path()));
+            if is_file(&path) {
+                out.push((String::new(), path));
             }
             continue;
         }
-        if name.starts_with('.') || !crate::source::entry_type(&e, root).is_some_and(|t| t.is_dir())
+        if name.starts_with('.')
+            || !crate::source::entry_type(module, e, root).is_some_and(|t| t.is_dir())
         {
             continue;
         }
-        let file = e.path().join("hiera.yaml");
+        let file = path.join("hiera.yaml");
         if is_file(&file) {
             below.push((name, file));
         }

@@ -192,6 +192,7 @@ pub fn answer_all(
     ty: &PType,
     default: Option<&Value>,
 ) -> Result<(Vec<NodeAnswers>, String), LookupOutcome> {
+    let _listings = crate::source::ListingScope::begin();
     let nodes = match factsets(dir) {
         Ok(n) => n,
         Err(e) => {

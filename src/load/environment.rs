@@ -63,6 +63,7 @@ pub fn prepare(
     confdir: &Path,
     request: &Request,
 ) -> Result<(SelectedEnvironment, LoadedTree), PrepareError> {
+    let _listings = crate::source::ListingScope::begin();
     let environments = if confdir.join("environments.pp").is_file() {
         let loaded = super::load_environments_file(confdir).map_err(PrepareError::Io)?;
         if loaded.has_errors() {

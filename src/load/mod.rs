@@ -64,6 +64,7 @@ pub struct SourceInput {
 /// files run once per environment over the files that environment reads, and every other
 /// `.pp` below the directory gets its own rules. Anything else is checked as one tree.
 pub fn check_paths(paths: &[std::path::PathBuf]) -> std::io::Result<CheckReport> {
+    let _listings = source::ListingScope::begin();
     if let [dir] = paths {
         if dir.join("environments.pp").is_file() {
             if let Some(report) = check_site(dir)? {
@@ -196,6 +197,7 @@ pub fn compile_dir(
     environment: Option<&str>,
     layout: JsonLayout,
 ) -> std::io::Result<CompileReport> {
+    let _listings = source::ListingScope::begin();
     let confdir = std::fs::canonicalize(dir)?;
     let has_file = confdir.join("environments.pp").is_file();
     if !has_file && environment.is_none() {
