@@ -57,6 +57,12 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
 /// [`parse_file`] for source text that stands at byte `base` of `file` (a Puppet string in a
 /// data file): every span, in the AST and in diagnostics, is placed there.
 pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
+    // Most files have nothing to report: they are parsed as their tokens are lexed, without
+    // holding them all. A file with anything to say is parsed again from all its tokens and
+    // its bracket structure, which the error recovery needs.
+    if let Some(clean) = parse_streaming(file, src, base) {
+        return clean;
+    }
     let mut lexed = lexer::lex(file, src);
     for d in &mut lexed.diagnostics {
         shift(d, base);
@@ -67,21 +73,7 @@ pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
         usize::MAX
     };
     let brackets = bracket_tree(&lexed.tokens);
-    let mut builder = Builder {
-        file,
-        brackets,
-        region_cursor: RegionCursor::default(),
-        last_error_region: None,
-        src,
-        diags: Vec::new(),
-        syntax_errors: 0,
-        depth_reported: false,
-        last_error_at: None,
-        last_error_line_end: 0,
-        bind_item_end: 0,
-        lexer_stop: stop_at,
-        base,
-    };
+    let mut builder = Builder::new(file, src, base, brackets, stop_at);
     let tokens = lexed.tokens;
     let result =
         grammar::ProgramParser::new().parse(&mut builder, tokens.into_iter().map(Ok::<_, LexStop>));
@@ -121,6 +113,27 @@ pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
         program,
         diagnostics,
     }
+}
+
+/// [`parse_file_at`] for a file with nothing to report: `None` as soon as the lexer or the
+/// parser has anything to say.
+fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
+    let mut tokens = lexer::TokenStream::new(file, src);
+    let mut builder = Builder::new(file, src, base, Vec::new(), usize::MAX);
+    let result = grammar::ProgramParser::new()
+        .parse(&mut builder, tokens.by_ref().map(Ok::<_, LexStop>));
+    if tokens.troubled() || !builder.diags.is_empty() || builder.syntax_errors > 0 {
+        return None;
+    }
+    let mut body = result.ok()?;
+    qualify_nested_names(&mut body, None);
+    Some(Parsed {
+        program: Some(Program {
+            body,
+            span: Span::new(file, base, base + src.len()),
+        }),
+        diagnostics: Vec::new(),
+    })
 }
 
 /// Every bracket of the file with where it closes and the bracket around it (from the token
@@ -256,6 +269,32 @@ pub struct Builder<'s> {
     lexer_stop: usize,
     /// Where the source text stands in its file (see [`parse_file_at`]).
     base: usize,
+}
+
+impl<'s> Builder<'s> {
+    fn new(
+        file: FileId,
+        src: &'s str,
+        base: usize,
+        brackets: Vec<Bracket>,
+        lexer_stop: usize,
+    ) -> Builder<'s> {
+        Builder {
+            file,
+            brackets,
+            region_cursor: RegionCursor::default(),
+            last_error_region: None,
+            src,
+            diags: Vec::new(),
+            syntax_errors: 0,
+            depth_reported: false,
+            last_error_at: None,
+            last_error_line_end: 0,
+            bind_item_end: 0,
+            lexer_stop,
+            base,
+        }
+    }
 }
 
 impl Builder<'_> {

@@ -58,6 +58,73 @@ pub fn lex(file: FileId, src: &str) -> Lexed {
     }
 }
 
+/// The tokens of `src` as the parser takes them, a few thousand at a time: the whole file's
+/// tokens are never held at once. Lexing a file this way gives the same tokens as [`lex`]; the
+/// parser uses it for the common case of a file without errors, and [`lex`] (which also sees
+/// the file's whole bracket structure) when there are errors to report.
+pub struct TokenStream<'s> {
+    lexer: Lexer<'s>,
+    next: usize,
+    done: bool,
+}
+
+/// How many tokens a [`TokenStream`] lexes ahead.
+const STREAM_CHUNK: usize = 4096;
+
+impl<'s> TokenStream<'s> {
+    pub fn new(file: FileId, src: &'s str) -> TokenStream<'s> {
+        let mut lexer = Lexer::new(file, src);
+        lexer.out = Vec::with_capacity(STREAM_CHUNK + 64);
+        lexer.pause_at = Some(STREAM_CHUNK);
+        lexer.start();
+        TokenStream {
+            lexer,
+            next: 0,
+            done: false,
+        }
+    }
+
+    /// Whether the lexer found anything to say (then [`lex`] is the way to report it).
+    pub fn troubled(&self) -> bool {
+        self.lexer.stopped || !self.lexer.diags.is_empty()
+    }
+}
+
+impl Iterator for TokenStream<'_> {
+    type Item = SpannedTok;
+
+    fn next(&mut self) -> Option<SpannedTok> {
+        loop {
+            let waiting = self.lexer.out.len();
+            if self.next < waiting {
+                let at = self.next;
+                self.next += 1;
+                let (start, tok, end) = &mut self.lexer.out[at];
+                // The last one stays for the lexer to look back at; the others are moved out.
+                let tok = if at + 1 < waiting {
+                    std::mem::replace(tok, Tok::Comma)
+                } else {
+                    tok.clone()
+                };
+                return Some((*start, tok, *end));
+            }
+            if self.done {
+                return None;
+            }
+            // The lexer looks back at the last token it made (`/` after a value is a
+            // division): keep it, hand the rest over.
+            let len = self.lexer.out.len();
+            if len > 1 {
+                self.lexer.out.drain(..len - 1);
+                self.next = 1;
+            }
+            if self.lexer.lex_code() != CodeEnd::Paused {
+                self.done = true;
+            }
+        }
+    }
+}
+
 /// Which body an open bracket belongs to. Decides what the bindings words mean.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ctx {
@@ -112,6 +179,8 @@ enum CodeEnd {
     InterpClosed,
     /// A fatal error: stop everything.
     Stop,
+    /// Streaming: enough tokens are waiting; call again to go on.
+    Paused,
 }
 
 pub(crate) struct Lexer<'s> {
@@ -133,6 +202,11 @@ pub(crate) struct Lexer<'s> {
     /// The context the next `{` opens (set by `site`, `bindings NAME` and `when`).
     pending_body: Option<(Ctx, usize)>,
     stopped: bool,
+    /// Streaming ([`TokenStream`]): the outermost scan pauses between tokens once this many
+    /// are waiting.
+    pause_at: Option<usize>,
+    /// How many scans are running (interpolations and heredoc bodies scan within a scan).
+    scans: usize,
 }
 
 impl<'s> Lexer<'s> {
@@ -151,6 +225,8 @@ impl<'s> Lexer<'s> {
             frames: Vec::new(),
             pending_body: None,
             stopped: false,
+            pause_at: None,
+            scans: 0,
         }
     }
 
@@ -181,6 +257,12 @@ impl<'s> Lexer<'s> {
     }
 
     fn run(&mut self) {
+        self.start();
+        let _ = self.lex_code();
+    }
+
+    /// What comes before the first token.
+    fn start(&mut self) {
         if self.src.starts_with('\u{feff}') {
             self.error(
                 codes::ILLEGAL_BOM,
@@ -195,7 +277,6 @@ impl<'s> Lexer<'s> {
             self.line_start = 3;
             self.origin = 3;
         }
-        let _ = self.lex_code();
     }
 
     /// Opens a bracket frame, enforcing the nesting limit.
@@ -221,7 +302,17 @@ impl<'s> Lexer<'s> {
     /// Scans code tokens from `self.pos` until the end of input, or until the `}` that closes
     /// the innermost open interpolation frame.
     fn lex_code(&mut self) -> CodeEnd {
+        self.scans += 1;
+        let end = self.scan_code();
+        self.scans -= 1;
+        end
+    }
+
+    fn scan_code(&mut self) -> CodeEnd {
         while self.pos < self.end {
+            if self.scans == 1 && self.pause_at.is_some_and(|n| self.out.len() >= n) {
+                return CodeEnd::Paused;
+            }
             let start = self.pos;
             let rest = &self.src[start..self.end];
             let mut raw = Raw::lexer(rest);

@@ -206,7 +206,8 @@ impl<'s> Lexer<'s> {
                             }
                             return CodeEnd::Stop;
                         }
-                        CodeEnd::Stop => return CodeEnd::Stop,
+                        // A scan within a scan never pauses.
+                        CodeEnd::Stop | CodeEnd::Paused => return CodeEnd::Stop,
                     }
                     self.rewrite_interpolation(first);
                     p = self.pos;
