@@ -398,22 +398,18 @@ pub enum ExprKind {
         statement: bool,
     },
     /// `x.f`, `x.f(args)`, with an optional lambda.
-    MethodCall {
-        receiver: Box<Expr>,
-        method: SmolStr,
-        args: Vec<Expr>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        lambda: Option<Box<Lambda>>,
-    },
+    /// Boxed: the largest variant decides the size of every expression node and of every
+    /// symbol the parser moves.
+    MethodCall(Box<MethodCall>),
     If {
         test: Box<Expr>,
-        then_body: Vec<Expr>,
-        else_body: Vec<Expr>,
+        then_body: Box<[Expr]>,
+        else_body: Box<[Expr]>,
     },
     Unless {
         test: Box<Expr>,
-        then_body: Vec<Expr>,
-        else_body: Vec<Expr>,
+        then_body: Box<[Expr]>,
+        else_body: Box<[Expr]>,
     },
     Case {
         test: Box<Expr>,
@@ -589,6 +585,16 @@ pub struct PathTest {
     pub path: SmolStr,
     pub template: Expr,
     pub file: SmolStr,
+}
+
+/// `receiver.method(args) |lambda|`.
+#[derive(Clone, Debug, Serialize)]
+pub struct MethodCall {
+    pub receiver: Expr,
+    pub method: SmolStr,
+    pub args: Vec<Expr>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<Box<Lambda>>,
 }
 
 /// `CATEGORY [VALUE]` in a `when`.
@@ -781,12 +787,13 @@ impl Lambda {
                         children.extend(args);
                         lambda = l.as_deref();
                     }
-                    ExprKind::MethodCall {
-                        receiver,
-                        method,
-                        args,
-                        lambda: l,
-                    } => {
+                    ExprKind::MethodCall(call) => {
+                        let MethodCall {
+                            receiver,
+                            method,
+                            args,
+                            lambda: l,
+                        } = &**call;
                         by_name |= method == "defined";
                         children.push(receiver);
                         children.extend(args);
@@ -1036,12 +1043,13 @@ impl Expr {
                     l.for_each_expr(f);
                 }
             }
-            ExprKind::MethodCall {
-                receiver,
-                args,
-                lambda,
-                ..
-            } => {
+            ExprKind::MethodCall(call) => {
+                let MethodCall {
+                    receiver,
+                    args,
+                    lambda,
+                    ..
+                } = &**call;
                 f(receiver);
                 args.iter().for_each(&mut *f);
                 if let Some(l) = lambda {

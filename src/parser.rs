@@ -120,8 +120,8 @@ pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
 fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
     let mut tokens = lexer::TokenStream::new(file, src);
     let mut builder = Builder::new(file, src, base, Vec::new(), usize::MAX);
-    let result = grammar::ProgramParser::new()
-        .parse(&mut builder, tokens.by_ref().map(Ok::<_, LexStop>));
+    let result =
+        grammar::ProgramParser::new().parse(&mut builder, tokens.by_ref().map(Ok::<_, LexStop>));
     if tokens.troubled() || !builder.diags.is_empty() || builder.syntax_errors > 0 {
         return None;
     }
@@ -982,12 +982,12 @@ impl Builder<'_> {
         self.mk(
             l,
             r,
-            ExprKind::MethodCall {
-                receiver: Box::new(receiver),
+            ExprKind::MethodCall(Box::new(MethodCall {
+                receiver,
                 method,
                 args,
                 lambda,
-            },
+            })),
         )
     }
 
@@ -1099,8 +1099,8 @@ impl Builder<'_> {
             r,
             ExprKind::If {
                 test: Box::new(test),
-                then_body,
-                else_body,
+                then_body: then_body.into_boxed_slice(),
+                else_body: else_body.into_boxed_slice(),
             },
         )
     }
@@ -1732,7 +1732,7 @@ fn rewrite_text_head(e: &mut Expr) {
         }
         cur = match &mut cur.kind {
             ExprKind::Access { target, .. } => target,
-            ExprKind::MethodCall { receiver, .. } => receiver,
+            ExprKind::MethodCall(call) => &mut call.receiver,
             _ => return,
         };
     }
@@ -1822,15 +1822,11 @@ fn child_depth(kind: &ExprKind) -> u32 {
             lambda,
             ..
         } => functor.depth.max(max_depth(args)).max(lambda_depth(lambda)),
-        ExprKind::MethodCall {
-            receiver,
-            args,
-            lambda,
-            ..
-        } => receiver
+        ExprKind::MethodCall(call) => call
+            .receiver
             .depth
-            .max(max_depth(args))
-            .max(lambda_depth(lambda)),
+            .max(max_depth(&call.args))
+            .max(lambda_depth(&call.lambda)),
         ExprKind::If {
             test,
             then_body,

@@ -251,12 +251,13 @@ impl PnWriter {
                 self.call_rest(&mut m, args, lambda.as_deref());
                 self.call_map_close();
             }
-            ExprKind::MethodCall {
-                receiver,
-                method,
-                args,
-                lambda,
-            } => {
+            ExprKind::MethodCall(call) => {
+                let MethodCall {
+                    receiver,
+                    method,
+                    args,
+                    lambda,
+                } = &**call;
                 let mut m = self.call_map_open("call-method");
                 self.key(&mut m, "functor");
                 self.call_open(".");

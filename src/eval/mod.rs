@@ -476,12 +476,13 @@ impl<'h> Evaluator<'h> {
                     functions::call(self, name, functor.span, args, lambda.as_deref(), e.span)?;
                 self.built_by(name, result, e.span)?
             }
-            ExprKind::MethodCall {
-                receiver,
-                method,
-                args,
-                lambda,
-            } => {
+            ExprKind::MethodCall(call) => {
+                let crate::ast::MethodCall {
+                    receiver,
+                    method,
+                    args,
+                    lambda,
+                } = &**call;
                 let mut all = vec![self.eval(receiver)?];
                 all.extend(self.list(args)?);
                 let result = functions::call(self, method, e.span, all, lambda.as_deref(), e.span)?;

@@ -343,12 +343,13 @@ impl Checker {
                     self.lambda(l);
                 }
             }
-            ExprKind::MethodCall {
-                receiver,
-                args,
-                lambda,
-                ..
-            } => {
+            ExprKind::MethodCall(call) => {
+                let MethodCall {
+                    receiver,
+                    args,
+                    lambda,
+                    ..
+                } = &**call;
                 self.visit(receiver);
                 self.visit_all(args);
                 if let Some(l) = lambda {
@@ -1197,9 +1198,9 @@ fn for_each_child_outside_lambdas(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             f(functor);
             args.iter().for_each(f);
         }
-        ExprKind::MethodCall { receiver, args, .. } => {
-            f(receiver);
-            args.iter().for_each(f);
+        ExprKind::MethodCall(call) => {
+            f(&call.receiver);
+            call.args.iter().for_each(f);
         }
         ExprKind::Class(_)
         | ExprKind::Define(_)

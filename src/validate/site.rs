@@ -464,7 +464,7 @@ fn find_injections(e: &Expr, why: &str, out: &mut Vec<Diagnostic>) {
                 ExprKind::QualifiedName { name } => Some(name.trim_start_matches("::")),
                 _ => None,
             },
-            ExprKind::MethodCall { method, .. } => Some(method.as_str()),
+            ExprKind::MethodCall(call) => Some(call.method.as_str()),
             _ => None,
         };
         if let Some(f) = called.filter(|f| *f == "lookup" || *f == "inject") {
