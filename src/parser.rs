@@ -195,6 +195,14 @@ struct RegionCursor {
     open: Vec<usize>,
 }
 
+/// A bind operation in its box, its span set by the item around it.
+pub fn operation(kind: BindOpKind) -> Box<BindOperation> {
+    Box::new(BindOperation {
+        kind,
+        span: Span::NONE,
+    })
+}
+
 /// A call argument, array entry or access key: a value, or a bare `key => value` pair that is
 /// merged with its neighbours into one hash.
 pub enum Operand {
