@@ -66,6 +66,18 @@ impl LookupOutcome {
     }
 }
 
+/// The keys `opts` asks for, of the type `ty`, or with `--all` every effective key.
+pub(crate) fn asked_keys(opts: &LookupOptions, ty: &PType, injector: &Injector) -> Vec<Key> {
+    if opts.all {
+        injector.effective_keys()
+    } else {
+        opts.keys
+            .iter()
+            .map(|k| Key::new(ty.clone(), k.as_str()))
+            .collect()
+    }
+}
+
 /// A type or value given on the command line, read as Puppet source.
 fn parse_expr(src: &str) -> Option<crate::ast::Program> {
     crate::parser::parse_file(FileId(0), src).program
@@ -215,14 +227,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         files.dedup();
         files
     };
-    let keys: Vec<Key> = if opts.all {
-        injector.effective_keys()
-    } else {
-        opts.keys
-            .iter()
-            .map(|k| Key::new(ty.clone(), k.as_str()))
-            .collect()
-    };
+    let keys = asked_keys(opts, &ty, &injector);
     let mut stdout = String::new();
     let mut errors: Vec<Diagnostic> = Vec::new();
     let mut explanations = Vec::new();

@@ -14,7 +14,6 @@ use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
 use crate::load::facts::ReadError;
 use crate::load::LoadedTree;
-use crate::lower::keys::Key;
 use crate::types::PType;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -49,6 +48,17 @@ impl NodeAnswers {
             ..NodeAnswers::default()
         }
     }
+}
+
+/// The errors a loaded tree (or environments.pp) has.
+fn errors_of(loaded: &LoadedTree) -> Vec<Diagnostic> {
+    loaded
+        .check
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .cloned()
+        .collect()
 }
 
 fn why(d: &Diagnostic) -> String {
@@ -112,14 +122,7 @@ fn answer(
     injector: &mut Injector,
     answers: &mut NodeAnswers,
 ) {
-    let keys: Vec<Key> = if opts.all {
-        injector.effective_keys()
-    } else {
-        opts.keys
-            .iter()
-            .map(|k| Key::new(ty.clone(), k.as_str()))
-            .collect()
-    };
+    let keys = super::command::asked_keys(opts, ty, injector);
     for key in keys {
         let name = key.to_string();
         match injector.lookup_found_key(&key) {
@@ -214,13 +217,7 @@ pub fn answer_all(
     let environments = if confdir.join("environments.pp").is_file() {
         match crate::load::load_environments_file(&confdir) {
             Ok(loaded) if loaded.has_errors() => {
-                let errors: Vec<Diagnostic> = loaded
-                    .check
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.is_error())
-                    .cloned()
-                    .collect();
+                let errors = errors_of(&loaded);
                 return Err(LookupOutcome {
                     stdout: String::new(),
                     stderr: crate::diag::render(&loaded.check.files, &errors, opts.colour),
@@ -284,13 +281,7 @@ pub fn answer_all(
         };
         if loaded.has_file_errors() {
             // Said once on stderr; each of its nodes names the first.
-            let errors: Vec<Diagnostic> = loaded
-                .check
-                .diagnostics
-                .iter()
-                .filter(|d| d.is_error())
-                .cloned()
-                .collect();
+            let errors = errors_of(&loaded);
             stderr.push_str(&crate::diag::render(
                 &loaded.check.files,
                 &errors,
