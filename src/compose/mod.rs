@@ -415,22 +415,11 @@ pub struct Composition<'m> {
 }
 
 impl<'m> Composition<'m> {
-    /// `text` gives what an embedded expression (a computed predicate value, a data path)
-    /// evaluates to for the request, as text (`None`: undef, empty, or an error).
+    /// The index `bindings` (built once, shared by every request on the same model) matched
+    /// against one request. `text` gives what an embedded expression (a computed predicate
+    /// value, a data path) evaluates to for the request, as text (`None`: undef, empty, or an
+    /// error).
     pub fn build(
-        layers: &'m [NamedLayer<Code<'m>>],
-        categories: &CategoryValues,
-        text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
-    ) -> Composition<'m> {
-        Composition::with_index(
-            std::sync::Arc::new(Bindings::build(layers)),
-            categories,
-            text,
-        )
-    }
-
-    /// [`Composition::build`] on an index built once for many requests.
-    pub fn with_index(
         bindings: std::sync::Arc<Bindings<'m>>,
         categories: &CategoryValues,
         text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,

@@ -157,7 +157,7 @@ impl<'m> Injector<'m> {
         };
         let index = index
             .unwrap_or_else(|| std::sync::Arc::new(compose::Bindings::build(&model.layers.layers)));
-        let composition = Composition::with_index(index, &values, &mut text);
+        let composition = Composition::build(index, &values, &mut text);
         Ok(Injector {
             top,
             environment,
