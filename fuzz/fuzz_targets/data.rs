@@ -36,14 +36,12 @@ fuzz_target!(|data: &[u8]| {
             Some(bind::Found {
                 applies: bind::Applies {
                     when: Some(("osfamily".into(), bind::WhenValue::Named("Debian".into()))),
-                    template: template.into(),
                     test: PathTest {
                         path: template.into(),
                         template: expr,
                         file: stem.into(),
                     },
                 },
-                stem: stem.into(),
                 keys: bind::keys(&doc),
             })
         };

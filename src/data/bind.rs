@@ -23,14 +23,14 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug)]
 pub struct Applies {
     pub when: Option<(String, WhenValue)>,
-    /// The path as written in `hiera.yaml` (`osfamily/${osfamily}`), and its test.
-    pub template: String,
+    /// The path's test (the path as written in `hiera.yaml`: `osfamily/${osfamily}`, and the
+    /// file it must give).
     pub test: PathTest,
 }
 
 impl Applies {
     fn interpolates(&self) -> bool {
-        self.template.contains('$')
+        self.test.path.contains('$')
     }
 }
 
@@ -47,8 +47,6 @@ pub enum WhenValue {
 /// A data file found for one hierarchy level, in search order, with the keys it binds.
 pub struct Found {
     pub applies: Applies,
-    /// The file's path below its data directory, without extension.
-    pub stem: String,
     pub keys: BTreeSet<String>,
 }
 
@@ -74,9 +72,9 @@ fn earlier(this: &Found, before: &Found) -> Earlier {
             return Earlier::Apart;
         }
     }
-    if before.applies.template == this.applies.template {
+    if before.applies.test.path == this.applies.test.path {
         // One path gives one file per request.
-        return if before.stem == this.stem {
+        return if before.applies.test.file == this.applies.test.file {
             Earlier::Hides
         } else {
             Earlier::Apart

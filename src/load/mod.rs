@@ -959,12 +959,7 @@ fn read_data_files(
                         file: stem.as_str().into(),
                     };
                     level.push(bind::Found {
-                        applies: bind::Applies {
-                            when,
-                            template: template.to_string(),
-                            test,
-                        },
-                        stem,
+                        applies: bind::Applies { when, test },
                         keys: bind::keys(&doc),
                     });
                     let text = files.source(id);
