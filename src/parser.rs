@@ -100,13 +100,7 @@ pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
     crate::diag::sort(&mut diagnostics);
     let has_errors = diagnostics.iter().any(Diagnostic::is_error);
     let program = match body {
-        Some(mut body) if !has_errors => {
-            qualify_nested_names(&mut body, None);
-            Some(Program {
-                body,
-                span: Span::new(file, base, base + src.len()),
-            })
-        }
+        Some(body) if !has_errors => Some(program(file, src, base, body)),
         _ => None,
     };
     Parsed {
@@ -125,15 +119,19 @@ fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
     if tokens.troubled() || !builder.diags.is_empty() || builder.syntax_errors > 0 {
         return None;
     }
-    let mut body = result.ok()?;
-    qualify_nested_names(&mut body, None);
     Some(Parsed {
-        program: Some(Program {
-            body,
-            span: Span::new(file, base, base + src.len()),
-        }),
+        program: Some(program(file, src, base, result.ok()?)),
         diagnostics: Vec::new(),
     })
+}
+
+/// The program of a file that parsed without errors.
+fn program(file: FileId, src: &str, base: usize, mut body: Vec<Expr>) -> Program {
+    qualify_nested_names(&mut body, None);
+    Program {
+        body,
+        span: Span::new(file, base, base + src.len()),
+    }
 }
 
 /// Every bracket of the file with where it closes and the bracket around it (from the token
