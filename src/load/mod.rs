@@ -764,8 +764,9 @@ fn read_hiera_config(
             }
         }
         previous = Some((rank, entry));
-        // A value other than the category's own: the data is bound under the category, whose
-        // value the site decides, not under what the hierarchy names.
+        // A value other than the category's own: a file applies only where both agree (its
+        // path, made with the entry's value, names it, and the site's category has the value
+        // its name gives), which is rarely what was meant.
         let site_fact = site.facts.iter().find(|(c, _)| *c == entry.category);
         let written = Some(&entry.value).filter(|_| entry.value_written);
         if let (Some((_, site_fact)), Some(fact)) =
@@ -782,8 +783,8 @@ fn read_hiera_config(
                         ),
                     )
                     .with_note(format!(
-                        "note: the data is bound `when {} ...`, and the site decides that value",
-                        entry.category
+                        "note: a data file applies where its path, made with `{}`, names it and the site's `{}` has the value its name gives: both must agree",
+                        entry.value, entry.category
                     ))
                     .across_files(),
                 );
