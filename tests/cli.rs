@@ -702,3 +702,53 @@ fn diff_shows_what_changes_for_which_node() {
     ]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// `lookup --nodes`: a node whose facts cannot be read gets its own line with the error under
+/// `*`, the other nodes are answered, and the exit status says something failed; `diff
+/// --format json` prints a JSON line per node that differs.
+#[test]
+fn every_node_gets_its_line_and_diff_speaks_json() {
+    let site = "site {\n  categories { dc => $::dc }\n}\n";
+    let bindings =
+        |v: &str| format!("bindings default {{\n  when dc ams {{ bind 'mirror' to '{v}' }}\n}}\n");
+    let (a, b) = (bindings("a"), bindings("b"));
+    let facts: [(&str, &str); 2] = [
+        ("facts/n1.json", "{\"dc\": \"ams\"}"),
+        ("facts/n2.json", "{\"dc\": "),
+    ];
+    let old = common::write_tree(
+        "nodes",
+        "old",
+        &[("manifests/site.pp", site)],
+        &[facts[0], facts[1], ("bindings/default.pp", &a)],
+    );
+    let new = common::write_tree(
+        "nodes",
+        "new",
+        &[("manifests/site.pp", site)],
+        &[facts[0], facts[1], ("bindings/default.pp", &b)],
+    );
+    let (old, new) = (old.to_string_lossy(), new.to_string_lossy());
+    let nodes = format!("{old}/facts");
+    let (code, out, _) = pbc(&["lookup", "-C", &old, "--nodes", &nodes, "mirror"]);
+    assert_eq!(code, 1);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["node"], "n1");
+    assert_eq!(lines[0]["values"]["mirror"], "a");
+    assert_eq!(lines[1]["node"], "n2");
+    let why = lines[1]["errors"]["*"].as_str().expect("the node's error");
+    assert!(why.starts_with("INVALID_FACTS"), "{why}");
+
+    let (code, out, _) = pbc(&[
+        "diff", &old, &new, "--nodes", &nodes, "mirror", "--format", "json",
+    ]);
+    assert_eq!(code, 1);
+    let line: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON line");
+    assert_eq!(line["node"], "n1");
+    assert_eq!(line["keys"]["mirror"]["old"]["value"], "a");
+    assert_eq!(line["keys"]["mirror"]["new"]["value"], "b");
+}
