@@ -190,6 +190,10 @@ struct LookupArgs {
     /// per node, `{"node", "environment", "values", "errors"}`, in node order.
     #[arg(long, value_name = "FACTSDIR")]
     nodes: Option<PathBuf>,
+    /// Answer from a model `pbc compile DIR` wrote (no tree is read), in the environment it
+    /// was compiled for.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tree", "agent_environment"])]
+    model: Option<PathBuf>,
     /// A fact, `name=value` (JSON when it reads as JSON); repeatable, applied last.
     #[arg(long)]
     fact: Vec<String>,
@@ -230,12 +234,13 @@ struct LookupArgs {
 
 #[derive(clap::Args)]
 struct DiffArgs {
-    /// The tree before the change.
-    old: PathBuf,
-    /// The tree after it.
-    new: PathBuf,
-    /// Keys to compare (default with --all: every key either tree binds).
-    keys: Vec<String>,
+    /// The tree (a directory) or model (a file `pbc compile` wrote) before the change, the one
+    /// after it, then the keys to compare (or --all: every key either side binds).
+    #[arg(value_name = "OLD NEW KEY")]
+    args: Vec<String>,
+    /// Both sides as models instead (`--model OLD --model NEW`); the arguments are then keys.
+    #[arg(long = "model", value_name = "FILE")]
+    model: Vec<PathBuf>,
     /// The factsets directory (`<node>.json|yaml|yml`): every node is compared.
     #[arg(long, value_name = "FACTSDIR")]
     nodes: PathBuf,
@@ -422,6 +427,10 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
         eprintln!("pbc: the tree `{}` is not a directory", tree.display());
         return ExitCode::from(2);
     }
+    if a.model.is_some() && tree != std::path::Path::new(".") {
+        eprintln!("pbc: --model answers from the model alone: give no tree");
+        return ExitCode::from(2);
+    }
     // A path where a key is expected is a mistake to say, not a key to look up in vain.
     let naming_scheme = ["/param/", "/var/", "/map/"];
     if let Some(path) = keys.iter().find(|k| {
@@ -473,6 +482,7 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
                 && !out.quiet
                 && std::io::IsTerminal::is_terminal(&std::io::stderr()),
             nodes: a.nodes,
+            model: a.model,
         });
     let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
     if let Err(code) = print(outcome.stdout.as_bytes()) {
@@ -482,15 +492,27 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
 }
 
 fn diff_command(out: Output, a: DiffArgs) -> ExitCode {
-    if let Err(code) = all_exist(&[a.old.clone(), a.new.clone(), a.nodes.clone()]) {
+    let (old, new, keys) = match (a.model.as_slice(), a.args.as_slice()) {
+        ([old, new], keys) => (old.clone(), new.clone(), keys.to_vec()),
+        ([], [old, new, keys @ ..]) => (PathBuf::from(old), PathBuf::from(new), keys.to_vec()),
+        ([], _) => {
+            eprintln!("pbc: diff needs the old and the new tree (or model), then keys or --all");
+            return ExitCode::from(2);
+        }
+        _ => {
+            eprintln!("pbc: --model names both sides: `--model OLD --model NEW`");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(code) = all_exist(&[old.clone(), new.clone(), a.nodes.clone()]) {
         return code;
     }
-    if a.keys.is_empty() != a.all {
+    if keys.is_empty() != a.all {
         eprintln!("pbc: diff compares the keys given, or every key with --all (one of the two)");
         return ExitCode::from(2);
     }
     let opts = puppet_bindings::inject::command::LookupOptions {
-        keys: a.keys,
+        keys,
         fact: a.fact,
         environment: a.environment,
         all: a.all,
@@ -502,8 +524,8 @@ fn diff_command(out: Output, a: DiffArgs) -> ExitCode {
     };
     let outcome = puppet_bindings::inject::diff::run(
         &opts,
-        &a.old,
-        &a.new,
+        &old,
+        &new,
         &a.nodes,
         None,
         a.format == ExplainFormat::Json,

@@ -8,12 +8,16 @@
 //! of its own in the same style (documented in `README.md`). The bindings model stores Puppet
 //! expressions in this form.
 //!
+//! [`read`] reads it back (the expressions a written model embeds).
+//!
 //! It must not judge or change the tree: a file with syntax errors is never written, and
 //! validation is someone else's job. Output is written straight into a `String`; operator chains
 //! are nested on output without recursion, and other recursion is bounded by the parser's
 //! nesting limit.
 
 use crate::ast::*;
+
+pub mod read;
 
 /// The PN JSON of a whole file, as `puppet parser dump --format json` prints it (with the final
 /// newline).

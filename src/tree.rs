@@ -9,6 +9,10 @@
 
 use std::path::{Component, Path, PathBuf};
 
+/// The environment a request runs in when nothing names one (ARM-8: `production`, implied
+/// when `environments.pp` does not declare it).
+pub const DEFAULT_ENVIRONMENT: &str = "production";
+
 /// What a file is for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FileRole {

@@ -697,6 +697,26 @@ fn diff_shows_what_changes_for_which_node() {
     assert_eq!((code, out.as_str()), (0, ""));
     let (code, out, _) = pbc(&["diff", &old, &old, "--nodes", &nodes, "--all"]);
     assert_eq!((code, out.as_str()), (0, ""));
+    // The same from the models each tree compiles to, and from a model against a tree.
+    let (old_model, new_model) = (format!("{old}/model.json"), format!("{new}/model.json"));
+    for (tree, model) in [(&old, &old_model), (&new, &new_model)] {
+        let (code, _, err) = pbc(&["compile", "--compact", "-o", model, tree]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let expected =
+        "n1 (production)\n  mirror: \"a\" -> \"b\"\nn2 (production)\n  extra: (not bound) -> true\n";
+    for args in [
+        vec!["diff", "--model", &old_model, "--model", &new_model],
+        vec!["diff", &old_model, &new_model],
+        vec!["diff", &old_model, &new],
+    ] {
+        let (code, out, err) = pbc(&[&args[..], &["--nodes", &nodes, "--all"]].concat());
+        assert_eq!((code, out.as_str()), (1, expected), "{args:?}: {err}");
+    }
+    let (code, _, err) = pbc(&[
+        "diff", "--model", &old_model, &new, "--nodes", &nodes, "--all",
+    ]);
+    assert_eq!(code, 2, "{err}");
     let (code, _, err) = pbc(&[
         "lookup", "-C", &old, "--nodes", &nodes, "--facts", &nodes, "port",
     ]);

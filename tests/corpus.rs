@@ -186,3 +186,74 @@ fn bindings_and_site_spans_are_written_once() {
         assert_eq!(json.matches("\"span\":").count(), 2, "{json}");
     }
 }
+
+/// Every expression of every file that parses in `corpus/` reads back from its PN (as a model's
+/// embedded expressions are, `pbc lookup --model`) and writes the same PN again; definitions,
+/// which no binding holds, are the only ones refused.
+#[test]
+fn pn_reads_back_to_itself() {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "pp") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"),
+        &mut files,
+    );
+    let (mut read, mut definitions) = (0, 0);
+    for path in &files {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let Some(program) = parse_file(puppet_bindings::span::FileId(0), &text).program else {
+            continue;
+        };
+        // Definitions are refused whole; the statements of their bodies are read one by one.
+        let mut statements: Vec<&puppet_bindings::ast::Expr> = program.body.iter().collect();
+        while let Some(e) = statements.pop() {
+            use puppet_bindings::ast::ExprKind;
+            match &e.kind {
+                ExprKind::Class(d) => statements.extend(&d.body),
+                ExprKind::Define(d) => statements.extend(&d.body),
+                ExprKind::Node(d) => statements.extend(&d.body),
+                ExprKind::Function(d) => statements.extend(&d.body),
+                _ => {}
+            }
+            let written = puppet_bindings::pn::expr_to_json(e);
+            let mut de = serde_json::Deserializer::from_str(&written);
+            de.disable_recursion_limit();
+            let json: serde_json::Value =
+                serde::Deserialize::deserialize(&mut de).expect("PN is JSON");
+            match puppet_bindings::pn::read::expr(&json) {
+                Ok(back) => {
+                    assert_eq!(
+                        puppet_bindings::pn::expr_to_json(&back),
+                        written,
+                        "{}",
+                        path.display()
+                    );
+                    read += 1;
+                }
+                Err(e) => {
+                    assert!(e.0.contains("definition"), "{}: {}", path.display(), e.0);
+                    definitions += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        read >= 250 && definitions >= 200,
+        "{read} read, {definitions} definitions"
+    );
+}

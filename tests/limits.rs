@@ -18,7 +18,8 @@
 //! (`compile_output_is_safe`), write errors (`write_errors_on_standard_output_are_exit_2`),
 //! links (`links_out_of_the_tree_are_not_followed`), paths out of the tree
 //! (`a_manifest_that_is_not_puppet_is_refused`, `confine_keeps_reads_inside_the_tree`), node
-//! names (`hostile_facts_are_refused`), URIs with `..` (`corpus/check/invalid/layers_uris.pp`).
+//! names (`hostile_facts_are_refused`), URIs with `..` (`corpus/check/invalid/layers_uris.pp`),
+//! deep models (`deep_models_are_read_or_refused`).
 
 mod common;
 
@@ -691,4 +692,40 @@ fn thousands_of_environments_are_checked_linearly() {
     );
     assert_eq!(report.file_count, n + 1);
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A model nests two levels per operator of an embedded chain: a 40,000-operator chain is read
+/// back and answers as on the tree; a file nested deeper than the limit is one INVALID_MODEL,
+/// counted before anything is parsed (no stack overflow, whatever the depth).
+#[test]
+fn deep_models_are_read_or_refused() {
+    let chain = vec!["1"; 40_001].join(" + ");
+    let dir = common::write_tree(
+        "limits",
+        "deep_model",
+        &[],
+        &[(
+            "bindings/default.pp",
+            &format!("bindings default {{\n  bind 'sum' to {chain}\n}}\n"),
+        )],
+    );
+    let tree = dir.to_string_lossy().into_owned();
+    let model = dir.join("model.json").to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["compile", "--compact", "-o", &model, &tree]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = pbc(&["lookup", "--model", &model, "sum"]);
+    assert_eq!((code, stdout.as_str()), (0, "40001\n"), "{stderr}");
+
+    let deep = dir.join("deep.json");
+    let depth = puppet_bindings::lower::read::MAX_READ_DEPTH * 10;
+    std::fs::write(&deep, format!("{}{}", "[".repeat(depth), "]".repeat(depth))).expect("deep");
+    let deep = deep.to_string_lossy().into_owned();
+    let (code, stdout, stderr) = pbc(&["lookup", "--model", &deep, "sum"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("error[INVALID_MODEL]")
+            && stderr.contains("nests more than 100000 levels deep (at line 1, column 100001)"),
+        "{stderr}"
+    );
 }

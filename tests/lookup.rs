@@ -106,3 +106,193 @@ fn every_node_at_once_answers_as_each_node_alone() {
     }
     assert!(compared >= 20, "only {compared} nodes compared");
 }
+
+/// Runs `pbc` in `dir`: status, stdout, stderr.
+fn pbc_full(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let run = Command::new(env!("CARGO_BIN_EXE_pbc"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("pbc runs");
+    (
+        run.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&run.stdout).into_owned(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
+}
+
+/// The codes of the errors a run printed, in order.
+fn error_codes(stderr: &str) -> Vec<&str> {
+    stderr
+        .match_indices("error[")
+        .filter_map(|(i, _)| stderr[i + 6..].split(']').next())
+        .collect()
+}
+
+/// `pbc lookup --model FILE` answers as the lookup on the tree: for every request of every
+/// corpus tree, the model `pbc compile . --env E` writes for the request's environment gives the
+/// same status, the same output (values, `--all`, JSON, `--explain` text and JSON, but for who
+/// chose the environment) and errors with the same codes.
+#[test]
+fn the_model_answers_as_the_tree() {
+    let scratch = std::env::temp_dir().join(format!("pbc-model-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch dir");
+    let (mut compared, mut skipped) = (0, 0);
+    for dir in sorted_dirs("corpus/lookup/trees") {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let requests = std::fs::read_to_string(dir.join("requests")).expect("requests");
+        let mut models: std::collections::BTreeMap<String, std::path::PathBuf> =
+            std::collections::BTreeMap::new();
+        for line in requests
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        {
+            let args: Vec<&str> = line.split_whitespace().collect();
+            if args.contains(&"--model") || args.contains(&"--nodes") {
+                continue;
+            }
+            // The request's environment, from an explanation of the same request.
+            let mut probe: Vec<&str> = Vec::new();
+            let mut i = 0;
+            while i < args.len() {
+                match args[i] {
+                    "--facts" | "--node" | "--fact" | "--env" | "--agent-environment" | "--enc" => {
+                        probe.extend(&args[i..(i + 2).min(args.len())]);
+                        i += 2;
+                    }
+                    "--type" | "--default" | "--format" => i += 2,
+                    "--strict" | "--confine" => {
+                        probe.push(args[i]);
+                        i += 1;
+                    }
+                    _ => i += 1,
+                }
+            }
+            probe.extend(["--explain", "--format", "json", "any::key"]);
+            let mut with_lookup = vec!["lookup"];
+            with_lookup.extend(&probe);
+            let (_, explained, _) = pbc_full(&dir, &with_lookup);
+            let Ok(explained) = serde_json::from_str::<serde_json::Value>(&explained) else {
+                // The request fails before any lookup (its environment, its facts).
+                skipped += 1;
+                continue;
+            };
+            let environment = explained[0]["environment"]
+                .as_str()
+                .expect("environment")
+                .to_string();
+            let chosen_by = explained[0]["environment_from"]
+                .as_str()
+                .expect("from")
+                .to_string();
+            let model = models.entry(environment.clone()).or_insert_with(|| {
+                let (status, json, stderr) =
+                    pbc_full(&dir, &["compile", "--compact", ".", "--env", &environment]);
+                assert_eq!(status, 0, "{name}: compile --env {environment}: {stderr}");
+                let path = scratch.join(format!("{name}-{environment}.json"));
+                std::fs::write(&path, json).expect("model written");
+                path
+            });
+            let (tree_status, tree_out, tree_err) =
+                pbc_full(&dir, &[&["lookup"], &args[..]].concat());
+            let mut on_model: Vec<&str> = vec!["lookup", "--model"];
+            let model_path = model.to_string_lossy().into_owned();
+            on_model.push(&model_path);
+            let mut i = 0;
+            while i < args.len() {
+                if args[i] == "--agent-environment" {
+                    i += 2;
+                } else {
+                    on_model.push(args[i]);
+                    i += 1;
+                }
+            }
+            let (model_status, model_out, model_err) = pbc_full(&dir, &on_model);
+            let context = format!(
+                "{name}: {line}\n--- tree\n{tree_out}{tree_err}--- model\n{model_out}{model_err}"
+            );
+            assert_eq!(tree_status, model_status, "{context}");
+            assert_eq!(
+                tree_out,
+                model_out.replace("the model", &chosen_by),
+                "{context}"
+            );
+            assert_eq!(error_codes(&tree_err), error_codes(&model_err), "{context}");
+            compared += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    eprintln!("{compared} requests compared, {skipped} failed before any lookup");
+    assert!(
+        compared >= 60 && skipped <= 10,
+        "{compared} compared, {skipped} skipped"
+    );
+}
+
+/// The model the `model` corpus tree's requests read is the one pbc compiles from that tree now.
+#[test]
+fn the_committed_model_is_current() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lookup/trees/model");
+    let (status, compiled, stderr) = pbc_full(&dir, &["compile", "--compact", "."]);
+    assert_eq!(status, 0, "{stderr}");
+    let committed = std::fs::read_to_string(dir.join("models/site.json")).expect("model");
+    assert!(
+        compiled == committed,
+        "corpus/lookup/trees/model/models/site.json is stale: run `pbc compile --compact . > models/site.json` there"
+    );
+}
+
+/// `--nodes` with `--model`: every node answered from the model of its environment gets the line
+/// it gets on the tree (values, errors), on every corpus tree with a factsets directory.
+#[test]
+fn every_node_answers_from_the_model_as_from_the_tree() {
+    let scratch = std::env::temp_dir().join(format!("pbc-model-nodes-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch dir");
+    let mut compared = 0;
+    for dir in sorted_dirs("corpus/lookup/trees") {
+        if !dir.join("facts").is_dir() {
+            continue;
+        }
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (_, on_tree) = pbc_in(&dir, &["lookup", "--nodes", "facts", "--all"]);
+        let on_tree: Vec<serde_json::Value> = on_tree
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line per node"))
+            .collect();
+        let environments: std::collections::BTreeSet<&str> = on_tree
+            .iter()
+            .filter_map(|l| l["environment"].as_str())
+            .collect();
+        for environment in environments {
+            let (status, json, stderr) =
+                pbc_full(&dir, &["compile", "--compact", ".", "--env", environment]);
+            assert_eq!(status, 0, "{name}: {stderr}");
+            let model = scratch.join(format!("{name}-{environment}.json"));
+            std::fs::write(&model, json).expect("model written");
+            let model = model.to_string_lossy().into_owned();
+            let (_, on_model) = pbc_in(
+                &dir,
+                &["lookup", "--model", &model, "--nodes", "facts", "--all"],
+            );
+            let on_model: Vec<serde_json::Value> = on_model
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("a JSON line per node"))
+                .collect();
+            assert_eq!(on_model.len(), on_tree.len(), "{name}");
+            for (t, m) in on_tree.iter().zip(&on_model) {
+                if t["environment"] == environment {
+                    assert_eq!(t, m, "{name}");
+                    compared += 1;
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(compared >= 20, "only {compared} nodes compared");
+}

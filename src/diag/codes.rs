@@ -309,3 +309,8 @@ pub const LOOKUP_TYPE_MISMATCH: &str = "LOOKUP_TYPE_MISMATCH";
 pub const INVALID_FACTS: &str = "INVALID_FACTS";
 /// An ENC output file (`--enc`) that is not what an ENC prints.
 pub const INVALID_ENC: &str = "INVALID_ENC";
+/// `--model FILE`: not a model `pbc compile DIR` writes (not JSON, another format or version,
+/// the model of bindings files alone, a shape pbc does not read, nesting past the limit).
+pub const INVALID_MODEL: &str = "INVALID_MODEL";
+/// `--model FILE`: `--env` names another environment than the model's.
+pub const MODEL_ENVIRONMENT_MISMATCH: &str = "MODEL_ENVIRONMENT_MISMATCH";

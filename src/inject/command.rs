@@ -45,6 +45,8 @@ pub struct LookupOptions {
     pub quiet: bool,
     /// `--nodes DIR`: every node of a factsets directory, a JSON line each.
     pub nodes: Option<PathBuf>,
+    /// `--model FILE`: answer from a model `pbc compile DIR` wrote, not from the tree.
+    pub model: Option<PathBuf>,
     /// Show how many nodes are done on stderr (a terminal).
     pub progress: bool,
 }
@@ -155,6 +157,9 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
             status: 1,
         };
     }
+    if let Some(path) = &opts.model {
+        return run_on_model(opts, path, &request, &ty, default.as_ref());
+    }
     // `$confdir` is the tree's directory, absolute (environments.pp may build paths from it).
     let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
     let (selected, loaded) = match prepare(&confdir, &request) {
@@ -227,7 +232,105 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         files.dedup();
         files
     };
-    let keys = asked_keys(opts, &ty, &injector);
+    answer(
+        opts,
+        &ty,
+        default.as_ref(),
+        &mut injector,
+        &loaded.check.files,
+        unread,
+        &not_in_any_layer,
+    )
+}
+
+/// Reads the model `--model` names, and checks that `--env` (if given) is its environment.
+pub(crate) fn read_model(
+    opts: &LookupOptions,
+    path: &std::path::Path,
+) -> Result<crate::lower::read::ReadModel, LookupOutcome> {
+    let fail = |d: Diagnostic| LookupOutcome {
+        stdout: String::new(),
+        stderr: crate::diag::render(&Default::default(), &[d], opts.colour),
+        status: 1,
+    };
+    let bytes =
+        crate::source::read_file(path, "model").map_err(|e| LookupOutcome::usage(e.to_string()))?;
+    let read = crate::lower::read::read(&path.display().to_string(), &bytes).map_err(fail)?;
+    let environment = read.environment();
+    // Only `--env` is known to decide: environments.pp (which the ENC's choice comes after)
+    // was evaluated when the model was compiled, not here.
+    if let Some(other) = opts.environment.as_deref().filter(|e| *e != environment) {
+        return Err(fail(
+            Diagnostic::error(
+                codes::MODEL_ENVIRONMENT_MISMATCH,
+                Span::NONE,
+                format!(
+                    "--env names the environment `{other}`, but `{}` is the model of `{environment}`",
+                    path.display()
+                ),
+            )
+            .with_note(format!(
+                "help: compile that environment's model (`pbc compile DIR --env {other}`), or look up on the tree"
+            )),
+        ));
+    }
+    Ok(read)
+}
+
+/// `--model FILE`: the request answered from a model `pbc compile DIR` wrote, in the
+/// environment it was compiled for.
+fn run_on_model(
+    opts: &LookupOptions,
+    path: &std::path::Path,
+    request: &Request,
+    ty: &PType,
+    default: Option<&Value>,
+) -> LookupOutcome {
+    let no_files = crate::span::SourceMap::default();
+    let fail = |d: Diagnostic| LookupOutcome {
+        stdout: String::new(),
+        stderr: crate::diag::render(&no_files, &[d], opts.colour),
+        status: 1,
+    };
+    let mut read = match read_model(opts, path) {
+        Ok(m) => m,
+        Err(outcome) => return outcome,
+    };
+    let environment = read.environment().to_string();
+    let mut model = read.document();
+    if let Some(enc) = &request.enc {
+        super::enc::add_to_model(&mut model, enc);
+    }
+    let mut injector =
+        match Injector::for_environment(&model, None, environment, "the model", request) {
+            Ok(i) => i,
+            Err(d) => return fail(d),
+        };
+    answer(
+        opts,
+        ty,
+        default,
+        &mut injector,
+        &no_files,
+        Vec::new(),
+        &|_: &Key| Vec::new(),
+    )
+}
+
+/// The keys `opts` asks for, answered by `injector`: what to print, and the exit status.
+/// `unread` are the tree's warnings about files left unread; `not_in_any_layer` names the files
+/// outside every layer that bind a key.
+fn answer(
+    opts: &LookupOptions,
+    ty: &PType,
+    default: Option<&Value>,
+    injector: &mut Injector,
+    files: &crate::span::SourceMap,
+    unread: Vec<Diagnostic>,
+    not_in_any_layer: &dyn Fn(&Key) -> Vec<String>,
+) -> LookupOutcome {
+    let render = |diags: &[Diagnostic]| crate::diag::render(files, diags, opts.colour);
+    let keys = asked_keys(opts, ty, injector);
     let mut stdout = String::new();
     let mut errors: Vec<Diagnostic> = Vec::new();
     let mut explanations = Vec::new();
@@ -251,7 +354,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         let found = injector.lookup_found_key(key);
         let value = match found {
             Ok(Some(value)) => {
-                if !opts.all && !value.is_instance(&ty) && ty != PType::Data {
+                if !opts.all && !value.is_instance(ty) && *ty != PType::Data {
                     if lines {
                         stdout.push_str("null\n");
                     }
@@ -270,7 +373,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
                 value
             }
             Ok(None) => {
-                match &default {
+                match default {
                     Some(d) => d.clone(),
                     None => {
                         let mut d = Diagnostic::error(

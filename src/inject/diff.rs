@@ -1,7 +1,8 @@
 //! `pbc diff OLD NEW --nodes FACTSDIR`: what changes for which node between two trees (two
-//! checkouts of a control repository, before and after a change). Both trees answer every
-//! node of the factsets directory as `pbc lookup --nodes` does; only the nodes and keys whose
-//! answers differ are printed.
+//! checkouts of a control repository, before and after a change) or two models (`pbc compile`
+//! of each, kept from CI), or a model and a tree. Both sides answer every node of the factsets
+//! directory as `pbc lookup --nodes` does; only the nodes and keys whose answers differ are
+//! printed.
 //!
 //! It must not answer keys itself: both sides come from [`super::nodes::answer_all`], so a
 //! difference shown is a difference `pbc lookup` would show.
@@ -62,10 +63,19 @@ pub fn run(
     default: Option<&Value>,
     json: bool,
 ) -> LookupOutcome {
-    let side = |tree: &Path| {
-        let opts = LookupOptions {
-            tree: tree.to_path_buf(),
-            ..opts.clone()
+    // A directory is a tree; a file, a model `pbc compile` wrote.
+    let side = |side: &Path| {
+        let opts = if side.is_file() {
+            LookupOptions {
+                model: Some(side.to_path_buf()),
+                ..opts.clone()
+            }
+        } else {
+            LookupOptions {
+                tree: side.to_path_buf(),
+                model: None,
+                ..opts.clone()
+            }
         };
         answer_all(&opts, nodes, &PType::Data, default)
     };

@@ -100,9 +100,26 @@ impl<'m> Injector<'m> {
         environment: &environment::SelectedEnvironment,
         request: &Request,
     ) -> Result<Injector<'m>, Diagnostic> {
+        Injector::for_environment(
+            model,
+            index,
+            environment.name.clone(),
+            environment.from,
+            request,
+        )
+    }
+
+    /// [`Injector::with_index`] in the environment `environment` (`from` says who chose it),
+    /// which `model` holds: a tree's selected environment, or the one a model was compiled for.
+    pub fn for_environment(
+        model: &'m TreeDocument<Code<'m>>,
+        index: Option<std::sync::Arc<compose::Bindings<'m>>>,
+        environment: String,
+        environment_from: &'static str,
+        request: &Request,
+    ) -> Result<Injector<'m>, Diagnostic> {
         let mut top = environment::top_scope(request);
-        top.set("environment", Value::string(environment.name.as_str()));
-        let (environment, environment_from) = (environment.name.clone(), environment.from);
+        top.set("environment", Value::string(environment.as_str()));
         let environment_fact_ignored = request
             .facts
             .get("environment")
@@ -256,12 +273,27 @@ impl<'m> Injector<'m> {
         self.stack.push(id);
         let produced = self.produce_candidate(winner, key);
         self.stack.pop();
-        let value = produced?;
+        let value = produced.map_err(|e| self.placed(e, winner))?;
         let Some(value) = value else {
             return Ok(None);
         };
         self.cache.insert(winner, value.clone());
         Ok(Some(value))
+    }
+
+    /// An error without a place in any source (the expressions of a model read back have
+    /// none) says which binding it came from, once.
+    fn placed(&self, e: EvalError, candidate: usize) -> EvalError {
+        let origin = self.composition.candidates()[candidate].origin;
+        if !e.span.is_none()
+            || !origin.span.is_none()
+            || e.notes
+                .iter()
+                .any(|n| n.starts_with("note: from the binding at"))
+        {
+            return e;
+        }
+        e.with_note(format!("note: from the binding at {}", origin_text(origin)))
     }
 
     fn produce_candidate(&mut self, index: usize, key: &Key) -> EvalResult<Option<Value>> {

@@ -212,6 +212,9 @@ pub fn answer_all(
             dir.display()
         )));
     }
+    if let Some(path) = &opts.model {
+        return answer_all_on_model(opts, path, &nodes, ty, default);
+    }
     let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
     // environments.pp is read once; each node's environment is chosen from it.
     let environments = if confdir.join("environments.pp").is_file() {
@@ -267,8 +270,7 @@ pub fn answer_all(
         }
     }
 
-    let total = nodes.len();
-    let done = std::sync::atomic::AtomicUsize::new(0);
+    let progress = Progress::new(nodes.len(), opts.progress);
     let mut stderr = String::new();
     for (name, (selected, members)) in &groups {
         let loaded = match selected
@@ -296,37 +298,145 @@ pub fn answer_all(
             }
             continue;
         }
-        // Lowered and indexed once for every node of the environment; each node matches the
-        // index against its own categories.
         let model = loaded.tree_model(ForInjection);
-        let index = std::sync::Arc::new(super::compose::Bindings::build(&model.layers.layers));
-        let answered = crate::load::parallel_map(members.len(), |m| {
-            let i = members[m];
+        let group = Group {
+            model: &model,
+            environment: name,
+            from: selected.from,
+            members,
+        };
+        group.answer(
+            opts,
+            ty,
+            default,
+            &nodes,
+            &requests,
+            &progress,
+            &mut answers,
+        );
+    }
+    progress.finish();
+    Ok((answers, stderr))
+}
+
+/// How many nodes are answered, shown on a terminal (`opts.progress`).
+struct Progress {
+    done: std::sync::atomic::AtomicUsize,
+    total: usize,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(total: usize, shown: bool) -> Progress {
+        Progress {
+            done: std::sync::atomic::AtomicUsize::new(0),
+            total,
+            shown,
+        }
+    }
+
+    fn one_more(&self) {
+        let count = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if self.shown && (count % 16 == 0 || count == self.total) {
+            eprint!("\rpbc: {count}/{} nodes", self.total);
+        }
+    }
+
+    fn finish(&self) {
+        if self.shown {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+/// The nodes of one environment, answered from its model.
+struct Group<'g, 'm> {
+    model: &'g crate::lower::model::TreeDocument<super::Code<'m>>,
+    environment: &'g str,
+    from: &'static str,
+    /// Indexes of the group's nodes.
+    members: &'g [usize],
+}
+
+impl Group<'_, '_> {
+    /// Indexes the model once for every node of the group (each node matches the index against
+    /// its own categories) and answers the nodes in parallel, into their places in `answers`.
+    #[allow(clippy::too_many_arguments)]
+    fn answer(
+        &self,
+        opts: &LookupOptions,
+        ty: &PType,
+        default: Option<&Value>,
+        nodes: &[(String, PathBuf)],
+        requests: &[Option<Request>],
+        progress: &Progress,
+        answers: &mut [NodeAnswers],
+    ) {
+        let index = std::sync::Arc::new(super::compose::Bindings::build(&self.model.layers.layers));
+        let answered = crate::load::parallel_map(self.members.len(), |m| {
+            let i = self.members[m];
+            let name = Some(self.environment.to_string());
             let mut node = NodeAnswers {
                 node: nodes[i].0.clone(),
-                environment: Some(name.clone()),
+                environment: name.clone(),
                 ..NodeAnswers::default()
             };
             if let Some(request) = &requests[i] {
-                match Injector::with_index(&model, Some(index.clone()), selected, request) {
+                match Injector::for_environment(
+                    self.model,
+                    Some(index.clone()),
+                    self.environment.to_string(),
+                    self.from,
+                    request,
+                ) {
                     Ok(mut injector) => answer(opts, ty, default, &mut injector, &mut node),
-                    Err(d) => {
-                        node = NodeAnswers::failed(&nodes[i].0, Some(name.clone()), &d);
-                    }
+                    Err(d) => node = NodeAnswers::failed(&nodes[i].0, name, &d),
                 }
             }
-            let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if opts.progress && (count % 16 == 0 || count == total) {
-                eprint!("\rpbc: {count}/{total} nodes");
-            }
+            progress.one_more();
             node
         });
         for (m, node) in answered.into_iter().enumerate() {
-            answers[members[m]] = node;
+            answers[self.members[m]] = node;
         }
     }
-    if opts.progress {
-        eprint!("\r\x1b[K");
+}
+
+/// `--nodes` with `--model FILE`: every node in the model's environment.
+fn answer_all_on_model(
+    opts: &LookupOptions,
+    path: &Path,
+    nodes: &[(String, PathBuf)],
+    ty: &PType,
+    default: Option<&Value>,
+) -> Result<(Vec<NodeAnswers>, String), LookupOutcome> {
+    let mut read = super::command::read_model(opts, path)?;
+    let environment = read.environment().to_string();
+    let model = read.document();
+    let mut answers = Vec::with_capacity(nodes.len());
+    let mut requests = Vec::with_capacity(nodes.len());
+    let mut members = Vec::with_capacity(nodes.len());
+    for (i, (node, file)) in nodes.iter().enumerate() {
+        match request_for(opts, node, file) {
+            Ok(request) => {
+                answers.push(NodeAnswers::default());
+                requests.push(Some(request));
+                members.push(i);
+            }
+            Err(d) => {
+                answers.push(NodeAnswers::failed(node, None, &d));
+                requests.push(None);
+            }
+        }
     }
-    Ok((answers, stderr))
+    let progress = Progress::new(nodes.len(), opts.progress);
+    let group = Group {
+        model: &model,
+        environment: &environment,
+        from: "the model",
+        members: &members,
+    };
+    group.answer(opts, ty, default, nodes, &requests, &progress, &mut answers);
+    progress.finish();
+    Ok((answers, String::new()))
 }

@@ -222,17 +222,16 @@ pub fn compile_dir(
         None
     };
     let request = Request {
-        environment: Some(environment.unwrap_or("production").to_string()),
+        environment: Some(environment.unwrap_or(tree::DEFAULT_ENVIRONMENT).to_string()),
         ..Default::default()
     };
     let program = alone.as_ref().and_then(|a| a.environments_program());
     match environment::select(&confdir, program, &request) {
-        Ok(selected) => compile_tree_files(
-            &selected.layout.files()?,
-            Some(&confdir),
-            CompileMode::Tree,
-            layout,
-        ),
+        Ok(selected) => {
+            let mut loaded = load_tree_files(&selected.layout.files()?, Some(&confdir))?;
+            loaded.environment = selected.name;
+            Ok(compile_loaded(loaded, CompileMode::Tree, layout))
+        }
         Err(d) => {
             let mut check = alone.map(|a| a.check).unwrap_or_default();
             check.diagnostics.push(d);
@@ -389,12 +388,7 @@ fn compile_loaded(loaded: LoadedTree, mode: CompileMode, layout: JsonLayout) -> 
     } else {
         let inputs = loaded.lower_inputs();
         let json = match mode {
-            CompileMode::Tree => layout.write(&lower::compile_tree(
-                &loaded.check.files,
-                &loaded.origins,
-                &inputs,
-                lower::PnJson,
-            )),
+            CompileMode::Tree => layout.write(&loaded.tree_model(lower::PnJson)),
             CompileMode::Files => layout.write(&lower::compile_files(
                 &loaded.check.files,
                 &loaded.origins,
@@ -421,6 +415,8 @@ pub struct LoadedTree {
     parsed: Vec<(tree::FileRole, ast::Program)>,
     /// The name the model records for each file, by file id.
     origins: Vec<String>,
+    /// The environment the files are (`production` unless one was selected): the model says so.
+    pub environment: String,
 }
 
 impl LoadedTree {
@@ -477,12 +473,14 @@ impl LoadedTree {
         &'a self,
         embed: E,
     ) -> lower::model::TreeDocument<E::X> {
-        lower::compile_tree(
+        let mut model = lower::compile_tree(
             &self.check.files,
             &self.origins,
             &self.lower_inputs(),
             embed,
-        )
+        );
+        model.environment.clone_from(&self.environment);
+        model
     }
 }
 
@@ -528,6 +526,7 @@ fn load_judged(
         },
         parsed: analysed.parsed,
         origins: by_id,
+        environment: tree::DEFAULT_ENVIRONMENT.to_string(),
     }
 }
 

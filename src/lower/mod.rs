@@ -9,6 +9,7 @@
 pub mod keys;
 pub mod layers;
 pub mod model;
+pub mod read;
 
 use crate::ast::{
     self, BindFlags, BindItem, BindKey, BindOpKind, BindOperation, BindOption, BindingsBlock,
@@ -102,7 +103,7 @@ pub fn compile_files<'a, E: Embed<'a>>(
         }
     }
     FilesDocument {
-        format: FORMAT,
+        format: FORMAT.to_string(),
         version: VERSION,
         bindings,
     }
@@ -174,8 +175,9 @@ pub fn compile_tree<'a, E: Embed<'a>>(
         .collect();
     named_layers.push(system_layer());
     TreeDocument {
-        format: FORMAT,
+        format: FORMAT.to_string(),
         version: VERSION,
+        environment: crate::tree::DEFAULT_ENVIRONMENT.to_string(),
         environments,
         categories: EffectiveCategories {
             categories: effective_categories(
@@ -550,7 +552,8 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                 arrow: match arrow {
                     DependencyArrow::Before => "->",
                     DependencyArrow::Notify => "~>",
-                },
+                }
+                .to_string(),
                 to: self.embed.expression(to),
                 origin,
             }),

@@ -12,7 +12,7 @@
 //! ([`super::Embed`]), so both come from one lowering.
 
 use crate::types::PType;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
 /// JSON written elsewhere (a PN expression, a literal value), embedded as it is: what `X` is
@@ -42,36 +42,41 @@ pub const MAX_TYPE_NESTING: usize = 16;
 pub const SCHEMA: &str = include_str!("model.schema.json");
 
 /// `pbc compile DIR`: a whole configuration tree.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct TreeDocument<X = Json> {
-    pub format: &'static str,
+    #[serde(deserialize_with = "known_format")]
+    pub format: String,
     pub version: u32,
+    /// The environment whose files the model holds (`production` unless compiled with `--env`).
+    pub environment: String,
     pub environments: Environments<X>,
     pub categories: EffectiveCategories<X>,
     pub layers: LayeredBindings<X>,
 }
 
 /// `pbc compile FILE...`: bindings files on their own.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct FilesDocument<X = Json> {
-    pub format: &'static str,
+    #[serde(deserialize_with = "known_format")]
+    pub format: String,
     pub version: u32,
     pub bindings: Vec<NamedBindings<X>>,
 }
 
 /// Where a binding-like object is written: the file relative to the tree root, 1-based line and
 /// column (in characters).
-#[derive(Clone, Serialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Origin {
     pub file: String,
     pub line: usize,
     pub column: usize,
-    /// Where it is in the checked sources (not written: a reader has the three fields above).
-    #[serde(skip)]
+    /// Where it is in the checked sources (not written: a reader has the three fields above;
+    /// [`Span::NONE`](crate::span::Span::NONE) in a model read back).
+    #[serde(skip, default = "no_span")]
     pub span: crate::span::Span,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct NamedBindings<X = Json> {
     pub name: String,
@@ -80,7 +85,7 @@ pub struct NamedBindings<X = Json> {
 }
 
 /// What a bindings block holds.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum AbstractBinding<X = Json> {
     Binding(Binding<X>),
@@ -123,14 +128,15 @@ pub enum AbstractBinding<X = Json> {
     /// ARM-8 `bind dependency A -> B` (`~>` notifies).
     DependencyBinding {
         from: X,
-        arrow: &'static str,
+        #[serde(deserialize_with = "arrow")]
+        arrow: String,
         to: X,
         origin: Origin,
     },
 }
 
 /// Puppet 3.4's `Binding`; a contribution when `multibind_id` is set.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Binding<X = Json> {
     #[serde(rename = "type")]
     pub type_: TypeModel,
@@ -146,7 +152,7 @@ pub struct Binding<X = Json> {
 }
 
 /// Puppet 3.4's `Multibinding`: a `Binding` that contributions name by `id` (D14).
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Multibinding<X = Json> {
     #[serde(rename = "type")]
     pub type_: TypeModel,
@@ -163,7 +169,7 @@ pub struct Multibinding<X = Json> {
 }
 
 /// `alias`, `renamed` and `rebind`: the key they read and the key they bind.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Rebinding {
     pub from_type: TypeModel,
     pub from_name: Option<String>,
@@ -179,7 +185,7 @@ pub struct Rebinding {
 
 /// A `when` predicate (the value lower-cased, D9), or an effective category (the value is the
 /// category's expression as PN).
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct Category<X = Json> {
     pub categorization: String,
@@ -190,7 +196,7 @@ pub struct Category<X = Json> {
 /// PN), evaluated for it, gives `file` (the file's path below its data directory, without
 /// extension; compared with case, as file names are, D20), and no test of `unless` (files of
 /// the same hierarchy level found before it that bind the same keys) holds.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct DataPath<X = Json> {
     /// The hierarchy path as written in `hiera.yaml`.
@@ -200,7 +206,7 @@ pub struct DataPath<X = Json> {
     pub unless: Vec<PathTest<X>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct PathTest<X = Json> {
     pub path: String,
@@ -210,7 +216,7 @@ pub struct PathTest<X = Json> {
 
 /// An option (`producer_args`), or an entry of a parameter map: `value` holds a literal,
 /// `expression` the PN of anything else (a lambda, a variable ...); the other is `null`.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct NamedArgument<X = Json> {
     pub name: String,
@@ -218,7 +224,7 @@ pub struct NamedArgument<X = Json> {
     pub expression: Option<X>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum ProducerDescriptor<X = Json> {
     /// A literal value.
@@ -264,7 +270,7 @@ pub enum ProducerDescriptor<X = Json> {
 
 /// Puppet 3.4's type classes, plus `PHostClassType`, `PResourceType` and `PRuntimeType` for
 /// ARM-8's classes, resources and `Type[X]`.
-#[derive(Clone, Serialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum TypeModel {
     PObjectType,
@@ -296,7 +302,7 @@ pub enum TypeModel {
     },
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct NamedLayer<X = Json> {
     pub name: String,
@@ -307,21 +313,21 @@ pub struct NamedLayer<X = Json> {
 }
 
 /// Highest layer first.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct LayeredBindings<X = Json> {
     pub layers: Vec<NamedLayer<X>>,
 }
 
 /// Highest precedence first, `common` last (D8, D10).
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct EffectiveCategories<X = Json> {
     pub categories: Vec<Category<X>>,
 }
 
 /// `environments.pp` (ARM-8 "environments.pp"): attribute values as PN.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct Environments<X = Json> {
     /// `Environment { ... }`
@@ -333,12 +339,39 @@ pub struct Environments<X = Json> {
 }
 
 /// One environment resource body: its title (PN) and attributes.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct EnvironmentEntry<X = Json> {
     pub title: X,
     pub attributes: Vec<NamedArgument<X>>,
     pub origin: Origin,
+}
+
+fn no_span() -> crate::span::Span {
+    crate::span::Span::NONE
+}
+
+/// Only this format is read back (the version is checked by the reader, which can say more).
+fn known_format<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let found = String::deserialize(d)?;
+    if found == FORMAT {
+        Ok(found)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "the format is `{found}`, not `{FORMAT}`"
+        )))
+    }
+}
+
+fn arrow<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let found = String::deserialize(d)?;
+    if found == "->" || found == "~>" {
+        Ok(found)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "a dependency's arrow is `->` or `~>`, not `{found}`"
+        )))
+    }
 }
 
 /// The model's type as the type system's.

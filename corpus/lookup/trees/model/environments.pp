@@ -1,0 +1,9 @@
+site {
+  categories {
+    node        => $::fqdn,
+    data_center => $::data_center,
+  }
+  layers {
+    site: include => 'bindings/*'
+  }
+}
