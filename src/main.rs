@@ -145,6 +145,10 @@ enum Command {
         /// Write the model's JSON on one line instead of indented (smaller, for machines).
         #[arg(long)]
         compact: bool,
+        /// Write the model as an indexed cache (with -o) instead of JSON: `pbc lookup --model`
+        /// then reads only the bindings a lookup needs.
+        #[arg(long, requires = "output", conflicts_with = "compact")]
+        cache: bool,
         /// The tree (default: the current directory); PATHS are relative to it.
         #[arg(short = 'C', long = "tree", value_name = "DIR")]
         tree: Option<PathBuf>,
@@ -364,13 +368,15 @@ fn run(cli: Cli) -> ExitCode {
             output,
             environment,
             compact,
+            cache,
             tree,
             paths,
         } => compile_command(
             out,
             output.as_deref(),
             environment.as_deref(),
-            if compact {
+            cache,
+            if compact || cache {
                 JsonLayout::Compact
             } else {
                 JsonLayout::Indented
@@ -541,6 +547,7 @@ fn compile_command(
     out: Output,
     output: Option<&std::path::Path>,
     environment: Option<&str>,
+    cache: bool,
     layout: JsonLayout,
     paths: &[PathBuf],
 ) -> ExitCode {
@@ -549,6 +556,10 @@ fn compile_command(
         return code;
     }
     let files_mode = !matches!(paths, [dir] if dir.is_dir());
+    if cache && files_mode {
+        eprintln!("pbc: --cache indexes a tree's model: give the tree's directory");
+        return ExitCode::from(2);
+    }
     let compiled = match paths {
         [dir] if dir.is_dir() => puppet_bindings::compile_dir(dir, environment, layout),
         _ if paths.iter().all(|p| p.is_file()) && environment.is_none() => {
@@ -592,11 +603,22 @@ fn compile_command(
     let Some(model) = report.model else {
         return ExitCode::from(1);
     };
+    let model = if cache {
+        match puppet_bindings::lower::cache::write(&model) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                eprintln!("pbc: cannot index the model: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        model.into_bytes()
+    };
     let written = match output {
-        Some(path) => write_atomically(path, model.as_bytes()),
+        Some(path) => write_atomically(path, &model),
         None => std::io::stdout()
             .lock()
-            .write_all(model.as_bytes())
+            .write_all(&model)
             .and_then(|()| std::io::stdout().flush()),
     };
     match written {

@@ -410,3 +410,32 @@ fn value_depth(v: &serde_json::Value) -> usize {
         _ => 0,
     }
 }
+
+/// The cache `pbc compile --cache` writes holds the whole model: read back in full, every corpus
+/// tree's model is the JSON model, object for object (what `pbc lookup --model` reads from a
+/// cache is then the model; which records a lookup needs is tested against the tree by
+/// `tests/lookup.rs`).
+#[test]
+fn the_cache_holds_the_whole_model() {
+    use puppet_bindings::lower::cache::{write, Cache, Needed};
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cache-round-trip");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let mut compared = 0;
+    for dir in sorted_dirs("corpus/compile/trees")
+        .into_iter()
+        .chain(sorted_dirs("corpus/lookup/trees"))
+    {
+        let Ok(json) = compile_site(&dir, None) else {
+            continue;
+        };
+        let cache = scratch.join(format!("{compared}.pbcm"));
+        std::fs::write(&cache, write(&json).expect("indexes")).expect("written");
+        let mut opened = Cache::open(&cache).expect("opens");
+        let whole = opened.document(&Needed::All).expect("reads");
+        let back = serde_json::to_value(&whole).expect("serializes");
+        let original: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        assert!(back == original, "{}", dir.display());
+        compared += 1;
+    }
+    assert!(compared >= 12, "{compared}");
+}

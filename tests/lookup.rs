@@ -144,8 +144,10 @@ fn the_model_answers_as_the_tree() {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let requests = std::fs::read_to_string(dir.join("requests")).expect("requests");
-        let mut models: std::collections::BTreeMap<String, std::path::PathBuf> =
-            std::collections::BTreeMap::new();
+        let mut models: std::collections::BTreeMap<
+            String,
+            (std::path::PathBuf, std::path::PathBuf),
+        > = std::collections::BTreeMap::new();
         for line in requests
             .lines()
             .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
@@ -188,39 +190,57 @@ fn the_model_answers_as_the_tree() {
                 .as_str()
                 .expect("from")
                 .to_string();
-            let model = models.entry(environment.clone()).or_insert_with(|| {
+            let (model, cache) = models.entry(environment.clone()).or_insert_with(|| {
                 let (status, json, stderr) =
                     pbc_full(&dir, &["compile", "--compact", ".", "--env", &environment]);
                 assert_eq!(status, 0, "{name}: compile --env {environment}: {stderr}");
                 let path = scratch.join(format!("{name}-{environment}.json"));
                 std::fs::write(&path, json).expect("model written");
-                path
+                let cache = scratch.join(format!("{name}-{environment}.pbcm"));
+                let cache_arg = cache.to_string_lossy().into_owned();
+                let (status, _, stderr) = pbc_full(
+                    &dir,
+                    &[
+                        "compile",
+                        "--cache",
+                        "-o",
+                        &cache_arg,
+                        ".",
+                        "--env",
+                        &environment,
+                    ],
+                );
+                assert_eq!(status, 0, "{name}: compile --cache: {stderr}");
+                (path, cache)
             });
             let (tree_status, tree_out, tree_err) =
                 pbc_full(&dir, &[&["lookup"], &args[..]].concat());
-            let mut on_model: Vec<&str> = vec!["lookup", "--model"];
-            let model_path = model.to_string_lossy().into_owned();
-            on_model.push(&model_path);
-            let mut i = 0;
-            while i < args.len() {
-                if args[i] == "--agent-environment" {
-                    i += 2;
-                } else {
-                    on_model.push(args[i]);
-                    i += 1;
+            // The JSON model, and the cache (which reads only what the keys need).
+            for file in [&*model, &*cache] {
+                let mut on_model: Vec<&str> = vec!["lookup", "--model"];
+                let model_path = file.to_string_lossy().into_owned();
+                on_model.push(&model_path);
+                let mut i = 0;
+                while i < args.len() {
+                    if args[i] == "--agent-environment" {
+                        i += 2;
+                    } else {
+                        on_model.push(args[i]);
+                        i += 1;
+                    }
                 }
+                let (model_status, model_out, model_err) = pbc_full(&dir, &on_model);
+                let context = format!(
+                    "{name}: {line} ({model_path})\n--- tree\n{tree_out}{tree_err}--- model\n{model_out}{model_err}"
+                );
+                assert_eq!(tree_status, model_status, "{context}");
+                assert_eq!(
+                    tree_out,
+                    model_out.replace("the model", &chosen_by),
+                    "{context}"
+                );
+                assert_eq!(error_codes(&tree_err), error_codes(&model_err), "{context}");
             }
-            let (model_status, model_out, model_err) = pbc_full(&dir, &on_model);
-            let context = format!(
-                "{name}: {line}\n--- tree\n{tree_out}{tree_err}--- model\n{model_out}{model_err}"
-            );
-            assert_eq!(tree_status, model_status, "{context}");
-            assert_eq!(
-                tree_out,
-                model_out.replace("the model", &chosen_by),
-                "{context}"
-            );
-            assert_eq!(error_codes(&tree_err), error_codes(&model_err), "{context}");
             compared += 1;
         }
     }

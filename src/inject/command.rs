@@ -243,38 +243,77 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
     )
 }
 
-/// Reads the model `--model` names, and checks that `--env` (if given) is its environment.
+/// Reads the model `--model` names (JSON, or a cache `pbc compile --cache` wrote), and checks
+/// that `--env` (if given) is its environment. From a cache, `only` reads just the bindings the
+/// lookup of those keys needs; `None` reads the whole model.
 pub(crate) fn read_model(
     opts: &LookupOptions,
     path: &std::path::Path,
+    only: Option<&[String]>,
 ) -> Result<crate::lower::read::ReadModel, LookupOutcome> {
+    use crate::lower::cache::{Cache, Needed};
     let fail = |d: Diagnostic| LookupOutcome {
         stdout: String::new(),
         stderr: crate::diag::render(&Default::default(), &[d], opts.colour),
         status: 1,
     };
-    let bytes =
-        crate::source::read_file(path, "model").map_err(|e| LookupOutcome::usage(e.to_string()))?;
-    let read = crate::lower::read::read(&path.display().to_string(), &bytes).map_err(fail)?;
-    let environment = read.environment();
-    // Only `--env` is known to decide: environments.pp (which the ENC's choice comes after)
-    // was evaluated when the model was compiled, not here.
-    if let Some(other) = opts.environment.as_deref().filter(|e| *e != environment) {
-        return Err(fail(
-            Diagnostic::error(
-                codes::MODEL_ENVIRONMENT_MISMATCH,
-                Span::NONE,
-                format!(
-                    "--env names the environment `{other}`, but `{}` is the model of `{environment}`",
-                    path.display()
-                ),
-            )
-            .with_note(format!(
-                "help: compile that environment's model (`pbc compile DIR --env {other}`), or look up on the tree"
-            )),
-        ));
-    }
+    let name = path.display().to_string();
+    let invalid = |why: String| {
+        fail(Diagnostic::error(
+            codes::INVALID_MODEL,
+            Span::NONE,
+            format!("`{name}` is not a model pbc can read: {why}"),
+        ))
+    };
+    let mut first = [0u8; 16];
+    let is_cache = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut first))
+        .is_ok()
+        && Cache::is_cache(&first);
+    let read = if is_cache {
+        let mut cache = Cache::open(path).map_err(|e| invalid(crate::source::io_reason(&e)))?;
+        check_environment(opts, path, cache.environment()).map_err(fail)?;
+        let needed = match only {
+            Some(names) => cache
+                .needed(names)
+                .map_err(|e| invalid(crate::source::io_reason(&e)))?,
+            None => Needed::All,
+        };
+        let document = cache
+            .document(&needed)
+            .map_err(|e| invalid(crate::source::io_reason(&e)))?;
+        crate::lower::read::from_document(&name, document).map_err(fail)?
+    } else {
+        let bytes = crate::source::read_file(path, "model")
+            .map_err(|e| LookupOutcome::usage(e.to_string()))?;
+        let read = crate::lower::read::read(&name, &bytes).map_err(fail)?;
+        check_environment(opts, path, read.environment()).map_err(fail)?;
+        read
+    };
     Ok(read)
+}
+
+/// Only `--env` is known to decide: environments.pp (which the ENC's choice comes after) was
+/// evaluated when the model was compiled, not here.
+fn check_environment(
+    opts: &LookupOptions,
+    path: &std::path::Path,
+    environment: &str,
+) -> Result<(), Diagnostic> {
+    match opts.environment.as_deref().filter(|e| *e != environment) {
+        None => Ok(()),
+        Some(other) => Err(Diagnostic::error(
+            codes::MODEL_ENVIRONMENT_MISMATCH,
+            Span::NONE,
+            format!(
+                "--env names the environment `{other}`, but `{}` is the model of `{environment}`",
+                path.display()
+            ),
+        )
+        .with_note(format!(
+            "help: compile that environment's model (`pbc compile DIR --env {other}`), or look up on the tree"
+        ))),
+    }
 }
 
 /// `--model FILE`: the request answered from a model `pbc compile DIR` wrote, in the
@@ -292,10 +331,37 @@ fn run_on_model(
         stderr: crate::diag::render(&no_files, &[d], opts.colour),
         status: 1,
     };
-    let mut read = match read_model(opts, path) {
+    // From a cache, only what the keys need is read; a key not found is looked up again in
+    // the whole model, whose other keys the error's suggestions come from.
+    let only = (!opts.all).then_some(opts.keys.as_slice());
+    let mut read = match read_model(opts, path, only) {
         Ok(m) => m,
         Err(outcome) => return outcome,
     };
+    if only.is_some() && default.is_none() {
+        let mut model = read.document();
+        if let Some(enc) = &request.enc {
+            super::enc::add_to_model(&mut model, enc);
+        }
+        let probe = Injector::for_environment(
+            &model,
+            None,
+            read.environment().to_string(),
+            "the model",
+            request,
+        );
+        let missing = probe.is_ok_and(|mut injector| {
+            asked_keys(opts, ty, &injector)
+                .iter()
+                .any(|k| matches!(injector.lookup_found_key(k), Ok(None)))
+        });
+        if missing {
+            read = match read_model(opts, path, None) {
+                Ok(m) => m,
+                Err(outcome) => return outcome,
+            };
+        }
+    }
     let environment = read.environment().to_string();
     let mut model = read.document();
     if let Some(enc) = &request.enc {

@@ -410,7 +410,7 @@ fn answer_all_on_model(
     ty: &PType,
     default: Option<&Value>,
 ) -> Result<(Vec<NodeAnswers>, String), LookupOutcome> {
-    let mut read = super::command::read_model(opts, path)?;
+    let read = super::command::read_model(opts, path, None)?;
     let environment = read.environment().to_string();
     let model = read.document();
     let mut answers = Vec::with_capacity(nodes.len());

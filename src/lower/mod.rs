@@ -6,6 +6,7 @@
 //! compile with errors writes no model). [`layers`] resolves the site's layers against the tree;
 //! [`keys`] derives binding keys (D12 and the ARM-8 naming scheme); `validate` reuses both.
 
+pub mod cache;
 pub mod keys;
 pub mod layers;
 pub mod model;

@@ -42,7 +42,7 @@ pub const MAX_TYPE_NESTING: usize = 16;
 pub const SCHEMA: &str = include_str!("model.schema.json");
 
 /// `pbc compile DIR`: a whole configuration tree.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct TreeDocument<X = Json> {
     #[serde(deserialize_with = "known_format")]
     pub format: String,
@@ -55,7 +55,7 @@ pub struct TreeDocument<X = Json> {
 }
 
 /// `pbc compile FILE...`: bindings files on their own.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct FilesDocument<X = Json> {
     #[serde(deserialize_with = "known_format")]
     pub format: String,
@@ -76,7 +76,7 @@ pub struct Origin {
     pub span: crate::span::Span,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct NamedBindings<X = Json> {
     pub name: String,
@@ -85,7 +85,7 @@ pub struct NamedBindings<X = Json> {
 }
 
 /// What a bindings block holds.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum AbstractBinding<X = Json> {
     Binding(Binding<X>),
@@ -136,7 +136,7 @@ pub enum AbstractBinding<X = Json> {
 }
 
 /// Puppet 3.4's `Binding`; a contribution when `multibind_id` is set.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Binding<X = Json> {
     #[serde(rename = "type")]
     pub type_: TypeModel,
@@ -152,7 +152,7 @@ pub struct Binding<X = Json> {
 }
 
 /// Puppet 3.4's `Multibinding`: a `Binding` that contributions name by `id` (D14).
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Multibinding<X = Json> {
     #[serde(rename = "type")]
     pub type_: TypeModel,
@@ -169,7 +169,7 @@ pub struct Multibinding<X = Json> {
 }
 
 /// `alias`, `renamed` and `rebind`: the key they read and the key they bind.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Rebinding {
     pub from_type: TypeModel,
     pub from_name: Option<String>,
@@ -185,7 +185,7 @@ pub struct Rebinding {
 
 /// A `when` predicate (the value lower-cased, D9), or an effective category (the value is the
 /// category's expression as PN).
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct Category<X = Json> {
     pub categorization: String,
@@ -196,7 +196,7 @@ pub struct Category<X = Json> {
 /// PN), evaluated for it, gives `file` (the file's path below its data directory, without
 /// extension; compared with case, as file names are, D20), and no test of `unless` (files of
 /// the same hierarchy level found before it that bind the same keys) holds.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct DataPath<X = Json> {
     /// The hierarchy path as written in `hiera.yaml`.
@@ -206,7 +206,7 @@ pub struct DataPath<X = Json> {
     pub unless: Vec<PathTest<X>>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct PathTest<X = Json> {
     pub path: String,
@@ -216,7 +216,7 @@ pub struct PathTest<X = Json> {
 
 /// An option (`producer_args`), or an entry of a parameter map: `value` holds a literal,
 /// `expression` the PN of anything else (a lambda, a variable ...); the other is `null`.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct NamedArgument<X = Json> {
     pub name: String,
@@ -224,7 +224,7 @@ pub struct NamedArgument<X = Json> {
     pub expression: Option<X>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum ProducerDescriptor<X = Json> {
     /// A literal value.
@@ -302,7 +302,7 @@ pub enum TypeModel {
     },
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct NamedLayer<X = Json> {
     pub name: String,
@@ -313,21 +313,21 @@ pub struct NamedLayer<X = Json> {
 }
 
 /// Highest layer first.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct LayeredBindings<X = Json> {
     pub layers: Vec<NamedLayer<X>>,
 }
 
 /// Highest precedence first, `common` last (D8, D10).
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct EffectiveCategories<X = Json> {
     pub categories: Vec<Category<X>>,
 }
 
 /// `environments.pp` (ARM-8 "environments.pp"): attribute values as PN.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct Environments<X = Json> {
     /// `Environment { ... }`
@@ -339,7 +339,7 @@ pub struct Environments<X = Json> {
 }
 
 /// One environment resource body: its title (PN) and attributes.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub struct EnvironmentEntry<X = Json> {
     pub title: X,

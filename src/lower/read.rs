@@ -44,6 +44,7 @@ struct Store {
 }
 
 /// What an embedded value became.
+#[derive(Clone)]
 enum Slot {
     Value(Value),
     /// A variable the model's categories read (`$::fqdn` for `node`): read leniently, as
@@ -70,9 +71,8 @@ impl ReadModel {
         &self.slots.environment
     }
 
-    /// The model in the injector's form. Consumes the structure; the expressions stay here.
-    pub fn document(&mut self) -> TreeDocument<Code<'_>> {
-        let slots = std::mem::replace(&mut self.slots, empty_document());
+    /// The model in the injector's form, borrowing the expressions read.
+    pub fn document(&self) -> TreeDocument<Code<'_>> {
         let store = &self.store;
         let mut bind = |slot: Slot, _: SlotKind| -> Result<Code<'_>, String> {
             Ok(match slot {
@@ -87,7 +87,7 @@ impl ReadModel {
             slot: &mut bind,
             at: String::new(),
         }
-        .document(slots)
+        .document(self.slots.clone())
         .unwrap_or_else(|_| empty_document())
     }
 }
@@ -125,6 +125,19 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<ReadModel, Diagnostic> {
     }
     let document =
         parse::<TreeDocument<Json>>(bytes).map_err(|e| invalid(shape_error(bytes, e)))?;
+    from_document(name, document)
+}
+
+/// A model already parsed (from JSON, or rebuilt from a cache), read back: its version
+/// checked, its embedded values read.
+pub fn from_document(name: &str, document: TreeDocument<Json>) -> Result<ReadModel, Diagnostic> {
+    let invalid = |why: String| {
+        Diagnostic::error(
+            codes::INVALID_MODEL,
+            Span::NONE,
+            format!("`{name}` is not a model pbc can read: {why}"),
+        )
+    };
     if document.version != VERSION {
         return Err(invalid(format!(
             "it is version {} of the model; this pbc reads version {VERSION}",

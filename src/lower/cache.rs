@@ -1,0 +1,699 @@
+//! The model as an indexed cache file (`pbc compile --cache`): the same model as the JSON, cut
+//! into one record per binding with an index by key name, so that `pbc lookup --model` reads
+//! only the bindings a lookup needs instead of the whole model.
+//!
+//! A record holds one binding (as the JSON model writes it) with its place: the bindings block
+//! and the chain of `when`s around it. The index maps each name a binding answers to (its key,
+//! a multibind contribution's `+id`, the key a `bind renamed` erases) to its records. For a
+//! lookup, [`Cache::needed`] follows the names the records may look up (`lookup('x')`,
+//! `lookup` producers, aliases, multibind contributions, a class parameter's `class::param`)
+//! to a closed set, and [`Cache::document`] rebuilds the model with those records only, in their
+//! order: every key of the set has all its bindings, so it composes as in the whole model.
+//! Where a name cannot be known before evaluating (`lookup($name)`), or the whole model is
+//! asked for (`--all`, `/classes`), every record is read.
+//!
+//! It owns the file layout and the closure; it must not compose or evaluate (the model reader
+//! and the injector do that on the document it rebuilds).
+//!
+//! Layout (integers little-endian): the magic line; `u32` version; `u64` length and the
+//! header's JSON (environment, environments, categories, layers with their blocks); `u64` key
+//! count and per key (sorted by name) `u64` name offset, `u32` name length, `u32` first
+//! reference, `u32` reference count; `u64` length and the names; `u64` count and the references
+//! (`u32` record numbers); `u64` record count, `count + 1` `u64` record offsets, the records'
+//! JSON.
+
+use super::model::{
+    AbstractBinding, Category, DataPath, EffectiveCategories, Environments, LayeredBindings,
+    NamedBindings, NamedLayer, Origin, ProducerDescriptor, TreeDocument, FORMAT, VERSION,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Read, Seek, SeekFrom};
+
+/// The first bytes of a cache file.
+pub const MAGIC: &[u8; 16] = b"pbc-model-cache\n";
+const CACHE_VERSION: u32 = 1;
+/// A key's entry: name offset (`u64`), name length, first reference, reference count (`u32`).
+const KEY_ENTRY: u64 = 20;
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    environment: String,
+    environments: Environments<Json>,
+    categories: EffectiveCategories<Json>,
+    layers: Vec<LayerHeader>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct LayerHeader {
+    name: String,
+    providers: Vec<String>,
+    blocks: Vec<BlockHeader>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct BlockHeader {
+    name: String,
+    origin: Origin,
+}
+
+/// A `when` around a record's binding; `id` tells the same `when` apart in several records.
+#[derive(Serialize, Deserialize)]
+struct When {
+    id: u32,
+    predicates: Vec<Category<Json>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    path: Option<DataPath<Json>>,
+    origin: Origin,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Record {
+    /// The block's number, counted over every layer's blocks in order.
+    block: u32,
+    whens: Vec<When>,
+    binding: AbstractBinding<Json>,
+}
+
+/// Writes the cache of a tree's model (as `pbc compile` writes it, in JSON).
+pub fn write(model_json: &str) -> Result<Vec<u8>, String> {
+    let mut de = serde_json::Deserializer::from_str(model_json);
+    de.disable_recursion_limit();
+    let doc = TreeDocument::<Json>::deserialize(&mut de).map_err(|e| e.to_string())?;
+    let mut records: Vec<Vec<u8>> = Vec::new();
+    let mut index: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    let mut layers = Vec::new();
+    let mut block = 0u32;
+    let mut whens = 0u32;
+    for layer in doc.layers.layers {
+        let mut blocks = Vec::new();
+        for nb in layer.bindings {
+            blocks.push(BlockHeader {
+                name: nb.name,
+                origin: nb.origin,
+            });
+            let mut out = Out {
+                block,
+                records: &mut records,
+                index: &mut index,
+                whens: &mut whens,
+            };
+            out.items(nb.bindings, &mut Vec::new())?;
+            block += 1;
+        }
+        layers.push(LayerHeader {
+            name: layer.name,
+            providers: layer.providers,
+            blocks,
+        });
+    }
+    let header = serde_json::to_vec(&Header {
+        environment: doc.environment,
+        environments: doc.environments,
+        categories: doc.categories,
+        layers,
+    })
+    .map_err(|e| e.to_string())?;
+
+    let mut out = Vec::with_capacity(records.iter().map(Vec::len).sum::<usize>() + header.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+    out.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    out.extend_from_slice(&header);
+    let mut names = Vec::new();
+    let mut refs: Vec<u32> = Vec::new();
+    out.extend_from_slice(&(index.len() as u64).to_le_bytes());
+    for (name, list) in &index {
+        out.extend_from_slice(&(names.len() as u64).to_le_bytes());
+        out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(refs.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(list.len() as u32).to_le_bytes());
+        names.extend_from_slice(name.as_bytes());
+        refs.extend(list);
+    }
+    out.extend_from_slice(&(names.len() as u64).to_le_bytes());
+    out.extend_from_slice(&names);
+    out.extend_from_slice(&(refs.len() as u64).to_le_bytes());
+    for r in refs {
+        out.extend_from_slice(&r.to_le_bytes());
+    }
+    out.extend_from_slice(&(records.len() as u64).to_le_bytes());
+    let mut at = 0u64;
+    for r in &records {
+        out.extend_from_slice(&at.to_le_bytes());
+        at += r.len() as u64;
+    }
+    out.extend_from_slice(&at.to_le_bytes());
+    for r in records {
+        out.extend_from_slice(&r);
+    }
+    Ok(out)
+}
+
+/// Cuts one block's bindings into records.
+struct Out<'a> {
+    block: u32,
+    records: &'a mut Vec<Vec<u8>>,
+    index: &'a mut BTreeMap<String, Vec<u32>>,
+    whens: &'a mut u32,
+}
+
+impl Out<'_> {
+    /// `when` nesting is bounded by the check (`MAX_WHEN_NESTING`), so this recursion is too.
+    fn items(
+        &mut self,
+        items: Vec<AbstractBinding<Json>>,
+        chain: &mut Vec<When>,
+    ) -> Result<(), String> {
+        for item in items {
+            match item {
+                AbstractBinding::CategorizedBindings {
+                    predicates,
+                    path,
+                    bindings,
+                    origin,
+                } => {
+                    chain.push(When {
+                        id: *self.whens,
+                        predicates,
+                        path,
+                        origin,
+                    });
+                    *self.whens += 1;
+                    self.items(bindings, chain)?;
+                    chain.pop();
+                }
+                binding => {
+                    let number = self.records.len() as u32;
+                    for name in answers(&binding) {
+                        self.index.entry(name).or_default().push(number);
+                    }
+                    #[derive(Serialize)]
+                    struct RecordOut<'r> {
+                        block: u32,
+                        whens: &'r [When],
+                        binding: &'r AbstractBinding<Json>,
+                    }
+                    let bytes = serde_json::to_vec(&RecordOut {
+                        block: self.block,
+                        whens: chain,
+                        binding: &binding,
+                    })
+                    .map_err(|e| e.to_string())?;
+                    self.records.push(bytes);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The names a binding is found under.
+fn answers(b: &AbstractBinding<Json>) -> Vec<String> {
+    let name = |n: &Option<String>| n.clone().unwrap_or_default();
+    match b {
+        AbstractBinding::Binding(b) => match &b.multibind_id {
+            Some(id) => vec![format!("+{id}")],
+            None => vec![name(&b.name)],
+        },
+        AbstractBinding::Multibinding(m) => vec![name(&m.name)],
+        AbstractBinding::AliasBinding(r) | AbstractBinding::Rebinding(r) => vec![name(&r.name)],
+        // A lookup of the key it erases must see it.
+        AbstractBinding::RenamedBinding(r) => vec![name(&r.name), name(&r.from_name)],
+        AbstractBinding::ParametersBinding { name, .. }
+        | AbstractBinding::ParameterMapBinding { name, .. } => vec![name.clone()],
+        AbstractBinding::DependencyBinding { .. } | AbstractBinding::CategorizedBindings { .. } => {
+            Vec::new()
+        }
+    }
+}
+
+/// An open cache file: its header, and where its tables are.
+pub struct Cache {
+    file: std::fs::File,
+    header: Header,
+    keys: u64,
+    key_table: u64,
+    names: u64,
+    refs: u64,
+    records: u64,
+    offsets: u64,
+    bodies: u64,
+}
+
+/// Which records a lookup needs: some (sorted), or all of them.
+pub enum Needed {
+    Some(Vec<u32>),
+    All,
+}
+
+fn bad(why: impl Into<String>) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, why.into())
+}
+
+impl Cache {
+    /// Whether `bytes` (a file's first bytes) start a cache.
+    pub fn is_cache(bytes: &[u8]) -> bool {
+        bytes.starts_with(MAGIC)
+    }
+
+    /// Opens a cache file: reads its header and where its tables are.
+    pub fn open(path: &std::path::Path) -> std::io::Result<Cache> {
+        let mut file = std::fs::File::open(path)?;
+        let length = file.metadata()?.len();
+        let mut magic = [0u8; 16];
+        file.read_exact(&mut magic)?;
+        if &magic != MAGIC {
+            return Err(bad("it is not a model cache"));
+        }
+        let version = read_u32(&mut file)?;
+        if version != CACHE_VERSION {
+            return Err(bad(format!(
+                "it is version {version} of the cache; this pbc reads version {CACHE_VERSION}"
+            )));
+        }
+        let header_len = read_u64(&mut file)?;
+        let header_bytes = read_exact(&mut file, header_len, length)?;
+        let mut de = serde_json::Deserializer::from_slice(&header_bytes);
+        de.disable_recursion_limit();
+        let header = Header::deserialize(&mut de).map_err(|e| bad(e.to_string()))?;
+        if header.categories.categories.is_empty() && header.layers.is_empty() {
+            return Err(bad("its header has no categories and no layers"));
+        }
+        let keys = read_u64(&mut file)?;
+        let key_table = file.stream_position()?;
+        file.seek(SeekFrom::Current(table_len(keys, KEY_ENTRY, length)?))?;
+        let names_len = read_u64(&mut file)?;
+        let names = file.stream_position()?;
+        file.seek(SeekFrom::Current(table_len(names_len, 1, length)?))?;
+        let refs_len = read_u64(&mut file)?;
+        let refs = file.stream_position()?;
+        file.seek(SeekFrom::Current(table_len(refs_len, 4, length)?))?;
+        let records = read_u64(&mut file)?;
+        let offsets = file.stream_position()?;
+        let bodies = offsets + table_len(records + 1, 8, length)? as u64;
+        if bodies > length {
+            return Err(bad("it ends before its records"));
+        }
+        Ok(Cache {
+            file,
+            header,
+            keys,
+            key_table,
+            names,
+            refs,
+            records,
+            offsets,
+            bodies,
+        })
+    }
+
+    /// The environment the model was compiled for.
+    pub fn environment(&self) -> &str {
+        &self.header.environment
+    }
+
+    fn at(&mut self, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
+        self.file.seek(SeekFrom::Start(offset))?;
+        let mut buf = vec![0u8; usize::try_from(len).map_err(|_| bad("a length overflows"))?];
+        self.file.read_exact(&mut buf)?;
+        Ok(buf)
+    }
+
+    /// The records a name is found under (binary search of the key table).
+    fn refs_of(&mut self, name: &str) -> std::io::Result<Vec<u32>> {
+        let (mut low, mut high) = (0u64, self.keys);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            let entry = self.at(self.key_table + mid * KEY_ENTRY, KEY_ENTRY)?;
+            let field = |r: std::ops::Range<usize>| entry[r].to_vec();
+            let name_at = u64::from_le_bytes(array(&field(0..8)));
+            let name_len = u32::from_le_bytes(array(&field(8..12)));
+            let found = self.at(self.names + name_at, u64::from(name_len))?;
+            match found.as_slice().cmp(name.as_bytes()) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => {
+                    let first = u64::from(u32::from_le_bytes(array(&field(12..16))));
+                    let count = u64::from(u32::from_le_bytes(array(&field(16..20))));
+                    let list = self.at(self.refs + first * 4, count * 4)?;
+                    return Ok(list
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes(array(c)))
+                        .collect());
+                }
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    fn record(&mut self, number: u32) -> std::io::Result<Record> {
+        if u64::from(number) >= self.records {
+            return Err(bad("a reference points past the records"));
+        }
+        let bounds = self.at(self.offsets + u64::from(number) * 8, 16)?;
+        let start = u64::from_le_bytes(array(&bounds[0..8]));
+        let end = u64::from_le_bytes(array(&bounds[8..16]));
+        if end < start {
+            return Err(bad("a record ends before it starts"));
+        }
+        let bytes = self.at(self.bodies + start, end - start)?;
+        let mut de = serde_json::Deserializer::from_slice(&bytes);
+        de.disable_recursion_limit();
+        let record =
+            Record::deserialize(&mut de).map_err(|e| bad(format!("record {number}: {e}")))?;
+        if record.whens.len() > super::model::MAX_WHEN_NESTING {
+            return Err(bad(format!("record {number} nests its `when`s too deep")));
+        }
+        Ok(record)
+    }
+
+    /// The records the lookup of `names` needs: the closure over what their bindings may look
+    /// up, or all of them when that cannot be known.
+    pub fn needed(&mut self, names: &[String]) -> std::io::Result<Needed> {
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        let mut queue: Vec<String> = Vec::new();
+        for n in names {
+            if n == "/classes" {
+                return Ok(Needed::All);
+            }
+            queue.push(n.clone());
+            let key = crate::lower::keys::Key::new(crate::types::PType::Data, n.as_str());
+            if let Some(implicit) = key.implicit_parameter() {
+                queue.push(implicit.name);
+            }
+        }
+        let mut records: BTreeSet<u32> = BTreeSet::new();
+        while let Some(name) = queue.pop() {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            for r in self.refs_of(&name)? {
+                if !records.insert(r) {
+                    continue;
+                }
+                let record = self.record(r)?;
+                let mut more = Vec::new();
+                if !looks_up(&record, &mut more) {
+                    return Ok(Needed::All);
+                }
+                queue.extend(more.into_iter().filter(|m| !seen.contains(m)));
+            }
+        }
+        Ok(Needed::Some(records.into_iter().collect()))
+    }
+
+    /// The model with the records `needed` (every layer and block, most of them empty).
+    pub fn document(&mut self, needed: &Needed) -> std::io::Result<TreeDocument<Json>> {
+        let numbers: Vec<u32> = match needed {
+            Needed::Some(list) => list.clone(),
+            Needed::All => {
+                (0..u32::try_from(self.records).map_err(|_| bad("too many records"))?).collect()
+            }
+        };
+        let mut records = Vec::with_capacity(numbers.len());
+        for n in numbers {
+            records.push(self.record(n)?);
+        }
+        Ok(rebuild(&self.header, records))
+    }
+}
+
+/// Reassembles a document from the header and records in record order: a record's `when`s
+/// are the containers it goes into, the same `when` (by id) shared by consecutive records.
+fn rebuild(header: &Header, records: Vec<Record>) -> TreeDocument<Json> {
+    // (layer, block within the layer) by block number.
+    let blocks: Vec<(usize, usize)> = header
+        .layers
+        .iter()
+        .enumerate()
+        .flat_map(|(l, layer)| (0..layer.blocks.len()).map(move |b| (l, b)))
+        .collect();
+    let mut layers: Vec<NamedLayer<Json>> = header
+        .layers
+        .iter()
+        .map(|l| NamedLayer {
+            name: l.name.clone(),
+            providers: l.providers.clone(),
+            bindings: l
+                .blocks
+                .iter()
+                .map(|b| NamedBindings {
+                    name: b.name.clone(),
+                    bindings: Vec::new(),
+                    origin: b.origin.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+    // Per block, the ids of the `when`s around the last record placed in it.
+    let mut open: Vec<Vec<u32>> = vec![Vec::new(); blocks.len()];
+    for record in records {
+        let Some(&(l, b)) = blocks.get(record.block as usize) else {
+            continue;
+        };
+        let chain = &mut open[record.block as usize];
+        let depth = record.whens.len();
+        place(
+            &mut layers[l].bindings[b].bindings,
+            record.whens.into_iter(),
+            chain,
+            0,
+            record.binding,
+        );
+        // The `when`s the last record was in and this one is not are closed.
+        chain.truncate(depth);
+    }
+    TreeDocument {
+        format: FORMAT.to_string(),
+        version: VERSION,
+        environment: header.environment.clone(),
+        environments: header.environments.clone(),
+        categories: header.categories.clone(),
+        layers: LayeredBindings { layers },
+    }
+}
+
+/// Puts `binding` into `list` inside its `when`s: the `when` at `depth` is the last item of
+/// `list` when it is the one the last record was in (`chain`), else a new one.
+fn place(
+    list: &mut Vec<AbstractBinding<Json>>,
+    mut whens: std::vec::IntoIter<When>,
+    chain: &mut Vec<u32>,
+    depth: usize,
+    binding: AbstractBinding<Json>,
+) {
+    let Some(when) = whens.next() else {
+        list.push(binding);
+        return;
+    };
+    let reuse = chain.get(depth) == Some(&when.id)
+        && matches!(
+            list.last(),
+            Some(AbstractBinding::CategorizedBindings { .. })
+        );
+    if !reuse {
+        chain.truncate(depth);
+        chain.push(when.id);
+        list.push(AbstractBinding::CategorizedBindings {
+            predicates: when.predicates,
+            path: when.path,
+            bindings: Vec::new(),
+            origin: when.origin,
+        });
+    }
+    match list.last_mut() {
+        Some(AbstractBinding::CategorizedBindings { bindings, .. }) => {
+            place(bindings, whens, chain, depth + 1, binding)
+        }
+        _ => list.push(binding),
+    }
+}
+
+/// Adds the names a record's binding may look up to `out`; `false` when one cannot be known
+/// without evaluating (a `lookup` of a computed name, the classes of `/classes`).
+fn looks_up(record: &Record, out: &mut Vec<String>) -> bool {
+    let mut pn: Vec<&Json> = Vec::new();
+    for w in &record.whens {
+        pn.extend(w.predicates.iter().map(|c| &c.value));
+        if let Some(p) = &w.path {
+            pn.push(&p.template);
+            pn.extend(p.unless.iter().map(|t| &t.template));
+        }
+    }
+    // An argument's `value` is a literal (plain JSON, never a lookup); its `expression` is PN.
+    fn args(list: &[super::model::NamedArgument<Json>]) -> impl Iterator<Item = &Json> {
+        list.iter().filter_map(|a| a.expression.as_ref())
+    }
+    let mut producers: Vec<&ProducerDescriptor<Json>> = Vec::new();
+    match &record.binding {
+        AbstractBinding::Binding(b) => {
+            producers.extend(&b.producer);
+            pn.extend(args(&b.producer_args));
+        }
+        AbstractBinding::Multibinding(m) => {
+            producers.extend(&m.producer);
+            pn.extend(args(&m.producer_args));
+            if let Some(id) = m.id.as_ref().or(m.name.as_ref()) {
+                out.push(format!("+{id}"));
+            }
+        }
+        AbstractBinding::AliasBinding(r)
+        | AbstractBinding::RenamedBinding(r)
+        | AbstractBinding::Rebinding(r) => out.extend(r.from_name.clone()),
+        AbstractBinding::ParametersBinding {
+            source,
+            producer_args,
+            ..
+        } => {
+            pn.push(source);
+            pn.extend(args(producer_args));
+        }
+        AbstractBinding::ParameterMapBinding { mappings, .. } => {
+            pn.extend(args(mappings));
+        }
+        AbstractBinding::DependencyBinding { from, to, .. } => {
+            pn.push(from);
+            pn.push(to);
+        }
+        AbstractBinding::CategorizedBindings { .. } => {}
+    }
+    while let Some(p) = producers.pop() {
+        use ProducerDescriptor as P;
+        match p {
+            P::ConstantProducerDescriptor { .. }
+            | P::ArrayMultibindProducerDescriptor
+            | P::HashMultibindProducerDescriptor => {}
+            P::EvaluatingProducerDescriptor { expression }
+            | P::QueryProducerDescriptor { expression } => pn.push(expression),
+            P::InstanceProducerDescriptor { arguments, .. } => pn.extend(arguments),
+            P::ProducerProducerDescriptor { producer }
+            | P::OptionalProducerDescriptor { producer } => producers.push(producer),
+            P::LookupProducerDescriptor { name, .. } => out.push(name.clone()),
+            P::ClassesProducerDescriptor { .. } => return false,
+        }
+    }
+    pn.into_iter().all(|p| pn_lookups(p, out))
+}
+
+/// The names `lookup()`/`inject()` calls in a PN expression look up; `false` when one is
+/// computed. Walks with a stack (PN nests one level per operator).
+fn pn_lookups(pn: &Json, out: &mut Vec<String>) -> bool {
+    let mut stack = vec![pn];
+    while let Some(node) = stack.pop() {
+        match node {
+            Json::Array(items) => stack.extend(items),
+            Json::Object(map) => {
+                if let Some(Json::Array(call)) = map.get("^") {
+                    if let Some(names) = lookup_argument(call) {
+                        match names {
+                            Some(arg) => {
+                                if !literal_names(arg, out) {
+                                    return false;
+                                }
+                            }
+                            None => return false,
+                        }
+                    }
+                }
+                stack.extend(map.values());
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+/// For a call of `lookup` or `inject` (`{"^":["call", {"#":["functor", qn, "args", [...]]}]}`,
+/// `invoke`, or `x.lookup(...)`): `Some(first argument)`, or `Some(None)` when it has none.
+fn lookup_argument(call: &[Json]) -> Option<Option<&Json>> {
+    let kind = call.first()?.as_str()?;
+    if !matches!(kind, "call" | "invoke" | "call-method") {
+        return None;
+    }
+    let entries = call.get(1)?.as_object()?.get("#")?.as_array()?;
+    let field = |key: &str| {
+        entries
+            .chunks(2)
+            .find(|kv| kv[0].as_str() == Some(key))
+            .and_then(|kv| kv.get(1))
+    };
+    let functor = field("functor")?;
+    let callee = functor.as_object()?.get("^")?.as_array()?;
+    let (name, receiver) = match callee.first()?.as_str()? {
+        "qn" => (callee.get(1)?.as_str()?, None),
+        "." => {
+            let method = callee.get(2)?.as_object()?.get("^")?.as_array()?;
+            (method.get(1)?.as_str()?, callee.get(1))
+        }
+        _ => return None,
+    };
+    if !matches!(name, "lookup" | "inject") {
+        return None;
+    }
+    Some(receiver.or_else(|| {
+        field("args")
+            .and_then(Json::as_array)
+            .and_then(|a| a.first())
+    }))
+}
+
+/// The strings a literal first argument of `lookup` holds (a name, names, an options hash);
+/// `false` when it is computed.
+fn literal_names(arg: &Json, out: &mut Vec<String>) -> bool {
+    let mut stack = vec![arg];
+    while let Some(node) = stack.pop() {
+        match node {
+            Json::String(s) => out.push(s.clone()),
+            Json::Null | Json::Bool(_) | Json::Number(_) => {}
+            Json::Array(items) => stack.extend(items),
+            Json::Object(map) => {
+                let Some(Json::Array(call)) = map.get("^") else {
+                    return false;
+                };
+                match call.first().and_then(Json::as_str) {
+                    Some("array" | "hash" | "=>" | "qn" | "default") => stack.extend(&call[1..]),
+                    _ => return false,
+                }
+            }
+        }
+    }
+    true
+}
+
+fn array<const N: usize>(bytes: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    out.copy_from_slice(&bytes[..N]);
+    out
+}
+
+fn read_u32(file: &mut std::fs::File) -> std::io::Result<u32> {
+    let mut b = [0u8; 4];
+    file.read_exact(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+fn read_u64(file: &mut std::fs::File) -> std::io::Result<u64> {
+    let mut b = [0u8; 8];
+    file.read_exact(&mut b)?;
+    Ok(u64::from_le_bytes(b))
+}
+
+fn read_exact(file: &mut std::fs::File, len: u64, limit: u64) -> std::io::Result<Vec<u8>> {
+    if len > limit {
+        return Err(bad("a length points past the end of the file"));
+    }
+    let mut buf = vec![0u8; len as usize];
+    file.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// The length in bytes of a table of `count` entries of `size` bytes, checked against the file.
+fn table_len(count: u64, size: u64, limit: u64) -> std::io::Result<i64> {
+    count
+        .checked_mul(size)
+        .filter(|&n| n <= limit)
+        .and_then(|n| i64::try_from(n).ok())
+        .ok_or_else(|| bad("a table is longer than the file"))
+}
