@@ -660,10 +660,16 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
         .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
     let prefix = format!(".{name}.pbc-");
     remove_stale_temporaries(&dir, &prefix);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&prefix)
-        .suffix(".tmp")
-        .tempfile_in(&dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // A new model is created as any new file is (0666 less the umask), not private as a
+    // temporary would be: CI writes it for others to read.
+    #[cfg(unix)]
+    if permissions.is_none() {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(&dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     if let Some(p) = permissions {

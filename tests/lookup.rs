@@ -265,8 +265,9 @@ fn the_committed_model_is_current() {
     );
 }
 
-/// `--nodes` with `--model`: every node answered from the model of its environment gets the line
-/// it gets on the tree (values, errors), on every corpus tree with a factsets directory.
+/// `--nodes` with `--model`: every node answered from the model of its environment, JSON or
+/// cache, gets the line it gets on the tree (values, errors), for `--all` and for a list of keys
+/// (with one nobody binds), on every corpus tree with a factsets directory.
 #[test]
 fn every_node_answers_from_the_model_as_from_the_tree() {
     let scratch = std::env::temp_dir().join(format!("pbc-model-nodes-{}", std::process::id()));
@@ -289,6 +290,28 @@ fn every_node_answers_from_the_model_as_from_the_tree() {
             .iter()
             .filter_map(|l| l["environment"].as_str())
             .collect();
+        // Some keys: every key some node has, and one nobody binds.
+        let mut keys: std::collections::BTreeSet<String> = on_tree
+            .iter()
+            .flat_map(|l| {
+                let names = |m: &serde_json::Value| {
+                    m.as_object()
+                        .map(|o| o.keys().cloned().collect::<Vec<_>>())
+                        .unwrap_or_default()
+                };
+                names(&l["values"]).into_iter().chain(names(&l["errors"]))
+            })
+            .filter(|k| k != "*")
+            .collect();
+        keys.insert("no::such::key".into());
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let with_keys = |prefix: &[&str]| -> Vec<serde_json::Value> {
+            let (_, out) = pbc_in(&dir, &[prefix, &["--nodes", "facts"], &keys[..]].concat());
+            out.lines()
+                .map(|l| serde_json::from_str(l).expect("a JSON line per node"))
+                .collect()
+        };
+        let tree_keys = with_keys(&["lookup"]);
         for environment in environments {
             let (status, json, stderr) =
                 pbc_full(&dir, &["compile", "--compact", ".", "--env", environment]);
@@ -296,19 +319,38 @@ fn every_node_answers_from_the_model_as_from_the_tree() {
             let model = scratch.join(format!("{name}-{environment}.json"));
             std::fs::write(&model, json).expect("model written");
             let model = model.to_string_lossy().into_owned();
-            let (_, on_model) = pbc_in(
+            let cache = scratch.join(format!("{name}-{environment}.pbcm"));
+            let cache = cache.to_string_lossy().into_owned();
+            let (status, _, stderr) = pbc_full(
                 &dir,
-                &["lookup", "--model", &model, "--nodes", "facts", "--all"],
+                &[
+                    "compile",
+                    "--cache",
+                    "-o",
+                    &cache,
+                    ".",
+                    "--env",
+                    environment,
+                ],
             );
-            let on_model: Vec<serde_json::Value> = on_model
-                .lines()
-                .map(|l| serde_json::from_str(l).expect("a JSON line per node"))
-                .collect();
-            assert_eq!(on_model.len(), on_tree.len(), "{name}");
-            for (t, m) in on_tree.iter().zip(&on_model) {
-                if t["environment"] == environment {
-                    assert_eq!(t, m, "{name}");
-                    compared += 1;
+            assert_eq!(status, 0, "{name}: {stderr}");
+            for file in [&model, &cache] {
+                let (_, on_model) = pbc_in(
+                    &dir,
+                    &["lookup", "--model", file, "--nodes", "facts", "--all"],
+                );
+                let on_model: Vec<serde_json::Value> = on_model
+                    .lines()
+                    .map(|l| serde_json::from_str(l).expect("a JSON line per node"))
+                    .collect();
+                let model_keys = with_keys(&["lookup", "--model", file]);
+                assert_eq!(on_model.len(), on_tree.len(), "{name}");
+                for (i, t) in on_tree.iter().enumerate() {
+                    if t["environment"] == environment {
+                        assert_eq!(t, &on_model[i], "{name}: {file}");
+                        assert_eq!(tree_keys[i], model_keys[i], "{name}: {file}");
+                        compared += 1;
+                    }
                 }
             }
         }

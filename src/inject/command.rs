@@ -363,7 +363,7 @@ fn run_on_model(
         }
     }
     let environment = read.environment().to_string();
-    let mut model = read.document();
+    let mut model = read.take_document();
     if let Some(enc) = &request.enc {
         super::enc::add_to_model(&mut model, enc);
     }

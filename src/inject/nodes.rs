@@ -410,9 +410,12 @@ fn answer_all_on_model(
     ty: &PType,
     default: Option<&Value>,
 ) -> Result<(Vec<NodeAnswers>, String), LookupOutcome> {
-    let read = super::command::read_model(opts, path, None)?;
+    // From a cache, only the bindings the keys need: which those are does not depend on the
+    // node, and a node's key not found says no more than that (no suggestions from the rest).
+    let only = (!opts.all).then_some(opts.keys.as_slice());
+    let mut read = super::command::read_model(opts, path, only)?;
     let environment = read.environment().to_string();
-    let model = read.document();
+    let model = read.take_document();
     let mut answers = Vec::with_capacity(nodes.len());
     let mut requests = Vec::with_capacity(nodes.len());
     let mut members = Vec::with_capacity(nodes.len());

@@ -13,6 +13,8 @@
 
 use crate::types::PType;
 use serde::{Deserialize, Deserializer, Serialize};
+
+mod de;
 use serde_json::value::RawValue;
 
 /// JSON written elsewhere (a PN expression, a literal value), embedded as it is: what `X` is
@@ -85,7 +87,7 @@ pub struct NamedBindings<X = Json> {
 }
 
 /// What a bindings block holds.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize)]
 #[serde(tag = "kind")]
 pub enum AbstractBinding<X = Json> {
     Binding(Binding<X>),
@@ -224,7 +226,7 @@ pub struct NamedArgument<X = Json> {
     pub expression: Option<X>,
 }
 
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize)]
 #[serde(tag = "kind")]
 pub enum ProducerDescriptor<X = Json> {
     /// A literal value.
@@ -270,7 +272,7 @@ pub enum ProducerDescriptor<X = Json> {
 
 /// Puppet 3.4's type classes, plus `PHostClassType`, `PResourceType` and `PRuntimeType` for
 /// ARM-8's classes, resources and `Type[X]`.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize)]
 #[serde(tag = "kind")]
 pub enum TypeModel {
     PObjectType,

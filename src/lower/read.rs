@@ -35,6 +35,7 @@ pub const MAX_READ_DEPTH: usize = 100_000;
 pub struct ReadModel {
     slots: TreeDocument<Slot>,
     store: Store,
+    environment: String,
 }
 
 #[derive(Default)]
@@ -68,28 +69,39 @@ enum SlotKind {
 impl ReadModel {
     /// The environment the model was compiled for.
     pub fn environment(&self) -> &str {
-        &self.slots.environment
+        &self.environment
     }
 
-    /// The model in the injector's form, borrowing the expressions read.
+    /// The model in the injector's form, borrowing the expressions read (a copy of the
+    /// structure: [`ReadModel::take_document`] when one is enough).
     pub fn document(&self) -> TreeDocument<Code<'_>> {
-        let store = &self.store;
-        let mut bind = |slot: Slot, _: SlotKind| -> Result<Code<'_>, String> {
-            Ok(match slot {
-                Slot::Value(v) => Code::Value(v),
-                Slot::Variable(name) => Code::Variable(name),
-                Slot::Expr(i) => Code::Expr(&store.exprs[i]),
-                Slot::Lambda(i) => Code::Lambda(&store.lambdas[i]),
-            })
-        };
-        // Binding slots cannot fail.
-        Walk {
-            slot: &mut bind,
-            at: String::new(),
-        }
-        .document(self.slots.clone())
-        .unwrap_or_else(|_| empty_document())
+        bind(self.slots.clone(), &self.store)
     }
+
+    /// [`ReadModel::document`] without the copy; the structure is left empty.
+    pub fn take_document(&mut self) -> TreeDocument<Code<'_>> {
+        let slots = std::mem::replace(&mut self.slots, empty_document());
+        bind(slots, &self.store)
+    }
+}
+
+/// Each slot as the injector holds it: expressions and lambdas borrowed from `store`.
+fn bind(slots: TreeDocument<Slot>, store: &Store) -> TreeDocument<Code<'_>> {
+    let mut bind = |slot: Slot, _: SlotKind| -> Result<Code<'_>, String> {
+        Ok(match slot {
+            Slot::Value(v) => Code::Value(v),
+            Slot::Variable(name) => Code::Variable(name),
+            Slot::Expr(i) => Code::Expr(&store.exprs[i]),
+            Slot::Lambda(i) => Code::Lambda(&store.lambdas[i]),
+        })
+    };
+    // Binding slots cannot fail.
+    Walk {
+        slot: &mut bind,
+        at: Place::default(),
+    }
+    .document(slots)
+    .unwrap_or_else(|_| empty_document())
 }
 
 fn empty_document<X>() -> TreeDocument<X> {
@@ -148,7 +160,7 @@ pub fn from_document(name: &str, document: TreeDocument<Json>) -> Result<ReadMod
     let mut read_slot = |json: Json, kind: SlotKind| slot(&mut store, json, kind);
     let slots = Walk {
         slot: &mut read_slot,
-        at: String::new(),
+        at: Place::default(),
     }
     .document(document)
     .map_err(|(at, why)| {
@@ -158,7 +170,11 @@ pub fn from_document(name: &str, document: TreeDocument<Json>) -> Result<ReadMod
             format!("{why} (in the binding at {at})")
         })
     })?;
-    Ok(ReadModel { slots, store })
+    Ok(ReadModel {
+        environment: slots.environment.clone(),
+        slots,
+        store,
+    })
 }
 
 fn parse<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> serde_json::Result<T> {
@@ -270,7 +286,25 @@ fn slot(store: &mut Store, json: Json, kind: SlotKind) -> Result<Slot, String> {
 /// binding being walked, for errors.
 struct Walk<'f, F> {
     slot: &'f mut F,
-    at: String,
+    at: Place,
+}
+
+/// The binding being walked (an empty file: none).
+#[derive(Default)]
+struct Place {
+    file: String,
+    line: usize,
+    column: usize,
+}
+
+impl Place {
+    fn text(&self) -> String {
+        if self.file.is_empty() {
+            String::new()
+        } else {
+            format!("{}:{}:{}", self.file, self.line, self.column)
+        }
+    }
 }
 
 type Walked<T> = Result<T, (String, String)>;
@@ -280,11 +314,15 @@ impl<F> Walk<'_, F> {
     where
         F: FnMut(X, SlotKind) -> Result<Y, String>,
     {
-        (self.slot)(x, kind).map_err(|why| (self.at.clone(), why))
+        (self.slot)(x, kind).map_err(|why| (self.at.text(), why))
     }
 
     fn at(&mut self, origin: &Origin) {
-        self.at = crate::inject::origin_text(origin);
+        // Set for every binding, said only on an error: no text is built here.
+        if self.at.file != origin.file {
+            self.at.file.clone_from(&origin.file);
+        }
+        (self.at.line, self.at.column) = (origin.line, origin.column);
     }
 
     fn document<X, Y>(&mut self, d: TreeDocument<X>) -> Walked<TreeDocument<Y>>
@@ -296,7 +334,7 @@ impl<F> Walk<'_, F> {
             environments: self.entries(d.environments.environments)?,
             dynamic: self.entries(d.environments.dynamic)?,
         };
-        self.at.clear();
+        self.at = Place::default();
         let categories = EffectiveCategories {
             categories: self.categories(d.categories.categories)?,
         };
