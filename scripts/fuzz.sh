@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
-# Runs pbc's cargo-fuzz targets (fuzz/fuzz_targets/: parse, check, compile, lookup, eval, data),
+# Runs pbc's cargo-fuzz targets (fuzz/fuzz_targets/: parse, check, compile, lookup, eval, data,
+# model),
 # each for SECONDS (default 30), seeded from corpus/. Each input gets at most 10 s and 2 GB
 # (libFuzzer's -timeout and -rss_limit_mb): a hang or a memory blow-up fails like a crash.
 # Needs the nightly toolchain (libFuzzer's instrumentation); installs cargo-fuzz when missing.
@@ -12,7 +13,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(parse check compile lookup eval data)
+[ ${#targets[@]} -gt 0 ] || targets=(parse check compile lookup eval data model)
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   echo "fuzz: no nightly toolchain here; the fuzz targets need one (rustup toolchain install nightly)" >&2
@@ -32,12 +33,22 @@ find "$here/corpus" -name '*.pp' -size -64k -print0 | while IFS= read -r -d '' f
 done
 find "$here/corpus" \( -name '*.json' -o -name '*.yaml' -o -name '*.yml' \) -size -64k -print0 |
   while IFS= read -r -d '' f; do cp "$f" "$seeds/data/$(sha1sum "$f" | cut -c1-16)"; done
+# Models: the corpus trees' compiled models, JSON and cache.
+mkdir -p "$seeds/model"
+cp "$here"/corpus/lookup/trees/model/models/*.json "$seeds/model/" 2>/dev/null || true
+(cd "$here" && cargo build --release --quiet)
+for d in "$here"/corpus/lookup/trees/*/ "$here"/corpus/compile/trees/*/; do
+  n=$(basename "$d")
+  "$here/target/release/pbc" compile --compact -o "$seeds/model/$n.json" "$d" 2>/dev/null || true
+  "$here/target/release/pbc" compile --cache -o "$seeds/model/$n.pbcm" "$d" 2>/dev/null || true
+done
 
 cd "$here/fuzz"
 cargo +nightly fuzz build --release --debug-assertions
 for t in "${targets[@]}"; do
   kind=puppet
   [ "$t" = data ] && kind=data
+  [ "$t" = model ] && kind=model
   mkdir -p "corpus/$t"
   rm -rf "artifacts/$t"
   echo "fuzz: $t for ${seconds}s" >&2

@@ -232,6 +232,8 @@ fn answers(b: &AbstractBinding<Json>) -> Vec<String> {
 /// An open cache file: its header, and where its tables are.
 pub struct Cache {
     file: std::fs::File,
+    /// The file's length: no table or record is read past it.
+    length: u64,
     header: Header,
     keys: u64,
     key_table: u64,
@@ -298,6 +300,7 @@ impl Cache {
         }
         Ok(Cache {
             file,
+            length,
             header,
             keys,
             key_table,
@@ -315,6 +318,9 @@ impl Cache {
     }
 
     fn at(&mut self, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
+        if offset.checked_add(len).is_none_or(|end| end > self.length) {
+            return Err(bad("a table or record points past the end of the file"));
+        }
         self.file.seek(SeekFrom::Start(offset))?;
         let mut buf = vec![0u8; usize::try_from(len).map_err(|_| bad("a length overflows"))?];
         self.file.read_exact(&mut buf)?;
