@@ -2,6 +2,11 @@
 //! (default 10,000 bindings files, 10 bindings each, 10 site categories, three layers; see
 //! `common/mod.rs`). Prints files/s and MB/s for the whole command (discover, read, check,
 //! lower, serialise) and for the in-memory part, and the model's size.
+//!
+//! `cargo bench --bench compile -- scaling [FILES...]` (default 1,000, 10,000 and 30,000) runs
+//! `pbc compile --compact` and `pbc check` as whole processes on trees of each size and prints
+//! the time, the peak memory per source byte and the ratio to the previous size per file
+//! (near 1.0 when a command stays linear).
 
 mod common;
 
@@ -9,6 +14,9 @@ use puppet_bindings::{compile_tree_files, tree, CompileMode, JsonLayout};
 use std::time::Instant;
 
 fn main() {
+    if std::env::args().any(|a| a == "scaling") {
+        return scaling();
+    }
     let files = std::env::args()
         .skip(1)
         .find_map(|a| a.parse::<usize>().ok())
@@ -89,4 +97,73 @@ fn main() {
         best_check * 1e3,
         mb / best_check
     );
+}
+
+/// Best of three whole `pbc` processes under `/usr/bin/time`: seconds and peak resident KB.
+fn run_timed(args: &[&str]) -> (f64, u64) {
+    let mut best = (f64::MAX, 0);
+    for _ in 0..3 {
+        let out = std::process::Command::new("/usr/bin/time")
+            .args(["-f", "%e %M", env!("CARGO_BIN_EXE_pbc")])
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .output()
+            .expect("/usr/bin/time runs pbc");
+        let text = String::from_utf8_lossy(&out.stderr);
+        let last = text.lines().last().unwrap_or_default().to_string();
+        let mut fields = last.split_whitespace();
+        let seconds: f64 = fields
+            .next()
+            .and_then(|f| f.parse().ok())
+            .unwrap_or(f64::MAX);
+        let kb: u64 = fields.next().and_then(|f| f.parse().ok()).unwrap_or(0);
+        if seconds < best.0 {
+            best = (seconds, kb);
+        }
+    }
+    best
+}
+
+fn scaling() {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![1_000, 10_000, 30_000]
+    } else {
+        sizes
+    };
+    let mut previous: Option<(usize, f64, f64)> = None;
+    for files in sizes {
+        let root =
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("compile-{files}"));
+        let spec = common::TreeSpec {
+            files,
+            bindings_per_file: 10,
+            categories: 10,
+        };
+        let generated = common::generate(&root, &spec).expect("the tree is written");
+        let dir = root.to_string_lossy().into_owned();
+        let (compile, compile_kb) = run_timed(&["compile", "--compact", &dir]);
+        let (check, check_kb) = run_timed(&["check", "-q", &dir]);
+        let per_byte = |kb: u64| kb as f64 * 1024.0 / generated.bytes as f64;
+        let ratio = |now: f64, before: f64, before_files: usize| {
+            (now / files as f64) / (before / before_files as f64)
+        };
+        let ratios = previous.map_or(String::new(), |(f, c, k)| {
+            format!(
+                "; per file vs {f}: compile {:.2}x, check {:.2}x",
+                ratio(compile, c, f),
+                ratio(check, k, f)
+            )
+        });
+        println!(
+            "{files} files ({:.1} MB): compile {compile:.2} s, {:.0} bytes per source byte; check {check:.2} s, {:.0} bytes per source byte{ratios}",
+            generated.bytes as f64 / 1e6,
+            per_byte(compile_kb),
+            per_byte(check_kb),
+        );
+        previous = Some((files, compile, check));
+    }
 }

@@ -396,22 +396,32 @@ pub struct CategoryValues {
 }
 
 /// The index matched against one request: which `when`s hold, every key's winner, the
-/// contributions that apply.
+/// contributions that apply. Each is worked out when first asked: a lookup matches the `when`s
+/// around the bindings of the keys it needs, not every `when` of the tree.
 pub struct Composition<'m> {
     /// The tree's index, shared by every request on the same model.
     pub bindings: std::sync::Arc<Bindings<'m>>,
-    /// Per `when` node: the precedence inside it, `None` once a predicate on the way fails.
-    when_precedence: Vec<Option<Precedence>>,
-    /// Per `when` node: the outcome of its own predicates, as a range of `outcomes` (the
-    /// chain up to the top level is put together only for `--explain`).
-    when_outcomes: Vec<std::ops::Range<usize>>,
-    outcomes: Vec<PredicateOutcome>,
+    categories: CategoryValues,
+    /// What an embedded expression gives for the request, as text (see [`Composition::build`]).
+    text: std::cell::RefCell<Box<dyn FnMut(&'m Code<'m>) -> Option<SmolStr> + 'm>>,
+    /// Per `when` node, matched when first asked.
+    whens: Vec<std::cell::OnceCell<WhenMatch>>,
     common: Precedence,
     /// Per key (as in `bindings.keys`), resolved when first asked: a lookup resolves the keys
     /// it needs, not every key of the tree.
     winners: Vec<std::cell::OnceCell<Result<Option<usize>, ComposeError>>>,
     /// Key ids a matching `bind renamed` erases (their new name still reads them).
     pub erased: HashSet<String>,
+}
+
+/// A `when` node matched against the request.
+struct WhenMatch {
+    /// The precedence inside it (before normalising), `None` once a predicate on the way fails.
+    raw: Option<Vec<u16>>,
+    precedence: Option<Precedence>,
+    /// The outcome of its own predicates (the chain up to the top level is put together only
+    /// for `--explain`).
+    outcomes: Vec<PredicateOutcome>,
 }
 
 impl<'m> Composition<'m> {
@@ -421,51 +431,62 @@ impl<'m> Composition<'m> {
     /// error).
     pub fn build(
         bindings: std::sync::Arc<Bindings<'m>>,
-        categories: &CategoryValues,
-        text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
+        categories: CategoryValues,
+        text: Box<dyn FnMut(&'m Code<'m>) -> Option<SmolStr> + 'm>,
     ) -> Composition<'m> {
-        let nodes = bindings.whens.len();
-        let mut raw: Vec<Option<Vec<u16>>> = Vec::with_capacity(nodes);
-        let mut when_precedence = Vec::with_capacity(nodes);
-        let mut when_outcomes = Vec::with_capacity(nodes);
-        let mut outcomes = Vec::with_capacity(nodes);
-        for node in &bindings.whens {
-            let outer = match node.parent {
-                Some(p) => raw[p].clone(),
-                None => Some(Vec::new()),
-            };
-            let start = outcomes.len();
-            let mut inner =
-                match_predicates(node.predicates, categories, text, outer, &mut outcomes);
-            if let Some(path) = node.path {
-                if !path_holds(path, text, &mut outcomes) {
-                    inner = None;
-                }
-            }
-            when_outcomes.push(start..outcomes.len());
-            when_precedence.push(inner.clone().map(normalise));
-            raw.push(inner);
-        }
         let mut c = Composition {
+            whens: (0..bindings.whens.len())
+                .map(|_| std::cell::OnceCell::new())
+                .collect(),
+            winners: (0..bindings.keys.len())
+                .map(|_| std::cell::OnceCell::new())
+                .collect(),
             bindings,
-            when_precedence,
-            when_outcomes,
-            outcomes,
+            categories,
+            text: std::cell::RefCell::new(text),
             common: Rc::from(vec![0]),
-            winners: Vec::new(),
             erased: HashSet::new(),
         };
-        c.winners = (0..c.bindings.keys.len())
-            .map(|_| std::cell::OnceCell::new())
-            .collect();
+        let mut erased = HashSet::new();
         for &i in &c.bindings.renamed {
             if let (Bound::Renamed(r), Some(_)) = (c.bindings.candidates[i].bound, c.precedence(i))
             {
                 let from = Key::new(ptype(&r.from_type), r.from_name.clone().unwrap_or_default());
-                c.erased.insert(from.id());
+                erased.insert(from.id());
             }
         }
+        c.erased = erased;
         c
+    }
+
+    /// The `when` node `w` matched (its parents first; nesting is bounded by the check).
+    fn when_match(&self, w: usize) -> &WhenMatch {
+        self.whens[w].get_or_init(|| {
+            let node = &self.bindings.whens[w];
+            let outer = match node.parent {
+                Some(p) => self.when_match(p).raw.clone(),
+                None => Some(Vec::new()),
+            };
+            let mut outcomes = Vec::new();
+            let mut text = self.text.borrow_mut();
+            let mut inner = match_predicates(
+                node.predicates,
+                &self.categories,
+                &mut **text,
+                outer,
+                &mut outcomes,
+            );
+            if let Some(path) = node.path {
+                if !path_holds(path, &mut **text, &mut outcomes) {
+                    inner = None;
+                }
+            }
+            WhenMatch {
+                precedence: inner.clone().map(normalise),
+                raw: inner,
+                outcomes,
+            }
+        })
     }
 
     /// The winner of the key `entry` (its index in `bindings.keys`) for this request.
@@ -489,7 +510,7 @@ impl<'m> Composition<'m> {
     fn when_precedence(&self, when: Option<usize>) -> Option<Precedence> {
         match when {
             None => Some(Rc::clone(&self.common)),
-            Some(w) => self.when_precedence[w].clone(),
+            Some(w) => self.when_match(w).precedence.clone(),
         }
     }
 
@@ -507,13 +528,13 @@ impl<'m> Composition<'m> {
     fn when_conditions(&self, mut when: Option<usize>) -> Rc<[PredicateOutcome]> {
         let mut levels = Vec::new();
         while let Some(w) = when {
-            levels.push(self.when_outcomes[w].clone());
+            levels.push(&self.when_match(w).outcomes);
             when = self.bindings.whens[w].parent;
         }
         levels
             .into_iter()
             .rev()
-            .flat_map(|range| self.outcomes[range].iter().cloned())
+            .flat_map(|outcomes| outcomes.iter().cloned())
             .collect()
     }
 

@@ -163,10 +163,11 @@ impl<'m> Injector<'m> {
                 .collect(),
         };
         let top = Rc::new(top);
-        let mut text = |code: &'m Code<'m>| -> Option<SmolStr> {
+        let scope = Rc::clone(&top);
+        let text = move |code: &'m Code<'m>| -> Option<SmolStr> {
             match code {
                 Code::Value(v) => Some(v.to_display_string().into()),
-                other => category_text(other, &top, false)
+                other => category_text(other, &scope, false)
                     .ok()
                     .flatten()
                     .map(SmolStr::from),
@@ -174,7 +175,7 @@ impl<'m> Injector<'m> {
         };
         let index = index
             .unwrap_or_else(|| std::sync::Arc::new(compose::Bindings::build(&model.layers.layers)));
-        let composition = Composition::build(index, &values, &mut text);
+        let composition = Composition::build(index, values, Box::new(text));
         Ok(Injector {
             top,
             environment,
