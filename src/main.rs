@@ -814,7 +814,9 @@ fn parse_command(
             parse_file(id, files.source(id))
         };
         diags.extend(parsed.diagnostics);
-        if let Some(p) = parsed.program {
+        // Without an output format nothing reads the trees again: each is freed here, so a
+        // directory's parse holds one file's tree at a time.
+        if let (Some(p), true) = (parsed.program, format != Format::None) {
             programs.push((name, p));
         }
     }
