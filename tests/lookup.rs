@@ -53,16 +53,10 @@ fn lookup_trees() {
     }
 }
 
+/// Runs `pbc` in `dir`: status and stdout.
 fn pbc_in(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
-    let run = Command::new(env!("CARGO_BIN_EXE_pbc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("pbc runs");
-    (
-        run.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&run.stdout).into_owned(),
-    )
+    let (status, stdout, _) = pbc_full(dir, args);
+    (status, stdout)
 }
 
 /// `--nodes FACTSDIR` gives each node exactly what a lookup of that node alone gives: on every
