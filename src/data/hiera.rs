@@ -67,8 +67,10 @@ pub enum Read {
     /// A Hiera 1 file (no `version`, or version 1): not ARM-9 data. At `confdir-hiera:` it is
     /// skipped in silence (ARM-9's FAQ); in a module it gets a warning.
     Hiera1,
-    /// Hiera 5's format (version 4 or 5), which the Hiera 5 reader handles.
-    Hiera5,
+    /// Hiera 5's format (version 5), read and checked by [`super::hiera5`].
+    Hiera5(Box<super::hiera5::Config>),
+    /// Version 4 (Puppet 4.9's experimental format, which Puppet 7 still reads): not checked.
+    Hiera4,
     /// The file has errors (reported); it contributes nothing.
     Broken,
 }
@@ -131,7 +133,17 @@ pub fn read(file: FileId, text: &str, known: &Known, in_module: bool) -> (Read, 
             return (Read::Hiera1, out);
         }
         Some(NodeKind::Integer(v @ (2 | 3))) => *v as u8,
-        Some(NodeKind::Integer(4 | 5)) => return (Read::Hiera5, out),
+        Some(NodeKind::Integer(4)) => return (Read::Hiera4, out),
+        Some(NodeKind::Integer(5)) => {
+            let level = if in_module {
+                super::hiera5::ConfigLevel::Module
+            } else {
+                super::hiera5::ConfigLevel::Environment
+            };
+            let (config, found) = super::hiera5::read(&doc, level);
+            out.extend(found);
+            return (Read::Hiera5(Box::new(config)), out);
+        }
         Some(_) => {
             let node = doc.get("version").unwrap_or(&doc);
             out.push(
@@ -675,6 +687,6 @@ mod tests {
             let (_, found) = read_str(text);
             assert_eq!(found, vec![code], "{text}");
         }
-        assert!(matches!(read_str("version: 5\n").0, Read::Hiera5));
+        assert!(matches!(read_str("version: 5\n").0, Read::Hiera5(_)));
     }
 }

@@ -202,6 +202,25 @@ pub const PRECEDENCE_MISMATCH_IN_CONTRIBUTION: &str = "PRECEDENCE_MISMATCH_IN_CO
 /// A data path or `datadir` that leaves the directory of its `hiera.yaml` (D21).
 pub const HIERA_PATH_ESCAPES: &str = "HIERA_PATH_ESCAPES";
 
+// Hiera 5: `hiera.yaml` version 5 (`src/data/hiera5.rs`), with Puppet 7's issue names.
+/// A value of the wrong type where Puppet's configuration type asserts one (a non-empty
+/// string, a list of at least one path, `mapped_paths` of three, an option name).
+pub const HIERA_WRONG_TYPE: &str = "HIERA_WRONG_TYPE";
+pub const HIERA_DEFAULT_HIERARCHY_NOT_IN_MODULE: &str = "HIERA_DEFAULT_HIERARCHY_NOT_IN_MODULE";
+pub const HIERA_MISSING_DATA_PROVIDER_FUNCTION: &str = "HIERA_MISSING_DATA_PROVIDER_FUNCTION";
+pub const HIERA_MULTIPLE_DATA_PROVIDER_FUNCTIONS: &str = "HIERA_MULTIPLE_DATA_PROVIDER_FUNCTIONS";
+pub const HIERA_MULTIPLE_DATA_PROVIDER_FUNCTIONS_IN_DEFAULT: &str =
+    "HIERA_MULTIPLE_DATA_PROVIDER_FUNCTIONS_IN_DEFAULT";
+pub const HIERA_V3_BACKEND_NOT_GLOBAL: &str = "HIERA_V3_BACKEND_NOT_GLOBAL";
+pub const HIERA_V3_BACKEND_REPLACED_BY_DATA_HASH: &str = "HIERA_V3_BACKEND_REPLACED_BY_DATA_HASH";
+pub const HIERA_MULTIPLE_LOCATION_SPECS: &str = "HIERA_MULTIPLE_LOCATION_SPECS";
+pub const HIERA_OPTION_RESERVED_BY_PUPPET: &str = "HIERA_OPTION_RESERVED_BY_PUPPET";
+pub const HIERA_DEFAULT_OPTION_RESERVED_BY_PUPPET: &str = "HIERA_DEFAULT_OPTION_RESERVED_BY_PUPPET";
+pub const HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED: &str = "HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED";
+/// A warning: a level whose function (`lookup_key`, `data_dig`, a Hiera 3 backend, a data hash
+/// function other than `yaml_data` and `json_data`) or `uri` locations pbc cannot run.
+pub const HIERA_FUNCTION_NOT_SUPPORTED: &str = "HIERA_FUNCTION_NOT_SUPPORTED";
+
 // `pbc check`: the ARM-8 rules for bindings files and bind operations.
 /// A `bindings` name that does not match the file's place in the tree.
 pub const BINDINGS_NAME_MISMATCH: &str = "BINDINGS_NAME_MISMATCH";
