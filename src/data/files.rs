@@ -171,6 +171,61 @@ pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
     (clean.then_some(doc), out)
 }
 
+/// A Hiera 5 data file's own rules: a hash at the top (or nothing), String keys, and string
+/// values whose `%{...}` interpolations are well formed (methods such as `%{lookup('k')}`
+/// allowed), each problem at its value.
+pub fn check_hiera5(file: FileId, text: &str) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let doc = match yaml::parse(file, text) {
+        Ok(Some(doc)) => doc,
+        Ok(None) => return out,
+        Err(e) => {
+            out.push(Diagnostic::error(
+                codes::DATA_FILE_SYNTAX_ERROR,
+                e.span,
+                format!("this data file cannot be read: {}", e.message),
+            ));
+            return out;
+        }
+    };
+    let NodeKind::Mapping(entries) = &doc.kind else {
+        out.push(Diagnostic::error(
+            codes::DATA_NOT_HASH,
+            doc.span,
+            format!(
+                "a data file holds a hash of keys and their values, not {}",
+                doc.kind_name()
+            ),
+        ));
+        return out;
+    };
+    let mut stack: Vec<&Node> = Vec::new();
+    for (key, value) in entries {
+        if key.as_str().is_none_or(str::is_empty) {
+            out.push(Diagnostic::error(
+                codes::DATA_NOT_HASH,
+                key.span,
+                format!("a data file's keys are names, not {}", key.kind_name()),
+            ));
+        }
+        stack.push(key);
+        stack.push(value);
+    }
+    while let Some(node) = stack.pop() {
+        match &node.kind {
+            NodeKind::String(s) if s.contains("%{") => {
+                if let Err(problem) = super::interpolation::parse(s, true) {
+                    out.push(Diagnostic::error(problem.code, node.span, problem.message));
+                }
+            }
+            NodeKind::Sequence(items) => stack.extend(items),
+            NodeKind::Mapping(pairs) => stack.extend(pairs.iter().flat_map(|(k, v)| [k, v])),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// A string value read as a Puppet double-quoted string (D20), its spans placed at the value
 /// in the data file: the source `"..."` stands one byte before the value's first byte.
 fn parse_in_place(file: FileId, value: &str, at: Span, quoted: bool) -> crate::parser::Parsed {

@@ -563,7 +563,7 @@ fn non_empty_scalar(node: &Node, what: &str, out: &mut Vec<Diagnostic>) -> Optio
 
 /// A path or data directory stays inside the directory of its `hiera.yaml` (D21): no absolute
 /// path, no `..` segment.
-fn relative_path(path: &str, span: Span, out: &mut Vec<Diagnostic>) -> bool {
+pub(crate) fn relative_path(path: &str, span: Span, out: &mut Vec<Diagnostic>) -> bool {
     let escapes = path.starts_with('/')
         || path.starts_with('\\')
         || path.split(['/', '\\']).any(|segment| segment == "..");

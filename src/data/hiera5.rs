@@ -9,7 +9,9 @@
 //! What pbc cannot run is a warning naming the level, which lookups then leave out: functions
 //! other than `yaml_data` and `json_data` (`lookup_key` and `data_dig` functions such as
 //! `eyaml_lookup_key`, Hiera 3 backends), and `uri`/`uris` locations (which only such functions
-//! read). It reads and checks the file; it does not interpolate paths nor read data files.
+//! read). Paths and data directories are checked as interpolations (`%{facts.os.family}`;
+//! methods such as `%{lookup('k')}` are not allowed there). It reads and checks the file; it
+//! does not interpolate paths for a request nor read data files.
 
 use super::yaml::{Node, NodeKind};
 use crate::diag::{codes, Diagnostic};
@@ -233,6 +235,21 @@ fn wrong_type(node: &Node, what: &str, expected: &str, out: &mut Vec<Diagnostic>
     ));
 }
 
+/// A non-empty string where Hiera interpolates variables (`%{facts.x}`, not methods), or a
+/// diagnostic at the value.
+fn interpolated(node: &Node, what: &str, out: &mut Vec<Diagnostic>) -> Option<String> {
+    let s = string(node, what, out)?;
+    match super::interpolation::parse(&s, false) {
+        // D21: data stays below its hiera.yaml.
+        Ok(_) if !super::hiera::relative_path(&s, node.span, out) => None,
+        Ok(_) => Some(s),
+        Err(problem) => {
+            out.push(Diagnostic::error(problem.code, node.span, problem.message));
+            None
+        }
+    }
+}
+
 /// A non-empty string, or a diagnostic.
 fn string(node: &Node, what: &str, out: &mut Vec<Diagnostic>) -> Option<String> {
     match node.as_str() {
@@ -279,7 +296,7 @@ fn strings(
     }
     let found: Vec<Option<String>> = items
         .iter()
-        .map(|i| string(i, &format!("an entry of {what}"), out))
+        .map(|i| interpolated(i, &format!("an entry of {what}"), out))
         .collect();
     found.into_iter().collect()
 }
@@ -348,7 +365,7 @@ fn read_defaults(node: &Node, out: &mut Vec<Diagnostic>) -> Defaults {
         d.function = string(v, &format!("`{name}`"), out).map(|f| function(name, f));
     }
     if let Some(dir) = node.get("datadir") {
-        d.datadir = string(dir, "`datadir`", out);
+        d.datadir = interpolated(dir, "`datadir`", out);
     }
     if let Some(o) = node.get("options") {
         options(o, None, out);
@@ -424,10 +441,8 @@ fn read_level(
     unknown_keys(node, LEVEL_KEYS, &what, out);
     let errors_before = out.iter().filter(|d| d.is_error()).count();
 
-    let functions: Vec<(&Node, &Node)> = FUNCTION_KEYS
-        .iter()
-        .filter_map(|k| node.entry(k))
-        .collect();
+    let functions: Vec<(&Node, &Node)> =
+        FUNCTION_KEYS.iter().filter_map(|k| node.entry(k)).collect();
     let function = match functions.as_slice() {
         [] => match &defaults.function {
             Some(f) => Some(f.clone()),
@@ -482,10 +497,8 @@ fn read_level(
         }
     }
 
-    let locations: Vec<(&Node, &Node)> = LOCATION_KEYS
-        .iter()
-        .filter_map(|k| node.entry(k))
-        .collect();
+    let locations: Vec<(&Node, &Node)> =
+        LOCATION_KEYS.iter().filter_map(|k| node.entry(k)).collect();
     if locations.len() > 1 {
         out.push(
             Diagnostic::error(
@@ -501,7 +514,7 @@ fn read_level(
         Some((k, v)) => {
             let kind = k.as_str().unwrap_or("");
             let what_key = format!("`{kind}`");
-            let one = |out: &mut Vec<Diagnostic>| string(v, &what_key, out).map(|s| vec![s]);
+            let one = |out: &mut Vec<Diagnostic>| interpolated(v, &what_key, out).map(|s| vec![s]);
             let many = |out: &mut Vec<Diagnostic>| strings(v, &what_key, 1, usize::MAX, out);
             match kind {
                 "path" => Locations::Paths(one(out).unwrap_or_default()),
@@ -522,7 +535,7 @@ fn read_level(
         }
     };
     let datadir = match node.get("datadir") {
-        Some(d) => string(d, "`datadir`", out),
+        Some(d) => interpolated(d, "`datadir`", out),
         None => defaults.datadir.clone(),
     }
     .unwrap_or_else(|| "data".into());
@@ -551,7 +564,9 @@ fn read_level(
         out.push(Diagnostic::warning(
             codes::HIERA_FUNCTION_NOT_SUPPORTED,
             name_node.span,
-            format!("{what} reads `uri`s, which a data hash function does not: lookups leave it out"),
+            format!(
+                "{what} reads `uri`s, which a data hash function does not: lookups leave it out"
+            ),
         ));
     }
     Some(HierarchyLevel {
@@ -586,7 +601,10 @@ mod tests {
         assert_eq!(common.name, "Common");
         assert_eq!(common.datadir, "data");
         assert_eq!(common.function, Function::DataHash("yaml_data".into()));
-        assert_eq!(common.locations, Locations::Paths(vec!["common.yaml".into()]));
+        assert_eq!(
+            common.locations,
+            Locations::Paths(vec!["common.yaml".into()])
+        );
 
         let (config, found) = read_str(
             "version: 5\ndefaults:\n  datadir: hieradata\n  data_hash: json_data\nhierarchy:\n  - name: Nodes\n    path: 'nodes/%{trusted.certname}.json'\n  - name: Mapped\n    mapped_paths: [services, tmp, 'services/%{tmp}.json']\n    datadir: other\n",
@@ -594,7 +612,10 @@ mod tests {
         );
         assert!(found.is_empty(), "{found:?}");
         assert_eq!(config.hierarchy[0].datadir, "hieradata");
-        assert_eq!(config.hierarchy[0].function, Function::DataHash("json_data".into()));
+        assert_eq!(
+            config.hierarchy[0].function,
+            Function::DataHash("json_data".into())
+        );
         assert_eq!(config.hierarchy[1].datadir, "other");
         assert!(matches!(
             &config.hierarchy[1].locations,
@@ -623,6 +644,9 @@ mod tests {
             ("version: 5\nhierarchy: {name: a}\n", Environment, codes::HIERA_WRONG_TYPE),
             ("version: 5\nhierarchy: [{name: a, lookup_key: eyaml_lookup_key, path: a.eyaml}]\n", Environment, codes::HIERA_FUNCTION_NOT_SUPPORTED),
             ("version: 5\nhierarchy: [{name: a, path: a.yaml, pathz: b}]\n", Environment, codes::UNKNOWN_HIERA_ATTRIBUTE),
+            ("version: 5\nhierarchy: [{name: a, path: \"%{lookup('x')}.yaml\"}]\n", Environment, codes::HIERA_INTERPOLATION_METHOD_SYNTAX_NOT_ALLOWED),
+            ("version: 5\nhierarchy: [{name: a, paths: [ok.yaml, \"%{facts..x}.yaml\"]}]\n", Environment, codes::HIERA_INTERPOLATION_SYNTAX_ERROR),
+            ("version: 5\nhierarchy: [{name: a, path: a.yaml, datadir: ../../etc}]\n", Environment, codes::HIERA_PATH_ESCAPES),
         ] {
             let (_, found) = read_str(text, level);
             assert_eq!(found, vec![code], "{text}");
@@ -632,9 +656,14 @@ mod tests {
             "version: 5\ndefault_hierarchy: [{name: d, path: d.yaml}]\n",
             Module,
         );
-        assert!(found.is_empty() && config.default_hierarchy.len() == 1, "{found:?}");
-        let (config, found) =
-            read_str("version: 5\nhierarchy: [{name: a, hiera3_backend: eyaml}]\n", Global);
+        assert!(
+            found.is_empty() && config.default_hierarchy.len() == 1,
+            "{found:?}"
+        );
+        let (config, found) = read_str(
+            "version: 5\nhierarchy: [{name: a, hiera3_backend: eyaml}]\n",
+            Global,
+        );
         assert_eq!(found, vec![codes::HIERA_FUNCTION_NOT_SUPPORTED]);
         assert!(!config.hierarchy[0].supported);
         // `hiera3_backend: yaml` is both: not global, and replaced by `yaml_data`.

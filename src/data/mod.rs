@@ -8,4 +8,5 @@ pub mod binder_config;
 pub mod files;
 pub mod hiera;
 pub mod hiera5;
+pub mod interpolation;
 pub mod yaml;

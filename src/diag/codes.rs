@@ -217,6 +217,17 @@ pub const HIERA_MULTIPLE_LOCATION_SPECS: &str = "HIERA_MULTIPLE_LOCATION_SPECS";
 pub const HIERA_OPTION_RESERVED_BY_PUPPET: &str = "HIERA_OPTION_RESERVED_BY_PUPPET";
 pub const HIERA_DEFAULT_OPTION_RESERVED_BY_PUPPET: &str = "HIERA_DEFAULT_OPTION_RESERVED_BY_PUPPET";
 pub const HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED: &str = "HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED";
+/// `%{name('k')}` where only variables are allowed (paths, `datadir`, options).
+pub const HIERA_INTERPOLATION_METHOD_SYNTAX_NOT_ALLOWED: &str =
+    "HIERA_INTERPOLATION_METHOD_SYNTAX_NOT_ALLOWED";
+/// `%{alias('k')}` with anything else in the string.
+pub const HIERA_INTERPOLATION_ALIAS_NOT_ENTIRE_STRING: &str =
+    "HIERA_INTERPOLATION_ALIAS_NOT_ENTIRE_STRING";
+/// `%{name('k')}` with a name other than `lookup`, `hiera`, `alias`, `literal`, `scope`.
+pub const HIERA_INTERPOLATION_UNKNOWN_INTERPOLATION_METHOD: &str =
+    "HIERA_INTERPOLATION_UNKNOWN_INTERPOLATION_METHOD";
+/// `%{...}` that is not a variable with keys to dig (Puppet: "Syntax error in string").
+pub const HIERA_INTERPOLATION_SYNTAX_ERROR: &str = "HIERA_INTERPOLATION_SYNTAX_ERROR";
 /// A warning: a level whose function (`lookup_key`, `data_dig`, a Hiera 3 backend, a data hash
 /// function other than `yaml_data` and `json_data`) or `uri` locations pbc cannot run.
 pub const HIERA_FUNCTION_NOT_SUPPORTED: &str = "HIERA_FUNCTION_NOT_SUPPORTED";

@@ -714,8 +714,10 @@ fn read_hiera_config(
     let known = hiera::Known { categories };
     let (read, found) = hiera::read(id, files.source(id), &known, module.is_some());
     into.diagnostics.extend(found);
-    let hiera::Read::Config(config) = read else {
-        return;
+    let config = match read {
+        hiera::Read::Config(config) => config,
+        hiera::Read::Hiera5(config) => return check_hiera5_data(files, id, &config, into),
+        _ => return,
     };
     let mut previous: Option<(usize, &hiera::HierarchyEntry)> = None;
     for entry in &config.hierarchy {
@@ -807,6 +809,83 @@ fn read_hiera_config(
         }
     }
     read_data_files(files, id, module, dir, &config, into);
+}
+
+/// The data files a version 5 `hiera.yaml`'s levels can name (their `path`s and the template
+/// of `mapped_paths`, an interpolation standing for any name), each read and checked once:
+/// YAML or JSON holding a hash, interpolations well formed. Their data is not bound yet.
+fn check_hiera5_data(
+    files: &mut span::SourceMap,
+    config_id: span::FileId,
+    config: &crate::data::hiera5::Config,
+    into: &mut HieraData,
+) {
+    use crate::data::{files as data_files, hiera5};
+    let name = std::path::PathBuf::from(files.name(config_id));
+    let dir = name
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let mut seen: std::collections::BTreeSet<std::path::PathBuf> =
+        std::collections::BTreeSet::new();
+    let levels = config
+        .hierarchy
+        .iter()
+        .chain(&config.default_hierarchy)
+        .filter(|l| l.supported && !l.datadir.contains("%{"));
+    for level in levels {
+        let paths: Vec<&str> = match &level.locations {
+            hiera5::Locations::Paths(paths) => paths.iter().map(String::as_str).collect(),
+            hiera5::Locations::MappedPaths { template, .. } => vec![template.as_str()],
+            _ => Vec::new(),
+        };
+        let base = dir.join(&level.datadir);
+        for path in paths {
+            // `os/%{facts.os.family}.yaml` as the search `files::matching` takes: without its
+            // extension, each interpolation standing for any name.
+            let Some((stem, ext)) = path
+                .rsplit_once('.')
+                .filter(|(s, e)| !s.is_empty() && !e.contains('/'))
+            else {
+                continue;
+            };
+            let mut template = String::new();
+            let mut rest = stem;
+            while let Some(at) = rest.find("%{") {
+                let Some(end) = rest[at..].find('}') else {
+                    break;
+                };
+                template.push_str(&rest[..at]);
+                template.push_str("${_}");
+                rest = &rest[at + end + 1..];
+            }
+            template.push_str(rest);
+            for found in data_files::matching(&base, &template, ext) {
+                if !source::may_follow(&found, &dir) || !seen.insert(found.clone()) {
+                    continue;
+                }
+                let bytes = match source::read_file(&found, "data file") {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        into.diagnostics.push(diag::Diagnostic::error(
+                            diag::codes::DATA_FILE_SYNTAX_ERROR,
+                            span::Span::NONE,
+                            e.to_string(),
+                        ));
+                        continue;
+                    }
+                };
+                into.read += 1;
+                let (id, bad) = source::add_source(files, &tree::display(&found), bytes);
+                if let Some(d) = bad {
+                    into.diagnostics.push(d);
+                    continue;
+                }
+                into.diagnostics
+                    .extend(data_files::check_hiera5(id, files.source(id)));
+            }
+        }
+    }
 }
 
 /// One level of a hierarchy: its entry (`None` for the private paths) and its searches in order
