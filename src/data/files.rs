@@ -110,21 +110,19 @@ fn interpolation_end(segment: &str, at: usize) -> usize {
     end
 }
 
-/// A data file's own rules: a hash at the top (or nothing), String keys, and interpolations
-/// that parse. `file`'s text is `text`. Gives the document when the file has no errors (`None`
-/// also for a file without data).
-pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
-    let mut out = Vec::new();
+/// A data file's document when it is a hash of named keys (problems said in `out`); `None`
+/// also for a file without data.
+fn document(file: FileId, text: &str, out: &mut Vec<Diagnostic>) -> Option<Node> {
     let doc = match yaml::parse(file, text) {
         Ok(Some(doc)) => doc,
-        Ok(None) => return (None, out),
+        Ok(None) => return None,
         Err(e) => {
             out.push(Diagnostic::error(
                 codes::DATA_FILE_SYNTAX_ERROR,
                 e.span,
                 format!("this data file cannot be read: {}", e.message),
             ));
-            return (None, out);
+            return None;
         }
     };
     let NodeKind::Mapping(entries) = &doc.kind else {
@@ -139,11 +137,9 @@ pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
             )
             .with_note("help: e.g. `ntp::servers: ['0.pool.ntp.org']`"),
         );
-        return (None, out);
+        return None;
     };
-    // Every value, walked with an explicit stack (data nests as deep as its reader allows).
-    let mut stack: Vec<&Node> = Vec::new();
-    for (key, value) in entries {
+    for (key, _) in entries {
         if key.as_str().is_none_or(str::is_empty) {
             out.push(Diagnostic::error(
                 codes::DATA_NOT_HASH,
@@ -151,7 +147,22 @@ pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
                 format!("a data file's keys are names, not {}", key.kind_name()),
             ));
         }
-        stack.push(value);
+    }
+    Some(doc)
+}
+
+/// A data file's own rules: a hash at the top (or nothing), String keys, and interpolations
+/// that parse. `file`'s text is `text`. Gives the document when the file has no errors (`None`
+/// also for a file without data).
+pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
+    let mut out = Vec::new();
+    let Some(doc) = document(file, text, &mut out) else {
+        return (None, out);
+    };
+    // Every value, walked with an explicit stack (data nests as deep as its reader allows).
+    let mut stack: Vec<&Node> = Vec::new();
+    if let NodeKind::Mapping(entries) = &doc.kind {
+        stack.extend(entries.iter().map(|(_, v)| v));
     }
     while let Some(node) = stack.pop() {
         match &node.kind {
@@ -176,40 +187,13 @@ pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
 /// allowed), each problem at its value.
 pub fn check_hiera5(file: FileId, text: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let doc = match yaml::parse(file, text) {
-        Ok(Some(doc)) => doc,
-        Ok(None) => return out,
-        Err(e) => {
-            out.push(Diagnostic::error(
-                codes::DATA_FILE_SYNTAX_ERROR,
-                e.span,
-                format!("this data file cannot be read: {}", e.message),
-            ));
-            return out;
-        }
-    };
-    let NodeKind::Mapping(entries) = &doc.kind else {
-        out.push(Diagnostic::error(
-            codes::DATA_NOT_HASH,
-            doc.span,
-            format!(
-                "a data file holds a hash of keys and their values, not {}",
-                doc.kind_name()
-            ),
-        ));
+    let Some(doc) = document(file, text, &mut out) else {
         return out;
     };
+    // Keys interpolate too (Puppet interpolates a hash's keys and values).
     let mut stack: Vec<&Node> = Vec::new();
-    for (key, value) in entries {
-        if key.as_str().is_none_or(str::is_empty) {
-            out.push(Diagnostic::error(
-                codes::DATA_NOT_HASH,
-                key.span,
-                format!("a data file's keys are names, not {}", key.kind_name()),
-            ));
-        }
-        stack.push(key);
-        stack.push(value);
+    if let NodeKind::Mapping(entries) = &doc.kind {
+        stack.extend(entries.iter().flat_map(|(k, v)| [k, v]));
     }
     while let Some(node) = stack.pop() {
         match &node.kind {

@@ -171,22 +171,12 @@ pub fn read(file: FileId, text: &str, known: &Known, in_module: bool) -> (Read, 
     } else {
         &["version", "hierarchy", "backends", "datadir"]
     };
-    if let NodeKind::Mapping(entries) = &doc.kind {
-        for (k, _) in entries {
-            let name = k.as_str().unwrap_or("");
-            if !allowed.contains(&name) {
-                let mut d = Diagnostic::error(
-                    codes::UNKNOWN_HIERA_ATTRIBUTE,
-                    k.span,
-                    format!("a version {version} hiera.yaml has no `{name}`"),
-                );
-                if let Some(s) = crate::diag::did_you_mean(name, allowed) {
-                    d = d.with_note(format!("help: did you mean `{s}`?"));
-                }
-                out.push(d);
-            }
-        }
-    }
+    super::hiera5::unknown_keys(
+        &doc,
+        allowed,
+        &format!("a version {version} hiera.yaml"),
+        &mut out,
+    );
     if version == 3 {
         if let Some(d) = doc.get("datadir") {
             if let Some(dir) = non_empty_string(d, "datadir", &mut out) {

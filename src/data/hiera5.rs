@@ -207,7 +207,8 @@ pub fn read(doc: &Node, level: ConfigLevel) -> (Config, Vec<Diagnostic>) {
     (config, out)
 }
 
-fn unknown_keys(node: &Node, allowed: &[&str], what: &str, out: &mut Vec<Diagnostic>) {
+/// A diagnostic for each key of `node` (a mapping) that `allowed` does not list.
+pub(crate) fn unknown_keys(node: &Node, allowed: &[&str], what: &str, out: &mut Vec<Diagnostic>) {
     let NodeKind::Mapping(entries) = &node.kind else {
         return;
     };

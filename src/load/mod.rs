@@ -811,6 +811,41 @@ fn read_hiera_config(
     read_data_files(files, id, module, dir, &config, into);
 }
 
+/// Reads a data file a hierarchy names into `files`, once (`seen`) and only where links may be
+/// followed from the `hiera.yaml`'s directory `dir`. `None`: skipped, or it cannot be read
+/// (said in `into`).
+fn read_data_file(
+    files: &mut span::SourceMap,
+    path: &std::path::Path,
+    dir: &std::path::Path,
+    seen: &mut std::collections::BTreeSet<std::path::PathBuf>,
+    into: &mut HieraData,
+) -> Option<span::FileId> {
+    if !source::may_follow(path, dir) || !seen.insert(path.to_path_buf()) {
+        return None;
+    }
+    let bytes = match source::read_file(path, "data file") {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            into.diagnostics.push(diag::Diagnostic::error(
+                diag::codes::DATA_FILE_SYNTAX_ERROR,
+                span::Span::NONE,
+                e.to_string(),
+            ));
+            return None;
+        }
+    };
+    into.read += 1;
+    let (id, bad) = source::add_source(files, &tree::display(path), bytes);
+    match bad {
+        Some(d) => {
+            into.diagnostics.push(d);
+            None
+        }
+        None => Some(id),
+    }
+}
+
 /// The data files a version 5 `hiera.yaml`'s levels can name (their `path`s and the template
 /// of `mapped_paths`, an interpolation standing for any name), each read and checked once:
 /// YAML or JSON holding a hash, interpolations well formed. Their data is not bound yet.
@@ -861,26 +896,9 @@ fn check_hiera5_data(
             }
             template.push_str(rest);
             for found in data_files::matching(&base, &template, ext) {
-                if !source::may_follow(&found, &dir) || !seen.insert(found.clone()) {
+                let Some(id) = read_data_file(files, &found, &dir, &mut seen, into) else {
                     continue;
-                }
-                let bytes = match source::read_file(&found, "data file") {
-                    Ok(bytes) => bytes,
-                    Err(e) => {
-                        into.diagnostics.push(diag::Diagnostic::error(
-                            diag::codes::DATA_FILE_SYNTAX_ERROR,
-                            span::Span::NONE,
-                            e.to_string(),
-                        ));
-                        continue;
-                    }
                 };
-                into.read += 1;
-                let (id, bad) = source::add_source(files, &tree::display(&found), bytes);
-                if let Some(d) = bad {
-                    into.diagnostics.push(d);
-                    continue;
-                }
                 into.diagnostics
                     .extend(data_files::check_hiera5(id, files.source(id)));
             }
@@ -977,26 +995,9 @@ fn read_data_files(
                     if template.contains('$') && plain.contains(&path.with_extension("")) {
                         continue;
                     }
-                    if !source::may_follow(&path, &dir) || !seen.insert(path.clone()) {
+                    let Some(id) = read_data_file(files, &path, &dir, &mut seen, into) else {
                         continue;
-                    }
-                    let bytes = match source::read_file(&path, "data file") {
-                        Ok(bytes) => bytes,
-                        Err(e) => {
-                            into.diagnostics.push(diag::Diagnostic::error(
-                                diag::codes::DATA_FILE_SYNTAX_ERROR,
-                                span::Span::NONE,
-                                e.to_string(),
-                            ));
-                            continue;
-                        }
                     };
-                    into.read += 1;
-                    let (id, bad) = source::add_source(files, &tree::display(&path), bytes);
-                    if let Some(d) = bad {
-                        into.diagnostics.push(d);
-                        continue;
-                    }
                     let (doc, problems) = data_files::check(id, files.source(id));
                     into.diagnostics.extend(problems);
                     let Some(doc) = doc else {
