@@ -294,7 +294,13 @@ impl Cache {
         file.seek(SeekFrom::Current(table_len(refs_len, 4, length)?))?;
         let records = read_u64(&mut file)?;
         let offsets = file.stream_position()?;
-        let bodies = offsets + table_len(records + 1, 8, length)? as u64;
+        let offsets_len = records
+            .checked_add(1)
+            .ok_or_else(|| bad("its record count overflows"))
+            .and_then(|n| table_len(n, 8, length))?;
+        let bodies = offsets
+            .checked_add(offsets_len as u64)
+            .ok_or_else(|| bad("its record table overflows"))?;
         if bodies > length {
             return Err(bad("it ends before its records"));
         }
@@ -336,7 +342,11 @@ impl Cache {
             let field = |r: std::ops::Range<usize>| entry[r].to_vec();
             let name_at = u64::from_le_bytes(array(&field(0..8)));
             let name_len = u32::from_le_bytes(array(&field(8..12)));
-            let found = self.at(self.names + name_at, u64::from(name_len))?;
+            let name_at = self
+                .names
+                .checked_add(name_at)
+                .ok_or_else(|| bad("a key's name points past the end of the file"))?;
+            let found = self.at(name_at, u64::from(name_len))?;
             match found.as_slice().cmp(name.as_bytes()) {
                 std::cmp::Ordering::Less => low = mid + 1,
                 std::cmp::Ordering::Greater => high = mid,
@@ -364,7 +374,11 @@ impl Cache {
         if end < start {
             return Err(bad("a record ends before it starts"));
         }
-        let bytes = self.at(self.bodies + start, end - start)?;
+        let at = self
+            .bodies
+            .checked_add(start)
+            .ok_or_else(|| bad("a record points past the end of the file"))?;
+        let bytes = self.at(at, end - start)?;
         let mut de = serde_json::Deserializer::from_slice(&bytes);
         de.disable_recursion_limit();
         let record =
@@ -702,4 +716,46 @@ fn table_len(count: u64, size: u64, limit: u64) -> std::io::Result<i64> {
         .filter(|&n| n <= limit)
         .and_then(|n| i64::try_from(n).ok())
         .ok_or_else(|| bad("a table is longer than the file"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cache whose header is sound and whose tables hold `tail` (little-endian words).
+    fn cache_with(tail: &[u64]) -> std::path::PathBuf {
+        let header = br#"{"environment":"production","environments":{"kind":"Environments","defaults":[],"environments":[],"dynamic":[]},"categories":{"kind":"EffectiveCategories","categories":[{"kind":"Category","categorization":"common","value":true}]},"layers":[]}"#;
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(header.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(header);
+        for word in tail {
+            bytes.extend_from_slice(&word.to_le_bytes());
+        }
+        let path = std::env::temp_dir().join(format!(
+            "pbc-cache-test-{}-{}",
+            std::process::id(),
+            tail.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join("-")
+        ));
+        std::fs::write(&path, bytes).expect("written");
+        path
+    }
+
+    /// Counts and offsets near `u64::MAX` are refused, never overflowed (found by fuzzing: a
+    /// record count of `u64::MAX`).
+    #[test]
+    fn hostile_tables_are_refused() {
+        // No keys, no names, no references, then a record count of u64::MAX.
+        let path = cache_with(&[0, 0, 0, u64::MAX]);
+        assert!(Cache::open(&path).is_err());
+        let _ = std::fs::remove_file(&path);
+        // A sound empty cache opens and needs nothing.
+        let path = cache_with(&[0, 0, 0, 0, 0]);
+        let mut cache = Cache::open(&path).expect("opens");
+        assert!(matches!(cache.needed(&["a".into()]), Ok(Needed::Some(v)) if v.is_empty()));
+        let _ = std::fs::remove_file(&path);
+    }
 }
