@@ -427,7 +427,7 @@ fn read_level(
         wrong_type(node, &format!("a level of `{key}`"), "a Hash", out);
         return None;
     }
-    let Some((name_key, name_node)) = node.entry("name") else {
+    let Some(name_node) = node.get("name") else {
         out.push(Diagnostic::error(
             codes::HIERARCHY_ENTRY_MISSING_ATTRIBUTE,
             node.span,
@@ -436,7 +436,6 @@ fn read_level(
         unknown_keys(node, LEVEL_KEYS, &format!("a level of `{key}`"), out);
         return None;
     };
-    let _ = name_key;
     let name = string(name_node, "a level's `name`", out)?;
     let what = format!("the level `{name}`");
     unknown_keys(node, LEVEL_KEYS, &what, out);

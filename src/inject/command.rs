@@ -59,6 +59,15 @@ pub struct LookupOutcome {
 }
 
 impl LookupOutcome {
+    /// A failure that has no source to show (a model's, the command line's): exit 1.
+    fn unplaced(d: Diagnostic, colour: bool) -> LookupOutcome {
+        LookupOutcome {
+            stdout: String::new(),
+            stderr: crate::diag::render(&Default::default(), &[d], colour),
+            status: 1,
+        }
+    }
+
     pub(crate) fn usage(message: String) -> LookupOutcome {
         LookupOutcome {
             stdout: String::new(),
@@ -252,11 +261,7 @@ pub(crate) fn read_model(
     only: Option<&[String]>,
 ) -> Result<crate::lower::read::ReadModel, LookupOutcome> {
     use crate::lower::cache::{Cache, Needed};
-    let fail = |d: Diagnostic| LookupOutcome {
-        stdout: String::new(),
-        stderr: crate::diag::render(&Default::default(), &[d], opts.colour),
-        status: 1,
-    };
+    let fail = |d: Diagnostic| LookupOutcome::unplaced(d, opts.colour);
     let name = path.display().to_string();
     let invalid = |why: String| {
         fail(Diagnostic::error(
@@ -326,11 +331,6 @@ fn run_on_model(
     default: Option<&Value>,
 ) -> LookupOutcome {
     let no_files = crate::span::SourceMap::default();
-    let fail = |d: Diagnostic| LookupOutcome {
-        stdout: String::new(),
-        stderr: crate::diag::render(&no_files, &[d], opts.colour),
-        status: 1,
-    };
     // From a cache, only what the keys need is read; a key not found is looked up again in
     // the whole model, whose other keys the error's suggestions come from.
     let only = (!opts.all).then_some(opts.keys.as_slice());
@@ -370,7 +370,7 @@ fn run_on_model(
     let mut injector =
         match Injector::for_environment(&model, None, environment, "the model", request) {
             Ok(i) => i,
-            Err(d) => return fail(d),
+            Err(d) => return LookupOutcome::unplaced(d, opts.colour),
         };
     answer(
         opts,

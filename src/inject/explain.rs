@@ -17,7 +17,7 @@ pub struct Explanation {
     #[serde(rename = "type")]
     pub type_: String,
     pub environment: String,
-    /// Who chose the environment: `--env`, `environments.pp`, `the ENC`, `the default`.
+    /// Who chose the environment: `--env`, `environments.pp`, `the ENC`, `the default`, or `the model`.
     pub environment_from: String,
     /// The facts' `environment`, which was not used (a node does not pick its environment).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -65,7 +65,8 @@ pub type Message = (LogLevel, String, Span);
 pub struct Injector<'m> {
     top: Rc<TopScope>,
     pub environment: String,
-    /// Who chose it: `--env`, `environments.pp`, `the ENC` or `the default`.
+    /// Who chose it: `--env`, `environments.pp`, `the ENC`, `the default`, or `the model` (a
+    /// model is one environment's).
     pub environment_from: &'static str,
     /// The facts' own `environment`, which is never used (ARM-8: an agent does not pick its
     /// environment): `--explain` says so, since a user who sees it in the facts expects it.

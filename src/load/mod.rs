@@ -811,6 +811,14 @@ fn read_hiera_config(
     read_data_files(files, id, module, dir, &config, into);
 }
 
+/// The directory of the `hiera.yaml` `config_id`: where its data paths start.
+fn config_dir(files: &span::SourceMap, config_id: span::FileId) -> std::path::PathBuf {
+    std::path::Path::new(files.name(config_id))
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default()
+}
+
 /// Reads a data file a hierarchy names into `files`, once (`seen`) and only where links may be
 /// followed from the `hiera.yaml`'s directory `dir`. `None`: skipped, or it cannot be read
 /// (said in `into`).
@@ -856,11 +864,7 @@ fn check_hiera5_data(
     into: &mut HieraData,
 ) {
     use crate::data::{files as data_files, hiera5};
-    let name = std::path::PathBuf::from(files.name(config_id));
-    let dir = name
-        .parent()
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_default();
+    let dir = config_dir(files, config_id);
     let mut seen: std::collections::BTreeSet<std::path::PathBuf> =
         std::collections::BTreeSet::new();
     let levels = config
@@ -927,11 +931,7 @@ fn read_data_files(
     into: &mut HieraData,
 ) {
     use crate::data::{bind, files as data_files};
-    let name = std::path::PathBuf::from(files.name(config_id));
-    let dir = name
-        .parent()
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_default();
+    let dir = config_dir(files, config_id);
     let mut levels: Vec<Level> = config
         .hierarchy
         .iter()

@@ -56,10 +56,10 @@ pub struct TreeDocument<X = Json> {
     pub layers: LayeredBindings<X>,
 }
 
-/// `pbc compile FILE...`: bindings files on their own.
-#[derive(Clone, Serialize, Deserialize)]
+/// `pbc compile FILE...`: bindings files on their own (written, never read back: a lookup
+/// needs a tree's categories and layers).
+#[derive(Clone, Serialize)]
 pub struct FilesDocument<X = Json> {
-    #[serde(deserialize_with = "known_format")]
     pub format: String,
     pub version: u32,
     pub bindings: Vec<NamedBindings<X>>,
@@ -130,7 +130,6 @@ pub enum AbstractBinding<X = Json> {
     /// ARM-8 `bind dependency A -> B` (`~>` notifies).
     DependencyBinding {
         from: X,
-        #[serde(deserialize_with = "arrow")]
         arrow: String,
         to: X,
         origin: Origin,
@@ -365,6 +364,7 @@ fn known_format<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     }
 }
 
+/// A dependency's arrow, read back (`de.rs`).
 fn arrow<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     let found = String::deserialize(d)?;
     if found == "->" || found == "~>" {

@@ -178,20 +178,15 @@ fn chain(pn: &Json) -> Read<ExprKind> {
     let mut binary: Vec<BinaryOp> = Vec::new();
     let mut relationship: Vec<RelationshipOp> = Vec::new();
     let mut at = pn;
+    // `chain_op` holds only for a call of two arguments: the left one and the right one.
     while let Some((name, args)) = call(at) {
-        let op = match chain_op(name, args) {
-            Some(ChainOp::Binary(op)) if relationship.is_empty() => {
-                binary.push(op);
-                op_left(args)
-            }
-            Some(ChainOp::Relationship(op)) if binary.is_empty() => {
-                relationship.push(op);
-                op_left(args)
-            }
+        match chain_op(name, args) {
+            Some(ChainOp::Binary(op)) if relationship.is_empty() => binary.push(op),
+            Some(ChainOp::Relationship(op)) if binary.is_empty() => relationship.push(op),
             _ => break,
-        };
+        }
         rights.push(&args[1]);
-        at = op;
+        at = &args[0];
     }
     let mut operands = Vec::with_capacity(rights.len() + 1);
     operands.push(expr(at)?);
@@ -211,10 +206,6 @@ fn chain(pn: &Json) -> Read<ExprKind> {
             operators: relationship,
         }
     })
-}
-
-fn op_left(args: &[Json]) -> &Json {
-    &args[0]
 }
 
 fn kind(pn: &Json) -> Read<ExprKind> {
