@@ -772,3 +772,51 @@ fn every_node_gets_its_line_and_diff_speaks_json() {
     assert_eq!(line["keys"]["mirror"]["old"]["value"], "a");
     assert_eq!(line["keys"]["mirror"]["new"]["value"], "b");
 }
+
+/// What goes with `--model` and `--cache` and what does not: a model is read without a tree
+/// (no `-C`, no trailing tree, no `--agent-environment`, which only environments.pp reads), and
+/// a cache is a tree's model written to a file (`-o`, a directory, not `--compact`). Each is a
+/// usage error (exit 2) that names the problem; the JSON model and its cache answer alike.
+#[test]
+fn model_and_cache_flags_go_together_as_documented() {
+    let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("model-flags");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let model = scratch.join("model.json").to_string_lossy().into_owned();
+    let cache = scratch.join("model.pbcm").to_string_lossy().into_owned();
+    let tree = "examples/quickstart";
+    assert_eq!(pbc(&["compile", "-C", tree, "-o", &model]).0, 0);
+    assert_eq!(pbc(&["compile", "-C", tree, "--cache", "-o", &cache]).0, 0);
+    let facts = "examples/quickstart/facts/web01.json";
+    let from = |m: &str| pbc(&["lookup", "--model", m, "--facts", facts, "ntp::servers"]);
+    let (code, json_out, err) = from(&model);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(from(&cache).1, json_out);
+
+    for args in [
+        vec!["lookup", "--model", &model, "-C", tree, "ntp::servers"],
+        vec!["lookup", "--model", &model, "ntp::servers", tree],
+        vec![
+            "lookup",
+            "--model",
+            &model,
+            "--agent-environment",
+            "x",
+            "ntp::servers",
+        ],
+        vec!["compile", "-C", tree, "--cache"],
+        vec!["compile", "-C", tree, "--cache", "--compact", "-o", &cache],
+    ] {
+        let (code, out, err) = pbc(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(!err.is_empty(), "{args:?}");
+    }
+    let (code, _, err) = pbc(&[
+        "compile",
+        "--cache",
+        "-o",
+        &cache,
+        "examples/quickstart/bindings/default.pp",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--cache indexes a tree's model"), "{err}");
+}

@@ -408,6 +408,19 @@ fn compile_output_is_safe() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o640);
+    // A new model is created as any new file is (0666 less the umask), not private like the
+    // temporary it was written to.
+    let fresh = dir.join("fresh.json");
+    let fresh_arg = fresh.to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["compile", "-o", &fresh_arg, "corpus/compile/trees/sample"]);
+    assert_eq!(code, 0, "{stderr}");
+    let reference = dir.join("reference");
+    std::fs::File::create(&reference).expect("a file made as any program makes one");
+    let mode_of =
+        |p: &std::path::Path| std::fs::metadata(p).expect("exists").permissions().mode() & 0o777;
+    assert_eq!(mode_of(&fresh), mode_of(&reference));
+    std::fs::remove_file(&fresh).expect("removed");
+    std::fs::remove_file(&reference).expect("removed");
     assert!(!stale.exists(), "the stale temporary is removed");
     let names: Vec<_> = std::fs::read_dir(&dir)
         .expect("dir")
