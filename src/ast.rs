@@ -642,6 +642,9 @@ pub enum ProducerKind {
     Value { expr: Expr },
     /// `to producer TYPE` / `to producer 'name'`
     Producer { expr: Expr },
+    /// Not written by users: a key of Hiera 5 data, answered by Hiera across its levels (D24);
+    /// `level` indexes the tree's Hiera levels (the loader makes these).
+    Hiera { level: usize },
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -879,6 +882,7 @@ impl BindOperation {
             if let Some(p) = p {
                 match &p.producer {
                     ProducerKind::Value { expr } | ProducerKind::Producer { expr } => f(expr),
+                    ProducerKind::Hiera { .. } => {}
                 }
             }
         };

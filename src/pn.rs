@@ -951,6 +951,10 @@ impl PnWriter {
                 self.key(&mut pm, "producer");
                 self.expr(expr);
             }
+            ProducerKind::Hiera { level } => {
+                self.key(&mut pm, "hiera");
+                self.out.push_str(&level.to_string());
+            }
         }
         self.map_close();
     }

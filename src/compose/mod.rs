@@ -18,7 +18,7 @@ use crate::eval::code::Code;
 use crate::lower::keys::Key;
 use crate::lower::model::{
     model_is_data, ptype, AbstractBinding, Binding, Category, DataPath, Multibinding, NamedLayer,
-    Origin, Rebinding, TypeModel,
+    Origin, ProducerDescriptor, Rebinding, TypeModel,
 };
 use crate::types::PType;
 use smol_str::SmolStr;
@@ -83,6 +83,9 @@ pub struct Candidate<'m> {
     pub when: Option<usize>,
     pub is_abstract: bool,
     pub is_override: bool,
+    /// A key of Hiera 5 data: the level it stands for, which must be the one that places the
+    /// key for the request (D24).
+    pub hiera_level: Option<usize>,
 }
 
 /// A contribution to a multibind (`bind ... in 'id'`).
@@ -197,6 +200,7 @@ impl<'m> Bindings<'m> {
                 when: at.when,
                 is_abstract,
                 is_override,
+                hiera_level: None,
             };
         let ((ty, name), cand): ((&TypeModel, &'m str), _) = match item {
             AbstractBinding::Binding(b) => {
@@ -212,10 +216,11 @@ impl<'m> Bindings<'m> {
                         });
                     return;
                 }
-                (
-                    (&b.type_, b.name.as_deref().unwrap_or_default()),
-                    candidate(Bound::Binding(b), &b.origin, b.abstract_, b.override_),
-                )
+                let mut c = candidate(Bound::Binding(b), &b.origin, b.abstract_, b.override_);
+                if let Some(ProducerDescriptor::HieraProducerDescriptor { level }) = &b.producer {
+                    c.hiera_level = Some(*level);
+                }
+                ((&b.type_, b.name.as_deref().unwrap_or_default()), c)
             }
             // A multibind contributes to another one through a lookup (`bind 'inner' to
             // lookup('inner') in 'outer'`): ARM-8 has no syntax for Puppet 3's nested form.
@@ -404,6 +409,9 @@ pub struct Composition<'m> {
     categories: CategoryValues,
     /// What an embedded expression gives for the request, as text (see [`Composition::build`]).
     text: std::cell::RefCell<Box<dyn FnMut(&'m Code<'m>) -> Option<SmolStr> + 'm>>,
+    /// Which Hiera level places a key of Hiera data for the request, if any (see
+    /// [`Composition::build`]).
+    hiera: Box<dyn Fn(&str) -> Option<usize> + 'm>,
     /// Per `when` node, matched when first asked.
     whens: Vec<std::cell::OnceCell<WhenMatch>>,
     common: Precedence,
@@ -428,11 +436,13 @@ impl<'m> Composition<'m> {
     /// The index `bindings` (built once, shared by every request on the same model) matched
     /// against one request. `text` gives what an embedded expression (a computed predicate
     /// value, a data path) evaluates to for the request, as text (`None`: undef, empty, or an
-    /// error).
+    /// error). `hiera` says which Hiera level first finds a key for the request: a Hiera
+    /// binding matches only at that level.
     pub fn build(
         bindings: std::sync::Arc<Bindings<'m>>,
         categories: CategoryValues,
         text: Box<dyn FnMut(&'m Code<'m>) -> Option<SmolStr> + 'm>,
+        hiera: Box<dyn Fn(&str) -> Option<usize> + 'm>,
     ) -> Composition<'m> {
         let mut c = Composition {
             whens: (0..bindings.whens.len())
@@ -444,6 +454,7 @@ impl<'m> Composition<'m> {
             bindings,
             categories,
             text: std::cell::RefCell::new(text),
+            hiera,
             common: Rc::from(vec![0]),
             erased: HashSet::new(),
         };
@@ -516,7 +527,13 @@ impl<'m> Composition<'m> {
 
     /// The candidate's precedence vector for this request, `None` when it does not match.
     pub fn precedence(&self, candidate: usize) -> Option<Precedence> {
-        self.when_precedence(self.bindings.candidates[candidate].when)
+        let c = &self.bindings.candidates[candidate];
+        if let (Some(level), Bound::Binding(b)) = (c.hiera_level, c.bound) {
+            if (self.hiera)(b.name.as_deref().unwrap_or_default()) != Some(level) {
+                return None;
+            }
+        }
+        self.when_precedence(c.when)
     }
 
     /// The outcome of every predicate around the candidate.

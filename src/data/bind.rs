@@ -204,6 +204,53 @@ pub fn program(
     }
 }
 
+/// The block of a Hiera 5 level (D24): one binding of `(Data, key)` in `common` for each key
+/// its data files have (placed where the key first is), produced by Hiera across every level
+/// (`level` indexes the tree's levels). Whether the level finds a key is the request's to say.
+pub fn hiera_program(
+    name: &str,
+    config: FileId,
+    keys: &indexmap::IndexMap<String, Span>,
+    level: usize,
+) -> Program {
+    let nowhere = Span::new(config, 0, 0);
+    let items = keys
+        .iter()
+        .map(|(key, &span)| {
+            BindItem::Operation(Box::new(BindOperation {
+                kind: BindOpKind::Bind {
+                    flags: BindFlags::default(),
+                    key: BindKey::Name {
+                        name: leaf(ExprKind::String { value: key.into() }, span),
+                    },
+                    producer: Some(Producer {
+                        optional: false,
+                        producer: ProducerKind::Hiera { level },
+                        span,
+                    }),
+                    contributes_to: None,
+                    options: Vec::new(),
+                },
+                span,
+            }))
+        })
+        .collect();
+    let block = BindingsBlock {
+        name: name.into(),
+        name_span: nowhere,
+        items,
+        span: nowhere,
+    };
+    Program {
+        body: vec![Expr {
+            kind: ExprKind::Bindings(Box::new(block)),
+            span: nowhere,
+            depth: 1,
+        }],
+        span: nowhere,
+    }
+}
+
 /// The keys a data file binds.
 pub fn keys(doc: &Node) -> BTreeSet<String> {
     match &doc.kind {

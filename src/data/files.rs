@@ -34,6 +34,45 @@ pub fn matching(dir: &Path, template: &str, ext: &str) -> Vec<PathBuf> {
     found
 }
 
+/// The files under `dir` whose path relative to it matches the glob `pattern` (see
+/// [`super::glob`]), sorted as Ruby's `Dir.glob` gives them. The walk goes at most
+/// [`MAX_GLOB_DEPTH`] directories down, skips dot entries and follows no links.
+pub fn globbed(dir: &Path, pattern: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((d, depth)) = stack.pop() {
+        let Ok(read) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in read.filter_map(|e| e.ok()) {
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() && depth < MAX_GLOB_DEPTH {
+                stack.push((path, depth + 1));
+            } else if kind.is_file() {
+                let rel = path
+                    .strip_prefix(dir)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if super::glob::matches(pattern, &rel) {
+                    found.push(path);
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// How deep [`globbed`] looks under a data directory.
+pub const MAX_GLOB_DEPTH: usize = 16;
+
 /// The entries of `dir` whose name `segment` matches (with `.ext` after it, for a file).
 fn entries(dir: &Path, segment: &str, ext: Option<&str>) -> Vec<PathBuf> {
     let full = |s: &str| ext.map_or_else(|| s.to_string(), |e| format!("{s}.{e}"));
@@ -184,11 +223,12 @@ pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
 
 /// A Hiera 5 data file's own rules: a hash at the top (or nothing), String keys, and string
 /// values whose `%{...}` interpolations are well formed (methods such as `%{lookup('k')}`
-/// allowed), each problem at its value.
-pub fn check_hiera5(file: FileId, text: &str) -> Vec<Diagnostic> {
+/// allowed), each problem at its value. Gives the document too (`None` for a file that
+/// cannot be read or is not a hash).
+pub fn check_hiera5(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
     let mut out = Vec::new();
     let Some(doc) = document(file, text, &mut out) else {
-        return out;
+        return (None, out);
     };
     // Keys interpolate too (Puppet interpolates a hash's keys and values).
     let mut stack: Vec<&Node> = Vec::new();
@@ -207,7 +247,7 @@ pub fn check_hiera5(file: FileId, text: &str) -> Vec<Diagnostic> {
             _ => {}
         }
     }
-    out
+    (Some(doc), out)
 }
 
 /// A string value read as a Puppet double-quoted string (D20), its spans placed at the value

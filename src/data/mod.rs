@@ -6,6 +6,7 @@
 pub mod bind;
 pub mod binder_config;
 pub mod files;
+pub mod glob;
 pub mod hiera;
 pub mod hiera5;
 pub mod interpolation;

@@ -231,6 +231,15 @@ pub const HIERA_INTERPOLATION_SYNTAX_ERROR: &str = "HIERA_INTERPOLATION_SYNTAX_E
 /// A warning: a level whose function (`lookup_key`, `data_dig`, a Hiera 3 backend, a data hash
 /// function other than `yaml_data` and `json_data`) or `uri` locations pbc cannot run.
 pub const HIERA_FUNCTION_NOT_SUPPORTED: &str = "HIERA_FUNCTION_NOT_SUPPORTED";
+/// At lookup: values a merge strategy cannot merge (`hash` of an Array, `unique` of a Hash).
+pub const HIERA_MERGE_MISMATCH: &str = "HIERA_MERGE_MISMATCH";
+/// At lookup: `lookup_options` that are not a hash of keys (or `^` patterns) to options, an
+/// unknown merge strategy or option, a pattern that is not a regular expression, or a module's
+/// options for keys outside its module.
+pub const HIERA_INVALID_LOOKUP_OPTIONS: &str = "HIERA_INVALID_LOOKUP_OPTIONS";
+/// At lookup: `convert_to` in `lookup_options` (it calls Puppet's `new`, which pbc does not
+/// run).
+pub const HIERA_CONVERT_TO_NOT_SUPPORTED: &str = "HIERA_CONVERT_TO_NOT_SUPPORTED";
 
 // `pbc check`: the ARM-8 rules for bindings files and bind operations.
 /// A `bindings` name that does not match the file's place in the tree.

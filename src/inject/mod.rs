@@ -13,6 +13,7 @@ pub mod command;
 pub mod diff;
 pub mod enc;
 pub mod explain;
+pub mod hiera;
 mod multibind;
 pub mod nodes;
 
@@ -80,6 +81,21 @@ pub struct Injector<'m> {
     /// What the current lookup may still build.
     budget: crate::eval::ValueBudget,
     pub messages: Vec<Message>,
+    /// The model's Hiera 5 levels matched against the request (D24); `None` without any.
+    pub hiera: Option<Rc<hiera::HieraRequest<'m>>>,
+    /// `--merge`: the strategy for Hiera data, in place of `lookup_options`.
+    pub merge: Option<hiera::Merge>,
+    /// `lookup_options` per module (`None`: keys outside modules), read once per request.
+    lookup_options: HashMap<Option<String>, Rc<LookupOptions>>,
+    /// Where each Hiera answer came from, for `--explain`: the key's finds in merge order.
+    pub hiera_finds: HashMap<String, Vec<hiera::Found>>,
+}
+
+/// `lookup_options` compiled: options by exact key, then by pattern (in their order).
+#[derive(Default)]
+struct LookupOptions {
+    keys: HashMap<String, Value>,
+    patterns: Vec<(regex::Regex, Value)>,
 }
 
 impl<'m> Injector<'m> {
@@ -176,7 +192,15 @@ impl<'m> Injector<'m> {
         };
         let index = index
             .unwrap_or_else(|| std::sync::Arc::new(compose::Bindings::build(&model.layers.layers)));
-        let composition = Composition::build(index, values, Box::new(text));
+        let hiera = (!model.hiera.is_empty())
+            .then(|| Rc::new(hiera::HieraRequest::new(&model.hiera, Rc::clone(&top))));
+        let placing = hiera.clone();
+        let composition = Composition::build(
+            index,
+            values,
+            Box::new(text),
+            Box::new(move |key| placing.as_ref().and_then(|h| h.placing_level(key))),
+        );
         Ok(Injector {
             top,
             environment,
@@ -189,6 +213,10 @@ impl<'m> Injector<'m> {
             stack: Vec::new(),
             budget: crate::eval::ValueBudget::default(),
             messages: Vec::new(),
+            hiera,
+            merge: None,
+            lookup_options: HashMap::new(),
+            hiera_finds: HashMap::new(),
         })
     }
 
@@ -433,6 +461,18 @@ impl<'m> Injector<'m> {
                 ))
             }
             ProducerDescriptor::ClassesProducerDescriptor { .. } => Some(self.classes()?),
+            ProducerDescriptor::HieraProducerDescriptor { .. } => {
+                match self.hiera_answer(&key.name, origin)? {
+                    Some(v) => Some(v),
+                    None => {
+                        return Err(at_origin(
+                            codes::KEY_NOT_FOUND,
+                            origin,
+                            format!("no Hiera level finds `{key}` for this request"),
+                        ))
+                    }
+                }
+            }
             ProducerDescriptor::InstanceProducerDescriptor { class_name, .. } => {
                 return Err(at_origin(
                     codes::NEEDS_RUNTIME,

@@ -39,10 +39,44 @@ pub(crate) fn top_scope(request: &Request) -> TopScope {
         .map(|(k, v)| (Value::String(k.clone()), v.clone()))
         .collect();
     top.set("facts", Value::hash(facts_hash));
-    if let Some(t) = &request.trusted {
-        top.set("trusted", t.clone());
+    match &request.trusted {
+        Some(t) => top.set("trusted", t.clone()),
+        None => {
+            if let Some(t) = local_trusted(request) {
+                top.set("trusted", t);
+            }
+        }
     }
     top
+}
+
+/// `$trusted` for a request whose facts do not give it, as `puppet lookup` makes it
+/// (`TrustedInformation.local`): the certname is the `clientcert` fact (else `fqdn`, which
+/// `--node` gives), split into `hostname` and `domain` at its first dot.
+fn local_trusted(request: &Request) -> Option<Value> {
+    let certname = request
+        .facts
+        .get("clientcert")
+        .map(Value::to_display_string)
+        .or_else(|| request.facts.get("fqdn").map(Value::to_display_string))?;
+    let (hostname, domain) = match certname.split_once('.') {
+        Some((h, d)) => (h.to_string(), d.to_string()),
+        None => (certname.clone(), String::new()),
+    };
+    let entries = [
+        ("authenticated", Value::string("local")),
+        ("certname", Value::string(certname.as_str())),
+        ("extensions", Value::hash(crate::eval::Map::new())),
+        ("hostname", Value::string(hostname)),
+        ("domain", Value::string(domain)),
+        ("external", Value::hash(crate::eval::Map::new())),
+    ];
+    Some(Value::hash(
+        entries
+            .into_iter()
+            .map(|(k, v)| (Value::string(k), v))
+            .collect(),
+    ))
 }
 
 /// Why a request's tree could not be prepared.

@@ -417,6 +417,8 @@ pub struct LoadedTree {
     origins: Vec<String>,
     /// The environment the files are (`production` unless one was selected): the model says so.
     pub environment: String,
+    /// The Hiera 5 levels the files hold (D24), which their Hiera programs index.
+    pub hiera: Vec<lower::model::hiera::HieraLevel>,
 }
 
 impl LoadedTree {
@@ -480,6 +482,7 @@ impl LoadedTree {
             embed,
         );
         model.environment.clone_from(&self.environment);
+        model.hiera.clone_from(&self.hiera);
         model
     }
 }
@@ -518,6 +521,25 @@ fn load_judged(
             *slot = origin;
         }
     }
+    let name = |id: span::FileId| by_id.get(id.0 as usize).cloned().unwrap_or_default();
+    let hiera = analysed
+        .hiera
+        .into_iter()
+        .map(|(mut level, config, ids)| {
+            level.config = name(config);
+            for entry in level
+                .hierarchy
+                .iter_mut()
+                .chain(level.default_hierarchy.iter_mut())
+            {
+                entry.origin.file = name(config);
+            }
+            for (file, id) in level.files.iter_mut().zip(ids) {
+                file.file = name(id);
+            }
+            level
+        })
+        .collect();
     LoadedTree {
         check: CheckReport {
             files: analysed.files,
@@ -527,6 +549,7 @@ fn load_judged(
         parsed: analysed.parsed,
         origins: by_id,
         environment: tree::DEFAULT_ENVIRONMENT.to_string(),
+        hiera,
     }
 }
 
@@ -696,7 +719,16 @@ struct HieraData {
         tree::FileRole,
         ast::Program,
     )>,
+    /// The Hiera 5 levels read, with their `hiera.yaml` and the ids of their data files (in
+    /// the order of the level's `files`), whose names the model takes from the tree's root.
+    hiera: Vec<HieraLevelRead>,
 }
+
+type HieraLevelRead = (
+    crate::lower::model::hiera::HieraLevel,
+    span::FileId,
+    Vec<span::FileId>,
+);
 
 /// A `hiera.yaml`'s own rules, and the rule that ties it to the site: the categories of its
 /// hierarchy must be declared, in the site's order (Puppet 3.4's `MISSING_CATEGORY_PRECEDENCE`
@@ -716,7 +748,9 @@ fn read_hiera_config(
     into.diagnostics.extend(found);
     let config = match read {
         hiera::Read::Config(config) => config,
-        hiera::Read::Hiera5(config) => return check_hiera5_data(files, id, &config, into),
+        hiera::Read::Hiera5(config) => {
+            return read_hiera5_level(files, id, module, dir, &config, into)
+        }
         _ => return,
     };
     let mut previous: Option<(usize, &hiera::HierarchyEntry)> = None;
@@ -854,60 +888,212 @@ fn read_data_file(
     }
 }
 
-/// The data files a version 5 `hiera.yaml`'s levels can name (their `path`s and the template
-/// of `mapped_paths`, an interpolation standing for any name), each read and checked once:
-/// YAML or JSON holding a hash, interpolations well formed. Their data is not bound yet.
-fn check_hiera5_data(
+/// A version 5 `hiera.yaml` as a Hiera level (D24): its hierarchies as written and every data
+/// file they can name (each `path` and `mapped_paths` template with its interpolations standing
+/// for any name, each glob with them as `*`), each read and checked once (YAML or JSON holding
+/// a hash, interpolations well formed). The level's keys become one bindings block of Hiera
+/// bindings (a module's only those of its module), placed by `confdir-hiera:/` or
+/// `module-hiera:/MODULE/` like any data.
+fn read_hiera5_level(
     files: &mut span::SourceMap,
     config_id: span::FileId,
+    module: Option<&str>,
+    hiera_dir: &str,
     config: &crate::data::hiera5::Config,
     into: &mut HieraData,
 ) {
     use crate::data::{files as data_files, hiera5};
+    use crate::lower::model::hiera as model;
     let dir = config_dir(files, config_id);
+    let config_name = files.name(config_id).to_string();
     let mut seen: std::collections::BTreeSet<std::path::PathBuf> =
         std::collections::BTreeSet::new();
-    let levels = config
-        .hierarchy
-        .iter()
-        .chain(&config.default_hierarchy)
-        .filter(|l| l.supported && !l.datadir.contains("%{"));
-    for level in levels {
-        let paths: Vec<&str> = match &level.locations {
-            hiera5::Locations::Paths(paths) => paths.iter().map(String::as_str).collect(),
-            hiera5::Locations::MappedPaths { template, .. } => vec![template.as_str()],
-            _ => Vec::new(),
-        };
-        let base = dir.join(&level.datadir);
-        for path in paths {
-            // `os/%{facts.os.family}.yaml` as the search `files::matching` takes: without its
-            // extension, each interpolation standing for any name.
-            let Some((stem, ext)) = path
-                .rsplit_once('.')
-                .filter(|(s, e)| !s.is_empty() && !e.contains('/'))
-            else {
-                continue;
+    let mut level = model::HieraLevel {
+        place: if module.is_some() {
+            model::HieraPlace::Module
+        } else {
+            model::HieraPlace::Environment
+        },
+        module: module.map(str::to_string),
+        config: config_name.clone(),
+        hierarchy: Vec::new(),
+        default_hierarchy: Vec::new(),
+        files: Vec::new(),
+    };
+    let mut ids: Vec<span::FileId> = Vec::new();
+    // The first place of each key, in the order the hierarchy finds them.
+    let mut keys: indexmap::IndexMap<String, span::Span> = indexmap::IndexMap::new();
+    let prefix = module.map(|m| format!("{m}::"));
+    for (entries, default) in [(&config.hierarchy, false), (&config.default_hierarchy, true)] {
+        for entry in entries {
+            let (line, column) = files.line_col(config_id, entry.span.start);
+            let origin = crate::lower::model::Origin {
+                file: config_name.clone(),
+                line,
+                column,
+                span: entry.span,
             };
-            let mut template = String::new();
-            let mut rest = stem;
-            while let Some(at) = rest.find("%{") {
-                let Some(end) = rest[at..].find('}') else {
-                    break;
+            let unsupported = |why: String| model::HieraLocations::Unsupported { why };
+            let (locations, searches): (model::HieraLocations, Vec<(String, Option<String>)>) =
+                if !entry.supported {
+                    (unsupported("a data provider pbc does not run".into()), Vec::new())
+                } else if entry.datadir.contains("%{") {
+                    (unsupported("an interpolated `datadir`".into()), Vec::new())
+                } else {
+                    match &entry.locations {
+                        hiera5::Locations::Paths(paths) => (
+                            model::HieraLocations::Paths {
+                                paths: paths.clone(),
+                            },
+                            paths.iter().map(|p| (p.clone(), None)).collect(),
+                        ),
+                        hiera5::Locations::MappedPaths {
+                            variable,
+                            key,
+                            template,
+                        } => (
+                            model::HieraLocations::MappedPaths {
+                                fact: variable.clone(),
+                                variable: key.clone(),
+                                template: template.clone(),
+                            },
+                            vec![(template.clone(), None)],
+                        ),
+                        hiera5::Locations::Globs(globs) => (
+                            model::HieraLocations::Globs {
+                                globs: globs.clone(),
+                            },
+                            globs
+                                .iter()
+                                .map(|g| (String::new(), Some(g.clone())))
+                                .collect(),
+                        ),
+                        hiera5::Locations::Uris(_) => {
+                            (unsupported("`uri`/`uris` locations".into()), Vec::new())
+                        }
+                        hiera5::Locations::Unspecified => {
+                            (unsupported("no `path`, `glob` or `mapped_paths`".into()), Vec::new())
+                        }
+                    }
                 };
-                template.push_str(&rest[..at]);
-                template.push_str("${_}");
-                rest = &rest[at + end + 1..];
+            let base = dir.join(&entry.datadir);
+            for (path, glob) in searches {
+                let found = match glob {
+                    Some(glob) => data_files::globbed(&base, &any_interpolation(&glob, "*")),
+                    None => {
+                        // `os/%{facts.os.family}.yaml` as the search `files::matching` takes:
+                        // without its extension, each interpolation standing for any name.
+                        let Some((stem, ext)) = path
+                            .rsplit_once('.')
+                            .filter(|(s, e)| !s.is_empty() && !e.contains('/'))
+                        else {
+                            continue;
+                        };
+                        data_files::matching(&base, &any_interpolation(stem, "${_}"), ext)
+                    }
+                };
+                for found in found {
+                    let rel = found
+                        .strip_prefix(&dir)
+                        .unwrap_or(&found)
+                        .to_string_lossy()
+                        .replace('\\', "/");
+                    if level.files.iter().any(|f| f.path == rel) {
+                        continue;
+                    }
+                    let Some(id) = read_data_file(files, &found, &dir, &mut seen, into) else {
+                        continue;
+                    };
+                    let (doc, problems) = data_files::check_hiera5(id, files.source(id));
+                    into.diagnostics.extend(problems);
+                    let mut datums = Vec::new();
+                    if let Some(crate::data::yaml::Node {
+                        kind: crate::data::yaml::NodeKind::Mapping(pairs),
+                        ..
+                    }) = &doc
+                    {
+                        for (key, value) in pairs {
+                            let Some(name) = key.as_str() else { continue };
+                            // A module's data answers only its own keys (Puppet drops the
+                            // others with a warning).
+                            if name != "lookup_options"
+                                && prefix.as_ref().is_some_and(|p| !name.starts_with(p.as_str()))
+                            {
+                                continue;
+                            }
+                            let (line, column) = files.line_col(id, key.span.start);
+                            if name != "lookup_options" && !default {
+                                keys.entry(name.to_string()).or_insert(key.span);
+                            }
+                            datums.push(model::HieraDatum {
+                                key: name.to_string(),
+                                value: crate::data::yaml::to_json(value),
+                                line,
+                                column,
+                            });
+                        }
+                    }
+                    ids.push(id);
+                    level.files.push(model::HieraDataFile {
+                        path: rel,
+                        file: files.name(id).to_string(),
+                        keys: datums,
+                    });
+                }
             }
-            template.push_str(rest);
-            for found in data_files::matching(&base, &template, ext) {
-                let Some(id) = read_data_file(files, &found, &dir, &mut seen, into) else {
-                    continue;
-                };
-                into.diagnostics
-                    .extend(data_files::check_hiera5(id, files.source(id)));
+            let entry = model::HieraEntry {
+                name: entry.name.clone(),
+                origin,
+                datadir: entry.datadir.clone(),
+                locations,
+            };
+            if default {
+                level.default_hierarchy.push(entry);
+            } else {
+                level.hierarchy.push(entry);
             }
         }
     }
+    // A key only a module's default hierarchy has is that module's too.
+    for file in &level.files {
+        for datum in &file.keys {
+            if datum.key != "lookup_options" && !keys.contains_key(&datum.key) {
+                keys.insert(datum.key.clone(), span::Span::new(config_id, 0, 0));
+            }
+        }
+    }
+    let index = into.hiera.len();
+    let name = match module {
+        Some(m) if hiera_dir.is_empty() => format!("module-hiera:/{m}/hiera.yaml"),
+        Some(m) => format!("module-hiera:/{m}/{hiera_dir}/hiera.yaml"),
+        None if hiera_dir.is_empty() => "confdir-hiera:/hiera.yaml".to_string(),
+        None => format!("confdir-hiera:/{hiera_dir}/hiera.yaml"),
+    };
+    let program = crate::data::bind::hiera_program(&name, config_id, &keys, index);
+    let role = tree::FileRole::HieraData {
+        module: module.map(str::to_string),
+        dir: hiera_dir.to_string(),
+        name,
+    };
+    into.programs
+        .push((config_id, config_id, "hiera.yaml".into(), role, program));
+    into.hiera.push((level, config_id, ids));
+}
+
+/// `text` with each `%{...}` replaced by `with`.
+fn any_interpolation(text: &str, with: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("%{") {
+        let Some(end) = rest[at..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..at]);
+        out.push_str(with);
+        rest = &rest[at + end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// One level of a hierarchy: its entry (`None` for the private paths) and its searches in order
@@ -1073,6 +1259,7 @@ struct Analysed {
     /// The data files read for `hiera.yaml` files: (data file, its `hiera.yaml`, its path
     /// relative to that file's directory).
     data_files: Vec<(span::FileId, span::FileId, String)>,
+    hiera: Vec<HieraLevelRead>,
 }
 
 /// Which files the rules across files see together.
@@ -1250,6 +1437,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         parsed,
         file_count,
         data_files,
+        hiera: data.hiera,
     }
 }
 

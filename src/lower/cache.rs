@@ -43,6 +43,9 @@ struct Header {
     environments: Environments<Json>,
     categories: EffectiveCategories<Json>,
     layers: Vec<LayerHeader>,
+    /// Hiera 5 data is read whole: a level's answer for a key depends on all its files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    hiera: Vec<super::model::hiera::HieraLevel>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -113,6 +116,7 @@ pub fn write(model_json: &str) -> Result<Vec<u8>, String> {
         environments: doc.environments,
         categories: doc.categories,
         layers,
+        hiera: doc.hiera,
     })
     .map_err(|e| e.to_string())?;
 
@@ -492,6 +496,7 @@ fn rebuild(header: &Header, records: Vec<Record>) -> TreeDocument<Json> {
         environments: header.environments.clone(),
         categories: header.categories.clone(),
         layers: LayeredBindings { layers },
+        hiera: header.hiera.clone(),
     }
 }
 
@@ -591,7 +596,10 @@ fn looks_up(record: &Record, out: &mut Vec<String>) -> bool {
             P::ProducerProducerDescriptor { producer }
             | P::OptionalProducerDescriptor { producer } => producers.push(producer),
             P::LookupProducerDescriptor { name, .. } => out.push(name.clone()),
-            P::ClassesProducerDescriptor { .. } => return false,
+            // `/classes`, and Hiera data (its values may `%{lookup()}` any key): read whole.
+            P::ClassesProducerDescriptor { .. } | P::HieraProducerDescriptor { .. } => {
+                return false
+            }
         }
     }
     pn.into_iter().all(|p| pn_lookups(p, out))

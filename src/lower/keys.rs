@@ -97,7 +97,7 @@ pub fn keys_of(op: &BindOperation) -> Vec<KeyedBinding> {
         } => {
             let value = producer.as_ref().and_then(|p| match &p.producer {
                 ProducerKind::Value { expr } => Some(expr),
-                ProducerKind::Producer { .. } => None,
+                ProducerKind::Producer { .. } | ProducerKind::Hiera { .. } => None,
             });
             let mut push = |ty: PType, name: &str, span: Span| {
                 out.push(KeyedBinding {

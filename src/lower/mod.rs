@@ -197,6 +197,7 @@ pub fn compile_tree<'a, E: Embed<'a>>(
         layers: LayeredBindings {
             layers: named_layers,
         },
+        hiera: Vec::new(),
     }
 }
 
@@ -580,7 +581,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             .map(str::to_string);
         let value = producer.and_then(|p| match &p.producer {
             ProducerKind::Value { expr } => Some(expr),
-            ProducerKind::Producer { .. } => None,
+            ProducerKind::Producer { .. } | ProducerKind::Hiera { .. } => None,
         });
         let optional = producer.is_some_and(|p| p.optional);
         match key {
@@ -741,6 +742,9 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     fn producer(&self, p: &'a Producer) -> ProducerDescriptor<E::X> {
         match &p.producer {
             ProducerKind::Value { expr } => self.value_producer(expr, p.optional),
+            ProducerKind::Hiera { level } => ProducerDescriptor::HieraProducerDescriptor {
+                level: *level,
+            },
             ProducerKind::Producer { expr } => {
                 let inner = match (PType::from_expr(expr), expr.literal_text()) {
                     (Ok(PType::Runtime(Some(class))), _) => {

@@ -15,6 +15,7 @@ use crate::types::PType;
 use serde::{Deserialize, Deserializer, Serialize};
 
 mod de;
+pub mod hiera;
 use serde_json::value::RawValue;
 
 /// JSON written elsewhere (a PN expression, a literal value), embedded as it is: what `X` is
@@ -54,6 +55,9 @@ pub struct TreeDocument<X = Json> {
     pub environments: Environments<X>,
     pub categories: EffectiveCategories<X>,
     pub layers: LayeredBindings<X>,
+    /// The Hiera 5 levels of the tree (D24), which `HieraProducerDescriptor`s index.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hiera: Vec<hiera::HieraLevel>,
 }
 
 /// `pbc compile FILE...`: bindings files on their own (written, never read back: a lookup
@@ -67,7 +71,7 @@ pub struct FilesDocument<X = Json> {
 
 /// Where a binding-like object is written: the file relative to the tree root, 1-based line and
 /// column (in characters).
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Origin {
     pub file: String,
     pub line: usize,
@@ -266,6 +270,11 @@ pub enum ProducerDescriptor<X = Json> {
     ClassesProducerDescriptor {
         included: String,
         excluded: String,
+    },
+    /// A key of Hiera 5 data (D24): what Hiera answers for it across every level of
+    /// `TreeDocument::hiera`, placed at the level `level` (which must find it for the request).
+    HieraProducerDescriptor {
+        level: usize,
     },
 }
 

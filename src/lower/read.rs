@@ -118,6 +118,7 @@ fn empty_document<X>() -> TreeDocument<X> {
             categories: Vec::new(),
         },
         layers: LayeredBindings { layers: Vec::new() },
+        hiera: Vec::new(),
     }
 }
 
@@ -357,6 +358,7 @@ impl<F> Walk<'_, F> {
             environments,
             categories,
             layers: LayeredBindings { layers },
+            hiera: d.hiera,
         })
     }
 
@@ -591,6 +593,7 @@ impl<F> Walk<'_, F> {
             P::ClassesProducerDescriptor { included, excluded } => {
                 P::ClassesProducerDescriptor { included, excluded }
             }
+            P::HieraProducerDescriptor { level } => P::HieraProducerDescriptor { level },
         })
     }
 }

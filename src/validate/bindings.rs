@@ -1018,8 +1018,10 @@ impl OptionContext {
 }
 
 fn has_query(p: &Producer) -> bool {
-    let (ProducerKind::Value { expr } | ProducerKind::Producer { expr }) = &p.producer;
-    expr.contains_query()
+    match &p.producer {
+        ProducerKind::Value { expr } | ProducerKind::Producer { expr } => expr.contains_query(),
+        ProducerKind::Hiera { .. } => false,
+    }
 }
 
 fn key_name(key: &BindKey) -> Option<&str> {

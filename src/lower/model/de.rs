@@ -143,6 +143,11 @@ mod shapes {
     }
 
     #[derive(Deserialize)]
+    pub struct Hiera {
+        pub level: usize,
+    }
+
+    #[derive(Deserialize)]
     pub struct Nothing {}
 
     #[derive(Deserialize)]
@@ -278,6 +283,9 @@ impl<'de, X: Deserialize<'de>> Tagged<'de> for ProducerDescriptor<X> {
                     excluded: c.excluded,
                 }
             }
+            "HieraProducerDescriptor" => P::HieraProducerDescriptor {
+                level: rest::<shapes::Hiera, A>(map)?.level,
+            },
             other => return Err(unknown("producer", other)),
         })
     }

@@ -1,0 +1,1169 @@
+//! The Hiera 5 engine (D24): Puppet 7's lookup over the model's Hiera levels for one request.
+//!
+//! [`HieraRequest`] resolves each level's hierarchy for the request (paths, globs and
+//! `mapped_paths` interpolated from the request's scope, as `Lookup::LocationResolver` does)
+//! and says which level first finds a key, which is what places a Hiera answer among the
+//! layers. The injector asks [`HieraRequest::lookup`] for the answer itself: the levels in
+//! Puppet's order (global, environment, the key's module), each hierarchy entry, each location,
+//! merged with the strategy `lookup_options` or the caller gives, exactly as Puppet nests its
+//! merges (`MergeStrategy#lookup` at each of the three depths), values interpolated as
+//! `Lookup::Interpolation` does. It must not compose bindings nor word diagnostics beyond its
+//! own errors: the composition places its answers, the injector types and reports them.
+
+use crate::data::interpolation::{self, Dig, Part};
+use crate::diag::codes;
+use crate::eval::{EvalError, EvalResult, Map, TopScope, Value};
+use crate::lower::model::hiera::{HieraEntry, HieraLevel, HieraLocations, HieraPlace};
+use crate::span::Span;
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Where a value was found: level, entry (in its hierarchy, or its default hierarchy), file,
+/// key: what `--explain` shows.
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub level: usize,
+    pub entry: usize,
+    pub default: bool,
+    pub file: usize,
+    pub datum: usize,
+}
+
+/// One location of an entry, resolved for the request.
+#[derive(Clone, Debug)]
+pub struct Location {
+    /// As written (`os/%{facts.os.family}.yaml`, a glob, a mapped path's template).
+    pub original: String,
+    /// Interpolated, relative to the `hiera.yaml`'s directory.
+    pub path: String,
+    /// The data file it names, if the level has it.
+    pub file: Option<usize>,
+}
+
+/// An entry of a hierarchy resolved for the request.
+#[derive(Clone, Debug)]
+pub struct ResolvedEntry {
+    pub locations: Vec<Location>,
+    /// Why it finds nothing whatever the key (an unsupported data provider).
+    pub unsupported: Option<String>,
+}
+
+/// A level's files and keys by name, built once per model.
+struct LevelIndex<'m> {
+    files: HashMap<&'m str, usize>,
+    keys: Vec<HashMap<&'m str, usize>>,
+}
+
+/// A merge strategy with its options (Puppet's `MergeStrategy`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Merge {
+    First,
+    Unique,
+    Hash,
+    Deep(DeepOptions),
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepOptions {
+    pub knockout_prefix: Option<String>,
+    pub sort_merged_arrays: bool,
+    pub merge_hash_arrays: bool,
+}
+
+impl Merge {
+    /// A strategy as `lookup_options` or `--merge` names it: `'deep'` or
+    /// `{strategy => 'deep', knockout_prefix => '--', ...}`.
+    pub fn from_value(v: &Value) -> Result<Merge, String> {
+        let (name, options) = match v {
+            Value::String(s) => (s.to_string(), None),
+            Value::Hash(h) => match h.get(&Value::string("strategy")) {
+                Some(Value::String(s)) => (s.to_string(), Some(h)),
+                _ => {
+                    return Err(
+                        "the hash given as `merge` must name its strategy under `strategy`".into(),
+                    )
+                }
+            },
+            other => return Err(format!("a merge is a strategy's name or a hash, not {}", other.type_name())),
+        };
+        let flag = |name: &str| -> Result<bool, String> {
+            match options.and_then(|o| o.get(&Value::string(name))) {
+                None | Some(Value::Undef) => Ok(false),
+                Some(Value::Boolean(b)) => Ok(*b),
+                Some(other) => Err(format!("`{name}` must be a Boolean, not {}", other.type_name())),
+            }
+        };
+        let known = |allowed: &[&str]| -> Result<(), String> {
+            if let Some(o) = options {
+                for k in o.keys() {
+                    let k = k.to_display_string();
+                    if k != "strategy" && !allowed.contains(&k.as_str()) {
+                        return Err(format!("the merge strategy `{name}` takes no option `{k}`"));
+                    }
+                }
+            }
+            Ok(())
+        };
+        match name.as_str() {
+            "first" | "default" => known(&[]).map(|()| Merge::First),
+            "unique" => known(&[]).map(|()| Merge::Unique),
+            "hash" => known(&[]).map(|()| Merge::Hash),
+            "deep" => {
+                known(&[
+                    "knockout_prefix",
+                    "sort_merged_arrays",
+                    "merge_hash_arrays",
+                    "merge_debug",
+                ])?;
+                let knockout_prefix = match options.and_then(|o| o.get(&Value::string("knockout_prefix"))) {
+                    None | Some(Value::Undef) => None,
+                    Some(Value::String(s)) if !s.is_empty() => Some(s.to_string()),
+                    Some(_) => return Err("`knockout_prefix` must be a non-empty String".into()),
+                };
+                Ok(Merge::Deep(DeepOptions {
+                    knockout_prefix,
+                    sort_merged_arrays: flag("sort_merged_arrays")?,
+                    merge_hash_arrays: flag("merge_hash_arrays")?,
+                }))
+            }
+            other => Err(format!(
+                "unknown merge strategy `{other}` (first, unique, hash or deep)"
+            )),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Merge::First => "first",
+            Merge::Unique => "unique",
+            Merge::Hash => "hash",
+            Merge::Deep(_) => "deep",
+        }
+    }
+
+    /// `MergeStrategy#merge_single`: a value found in the only variant of a level.
+    fn single(&self, v: Value) -> Value {
+        match (self, v) {
+            (Merge::Unique, Value::Array(items)) => Value::array(unique(items.iter().cloned())),
+            (_, v) => v,
+        }
+    }
+
+    /// `MergeStrategy#convert_value`: the first value found among several variants.
+    fn convert(&self, v: Value) -> Value {
+        match self {
+            Merge::Unique => Value::array(flatten(v)),
+            _ => v,
+        }
+    }
+
+    /// `MergeStrategy#merge(e1, e2)`: `e1` was found first (it wins).
+    fn merge(&self, e1: Value, e2: Value) -> Result<Value, String> {
+        match self {
+            Merge::First => Ok(e1),
+            Merge::Unique => {
+                for (which, e) in [("first", &e1), ("second", &e2)] {
+                    if matches!(e, Value::Hash(_) | Value::Undef) {
+                        return Err(format!(
+                            "the {which} element of the merge has the wrong type: `unique` merges Scalars and Arrays, not {}",
+                            e.type_name()
+                        ));
+                    }
+                }
+                let mut all = flatten(e1);
+                all.extend(flatten(e2));
+                Ok(Value::array(unique(all)))
+            }
+            Merge::Hash => {
+                let (Value::Hash(h1), Value::Hash(h2)) = (&e1, &e2) else {
+                    let wrong = if matches!(e1, Value::Hash(_)) { &e2 } else { &e1 };
+                    return Err(format!(
+                        "`hash` merges Hashes, not {}",
+                        wrong.type_name()
+                    ));
+                };
+                // Ruby's `e2.merge(e1)`: the second's order, the first's values.
+                let mut out: Map = (**h2).clone();
+                for (k, v) in h1.iter() {
+                    out.insert(k.clone(), v.clone());
+                }
+                Ok(Value::hash(out))
+            }
+            Merge::Deep(options) => Ok(deep_merge(e1, e2, options)),
+        }
+    }
+}
+
+fn flatten(v: Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut stack = vec![v];
+    // Depth-first, left to right, without recursion.
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(items) => stack.extend(items.iter().rev().cloned()),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn unique(items: impl IntoIterator<Item = Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for v in items {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Ruby's truthiness (`dest[key]` in `deep_merge!`).
+fn truthy(v: &Value) -> bool {
+    !matches!(v, Value::Undef | Value::Boolean(false))
+}
+
+/// The `deep_merge` gem's `deep_merge!(source, dest)` as Puppet calls it
+/// (`preserve_unmergeables: false`): `source` (found first) merged into `dest`.
+fn deep_merge(source: Value, dest: Value, options: &DeepOptions) -> Value {
+    if matches!(source, Value::Undef) {
+        return dest;
+    }
+    if !truthy(&dest) {
+        return source;
+    }
+    let knockout = options.knockout_prefix.as_deref();
+    match source {
+        Value::Hash(s) => match dest {
+            Value::Hash(d) => {
+                let mut d: Map = (*d).clone();
+                for (k, sv) in s.iter() {
+                    let merged = match d.get(k) {
+                        Some(dv) if truthy(dv) => deep_merge(sv.clone(), dv.clone(), options),
+                        _ => deep_merge(sv.clone(), sv.clone(), options),
+                    };
+                    d.insert(k.clone(), merged);
+                }
+                Value::hash(d)
+            }
+            _ => overwrite(Value::Hash(s), knockout),
+        },
+        Value::Array(s) => {
+            let mut source: Vec<Value> = (*s).clone();
+            let mut dest = dest;
+            if let Some(prefix) = knockout {
+                let whole = Value::string(prefix);
+                if source.contains(&whole) {
+                    dest = match dest {
+                        Value::Array(_) => Value::array(Vec::new()),
+                        Value::Hash(_) => Value::hash(Map::new()),
+                        Value::String(_) => Value::string(""),
+                        _ => Value::Undef,
+                    };
+                    source.retain(|v| *v != whole);
+                }
+            }
+            match dest {
+                Value::Array(d) => {
+                    let mut dest: Vec<Value> = (*d).clone();
+                    if let Some(prefix) = knockout {
+                        source.retain(|item| {
+                            let Value::String(s) = item else { return true };
+                            let Some(stripped) = s.strip_prefix(prefix) else {
+                                return true;
+                            };
+                            let stripped = Value::string(stripped);
+                            dest.retain(|v| *v != stripped && v != item);
+                            false
+                        });
+                    }
+                    let all_hashes = |l: &[Value]| l.iter().all(|v| matches!(v, Value::Hash(_)));
+                    let mut merged = if options.merge_hash_arrays
+                        && all_hashes(&source)
+                        && all_hashes(&dest)
+                    {
+                        let mut list: Vec<Value> = dest
+                            .iter()
+                            .enumerate()
+                            .map(|(i, d)| {
+                                let s = source
+                                    .get(i)
+                                    .cloned()
+                                    .unwrap_or_else(|| Value::hash(Map::new()));
+                                deep_merge(s, d.clone(), options)
+                            })
+                            .collect();
+                        list.extend(source.iter().skip(dest.len()).cloned());
+                        list
+                    } else {
+                        // Ruby's `dest | source`.
+                        unique(dest.into_iter().chain(source))
+                    };
+                    if options.sort_merged_arrays {
+                        sort_values(&mut merged);
+                    }
+                    Value::array(merged)
+                }
+                _ => overwrite(Value::array(source), knockout),
+            }
+        }
+        other => overwrite(other, knockout),
+    }
+}
+
+/// `overwrite_unmergeables`: the source replaces the destination, without its knocked-out
+/// elements (a knocked-out string gives `''`).
+fn overwrite(source: Value, knockout: Option<&str>) -> Value {
+    let Some(prefix) = knockout else {
+        return source;
+    };
+    match source {
+        Value::String(s) if s.starts_with(prefix) => Value::string(""),
+        Value::Array(items) => Value::array(
+            items
+                .iter()
+                .filter(|v| !matches!(v, Value::String(s) if s.starts_with(prefix)))
+                .cloned()
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// Ruby's `sort!` where it can compare (all strings, or all numbers); otherwise as they are.
+fn sort_values(items: &mut [Value]) {
+    if items.iter().all(|v| matches!(v, Value::String(_))) {
+        items.sort_by(|a, b| a.to_display_string().cmp(&b.to_display_string()));
+    } else if items
+        .iter()
+        .all(|v| matches!(v, Value::Integer(_) | Value::Float(_)))
+    {
+        let num = |v: &Value| match v {
+            Value::Integer(i) => *i as f64,
+            Value::Float(f) => *f,
+            _ => 0.0,
+        };
+        items.sort_by(|a, b| num(a).total_cmp(&num(b)));
+    }
+}
+
+/// Ruby's `to_s` of a value interpolated into a string.
+pub fn ruby_text(v: &Value) -> String {
+    match v {
+        Value::Undef => String::new(),
+        Value::String(s) => s.to_string(),
+        Value::Array(_) | Value::Hash(_) => ruby_inspect(v),
+        other => other.to_display_string(),
+    }
+}
+
+/// Ruby's `inspect` (how an Array or Hash reads when interpolated).
+fn ruby_inspect(v: &Value) -> String {
+    let mut out = String::new();
+    // An explicit stack of what is left to write.
+    enum Step<'a> {
+        Value(&'a Value),
+        Text(&'static str),
+    }
+    let mut stack = vec![Step::Value(v)];
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Text(t) => out.push_str(t),
+            Step::Value(v) => match v {
+                Value::Undef => out.push_str("nil"),
+                Value::String(s) => {
+                    out.push('"');
+                    for c in s.chars() {
+                        match c {
+                            '"' => out.push_str("\\\""),
+                            '\\' => out.push_str("\\\\"),
+                            '\n' => out.push_str("\\n"),
+                            '\t' => out.push_str("\\t"),
+                            c => out.push(c),
+                        }
+                    }
+                    out.push('"');
+                }
+                Value::Array(items) => {
+                    stack.push(Step::Text("]"));
+                    for (i, item) in items.iter().enumerate().rev() {
+                        stack.push(Step::Value(item));
+                        if i > 0 {
+                            stack.push(Step::Text(", "));
+                        }
+                    }
+                    stack.push(Step::Text("["));
+                }
+                Value::Hash(map) => {
+                    stack.push(Step::Text("}"));
+                    let entries: Vec<_> = map.iter().collect();
+                    for (i, (k, v)) in entries.into_iter().enumerate().rev() {
+                        stack.push(Step::Value(v));
+                        stack.push(Step::Text("=>"));
+                        stack.push(Step::Value(k));
+                        if i > 0 {
+                            stack.push(Step::Text(", "));
+                        }
+                    }
+                    stack.push(Step::Text("{"));
+                }
+                other => out.push_str(&other.to_display_string()),
+            },
+        }
+    }
+    out
+}
+
+/// The model's Hiera levels matched against one request.
+pub struct HieraRequest<'m> {
+    pub levels: &'m [HieraLevel],
+    index: Vec<LevelIndex<'m>>,
+    scope: Rc<TopScope>,
+    resolved: Vec<OnceCell<Vec<ResolvedEntry>>>,
+    resolved_default: Vec<OnceCell<Vec<ResolvedEntry>>>,
+}
+
+/// A key's root (before any `.`) and the module it belongs to (before its first `::`).
+pub fn module_of(root: &str) -> Option<&str> {
+    root.split_once("::").map(|(m, _)| m)
+}
+
+impl<'m> HieraRequest<'m> {
+    pub fn new(levels: &'m [HieraLevel], scope: Rc<TopScope>) -> HieraRequest<'m> {
+        let index = levels
+            .iter()
+            .map(|l| LevelIndex {
+                files: l
+                    .files
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.path.as_str(), i))
+                    .collect(),
+                keys: l
+                    .files
+                    .iter()
+                    .map(|f| {
+                        let mut keys = HashMap::with_capacity(f.keys.len());
+                        for (i, d) in f.keys.iter().enumerate() {
+                            // A repeated key: the last is the one YAML keeps.
+                            keys.insert(d.key.as_str(), i);
+                        }
+                        keys
+                    })
+                    .collect(),
+            })
+            .collect();
+        HieraRequest {
+            levels,
+            index,
+            scope,
+            resolved: levels.iter().map(|_| OnceCell::new()).collect(),
+            resolved_default: levels.iter().map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    /// The levels that answer a key of `module` in Puppet's order: global, environment, then
+    /// the module's own (each group possibly empty).
+    pub fn stack(&self, module: Option<&str>) -> [Vec<usize>; 3] {
+        let mut out: [Vec<usize>; 3] = Default::default();
+        for (i, l) in self.levels.iter().enumerate() {
+            match l.place {
+                HieraPlace::Global => out[0].push(i),
+                HieraPlace::Environment => out[1].push(i),
+                HieraPlace::Module if module.is_some() && l.module.as_deref() == module => {
+                    out[2].push(i)
+                }
+                HieraPlace::Module => {}
+            }
+        }
+        out
+    }
+
+    /// The level's hierarchy (or default hierarchy) resolved for the request.
+    pub fn entries(&self, level: usize, default: bool) -> &[ResolvedEntry] {
+        let cell = if default {
+            &self.resolved_default[level]
+        } else {
+            &self.resolved[level]
+        };
+        cell.get_or_init(|| {
+            let l = &self.levels[level];
+            let list = if default {
+                &l.default_hierarchy
+            } else {
+                &l.hierarchy
+            };
+            list.iter().map(|e| self.resolve(level, e)).collect()
+        })
+    }
+
+    fn resolve(&self, level: usize, entry: &HieraEntry) -> ResolvedEntry {
+        let index = &self.index[level];
+        let file_of = |path: &str| index.files.get(path).copied();
+        let datadir = entry.datadir.trim_end_matches('/');
+        let join = |path: &str| normalise(&format!("{datadir}/{path}"));
+        let mut locations = Vec::new();
+        match &entry.locations {
+            HieraLocations::Paths { paths } => {
+                for original in paths {
+                    let path = join(&self.interpolate_path(original, &[]));
+                    locations.push(Location {
+                        original: original.clone(),
+                        file: file_of(&path),
+                        path,
+                    });
+                }
+            }
+            HieraLocations::Globs { globs } => {
+                let files = &self.levels[level].files;
+                for original in globs {
+                    let pattern = join(&self.interpolate_path(original, &[]));
+                    let mut matched: Vec<usize> = (0..files.len())
+                        .filter(|&i| crate::data::glob::matches(&pattern, &files[i].path))
+                        .collect();
+                    matched.sort_by(|a, b| files[*a].path.cmp(&files[*b].path));
+                    for i in matched {
+                        locations.push(Location {
+                            original: original.clone(),
+                            path: files[i].path.clone(),
+                            file: Some(i),
+                        });
+                    }
+                }
+            }
+            HieraLocations::MappedPaths {
+                fact,
+                variable,
+                template,
+            } => {
+                let values = match self.scope_value(fact, &[]) {
+                    Some(Value::Array(items)) => items.iter().cloned().collect(),
+                    Some(Value::Undef) | None => Vec::new(),
+                    Some(Value::String(s)) if s.is_empty() => Vec::new(),
+                    Some(other) => vec![other],
+                };
+                for value in values {
+                    let local = [(variable.as_str(), value)];
+                    let path = join(&self.interpolate_path(template, &local));
+                    locations.push(Location {
+                        original: template.clone(),
+                        file: file_of(&path),
+                        path,
+                    });
+                }
+            }
+            HieraLocations::Unsupported { why } => {
+                return ResolvedEntry {
+                    locations,
+                    unsupported: Some(why.clone()),
+                }
+            }
+        }
+        ResolvedEntry {
+            locations,
+            unsupported: None,
+        }
+    }
+
+    /// A path interpolated from the scope (methods are not allowed in paths; the check said
+    /// so), a missing value giving `''`.
+    fn interpolate_path(&self, text: &str, local: &[(&str, Value)]) -> String {
+        let Ok(parts) = interpolation::parse(text, false) else {
+            return text.to_string();
+        };
+        let mut out = String::new();
+        for part in parts {
+            match part {
+                Part::Text(t) => out.push_str(&t),
+                Part::Scope(root, digs) => {
+                    let value = match local.iter().find(|(n, _)| *n == root) {
+                        Some((_, v)) => dig(v.clone(), &digs),
+                        None => self.scope_value_parsed(&root, &digs),
+                    };
+                    if let Some(v) = value {
+                        out.push_str(&ruby_text(&v));
+                    }
+                }
+                Part::Lookup(_) | Part::Alias(_) => {}
+            }
+        }
+        out
+    }
+
+    /// `%{name.dig...}` as written (`facts.os.family`, `::osfamily`).
+    pub fn scope_value(&self, written: &str, local: &[(&str, Value)]) -> Option<Value> {
+        let parts = interpolation::parse(&format!("%{{{written}}}"), false).ok()?;
+        match parts.into_iter().next()? {
+            Part::Scope(root, digs) => match local.iter().find(|(n, _)| *n == root) {
+                Some((_, v)) => dig(v.clone(), &digs),
+                None => self.scope_value_parsed(&root, &digs),
+            },
+            _ => None,
+        }
+    }
+
+    /// The scope's variable `root` (facts, `facts`, `trusted`) and the dig into it.
+    pub fn scope_value_parsed(&self, root: &str, digs: &[Dig]) -> Option<Value> {
+        let root = root.strip_prefix("::").unwrap_or(root);
+        let v = self.scope.get(root)?.clone();
+        dig(v, digs)
+    }
+
+    /// The first file of the level's hierarchy (or default hierarchy) that has `root`, for
+    /// the request.
+    pub fn first_in_level(&self, level: usize, root: &str, default: bool) -> Option<Found> {
+        let keys = &self.index[level].keys;
+        for (e, entry) in self.entries(level, default).iter().enumerate() {
+            for loc in &entry.locations {
+                if let Some(f) = loc.file {
+                    if let Some(&d) = keys[f].get(root) {
+                        return Some(Found {
+                            level,
+                            entry: e,
+                            default,
+                            file: f,
+                            datum: d,
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The level that places the answer for `root` among the layers: the first of Puppet's
+    /// order whose hierarchy finds it, else the key's module level when its default hierarchy
+    /// does (Puppet searches it only when nothing else finds the key).
+    pub fn placing_level(&self, root: &str) -> Option<usize> {
+        let stack = self.stack(module_of(root));
+        for &l in stack.iter().flatten() {
+            if self.first_in_level(l, root, false).is_some() {
+                return Some(l);
+            }
+        }
+        stack[2]
+            .iter()
+            .copied()
+            .find(|&l| self.first_in_level(l, root, true).is_some())
+    }
+
+    /// Every value of `root` in one entry of a level, in location order.
+    pub fn in_entry(&self, level: usize, default: bool, e: usize, root: &str) -> Vec<Found> {
+        let keys = &self.index[level].keys;
+        self.entries(level, default)[e]
+            .locations
+            .iter()
+            .filter_map(|loc| {
+                let f = loc.file?;
+                keys[f].get(root).map(|&d| Found {
+                    level,
+                    entry: e,
+                    default,
+                    file: f,
+                    datum: d,
+                })
+            })
+            .collect()
+    }
+
+    /// The raw value of a find.
+    pub fn raw(&self, found: &Found) -> &'m serde_json::Value {
+        &self.levels[found.level].files[found.file].keys[found.datum].value
+    }
+}
+
+/// `a/./b//c` as `a/b/c`.
+fn normalise(path: &str) -> String {
+    path.split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Puppet's `sub_lookup`: hash keys and array indexes; `None` where nothing is there.
+pub fn dig(mut v: Value, digs: &[Dig]) -> Option<Value> {
+    for d in digs {
+        v = match (&v, d) {
+            (Value::Undef, _) => return None,
+            (Value::Array(items), Dig::Index(i)) => {
+                let i = usize::try_from(*i).ok()?;
+                items.get(i)?.clone()
+            }
+            (Value::Hash(map), Dig::Key(k)) => map.get(&Value::string(k.as_str()))?.clone(),
+            (Value::Hash(map), Dig::Index(i)) => map.get(&Value::Integer(*i))?.clone(),
+            _ => return None,
+        };
+    }
+    Some(v)
+}
+
+/// What the engine needs from the injector while it works: other keys' values (for
+/// `%{lookup()}` and `%{alias()}`), and a place to fail.
+pub trait Lookups {
+    /// The whole lookup of `key` (bindings and Hiera), `None` when nothing answers.
+    fn lookup_for_interpolation(&mut self, key: &str) -> EvalResult<Option<Value>>;
+}
+
+/// A value found in a data file, interpolated (`Lookup::Interpolation#interpolate` with
+/// methods allowed): keys and values of hashes, elements of arrays, strings with `%{...}`.
+pub fn interpolate(
+    hiera: &HieraRequest,
+    raw: &serde_json::Value,
+    host: &mut dyn Lookups,
+    at: Span,
+) -> EvalResult<Value> {
+    use serde_json::Value as J;
+    Ok(match raw {
+        J::String(s) if s.contains("%{") => interpolate_string(hiera, s, host, at)?,
+        J::Array(items) => Value::array(
+            items
+                .iter()
+                .map(|i| interpolate(hiera, i, host, at))
+                .collect::<EvalResult<_>>()?,
+        ),
+        J::Object(map) => {
+            let mut out = Map::with_capacity(map.len());
+            for (k, v) in map {
+                let key = if k.contains("%{") {
+                    interpolate_string(hiera, k, host, at)?
+                } else {
+                    Value::string(k.as_str())
+                };
+                out.insert(key, interpolate(hiera, v, host, at)?);
+            }
+            Value::hash(out)
+        }
+        other => Value::from_json(other),
+    })
+}
+
+fn interpolate_string(
+    hiera: &HieraRequest,
+    text: &str,
+    host: &mut dyn Lookups,
+    at: Span,
+) -> EvalResult<Value> {
+    let parts = interpolation::parse(text, true)
+        .map_err(|p| EvalError::new(p.code, at, p.message))?;
+    let mut out = String::new();
+    for part in parts {
+        match part {
+            Part::Text(t) => out.push_str(&t),
+            Part::Scope(root, digs) => {
+                if let Some(v) = hiera.scope_value_parsed(&root, &digs) {
+                    out.push_str(&ruby_text(&v));
+                }
+            }
+            Part::Lookup(key) => {
+                if let Some(v) = host.lookup_for_interpolation(&key)? {
+                    out.push_str(&ruby_text(&v));
+                }
+            }
+            // The whole string (the parser makes sure): the value itself.
+            Part::Alias(key) => {
+                return Ok(host
+                    .lookup_for_interpolation(&key)?
+                    .unwrap_or_else(|| Value::string("")))
+            }
+        }
+    }
+    Ok(Value::string(out))
+}
+
+/// `MergeStrategy#lookup` over `variants`: `first` takes the first found; the others merge
+/// every one found in order (the first converted, a lone variant's value taken as single).
+/// `find` gives `Ok(None)` for a variant that does not find the key.
+pub fn merge_lookup<T>(
+    merge: &Merge,
+    variants: &[T],
+    find: &mut dyn FnMut(&T) -> EvalResult<Option<Value>>,
+    at: Span,
+) -> EvalResult<Option<Value>> {
+    if *merge == Merge::First {
+        for v in variants {
+            if let Some(found) = find(v)? {
+                return Ok(Some(found));
+            }
+        }
+        return Ok(None);
+    }
+    match variants {
+        [] => Ok(None),
+        [only] => Ok(find(only)?.map(|v| merge.single(v))),
+        _ => {
+            let mut memo: Option<Value> = None;
+            for v in variants {
+                if let Some(found) = find(v)? {
+                    memo = Some(match memo {
+                        None => merge.convert(found),
+                        Some(m) => merge
+                            .merge(m, found)
+                            .map_err(|why| EvalError::new(codes::HIERA_MERGE_MISMATCH, at, why))?,
+                    });
+                }
+            }
+            Ok(memo)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(text: &str) -> Value {
+        Value::from_json(&serde_json::from_str(text).unwrap())
+    }
+
+    #[test]
+    fn merges_as_puppet_does() {
+        let hash = Merge::Hash;
+        assert_eq!(
+            hash.merge(j(r#"{"a":1,"c":3}"#), j(r#"{"b":2,"a":0}"#)).unwrap(),
+            j(r#"{"b":2,"a":1,"c":3}"#)
+        );
+        assert!(hash.merge(j("[1]"), j("{}")).is_err());
+        let unique = Merge::Unique;
+        assert_eq!(
+            unique.merge(j("[1,[2,1]]"), j("[3,2]")).unwrap(),
+            j("[1,2,3]")
+        );
+        assert_eq!(unique.convert(j("[[1,1]]")), j("[1,1]"));
+        assert_eq!(unique.single(j("[1,1,[2]]")), j("[1,[2]]"));
+        let deep = Merge::Deep(DeepOptions::default());
+        assert_eq!(
+            deep.merge(
+                j(r#"{"a":{"x":1,"l":[1,2]},"b":false}"#),
+                j(r#"{"a":{"y":2,"l":[3,1]},"b":true,"c":null}"#)
+            )
+            .unwrap(),
+            j(r#"{"a":{"y":2,"l":[3,1,2],"x":1},"b":false,"c":null}"#)
+        );
+    }
+
+    #[test]
+    fn knockout_and_sorting() {
+        let deep = Merge::Deep(DeepOptions {
+            knockout_prefix: Some("--".into()),
+            sort_merged_arrays: true,
+            merge_hash_arrays: false,
+        });
+        assert_eq!(
+            deep.merge(j(r#"{"l":["--b","d"]}"#), j(r#"{"l":["c","b","a"]}"#))
+                .unwrap(),
+            j(r#"{"l":["a","c","d"]}"#)
+        );
+        assert_eq!(
+            deep.merge(j(r#"{"l":["--","x"]}"#), j(r#"{"l":["c"]}"#)).unwrap(),
+            j(r#"{"l":["x"]}"#)
+        );
+    }
+
+    #[test]
+    fn strategies_read_from_values() {
+        assert_eq!(Merge::from_value(&j(r#""deep""#)), Ok(Merge::Deep(DeepOptions::default())));
+        assert!(Merge::from_value(&j(r#""sideways""#)).is_err());
+        assert!(Merge::from_value(&j(r#"{"strategy":"hash","knockout_prefix":"--"}"#)).is_err());
+        assert_eq!(
+            Merge::from_value(&j(r#"{"strategy":"deep","merge_hash_arrays":true}"#)),
+            Ok(Merge::Deep(DeepOptions {
+                merge_hash_arrays: true,
+                ..DeepOptions::default()
+            }))
+        );
+    }
+
+    #[test]
+    fn interpolated_collections_read_as_ruby_writes_them() {
+        assert_eq!(ruby_text(&j(r#"["a",1,null]"#)), r#"["a", 1, nil]"#);
+        assert_eq!(ruby_text(&j(r#"{"a":[true]}"#)), r#"{"a"=>[true]}"#);
+    }
+}
+
+impl<'m> super::Injector<'m> {
+    /// Hiera's answer for the key `root` (D24), as `puppet lookup` gives it: the levels in
+    /// Puppet's order with the strategy `--merge` or `lookup_options` names (first found
+    /// otherwise), then a module's default hierarchy if nothing was found. Where the values
+    /// came from is kept for `--explain`.
+    pub(crate) fn hiera_answer(
+        &mut self,
+        root: &str,
+        origin: &crate::lower::model::Origin,
+    ) -> EvalResult<Option<Value>> {
+        let Some(h) = self.hiera.clone() else {
+            return Ok(None);
+        };
+        let at = origin.span;
+        let module = module_of(root).map(str::to_string);
+        let options = self.options_for(&h, module.as_deref(), root, at)?;
+        let merge = match &self.merge {
+            Some(m) => m.clone(),
+            None => merge_of(options.as_ref(), root, at)?,
+        };
+        if let Some(Value::Hash(o)) = &options {
+            if o.contains_key(&Value::string("convert_to")) {
+                return Err(EvalError::new(
+                    codes::HIERA_CONVERT_TO_NOT_SUPPORTED,
+                    at,
+                    format!("`lookup_options` for `{root}` has `convert_to`, which calls Puppet's `new`; pbc does not convert values"),
+                )
+                .with_note("help: write the value in the type it should have, or convert it where it is used"));
+            }
+        }
+        let mut finds = Vec::new();
+        let stack = h.stack(module.as_deref());
+        let mut value = merge_lookup(
+            &merge,
+            &stack,
+            &mut |group: &Vec<usize>| self.group_lookup(&h, group, root, &merge, &mut finds, at),
+            at,
+        )?;
+        if value.is_none() {
+            // `lookup_default_in_module`: the module's own options, never `--merge`.
+            for &level in &stack[2] {
+                if h.entries(level, true).is_empty() {
+                    continue;
+                }
+                let options = self.default_options(&h, level, root, at)?;
+                let merge = merge_of(options.as_ref(), root, at)?;
+                value = self.level_lookup(&h, level, true, root, &merge, &mut finds, at)?;
+                if value.is_some() {
+                    break;
+                }
+            }
+        }
+        self.hiera_finds.insert(root.to_string(), finds);
+        Ok(value)
+    }
+
+    /// The levels of one place (Puppet has at most one): the first that finds the key.
+    fn group_lookup(
+        &mut self,
+        h: &Rc<HieraRequest<'m>>,
+        group: &[usize],
+        root: &str,
+        merge: &Merge,
+        finds: &mut Vec<Found>,
+        at: Span,
+    ) -> EvalResult<Option<Value>> {
+        for &level in group {
+            if let Some(v) = self.level_lookup(h, level, false, root, merge, finds, at)? {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
+    }
+
+    /// One level's hierarchy (`ConfiguredDataProvider`): its entries, then each entry's
+    /// locations, merged at both depths as Puppet nests them.
+    #[allow(clippy::too_many_arguments)]
+    fn level_lookup(
+        &mut self,
+        h: &Rc<HieraRequest<'m>>,
+        level: usize,
+        default: bool,
+        root: &str,
+        merge: &Merge,
+        finds: &mut Vec<Found>,
+        at: Span,
+    ) -> EvalResult<Option<Value>> {
+        let entries: Vec<usize> = (0..h.entries(level, default).len()).collect();
+        merge_lookup(
+            merge,
+            &entries,
+            &mut |&e| {
+                let locations: Vec<usize> = (0..h.entries(level, default)[e].locations.len()).collect();
+                merge_lookup(
+                    merge,
+                    &locations,
+                    &mut |&l| {
+                        let Some(file) = h.entries(level, default)[e].locations[l].file else {
+                            return Ok(None);
+                        };
+                        let Some(found) = h
+                            .in_entry(level, default, e, root)
+                            .into_iter()
+                            .find(|f| f.file == file)
+                        else {
+                            return Ok(None);
+                        };
+                        let value = self.interpolated(h, &found, at)?;
+                        finds.push(found);
+                        Ok(Some(value))
+                    },
+                    at,
+                )
+            },
+            at,
+        )
+    }
+
+    /// A found value with its interpolations done; an error names the value's place.
+    fn interpolated(&mut self, h: &Rc<HieraRequest<'m>>, found: &Found, at: Span) -> EvalResult<Value> {
+        let raw = h.raw(found);
+        interpolate(h, raw, self, at).map_err(|e| {
+            let file = &h.levels[found.level].files[found.file];
+            let datum = &file.keys[found.datum];
+            e.with_note(format!(
+                "note: in the value of `{}` at {}:{}:{}",
+                datum.key, file.file, datum.line, datum.column
+            ))
+        })
+    }
+
+    /// The options `lookup_options` gives the key `root` of `module` (exact name first, then
+    /// the first pattern that matches).
+    fn options_for(
+        &mut self,
+        h: &Rc<HieraRequest<'m>>,
+        module: Option<&str>,
+        root: &str,
+        at: Span,
+    ) -> EvalResult<Option<Value>> {
+        let key = module.map(str::to_string);
+        let compiled = match self.lookup_options.get(&key) {
+            Some(c) => Rc::clone(c),
+            None => {
+                let c = Rc::new(self.compile_options(h, module, at)?);
+                self.lookup_options.insert(key, Rc::clone(&c));
+                c
+            }
+        };
+        Ok(compiled.for_key(root))
+    }
+
+    /// `retrieve_lookup_options`: `lookup_options` hash-merged within each level, the
+    /// global level's over the environment's, the environment's over the module's.
+    fn compile_options(
+        &mut self,
+        h: &Rc<HieraRequest<'m>>,
+        module: Option<&str>,
+        at: Span,
+    ) -> EvalResult<super::LookupOptions> {
+        let hash = Merge::Hash;
+        let stack = h.stack(module);
+        let mut finds = Vec::new();
+        let mut place = |me: &mut Self, group: &[usize], module: Option<&str>| {
+            let v = me.group_lookup(h, group, "lookup_options", &hash, &mut finds, at)?;
+            validate_options(v, module, at)
+        };
+        let global = place(self, &stack[0], None)?;
+        let environment = place(self, &stack[1], None)?;
+        let mut options = combine(&hash, global, environment, at)?;
+        if module.is_some() {
+            let own = place(self, &stack[2], module)?;
+            options = combine(&hash, options, own, at)?;
+        }
+        compile_patterns(options, at)
+    }
+
+    /// The options of a module's default hierarchy (`lookup_default_in_module`).
+    fn default_options(
+        &mut self,
+        h: &Rc<HieraRequest<'m>>,
+        level: usize,
+        root: &str,
+        at: Span,
+    ) -> EvalResult<Option<Value>> {
+        let mut finds = Vec::new();
+        let v = self.level_lookup(h, level, true, "lookup_options", &Merge::Hash, &mut finds, at)?;
+        let module = h.levels[level].module.clone();
+        let v = validate_options(v, module.as_deref(), at)?;
+        Ok(compile_patterns(v, at)?.for_key(root))
+    }
+}
+
+impl Lookups for super::Injector<'_> {
+    fn lookup_for_interpolation(&mut self, key: &str) -> EvalResult<Option<Value>> {
+        crate::eval::Host::lookup(self, key, &crate::types::PType::Data, Span::NONE)
+    }
+}
+
+impl super::LookupOptions {
+    fn for_key(&self, root: &str) -> Option<Value> {
+        if let Some(v) = self.keys.get(root) {
+            return Some(v.clone());
+        }
+        self.patterns
+            .iter()
+            .find(|(re, _)| re.is_match(root))
+            .map(|(_, v)| v.clone())
+    }
+}
+
+fn invalid_options(at: Span, message: String) -> EvalError {
+    EvalError::new(codes::HIERA_INVALID_LOOKUP_OPTIONS, at, message)
+}
+
+/// `validate_lookup_options`: a hash; in a module, every key (or pattern) of that module.
+fn validate_options(v: Option<Value>, module: Option<&str>, at: Span) -> EvalResult<Option<Value>> {
+    let Some(v) = v else { return Ok(None) };
+    let Value::Hash(map) = &v else {
+        return Err(invalid_options(
+            at,
+            format!("`lookup_options` must be a hash, not {}", v.type_name()),
+        ));
+    };
+    if let Some(m) = module {
+        let prefix = format!("{m}::");
+        for k in map.keys() {
+            let k = k.to_display_string();
+            let ok = match k.strip_prefix('^') {
+                Some(pattern) => pattern.starts_with(&prefix),
+                None => k.starts_with(&prefix),
+            };
+            if !ok {
+                return Err(invalid_options(
+                    at,
+                    format!("the module `{m}`'s `lookup_options` has `{k}`: all its keys and patterns must start with `{prefix}`"),
+                ));
+            }
+        }
+    }
+    Ok(Some(v))
+}
+
+/// Two places' options: `first` wins where both name a key.
+fn combine(hash: &Merge, first: Option<Value>, second: Option<Value>, at: Span) -> EvalResult<Option<Value>> {
+    Ok(match (first, second) {
+        (None, s) => s,
+        (f, None) => f,
+        (Some(f), Some(s)) => Some(
+            hash.merge(f, s)
+                .map_err(|why| invalid_options(at, why))?,
+        ),
+    })
+}
+
+/// `compile_patterns`: a key starting with `^` is a regular expression.
+fn compile_patterns(options: Option<Value>, at: Span) -> EvalResult<super::LookupOptions> {
+    let mut out = super::LookupOptions::default();
+    let Some(Value::Hash(map)) = options else {
+        return Ok(out);
+    };
+    for (k, v) in map.iter() {
+        let k = k.to_display_string();
+        if k.starts_with('^') {
+            let re = regex::Regex::new(&k).map_err(|e| {
+                invalid_options(at, format!("the `lookup_options` pattern `{k}` is not a regular expression: {e}"))
+            })?;
+            out.patterns.push((re, v.clone()));
+        } else {
+            out.keys.insert(k, v.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The strategy a key's options name (`merge`), `first` without one.
+fn merge_of(options: Option<&Value>, root: &str, at: Span) -> EvalResult<Merge> {
+    match options {
+        Some(Value::Hash(o)) => match o.get(&Value::string("merge")) {
+            None | Some(Value::Undef) => Ok(Merge::First),
+            Some(m) => Merge::from_value(m).map_err(|why| {
+                invalid_options(at, format!("`lookup_options` for `{root}`: {why}"))
+            }),
+        },
+        _ => Ok(Merge::First),
+    }
+}
