@@ -234,6 +234,20 @@ struct LookupArgs {
     /// Unknown variables are errors.
     #[arg(long)]
     strict: bool,
+    /// How Hiera 5 data merges, instead of what `lookup_options` says (as `puppet lookup
+    /// --merge`): `first`, `unique`, `hash` or `deep`.
+    #[arg(long, value_name = "STRATEGY")]
+    merge: Option<String>,
+    /// With `--merge deep`: array elements and hash values from lower levels that this prefix
+    /// knocks out (`--knock-out-prefix --`).
+    #[arg(long, value_name = "PREFIX", allow_hyphen_values = true)]
+    knock_out_prefix: Option<String>,
+    /// With `--merge deep`: sort merged arrays.
+    #[arg(long)]
+    sort_merged_arrays: bool,
+    /// With `--merge deep`: merge arrays of hashes element by element.
+    #[arg(long)]
+    merge_hash_arrays: bool,
 }
 
 #[derive(clap::Args)]
@@ -489,6 +503,10 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
                 && std::io::IsTerminal::is_terminal(&std::io::stderr()),
             nodes: a.nodes,
             model: a.model,
+            merge: a.merge,
+            knock_out_prefix: a.knock_out_prefix,
+            sort_merged_arrays: a.sort_merged_arrays,
+            merge_hash_arrays: a.merge_hash_arrays,
         });
     let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
     if let Err(code) = print(outcome.stdout.as_bytes()) {

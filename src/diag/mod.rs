@@ -174,10 +174,13 @@ fn render_to(mut out: impl TextOut, files: &SourceMap, diags: &[Diagnostic]) -> 
     let mut shown: std::collections::BTreeMap<(crate::span::FileId, &str), usize> =
         std::collections::BTreeMap::new();
     for d in diags {
-        let count = shown.entry((d.span.file, d.code)).or_insert(0);
-        *count += 1;
-        if *count > MAX_SHOWN_PER_CODE && !d.span.is_none() {
-            continue;
+        // Findings without a place (a key not found, a facts file) are each their own.
+        if !d.span.is_none() {
+            let count = shown.entry((d.span.file, d.code)).or_insert(0);
+            *count += 1;
+            if *count > MAX_SHOWN_PER_CODE {
+                continue;
+            }
         }
         if d.span.is_none() {
             let mut text = format!("{}[{}]: {}\n", severity_word(d.severity), d.code, d.message);
@@ -403,5 +406,20 @@ mod tests {
         assert_eq!(did_you_mean("bnd", &["bind", "map"]), Some("bind"));
         assert_eq!(did_you_mean("zzzz", &["bind"]), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    /// Many findings without a place (every key of a long lookup not found) are each shown:
+    /// they are not counted per file, which they have none of.
+    #[test]
+    fn findings_without_a_place_are_all_shown() {
+        let files = SourceMap::default();
+        let diags: Vec<Diagnostic> = (0..MAX_SHOWN_PER_CODE + 5)
+            .map(|i| Diagnostic::error("KEY_NOT_FOUND", Span::NONE, format!("key {i}")))
+            .collect();
+        let text = render_text(&files, &diags);
+        assert_eq!(
+            text.matches("error[KEY_NOT_FOUND]").count(),
+            MAX_SHOWN_PER_CODE + 5
+        );
     }
 }

@@ -49,6 +49,42 @@ pub struct LookupOptions {
     pub model: Option<PathBuf>,
     /// Show how many nodes are done on stderr (a terminal).
     pub progress: bool,
+    /// `--merge` and its deep options: how Hiera 5 data merges (`puppet lookup --merge`).
+    pub merge: Option<String>,
+    pub knock_out_prefix: Option<String>,
+    pub sort_merged_arrays: bool,
+    pub merge_hash_arrays: bool,
+}
+
+/// `--merge STRATEGY` with its options, as `puppet lookup` takes them.
+pub fn merge_option(opts: &LookupOptions) -> Result<Option<super::hiera::Merge>, String> {
+    use super::hiera::{DeepOptions, Merge};
+    let deep_options =
+        opts.knock_out_prefix.is_some() || opts.sort_merged_arrays || opts.merge_hash_arrays;
+    match opts.merge.as_deref() {
+        None if deep_options => Err(
+            "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays go with --merge deep"
+                .into(),
+        ),
+        None => Ok(None),
+        Some("deep") => {
+            if opts.knock_out_prefix.as_deref() == Some("") {
+                return Err("--knock-out-prefix must not be empty".into());
+            }
+            Ok(Some(Merge::Deep(DeepOptions {
+                knockout_prefix: opts.knock_out_prefix.clone(),
+                sort_merged_arrays: opts.sort_merged_arrays,
+                merge_hash_arrays: opts.merge_hash_arrays,
+            })))
+        }
+        Some(_) if deep_options => Err(
+            "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays go with --merge deep"
+                .into(),
+        ),
+        Some(name) => Merge::from_value(&crate::eval::Value::string(name))
+            .map(Some)
+            .map_err(|why| format!("--merge: {why}")),
+    }
 }
 
 pub struct LookupOutcome {
@@ -110,6 +146,10 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
             .and_then(|p| p.body.first().and_then(crate::eval::literal_value))
             .unwrap_or_else(|| Value::string(d.as_str()))
     });
+    let merge = match merge_option(opts) {
+        Ok(m) => m,
+        Err(message) => return LookupOutcome::usage(message),
+    };
     if let Some(dir) = &opts.nodes {
         if opts.explain
             || opts.facts.is_some()
@@ -128,6 +168,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         agent_environment: opts.agent_environment.clone(),
         environment: opts.environment.clone(),
         strict: opts.strict,
+        merge,
         ..Request::default()
     };
     let mut problems: Vec<Diagnostic> = Vec::new();

@@ -32,6 +32,9 @@ pub struct Explanation {
     /// apply): a typo in a layer's include, or a file no layer was meant to miss.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_in_any_layer: Vec<String>,
+    /// For a key of Hiera 5 data: how Hiera searched its levels (D24).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hiera: Option<HieraSearch>,
     /// `null` when nothing applies (or on an error).
     pub winner: Option<Winner>,
     /// For a multibind: its contributions in the order they were combined.
@@ -89,6 +92,56 @@ pub struct PathLine {
     pub unless: bool,
 }
 
+/// Hiera's search for a key: the strategy, then each level, entry and location in order.
+#[derive(Serialize)]
+pub struct HieraSearch {
+    /// `first`, `unique`, `hash` or `deep`, with the deep options.
+    pub merge: String,
+    /// `--merge`, `lookup_options` or `the default`.
+    pub merge_from: String,
+    pub levels: Vec<HieraLevelLines>,
+}
+
+#[derive(Serialize)]
+pub struct HieraLevelLines {
+    /// `global`, `environment` or `module`.
+    pub place: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+    pub config: String,
+    /// The module's `default_hierarchy` (searched because nothing else found the key).
+    pub default_hierarchy: bool,
+    pub entries: Vec<HieraEntryLines>,
+}
+
+#[derive(Serialize)]
+pub struct HieraEntryLines {
+    pub name: String,
+    pub origin: String,
+    /// Why the entry finds nothing (a data provider pbc does not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<String>,
+    pub locations: Vec<HieraLocationLine>,
+}
+
+#[derive(Serialize)]
+pub struct HieraLocationLine {
+    /// As written in the hierarchy.
+    pub original: String,
+    /// Interpolated for the request, relative to the `hiera.yaml`'s directory.
+    pub path: String,
+    /// `found`, `no such key` or `no such file`.
+    pub outcome: &'static str,
+    /// Where the key is in the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// The value as written (before interpolation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<serde_json::Value>,
+    /// Whether the answer used it (the first found, or every one merged).
+    pub used: bool,
+}
+
 #[derive(Serialize)]
 pub struct Winner {
     pub origin: String,
@@ -139,7 +192,23 @@ impl Injector<'_> {
             let cand = &c.candidates()[i];
             let precedence = c.precedence(i);
             let layer_name = c.layer_names()[cand.layer].to_string();
+            let hiera_place = cand.hiera_level.and_then(|_| {
+                self.hiera.as_ref().map(|h| {
+                    h.placing_level(&key.name)
+                        .map(|l| h.levels[l].config.clone())
+                })
+            });
             let (outcome, why) = match (&precedence, winner_index) {
+                (None, _) if hiera_place.is_some() => (
+                    "not matched",
+                    match hiera_place.flatten() {
+                        Some(config) => {
+                            format!("Hiera finds the key first at the level of {config}")
+                        }
+                        None => "no location of this Hiera level has the key for this request"
+                            .to_string(),
+                    },
+                ),
                 (None, _) => (
                     "not matched",
                     "a predicate does not match this request".to_string(),
@@ -264,6 +333,7 @@ impl Injector<'_> {
                     .collect();
             }
         }
+        let hiera = self.hiera_search(key);
         let (value, error) = match result {
             Ok(Some(v)) => (Some(v.to_json()), None),
             Ok(None) if self.composition.erased.contains(&key.id()) => (
@@ -291,11 +361,136 @@ impl Injector<'_> {
                 .collect(),
             layers,
             not_in_any_layer: Vec::new(),
+            hiera,
             winner,
             contributions,
             value,
             error,
         }
+    }
+}
+
+impl Injector<'_> {
+    /// Hiera's search for a key that Hiera data binds (whichever binding won).
+    fn hiera_search(&self, key: &Key) -> Option<HieraSearch> {
+        let h = self.hiera.as_ref()?;
+        let c = &self.composition;
+        let entry = c.entry(key)?;
+        if !c.bindings.keys[entry]
+            .candidates
+            .iter()
+            .any(|&i| c.candidates()[i].hiera_level.is_some())
+        {
+            return None;
+        }
+        let root = key.name.as_str();
+        let trace = self.hiera_traces.get(root);
+        let used = |level: usize, default: bool, file: usize| {
+            trace.is_some_and(|t| {
+                t.finds
+                    .iter()
+                    .any(|f| f.level == level && f.default == default && f.file == file)
+            })
+        };
+        let stack = h.stack(super::hiera::module_of(root));
+        let mut searches: Vec<(usize, bool)> =
+            stack.iter().flatten().map(|&l| (l, false)).collect();
+        if trace.is_some_and(|t| t.default_searched) {
+            searches.extend(stack[2].iter().map(|&l| (l, true)));
+        }
+        let mut levels = Vec::new();
+        for (l, default) in searches {
+            let level = &h.levels[l];
+            let written = if default {
+                &level.default_hierarchy
+            } else {
+                &level.hierarchy
+            };
+            let entries = h
+                .entries(l, default)
+                .iter()
+                .zip(written)
+                .enumerate()
+                .map(|(e, (resolved, written))| HieraEntryLines {
+                    name: written.name.clone(),
+                    origin: origin_text(&written.origin),
+                    unsupported: resolved.unsupported.clone(),
+                    locations: resolved
+                        .locations
+                        .iter()
+                        .map(|loc| {
+                            let found = h
+                                .in_entry(l, default, e, root)
+                                .into_iter()
+                                .find(|f| Some(f.file) == loc.file);
+                            let (outcome, at, value) = match (&loc.file, &found) {
+                                (None, _) => ("no such file", None, None),
+                                (Some(_), None) => ("no such key", None, None),
+                                (Some(_), Some(f)) => {
+                                    let file = &level.files[f.file];
+                                    let datum = &file.keys[f.datum];
+                                    (
+                                        "found",
+                                        Some(format!(
+                                            "{}:{}:{}",
+                                            file.file, datum.line, datum.column
+                                        )),
+                                        Some(datum.value.clone()),
+                                    )
+                                }
+                            };
+                            HieraLocationLine {
+                                original: loc.original.clone(),
+                                path: loc.path.clone(),
+                                outcome,
+                                at,
+                                value,
+                                used: found.is_some()
+                                    && loc.file.is_some_and(|f| used(l, default, f)),
+                            }
+                        })
+                        .collect(),
+                })
+                .collect();
+            levels.push(HieraLevelLines {
+                place: level.place.describe().to_string(),
+                module: level.module.clone(),
+                config: level.config.clone(),
+                default_hierarchy: default,
+                entries,
+            });
+        }
+        let (merge, merge_from) = match trace {
+            Some(t) => (merge_text(&t.merge), t.merge_from.to_string()),
+            None => ("first".to_string(), "the default".to_string()),
+        };
+        Some(HieraSearch {
+            merge,
+            merge_from,
+            levels,
+        })
+    }
+}
+
+/// `deep (knockout_prefix '--', sort_merged_arrays)`.
+fn merge_text(m: &super::hiera::Merge) -> String {
+    let super::hiera::Merge::Deep(o) = m else {
+        return m.name().to_string();
+    };
+    let mut options = Vec::new();
+    if let Some(p) = &o.knockout_prefix {
+        options.push(format!("knockout_prefix '{p}'"));
+    }
+    if o.sort_merged_arrays {
+        options.push("sort_merged_arrays".to_string());
+    }
+    if o.merge_hash_arrays {
+        options.push("merge_hash_arrays".to_string());
+    }
+    if options.is_empty() {
+        "deep".to_string()
+    } else {
+        format!("deep ({})", options.join(", "))
     }
 }
 
@@ -361,6 +556,56 @@ impl Explanation {
                     format!(": {}", c.why)
                 };
                 let _ = writeln!(out, "      precedence {precedence}, {}{why}", c.outcome);
+            }
+        }
+        if let Some(h) = &self.hiera {
+            let _ = writeln!(
+                out,
+                "  hiera: merge {} (from {}), levels in order:",
+                h.merge, h.merge_from
+            );
+            for l in &h.levels {
+                let module = l
+                    .module
+                    .as_deref()
+                    .map_or(String::new(), |m| format!(" `{m}`"));
+                let default = if l.default_hierarchy {
+                    ", default hierarchy (nothing else found the key)"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    out,
+                    "    {}{module} level ({}{default}):",
+                    l.place, l.config
+                );
+                if l.entries.is_empty() {
+                    let _ = writeln!(out, "      no hierarchy entries");
+                }
+                for e in &l.entries {
+                    let _ = writeln!(out, "      entry \"{}\" ({})", e.name, e.origin);
+                    if let Some(why) = &e.unsupported {
+                        let _ = writeln!(out, "        not searched: {why}");
+                    }
+                    if e.locations.is_empty() && e.unsupported.is_none() {
+                        let _ = writeln!(out, "        no locations for this request");
+                    }
+                    for loc in &e.locations {
+                        let from = if loc.original == loc.path {
+                            String::new()
+                        } else {
+                            format!(" (from '{}')", loc.original)
+                        };
+                        let what = match (&loc.at, &loc.value) {
+                            (Some(at), Some(v)) => format!(
+                                "found at {at}: {v}{}",
+                                if loc.used { ", used" } else { ", not used" }
+                            ),
+                            _ => loc.outcome.to_string(),
+                        };
+                        let _ = writeln!(out, "        '{}'{from}: {what}", loc.path);
+                    }
+                }
             }
         }
         match &self.winner {

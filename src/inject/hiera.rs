@@ -30,6 +30,17 @@ pub struct Found {
     pub datum: usize,
 }
 
+/// How a Hiera answer was made: the strategy, who chose it, and the values it used in order.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub merge: Merge,
+    /// `--merge`, `lookup_options`, or `the default`.
+    pub merge_from: &'static str,
+    pub finds: Vec<Found>,
+    /// Whether a module's default hierarchy was searched (nothing else found the key).
+    pub default_searched: bool,
+}
+
 /// One location of an entry, resolved for the request.
 #[derive(Clone, Debug)]
 pub struct Location {
@@ -85,13 +96,21 @@ impl Merge {
                     )
                 }
             },
-            other => return Err(format!("a merge is a strategy's name or a hash, not {}", other.type_name())),
+            other => {
+                return Err(format!(
+                    "a merge is a strategy's name or a hash, not {}",
+                    other.type_name()
+                ))
+            }
         };
         let flag = |name: &str| -> Result<bool, String> {
             match options.and_then(|o| o.get(&Value::string(name))) {
                 None | Some(Value::Undef) => Ok(false),
                 Some(Value::Boolean(b)) => Ok(*b),
-                Some(other) => Err(format!("`{name}` must be a Boolean, not {}", other.type_name())),
+                Some(other) => Err(format!(
+                    "`{name}` must be a Boolean, not {}",
+                    other.type_name()
+                )),
             }
         };
         let known = |allowed: &[&str]| -> Result<(), String> {
@@ -116,7 +135,9 @@ impl Merge {
                     "merge_hash_arrays",
                     "merge_debug",
                 ])?;
-                let knockout_prefix = match options.and_then(|o| o.get(&Value::string("knockout_prefix"))) {
+                let knockout_prefix = match options
+                    .and_then(|o| o.get(&Value::string("knockout_prefix")))
+                {
                     None | Some(Value::Undef) => None,
                     Some(Value::String(s)) if !s.is_empty() => Some(s.to_string()),
                     Some(_) => return Err("`knockout_prefix` must be a non-empty String".into()),
@@ -177,11 +198,12 @@ impl Merge {
             }
             Merge::Hash => {
                 let (Value::Hash(h1), Value::Hash(h2)) = (&e1, &e2) else {
-                    let wrong = if matches!(e1, Value::Hash(_)) { &e2 } else { &e1 };
-                    return Err(format!(
-                        "`hash` merges Hashes, not {}",
-                        wrong.type_name()
-                    ));
+                    let wrong = if matches!(e1, Value::Hash(_)) {
+                        &e2
+                    } else {
+                        &e1
+                    };
+                    return Err(format!("`hash` merges Hashes, not {}", wrong.type_name()));
                 };
                 // Ruby's `e2.merge(e1)`: the second's order, the first's values.
                 let mut out: Map = (**h2).clone();
@@ -246,6 +268,8 @@ fn deep_merge(source: Value, dest: Value, options: &DeepOptions) -> Value {
                 }
                 Value::hash(d)
             }
+            // Ruby overwrites once per key of the source: an empty one leaves it be.
+            dest if s.is_empty() => dest,
             _ => overwrite(Value::Hash(s), knockout),
         },
         Value::Array(s) => {
@@ -278,27 +302,25 @@ fn deep_merge(source: Value, dest: Value, options: &DeepOptions) -> Value {
                         });
                     }
                     let all_hashes = |l: &[Value]| l.iter().all(|v| matches!(v, Value::Hash(_)));
-                    let mut merged = if options.merge_hash_arrays
-                        && all_hashes(&source)
-                        && all_hashes(&dest)
-                    {
-                        let mut list: Vec<Value> = dest
-                            .iter()
-                            .enumerate()
-                            .map(|(i, d)| {
-                                let s = source
-                                    .get(i)
-                                    .cloned()
-                                    .unwrap_or_else(|| Value::hash(Map::new()));
-                                deep_merge(s, d.clone(), options)
-                            })
-                            .collect();
-                        list.extend(source.iter().skip(dest.len()).cloned());
-                        list
-                    } else {
-                        // Ruby's `dest | source`.
-                        unique(dest.into_iter().chain(source))
-                    };
+                    let mut merged =
+                        if options.merge_hash_arrays && all_hashes(&source) && all_hashes(&dest) {
+                            let mut list: Vec<Value> = dest
+                                .iter()
+                                .enumerate()
+                                .map(|(i, d)| {
+                                    let s = source
+                                        .get(i)
+                                        .cloned()
+                                        .unwrap_or_else(|| Value::hash(Map::new()));
+                                    deep_merge(s, d.clone(), options)
+                                })
+                                .collect();
+                            list.extend(source.iter().skip(dest.len()).cloned());
+                            list
+                        } else {
+                            // Ruby's `dest | source`.
+                            unique(dest.into_iter().chain(source))
+                        };
                     if options.sort_merged_arrays {
                         sort_values(&mut merged);
                     }
@@ -743,8 +765,8 @@ fn interpolate_string(
     host: &mut dyn Lookups,
     at: Span,
 ) -> EvalResult<Value> {
-    let parts = interpolation::parse(text, true)
-        .map_err(|p| EvalError::new(p.code, at, p.message))?;
+    let parts =
+        interpolation::parse(text, true).map_err(|p| EvalError::new(p.code, at, p.message))?;
     let mut out = String::new();
     for part in parts {
         match part {
@@ -819,7 +841,8 @@ mod tests {
     fn merges_as_puppet_does() {
         let hash = Merge::Hash;
         assert_eq!(
-            hash.merge(j(r#"{"a":1,"c":3}"#), j(r#"{"b":2,"a":0}"#)).unwrap(),
+            hash.merge(j(r#"{"a":1,"c":3}"#), j(r#"{"b":2,"a":0}"#))
+                .unwrap(),
             j(r#"{"b":2,"a":1,"c":3}"#)
         );
         assert!(hash.merge(j("[1]"), j("{}")).is_err());
@@ -854,14 +877,18 @@ mod tests {
             j(r#"{"l":["a","c","d"]}"#)
         );
         assert_eq!(
-            deep.merge(j(r#"{"l":["--","x"]}"#), j(r#"{"l":["c"]}"#)).unwrap(),
+            deep.merge(j(r#"{"l":["--","x"]}"#), j(r#"{"l":["c"]}"#))
+                .unwrap(),
             j(r#"{"l":["x"]}"#)
         );
     }
 
     #[test]
     fn strategies_read_from_values() {
-        assert_eq!(Merge::from_value(&j(r#""deep""#)), Ok(Merge::Deep(DeepOptions::default())));
+        assert_eq!(
+            Merge::from_value(&j(r#""deep""#)),
+            Ok(Merge::Deep(DeepOptions::default()))
+        );
         assert!(Merge::from_value(&j(r#""sideways""#)).is_err());
         assert!(Merge::from_value(&j(r#"{"strategy":"hash","knockout_prefix":"--"}"#)).is_err());
         assert_eq!(
@@ -896,9 +923,18 @@ impl<'m> super::Injector<'m> {
         let at = origin.span;
         let module = module_of(root).map(str::to_string);
         let options = self.options_for(&h, module.as_deref(), root, at)?;
-        let merge = match &self.merge {
-            Some(m) => m.clone(),
-            None => merge_of(options.as_ref(), root, at)?,
+        // `--merge` is for the keys asked; a key a value interpolates merges as its options say.
+        let (merge, merge_from) = match &self.merge {
+            Some(m) if self.stack.len() <= 1 => (m.clone(), "--merge"),
+            _ => {
+                let m = merge_of(options.as_ref(), root, at)?;
+                let from = if has_merge(options.as_ref()) {
+                    "lookup_options"
+                } else {
+                    "the default"
+                };
+                (m, from)
+            }
         };
         if let Some(Value::Hash(o)) = &options {
             if o.contains_key(&Value::string("convert_to")) {
@@ -918,12 +954,14 @@ impl<'m> super::Injector<'m> {
             &mut |group: &Vec<usize>| self.group_lookup(&h, group, root, &merge, &mut finds, at),
             at,
         )?;
+        let mut default_searched = false;
         if value.is_none() {
             // `lookup_default_in_module`: the module's own options, never `--merge`.
             for &level in &stack[2] {
                 if h.entries(level, true).is_empty() {
                     continue;
                 }
+                default_searched = true;
                 let options = self.default_options(&h, level, root, at)?;
                 let merge = merge_of(options.as_ref(), root, at)?;
                 value = self.level_lookup(&h, level, true, root, &merge, &mut finds, at)?;
@@ -932,7 +970,15 @@ impl<'m> super::Injector<'m> {
                 }
             }
         }
-        self.hiera_finds.insert(root.to_string(), finds);
+        self.hiera_traces.insert(
+            root.to_string(),
+            Trace {
+                merge,
+                merge_from,
+                finds,
+                default_searched,
+            },
+        );
         Ok(value)
     }
 
@@ -972,7 +1018,8 @@ impl<'m> super::Injector<'m> {
             merge,
             &entries,
             &mut |&e| {
-                let locations: Vec<usize> = (0..h.entries(level, default)[e].locations.len()).collect();
+                let locations: Vec<usize> =
+                    (0..h.entries(level, default)[e].locations.len()).collect();
                 merge_lookup(
                     merge,
                     &locations,
@@ -999,7 +1046,12 @@ impl<'m> super::Injector<'m> {
     }
 
     /// A found value with its interpolations done; an error names the value's place.
-    fn interpolated(&mut self, h: &Rc<HieraRequest<'m>>, found: &Found, at: Span) -> EvalResult<Value> {
+    fn interpolated(
+        &mut self,
+        h: &Rc<HieraRequest<'m>>,
+        found: &Found,
+        at: Span,
+    ) -> EvalResult<Value> {
         let raw = h.raw(found);
         interpolate(h, raw, self, at).map_err(|e| {
             let file = &h.levels[found.level].files[found.file];
@@ -1066,7 +1118,15 @@ impl<'m> super::Injector<'m> {
         at: Span,
     ) -> EvalResult<Option<Value>> {
         let mut finds = Vec::new();
-        let v = self.level_lookup(h, level, true, "lookup_options", &Merge::Hash, &mut finds, at)?;
+        let v = self.level_lookup(
+            h,
+            level,
+            true,
+            "lookup_options",
+            &Merge::Hash,
+            &mut finds,
+            at,
+        )?;
         let module = h.levels[level].module.clone();
         let v = validate_options(v, module.as_deref(), at)?;
         Ok(compile_patterns(v, at)?.for_key(root))
@@ -1124,14 +1184,16 @@ fn validate_options(v: Option<Value>, module: Option<&str>, at: Span) -> EvalRes
 }
 
 /// Two places' options: `first` wins where both name a key.
-fn combine(hash: &Merge, first: Option<Value>, second: Option<Value>, at: Span) -> EvalResult<Option<Value>> {
+fn combine(
+    hash: &Merge,
+    first: Option<Value>,
+    second: Option<Value>,
+    at: Span,
+) -> EvalResult<Option<Value>> {
     Ok(match (first, second) {
         (None, s) => s,
         (f, None) => f,
-        (Some(f), Some(s)) => Some(
-            hash.merge(f, s)
-                .map_err(|why| invalid_options(at, why))?,
-        ),
+        (Some(f), Some(s)) => Some(hash.merge(f, s).map_err(|why| invalid_options(at, why))?),
     })
 }
 
@@ -1145,7 +1207,10 @@ fn compile_patterns(options: Option<Value>, at: Span) -> EvalResult<super::Looku
         let k = k.to_display_string();
         if k.starts_with('^') {
             let re = regex::Regex::new(&k).map_err(|e| {
-                invalid_options(at, format!("the `lookup_options` pattern `{k}` is not a regular expression: {e}"))
+                invalid_options(
+                    at,
+                    format!("the `lookup_options` pattern `{k}` is not a regular expression: {e}"),
+                )
             })?;
             out.patterns.push((re, v.clone()));
         } else {
@@ -1153,6 +1218,10 @@ fn compile_patterns(options: Option<Value>, at: Span) -> EvalResult<super::Looku
         }
     }
     Ok(out)
+}
+
+fn has_merge(options: Option<&Value>) -> bool {
+    matches!(options, Some(Value::Hash(o)) if !matches!(o.get(&Value::string("merge")), None | Some(Value::Undef)))
 }
 
 /// The strategy a key's options name (`merge`), `first` without one.

@@ -87,8 +87,8 @@ pub struct Injector<'m> {
     pub merge: Option<hiera::Merge>,
     /// `lookup_options` per module (`None`: keys outside modules), read once per request.
     lookup_options: HashMap<Option<String>, Rc<LookupOptions>>,
-    /// Where each Hiera answer came from, for `--explain`: the key's finds in merge order.
-    pub hiera_finds: HashMap<String, Vec<hiera::Found>>,
+    /// How each Hiera answer was made, for `--explain`.
+    pub hiera_traces: HashMap<String, hiera::Trace>,
 }
 
 /// `lookup_options` compiled: options by exact key, then by pattern (in their order).
@@ -214,9 +214,9 @@ impl<'m> Injector<'m> {
             budget: crate::eval::ValueBudget::default(),
             messages: Vec::new(),
             hiera,
-            merge: None,
+            merge: request.merge.clone(),
             lookup_options: HashMap::new(),
-            hiera_finds: HashMap::new(),
+            hiera_traces: HashMap::new(),
         })
     }
 
@@ -235,6 +235,10 @@ impl<'m> Injector<'m> {
     }
 
     fn lookup_key(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Value>> {
+        if let Some((root, digs)) = self.dotted(key) {
+            let value = self.lookup_key(&Key::new(PType::Data, root), at)?;
+            return Ok(value.and_then(|v| hiera::dig(v, &digs)));
+        }
         let id = key.id();
         if self.composition.erased.contains(&id) {
             return Ok(None);
@@ -247,6 +251,31 @@ impl<'m> Injector<'m> {
             return self.lookup_key(&implicit, at);
         }
         self.lookup_id(key, id, at)
+    }
+
+    /// A dotted key (`ntp::servers.0`, `a."b.c"`) as Puppet's lookup reads it: its root, then
+    /// the keys and indexes to dig. Only where no binding other than Hiera data binds the name
+    /// as written (ARM-8 names may have dots).
+    fn dotted(&self, key: &Key) -> Option<(String, Vec<crate::data::interpolation::Dig>)> {
+        if key.ty != PType::Data || !key.name.contains(['.', '"', '\'']) {
+            return None;
+        }
+        if let Some(entry) = self.composition.entry(key) {
+            if let Ok(Some(w)) = self.composition.winner(entry) {
+                if self.composition.candidates()[*w].hiera_level.is_none() {
+                    return None;
+                }
+            }
+        }
+        let parts = crate::data::interpolation::parse(&format!("%{{{}}}", key.name), false).ok()?;
+        match parts.as_slice() {
+            [crate::data::interpolation::Part::Scope(root, digs)]
+                if !digs.is_empty() || *root != key.name =>
+            {
+                Some((root.clone(), digs.clone()))
+            }
+            _ => None,
+        }
     }
 
     /// A lookup that sees a key `bind renamed` erased (what the new name is bound to).
@@ -297,7 +326,11 @@ impl<'m> Injector<'m> {
             Ok(Some(w)) => *w,
             Err(e) => return Err(self.compose_error(key, e.clone())),
         };
-        if let Some(v) = self.cache.get(&winner) {
+        // With `--merge`, Hiera data merges one way for the keys asked and another for the keys
+        // their values interpolate: neither answer stands for the other.
+        let cacheable =
+            self.merge.is_none() || self.composition.candidates()[winner].hiera_level.is_none();
+        if let Some(v) = self.cache.get(&winner).filter(|_| cacheable) {
             return Ok(Some(v.clone()));
         }
         self.stack.push(id);
@@ -307,7 +340,9 @@ impl<'m> Injector<'m> {
         let Some(value) = value else {
             return Ok(None);
         };
-        self.cache.insert(winner, value.clone());
+        if cacheable {
+            self.cache.insert(winner, value.clone());
+        }
         Ok(Some(value))
     }
 

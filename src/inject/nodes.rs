@@ -97,6 +97,7 @@ fn request_for(opts: &LookupOptions, node: &str, file: &Path) -> Result<Request,
         agent_environment: opts.agent_environment.clone(),
         environment: opts.environment.clone(),
         strict: opts.strict,
+        merge: super::command::merge_option(opts).ok().flatten(),
         ..Request::default()
     };
     facts::load(file, &mut request).map_err(|e| match e {

@@ -31,6 +31,8 @@ pub struct Request {
     pub strict: bool,
     /// `--enc`: what the node classifier said about the node.
     pub enc: Option<enc::Enc>,
+    /// `--merge`: how Hiera 5 data merges, instead of what `lookup_options` says.
+    pub merge: Option<crate::inject::hiera::Merge>,
 }
 
 /// Parses one file and, when it parsed, runs Puppet's parse-time validation on it: what
@@ -521,6 +523,19 @@ fn load_judged(
             *slot = origin;
         }
     }
+    // A Hiera 5 level's data file is named from its `hiera.yaml`'s directory too.
+    for (level, config, ids) in &analysed.hiera {
+        let config_origin = by_id.get(config.0 as usize).cloned().unwrap_or_default();
+        for (file, id) in level.files.iter().zip(ids) {
+            let origin = match config_origin.rsplit_once('/') {
+                Some((dir, _)) => format!("{dir}/{}", file.path),
+                None => file.path.clone(),
+            };
+            if let Some(slot) = by_id.get_mut(id.0 as usize) {
+                *slot = origin;
+            }
+        }
+    }
     let name = |id: span::FileId| by_id.get(id.0 as usize).cloned().unwrap_or_default();
     let hiera = analysed
         .hiera
@@ -924,7 +939,10 @@ fn read_hiera5_level(
     // The first place of each key, in the order the hierarchy finds them.
     let mut keys: indexmap::IndexMap<String, span::Span> = indexmap::IndexMap::new();
     let prefix = module.map(|m| format!("{m}::"));
-    for (entries, default) in [(&config.hierarchy, false), (&config.default_hierarchy, true)] {
+    for (entries, default) in [
+        (&config.hierarchy, false),
+        (&config.default_hierarchy, true),
+    ] {
         for entry in entries {
             let (line, column) = files.line_col(config_id, entry.span.start);
             let origin = crate::lower::model::Origin {
@@ -936,7 +954,10 @@ fn read_hiera5_level(
             let unsupported = |why: String| model::HieraLocations::Unsupported { why };
             let (locations, searches): (model::HieraLocations, Vec<(String, Option<String>)>) =
                 if !entry.supported {
-                    (unsupported("a data provider pbc does not run".into()), Vec::new())
+                    (
+                        unsupported("a data provider pbc does not run".into()),
+                        Vec::new(),
+                    )
                 } else if entry.datadir.contains("%{") {
                     (unsupported("an interpolated `datadir`".into()), Vec::new())
                 } else {
@@ -971,9 +992,10 @@ fn read_hiera5_level(
                         hiera5::Locations::Uris(_) => {
                             (unsupported("`uri`/`uris` locations".into()), Vec::new())
                         }
-                        hiera5::Locations::Unspecified => {
-                            (unsupported("no `path`, `glob` or `mapped_paths`".into()), Vec::new())
-                        }
+                        hiera5::Locations::Unspecified => (
+                            unsupported("no `path`, `glob` or `mapped_paths`".into()),
+                            Vec::new(),
+                        ),
                     }
                 };
             let base = dir.join(&entry.datadir);
@@ -1017,7 +1039,9 @@ fn read_hiera5_level(
                             // A module's data answers only its own keys (Puppet drops the
                             // others with a warning).
                             if name != "lookup_options"
-                                && prefix.as_ref().is_some_and(|p| !name.starts_with(p.as_str()))
+                                && prefix
+                                    .as_ref()
+                                    .is_some_and(|p| !name.starts_with(p.as_str()))
                             {
                                 continue;
                             }

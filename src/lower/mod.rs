@@ -742,9 +742,9 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     fn producer(&self, p: &'a Producer) -> ProducerDescriptor<E::X> {
         match &p.producer {
             ProducerKind::Value { expr } => self.value_producer(expr, p.optional),
-            ProducerKind::Hiera { level } => ProducerDescriptor::HieraProducerDescriptor {
-                level: *level,
-            },
+            ProducerKind::Hiera { level } => {
+                ProducerDescriptor::HieraProducerDescriptor { level: *level }
+            }
             ProducerKind::Producer { expr } => {
                 let inner = match (PType::from_expr(expr), expr.literal_text()) {
                     (Ok(PType::Runtime(Some(class))), _) => {

@@ -1,0 +1,100 @@
+# Compares `pbc lookup` with Puppet 7's lookup on every environment under WORK/envs (except
+# `facts`), for every factset of WORK/envs/facts, for every key of the environment's data files
+# (and its modules'), with no `--merge` and, on the generated environments, with each
+# strategy. Puppet's answers come from hiera-oracle.rb (one process per environment, factset
+# and strategy). An answer agrees when both give the same JSON (hash order included), or both
+# find nothing, or both fail. Differences listed in the divergence file (tab-separated:
+# environment, factset, merge, key, reason; `*` matches anything) are allowed and counted;
+# any other fails the run. Usage: ruby hiera-compare.rb PBC WORK DIVERGENCES
+require 'json'
+require 'yaml'
+require 'open3'
+
+pbc, work, divergences_file = ARGV
+abort('usage: hiera-compare.rb PBC WORK DIVERGENCES') unless divergences_file
+oracle = File.join(__dir__, 'hiera-oracle.rb')
+envs_dir = File.join(work, 'envs')
+facts_dir = File.join(envs_dir, 'facts')
+
+allowed = File.exist?(divergences_file) ? File.readlines(divergences_file).map(&:chomp).reject { |l| l.empty? || l.start_with?('#') }.map { |l| l.split("\t") } : []
+def allowed?(allowed, fields)
+  allowed.find { |a| a[0, 4].zip(fields).all? { |pat, v| pat == '*' || pat == v } }
+end
+
+def data_keys(env)
+  keys = []
+  Dir.glob("#{env}/**/*.{yaml,json}").sort.each do |f|
+    next if File.basename(f) == 'hiera.yaml' || f.include?('/facts/')
+    doc = f.end_with?('.json') ? JSON.parse(File.read(f)) : YAML.safe_load(File.read(f), aliases: true)
+    keys.concat(doc.keys.map(&:to_s)) if doc.is_a?(Hash)
+  rescue StandardError
+    next
+  end
+  (keys.uniq - ['lookup_options']).sort + ['no::such::key']
+end
+
+total = 0
+agreed = 0
+listed = 0
+failures = []
+Dir.children(envs_dir).sort.each do |env|
+  next if env == 'facts'
+
+  env_dir = File.join(envs_dir, env)
+  keys = data_keys(env_dir)
+  merges = env.start_with?('deb_') ? [nil] : [nil, 'deep', 'unique', 'hash']
+  Dir.children(facts_dir).sort.each do |facts_file|
+    node = File.basename(facts_file, '.json')
+    facts = File.join(facts_dir, facts_file)
+    merges.each do |merge|
+      merge_args = merge ? ['--merge', merge] : []
+      out, err, = Open3.capture3('ruby', oracle, '--environmentpath', envs_dir, '--environment', env,
+                                 '--node', node, '--facts', facts, *merge_args, *keys)
+      theirs = {}
+      out.each_line do |l|
+        next unless l.start_with?('{')
+
+        j = JSON.parse(l)
+        theirs[j['key']] = j
+      end
+      if theirs.size != keys.size
+        failures << "#{env} #{node} #{merge}: Puppet answered #{theirs.size} of #{keys.size} keys: #{err.lines.last(3).join.strip}"
+        next
+      end
+      pout, = Open3.capture3(pbc, 'lookup', '-C', env_dir, '--facts', facts, '--node', node, '--format', 'json',
+                             '--quiet', *merge_args, *keys)
+      ours = begin
+        JSON.parse(pout)
+      rescue StandardError
+        failures << "#{env} #{node} #{merge}: pbc printed no JSON: #{pout[0, 200]}"
+        next
+      end
+      errors = ours.delete('errors') || {}
+      keys.each do |key|
+        total += 1
+        t = theirs[key]
+        puppet_says = if t.key?('value') then ['value', JSON.generate(t['value'])]
+                      elsif t['error'].include?('did not find a value') then ['not found', nil]
+                      else ['error', t['error']]
+                      end
+        pbc_says = if ours.key?(key) then ['value', JSON.generate(ours[key])]
+                   elsif errors[key].to_s.start_with?('KEY_NOT_FOUND') then ['not found', nil]
+                   else ['error', errors[key].to_s]
+                   end
+        same = puppet_says[0] == pbc_says[0] && (puppet_says[0] != 'value' || puppet_says[1] == pbc_says[1])
+        if same
+          agreed += 1
+        elsif allowed?(allowed, [env, node, merge || '-', key])
+          listed += 1
+        else
+          failures << "#{env} #{node} #{merge || '-'} #{key}: Puppet #{puppet_says.compact.join(' ')} | pbc #{pbc_says.compact.join(' ')}"
+        end
+      end
+    end
+  end
+end
+
+puts format('hiera conformance: %d of %d answers agree (%.2f%%), %d listed differences, %d unlisted',
+            agreed, total, total.zero? ? 0 : 100.0 * agreed / total, listed, failures.size)
+failures.first(40).each { |f| puts "  #{f}" }
+exit(failures.empty? ? 0 : 1)
