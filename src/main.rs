@@ -159,7 +159,7 @@ enum Command {
     Schema,
     /// Resolve keys for one node, offline, from the tree and the node's facts: each value as
     /// JSON on stdout. Exit 0 when all are found, 1 when one is not or an error occurs.
-    Lookup(LookupArgs),
+    Lookup(Box<LookupArgs>),
     /// What changes for which node between two trees (two checkouts, before and after a
     /// change): every node of a factsets directory is looked up in both, and only the nodes
     /// and keys whose answers differ are printed. Exit 0 when nothing differs, 1 when
@@ -397,7 +397,7 @@ fn run(cli: Cli) -> ExitCode {
             },
             &in_tree(tree, paths),
         ),
-        Command::Lookup(args) => lookup_command(out, args),
+        Command::Lookup(args) => lookup_command(out, *args),
         Command::Diff(args) => diff_command(out, args),
         Command::Schema => printed(print(puppet_bindings::lower::model::SCHEMA.as_bytes())),
         Command::Completions { shell } => {

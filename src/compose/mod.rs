@@ -400,6 +400,9 @@ pub struct CategoryValues {
     pub values: HashMap<SmolStr, (SmolStr, u16)>,
 }
 
+/// Which Hiera level places a key of Hiera data for a request (`None`: no level finds it).
+pub type HieraPlacing<'m> = Box<dyn Fn(&str) -> Option<usize> + 'm>;
+
 /// The index matched against one request: which `when`s hold, every key's winner, the
 /// contributions that apply. Each is worked out when first asked: a lookup matches the `when`s
 /// around the bindings of the keys it needs, not every `when` of the tree.
@@ -411,7 +414,7 @@ pub struct Composition<'m> {
     text: std::cell::RefCell<Box<dyn FnMut(&'m Code<'m>) -> Option<SmolStr> + 'm>>,
     /// Which Hiera level places a key of Hiera data for the request, if any (see
     /// [`Composition::build`]).
-    hiera: Box<dyn Fn(&str) -> Option<usize> + 'm>,
+    hiera: HieraPlacing<'m>,
     /// Per `when` node, matched when first asked.
     whens: Vec<std::cell::OnceCell<WhenMatch>>,
     common: Precedence,
@@ -442,7 +445,7 @@ impl<'m> Composition<'m> {
         bindings: std::sync::Arc<Bindings<'m>>,
         categories: CategoryValues,
         text: Box<dyn FnMut(&'m Code<'m>) -> Option<SmolStr> + 'm>,
-        hiera: Box<dyn Fn(&str) -> Option<usize> + 'm>,
+        hiera: HieraPlacing<'m>,
     ) -> Composition<'m> {
         let mut c = Composition {
             whens: (0..bindings.whens.len())

@@ -142,12 +142,10 @@ pub fn matches_name(pattern: &str, name: &str) -> bool {
                         continue;
                     }
                 }
-                '\\' if pi + 1 < p.len() => {
-                    if p[pi + 1] == s[si] {
-                        pi += 2;
-                        si += 1;
-                        continue;
-                    }
+                '\\' if pi + 1 < p.len() && p[pi + 1] == s[si] => {
+                    pi += 2;
+                    si += 1;
+                    continue;
                 }
                 c if c == s[si] => {
                     pi += 1;

@@ -44,7 +44,7 @@ impl Function {
         matches!(self, Function::DataHash(f) if f == "yaml_data" || f == "json_data")
     }
 
-    fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         let (kind, name) = match self {
             Function::DataHash(n) => ("data_hash", n),
             Function::LookupKey(n) => ("lookup_key", n),

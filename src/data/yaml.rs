@@ -235,6 +235,36 @@ impl ByteOffsets {
     }
 }
 
+/// The value as plain JSON (the model holds Hiera data so): a key that is not a string is
+/// written as its text; a float JSON cannot hold (NaN, infinity) is null. Nesting is bounded by
+/// the reader ([`MAX_NESTING`]).
+pub fn to_json(node: &Node) -> serde_json::Value {
+    use serde_json::Value as J;
+    match &node.kind {
+        NodeKind::Null => J::Null,
+        NodeKind::Bool(b) => J::Bool(*b),
+        NodeKind::Integer(i) => J::from(*i),
+        NodeKind::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+        NodeKind::String(s) => J::String(s.clone()),
+        NodeKind::Sequence(items) => J::Array(items.iter().map(to_json).collect()),
+        NodeKind::Mapping(pairs) => J::Object(
+            pairs
+                .iter()
+                .map(|(k, v)| {
+                    let key = match &k.kind {
+                        NodeKind::String(s) => s.clone(),
+                        NodeKind::Integer(i) => i.to_string(),
+                        NodeKind::Float(f) => f.to_string(),
+                        NodeKind::Bool(b) => b.to_string(),
+                        _ => String::new(),
+                    };
+                    (key, to_json(v))
+                })
+                .collect(),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,35 +315,5 @@ mod tests {
         assert!(parse(FileId(0), &deep).is_err());
         assert!(parse(FileId(0), "a: &x 1\nb: *x\n").is_err());
         assert_eq!(parse(FileId(0), "# nothing\n---\n").expect("empty"), None);
-    }
-}
-
-/// The value as plain JSON (the model holds Hiera data so): a key that is not a string is
-/// written as its text; a float JSON cannot hold (NaN, infinity) is null. Nesting is bounded by
-/// the reader ([`MAX_NESTING`]).
-pub fn to_json(node: &Node) -> serde_json::Value {
-    use serde_json::Value as J;
-    match &node.kind {
-        NodeKind::Null => J::Null,
-        NodeKind::Bool(b) => J::Bool(*b),
-        NodeKind::Integer(i) => J::from(*i),
-        NodeKind::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
-        NodeKind::String(s) => J::String(s.clone()),
-        NodeKind::Sequence(items) => J::Array(items.iter().map(to_json).collect()),
-        NodeKind::Mapping(pairs) => J::Object(
-            pairs
-                .iter()
-                .map(|(k, v)| {
-                    let key = match &k.kind {
-                        NodeKind::String(s) => s.clone(),
-                        NodeKind::Integer(i) => i.to_string(),
-                        NodeKind::Float(f) => f.to_string(),
-                        NodeKind::Bool(b) => b.to_string(),
-                        _ => String::new(),
-                    };
-                    (key, to_json(v))
-                })
-                .collect(),
-        ),
     }
 }

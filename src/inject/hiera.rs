@@ -355,7 +355,7 @@ fn overwrite(source: Value, knockout: Option<&str>) -> Value {
 /// Ruby's `sort!` where it can compare (all strings, or all numbers); otherwise as they are.
 fn sort_values(items: &mut [Value]) {
     if items.iter().all(|v| matches!(v, Value::String(_))) {
-        items.sort_by(|a, b| a.to_display_string().cmp(&b.to_display_string()));
+        items.sort_by_cached_key(Value::to_display_string);
     } else if items
         .iter()
         .all(|v| matches!(v, Value::Integer(_) | Value::Float(_)))
@@ -829,84 +829,6 @@ pub fn merge_lookup<T>(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn j(text: &str) -> Value {
-        Value::from_json(&serde_json::from_str(text).unwrap())
-    }
-
-    #[test]
-    fn merges_as_puppet_does() {
-        let hash = Merge::Hash;
-        assert_eq!(
-            hash.merge(j(r#"{"a":1,"c":3}"#), j(r#"{"b":2,"a":0}"#))
-                .unwrap(),
-            j(r#"{"b":2,"a":1,"c":3}"#)
-        );
-        assert!(hash.merge(j("[1]"), j("{}")).is_err());
-        let unique = Merge::Unique;
-        assert_eq!(
-            unique.merge(j("[1,[2,1]]"), j("[3,2]")).unwrap(),
-            j("[1,2,3]")
-        );
-        assert_eq!(unique.convert(j("[[1,1]]")), j("[1,1]"));
-        assert_eq!(unique.single(j("[1,1,[2]]")), j("[1,[2]]"));
-        let deep = Merge::Deep(DeepOptions::default());
-        assert_eq!(
-            deep.merge(
-                j(r#"{"a":{"x":1,"l":[1,2]},"b":false}"#),
-                j(r#"{"a":{"y":2,"l":[3,1]},"b":true,"c":null}"#)
-            )
-            .unwrap(),
-            j(r#"{"a":{"y":2,"l":[3,1,2],"x":1},"b":false,"c":null}"#)
-        );
-    }
-
-    #[test]
-    fn knockout_and_sorting() {
-        let deep = Merge::Deep(DeepOptions {
-            knockout_prefix: Some("--".into()),
-            sort_merged_arrays: true,
-            merge_hash_arrays: false,
-        });
-        assert_eq!(
-            deep.merge(j(r#"{"l":["--b","d"]}"#), j(r#"{"l":["c","b","a"]}"#))
-                .unwrap(),
-            j(r#"{"l":["a","c","d"]}"#)
-        );
-        assert_eq!(
-            deep.merge(j(r#"{"l":["--","x"]}"#), j(r#"{"l":["c"]}"#))
-                .unwrap(),
-            j(r#"{"l":["x"]}"#)
-        );
-    }
-
-    #[test]
-    fn strategies_read_from_values() {
-        assert_eq!(
-            Merge::from_value(&j(r#""deep""#)),
-            Ok(Merge::Deep(DeepOptions::default()))
-        );
-        assert!(Merge::from_value(&j(r#""sideways""#)).is_err());
-        assert!(Merge::from_value(&j(r#"{"strategy":"hash","knockout_prefix":"--"}"#)).is_err());
-        assert_eq!(
-            Merge::from_value(&j(r#"{"strategy":"deep","merge_hash_arrays":true}"#)),
-            Ok(Merge::Deep(DeepOptions {
-                merge_hash_arrays: true,
-                ..DeepOptions::default()
-            }))
-        );
-    }
-
-    #[test]
-    fn interpolated_collections_read_as_ruby_writes_them() {
-        assert_eq!(ruby_text(&j(r#"["a",1,null]"#)), r#"["a", 1, nil]"#);
-        assert_eq!(ruby_text(&j(r#"{"a":[true]}"#)), r#"{"a"=>[true]}"#);
-    }
-}
-
 impl<'m> super::Injector<'m> {
     /// Hiera's answer for the key `root` (D24), as `puppet lookup` gives it: the levels in
     /// Puppet's order with the strategy `--merge` or `lookup_options` names (first found
@@ -1234,5 +1156,83 @@ fn merge_of(options: Option<&Value>, root: &str, at: Span) -> EvalResult<Merge> 
             }),
         },
         _ => Ok(Merge::First),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(text: &str) -> Value {
+        Value::from_json(&serde_json::from_str(text).expect("JSON"))
+    }
+
+    #[test]
+    fn merges_as_puppet_does() {
+        let hash = Merge::Hash;
+        assert_eq!(
+            hash.merge(j(r#"{"a":1,"c":3}"#), j(r#"{"b":2,"a":0}"#))
+                .expect("merges"),
+            j(r#"{"b":2,"a":1,"c":3}"#)
+        );
+        assert!(hash.merge(j("[1]"), j("{}")).is_err());
+        let unique = Merge::Unique;
+        assert_eq!(
+            unique.merge(j("[1,[2,1]]"), j("[3,2]")).expect("merges"),
+            j("[1,2,3]")
+        );
+        assert_eq!(unique.convert(j("[[1,1]]")), j("[1,1]"));
+        assert_eq!(unique.single(j("[1,1,[2]]")), j("[1,[2]]"));
+        let deep = Merge::Deep(DeepOptions::default());
+        assert_eq!(
+            deep.merge(
+                j(r#"{"a":{"x":1,"l":[1,2]},"b":false}"#),
+                j(r#"{"a":{"y":2,"l":[3,1]},"b":true,"c":null}"#)
+            )
+            .expect("merges"),
+            j(r#"{"a":{"y":2,"l":[3,1,2],"x":1},"b":false,"c":null}"#)
+        );
+    }
+
+    #[test]
+    fn knockout_and_sorting() {
+        let deep = Merge::Deep(DeepOptions {
+            knockout_prefix: Some("--".into()),
+            sort_merged_arrays: true,
+            merge_hash_arrays: false,
+        });
+        assert_eq!(
+            deep.merge(j(r#"{"l":["--b","d"]}"#), j(r#"{"l":["c","b","a"]}"#))
+                .expect("merges"),
+            j(r#"{"l":["a","c","d"]}"#)
+        );
+        assert_eq!(
+            deep.merge(j(r#"{"l":["--","x"]}"#), j(r#"{"l":["c"]}"#))
+                .expect("merges"),
+            j(r#"{"l":["x"]}"#)
+        );
+    }
+
+    #[test]
+    fn strategies_read_from_values() {
+        assert_eq!(
+            Merge::from_value(&j(r#""deep""#)),
+            Ok(Merge::Deep(DeepOptions::default()))
+        );
+        assert!(Merge::from_value(&j(r#""sideways""#)).is_err());
+        assert!(Merge::from_value(&j(r#"{"strategy":"hash","knockout_prefix":"--"}"#)).is_err());
+        assert_eq!(
+            Merge::from_value(&j(r#"{"strategy":"deep","merge_hash_arrays":true}"#)),
+            Ok(Merge::Deep(DeepOptions {
+                merge_hash_arrays: true,
+                ..DeepOptions::default()
+            }))
+        );
+    }
+
+    #[test]
+    fn interpolated_collections_read_as_ruby_writes_them() {
+        assert_eq!(ruby_text(&j(r#"["a",1,null]"#)), r#"["a", 1, nil]"#);
+        assert_eq!(ruby_text(&j(r#"{"a":[true]}"#)), r#"{"a"=>[true]}"#);
     }
 }

@@ -262,9 +262,8 @@ impl<'m> Injector<'m> {
         }
         if let Some(entry) = self.composition.entry(key) {
             if let Ok(Some(w)) = self.composition.winner(entry) {
-                if self.composition.candidates()[*w].hiera_level.is_none() {
-                    return None;
-                }
+                // A binding of the name as written answers it.
+                self.composition.candidates()[*w].hiera_level?;
             }
         }
         let parts = crate::data::interpolation::parse(&format!("%{{{}}}", key.name), false).ok()?;

@@ -955,7 +955,10 @@ fn read_hiera5_level(
             let (locations, searches): (model::HieraLocations, Vec<(String, Option<String>)>) =
                 if !entry.supported {
                     (
-                        unsupported("a data provider pbc does not run".into()),
+                        unsupported(format!(
+                            "{} is not a data provider pbc runs",
+                            entry.function.describe()
+                        )),
                         Vec::new(),
                     )
                 } else if entry.datadir.contains("%{") {
