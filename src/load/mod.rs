@@ -1046,6 +1046,20 @@ fn read_hiera5_level(
                                     .as_ref()
                                     .is_some_and(|p| !name.starts_with(p.as_str()))
                             {
+                                into.diagnostics.push(
+                                    diag::Diagnostic::warning(
+                                        diag::codes::HIERA_KEY_NOT_IN_MODULE,
+                                        key.span,
+                                        format!(
+                                            "`{name}` is not a key of the module `{}`: lookups never find it here",
+                                            module.unwrap_or_default()
+                                        ),
+                                    )
+                                    .with_note(format!(
+                                        "note: a module's data answers only its own keys (`{}...`), as in Puppet, which drops the others with a warning",
+                                        prefix.as_deref().unwrap_or_default()
+                                    )),
+                                );
                                 continue;
                             }
                             let (line, column) = files.line_col(id, key.span.start);
