@@ -39,12 +39,22 @@ fn main() {
             .args(["lookup", "-C", &env_arg, "--facts", &facts_arg, "--all"])
             .output()
             .expect("pbc runs");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
         all_count = v.as_object().map_or(0, |o| o.len());
     });
-    println!("hiera 5: {modules} modules, {keys} keys in {} data files", modules * 4 + 3);
-    println!("  pbc lookup of one key (whole process): {:>8.1} ms", ms(one));
+    println!(
+        "hiera 5: {modules} modules, {keys} keys in {} data files",
+        modules * 4 + 3
+    );
+    println!(
+        "  pbc lookup of one key (whole process): {:>8.1} ms",
+        ms(one)
+    );
     println!(
         "  pbc lookup --all, {all_count} keys (whole process): {:>8.1} ms",
         ms(all)
@@ -99,7 +109,12 @@ fn main() {
             .output()
             .expect("ruby runs");
         let answered = String::from_utf8_lossy(&out.stdout).lines().count();
-        assert_eq!(answered, all_keys.len(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            answered,
+            all_keys.len(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     });
     println!(
         "  puppet lookup of one key (whole process): {:>8.1} ms, {:.0}x pbc",
@@ -145,12 +160,18 @@ fn write_repository(root: &Path, modules: usize) -> std::io::Result<usize> {
         "lookup_options:\n  \"^m[0-9]+::list$\":\n    merge: unique\nsite::motd: \"%{facts.os.family} node\"\n",
     )?;
     write(&env.join("data/os/Debian.yaml"), "site::ntp: debian\n")?;
-    write(&env.join("data/nodes/web01.example.com.yaml"), "site::node: true\n")?;
+    write(
+        &env.join("data/nodes/web01.example.com.yaml"),
+        "site::node: true\n",
+    )?;
     let mut keys = 0;
     for m in 0..modules {
         let dir = env.join(format!("modules/m{m}"));
         write(&dir.join("hiera.yaml"), hiera)?;
-        write(&dir.join(format!("manifests/init.pp")), &format!("class m{m} {{}}\n"))?;
+        write(
+            &dir.join("manifests/init.pp"),
+            &format!("class m{m} {{}}\n"),
+        )?;
         let files = [
             "data/nodes/web01.example.com.yaml",
             "data/os/Debian.yaml",
