@@ -5,7 +5,9 @@
 # and strategy). An answer agrees when both give the same JSON (hash order included), or both
 # find nothing, or both fail. Differences listed in the divergence file (tab-separated:
 # environment, factset, merge, key, reason; `*` matches anything) are allowed and counted;
-# any other fails the run. Usage: ruby hiera-compare.rb PBC WORK DIVERGENCES
+# any other fails the run. The environment `production` is compared again with each global
+# configuration under WORK/globals (`--hiera-config`; merge column `global:NAME`).
+# Usage: ruby hiera-compare.rb PBC WORK DIVERGENCES
 require 'json'
 require 'yaml'
 require 'open3'
@@ -42,14 +44,21 @@ Dir.children(envs_dir).sort.each do |env|
 
   env_dir = File.join(envs_dir, env)
   keys = data_keys(env_dir)
-  merges = env.start_with?('deb_') ? [nil] : [nil, 'deep', 'unique', 'hash']
+  runs = env.start_with?('deb_') ? [[nil, nil]] : [nil, 'deep', 'unique', 'hash'].map { |m| [m, nil] }
+  if env == 'production'
+    Dir.glob(File.join(work, 'globals', '*', 'hiera.yaml')).sort.each { |g| runs << [nil, g] }
+    keys += %w[global::only global::json]
+  end
   Dir.children(facts_dir).sort.each do |facts_file|
     node = File.basename(facts_file, '.json')
     facts = File.join(facts_dir, facts_file)
-    merges.each do |merge|
+    runs.each do |merge, global|
       merge_args = merge ? ['--merge', merge] : []
+      puppet_global = global ? ['--hiera_config', global] : []
+      pbc_global = global ? ['--hiera-config', global] : []
+      merge = "global:#{File.basename(File.dirname(global))}" if global
       out, err, = Open3.capture3('ruby', oracle, '--environmentpath', envs_dir, '--environment', env,
-                                 '--node', node, '--facts', facts, *merge_args, *keys)
+                                 '--node', node, '--facts', facts, *merge_args, *puppet_global, *keys)
       theirs = {}
       out.each_line do |l|
         next unless l.start_with?('{')
@@ -62,7 +71,7 @@ Dir.children(envs_dir).sort.each do |env|
         next
       end
       pout, = Open3.capture3(pbc, 'lookup', '-C', env_dir, '--facts', facts, '--node', node, '--format', 'json',
-                             '--quiet', *merge_args, *keys)
+                             '--quiet', *merge_args, *pbc_global, *keys)
       ours = begin
         JSON.parse(pout)
       rescue StandardError

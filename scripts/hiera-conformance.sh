@@ -28,7 +28,7 @@ fi
 (cd "$here" && cargo build --release --quiet)
 rm -rf "$work/envs"
 mkdir -p "$work/envs"
-ruby "$here/scripts/hiera-generate.rb" "$work/envs" 40
+ruby "$here/scripts/hiera-generate.rb" "$work/envs" 40 "$work/globals"
 
 # Each Debian module with a version 5 hiera.yaml, as the one module of its own environment.
 for config in /usr/share/puppet/modules.available/*/hiera.yaml; do

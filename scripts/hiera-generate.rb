@@ -4,7 +4,9 @@
 # hiera(), alias(), literal() and scope(); lookup_options by key and by pattern with every
 # merge strategy and its options; module levels with keys inside and outside their namespace
 # and a default_hierarchy), hundreds of keys each, and factsets that reach different levels.
-# Deterministic (fixed seed). Usage: ruby hiera-generate.rb OUTDIR [KEYS_PER_FILE]
+# Also two global configurations (`--hiera-config`) in GLOBALDIR: `v5/hiera.yaml` and
+# `v3/hiera.yaml` (Hiera 3's format), whose data overlaps the environments' keys.
+# Deterministic (fixed seed). Usage: ruby hiera-generate.rb OUTDIR [KEYS_PER_FILE [GLOBALDIR]]
 require 'yaml'
 require 'json'
 require 'fileutils'
@@ -164,6 +166,51 @@ end
 
 FileUtils.mkdir_p(out)
 %w[production staging].each { |e| generate_environment("#{out}/#{e}", rng, per_file, e) }
+if (globals = ARGV[2])
+  FileUtils.rm_rf(globals)
+  FileUtils.mkdir_p("#{globals}/v3")
+  write_yaml("#{globals}/v5/hiera.yaml", {
+    'version' => 5,
+    'defaults' => { 'datadir' => 'data', 'data_hash' => 'yaml_data' },
+    'hierarchy' => [{ 'name' => 'Global per OS', 'path' => 'os/%{facts.os.family}.yaml' },
+                    { 'name' => 'Global common', 'path' => 'common.yaml' }],
+  })
+  global_data = lambda do |file|
+    data = {}
+    %w[production staging].each do |e|
+      Array.new(per_file) { |i| "#{e}::shared_#{i}" }.each { |k| data[k] = value_for(rng, k) if rng.rand(4).zero? }
+      Array.new(20) { |i| "#{e}::deep_#{i}" }.each { |k| data[k] = { 'g' => { 'b0' => [9] } } if rng.rand(3).zero? }
+    end
+    data['alpha::list'] = ['from-global']
+    data['global::only'] = "global #{file} for %{trusted.certname}"
+    data
+  end
+  write_yaml("#{globals}/v5/data/os/Debian.yaml", global_data.call('Debian'))
+  common = global_data.call('common')
+  common['lookup_options'] = { 'alpha::settings' => { 'merge' => 'deep' }, '^production::uniq_' => { 'merge' => 'first' } }
+  write_yaml("#{globals}/v5/data/common.yaml", common)
+  File.write("#{globals}/v3/hiera.yaml", <<~YAML)
+    ---
+    :backends:
+      - yaml
+      - json
+    :yaml:
+      :datadir: "#{File.expand_path(globals)}/v3/%{::environment}/hieradata"
+    :json:
+      :datadir: "#{File.expand_path(globals)}/v3/jsondata"
+    :hierarchy:
+      - "nodes/%{::trusted.certname}"
+      - "os/%{::os.family}"
+      - common
+  YAML
+  write_yaml("#{globals}/v3/production/hieradata/common.yaml", global_data.call('v3 common'))
+  write_yaml("#{globals}/v3/production/hieradata/os/RedHat.yaml", global_data.call('v3 RedHat'))
+  write_yaml("#{globals}/v3/production/hieradata/nodes/n-ubuntu22.example.com.yaml", global_data.call('v3 node'))
+  write_yaml("#{globals}/v3/staging/hieradata/common.yaml", { 'global::only' => 'the staging environment' })
+  FileUtils.mkdir_p("#{globals}/v3/jsondata")
+  File.write("#{globals}/v3/jsondata/common.json", JSON.generate({ 'global::json' => [1, 2], 'production::shared_5' => 'json global' }))
+end
+
 FileUtils.mkdir_p("#{out}/facts")
 FACTSETS.each do |name, facts|
   node = "n-#{name}.example.com"

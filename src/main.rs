@@ -30,6 +30,10 @@ struct Cli {
     /// the one in its directory.
     #[arg(long, global = true, value_name = "FILE")]
     binder_config: Option<PathBuf>,
+    /// Hiera's global configuration (`hiera.yaml` version 5, or Hiera 3's format): the level
+    /// above every environment's, as `puppet lookup` reads `$confdir/hiera.yaml`.
+    #[arg(long, global = true, value_name = "FILE")]
+    hiera_config: Option<PathBuf>,
     /// Colour diagnostics: `auto` on a terminal unless NO_COLOR is set, `always`, `never`.
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColourChoice::Auto)]
     color: ColourChoice,
@@ -364,6 +368,16 @@ fn run(cli: Cli) -> ExitCode {
         }
     }
     puppet_bindings::tree::set_binder_config(cli.binder_config.clone());
+    if let Some(file) = &cli.hiera_config {
+        if !file.is_file() {
+            eprintln!(
+                "pbc: cannot find the Hiera configuration file `{}`",
+                file.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
+    puppet_bindings::tree::set_hiera_config(cli.hiera_config.clone());
     let out = Output::new(&cli);
     match cli.command {
         Command::Parse {

@@ -41,7 +41,12 @@ pub enum FileRole {
     /// The environment's `binder_config.yaml` (ARM-9, D19): its categories and layers as YAML,
     /// read by [`crate::data::binder_config`] into the `site { }` they stand for.
     BinderConfig,
+    /// `--hiera-config FILE`: Hiera's global level (D24), version 5 or Hiera 3's format.
+    GlobalHieraConfig,
 }
+
+/// The `dir` of the global Hiera level's bindings (`global-hiera:/`): no directory of a tree.
+pub const GLOBAL_HIERA_DIR: &str = "<global>";
 
 static BINDER_CONFIG: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
 
@@ -55,6 +60,20 @@ pub fn set_binder_config(file: Option<PathBuf>) {
 
 fn binder_config_override() -> Option<PathBuf> {
     BINDER_CONFIG.lock().ok().and_then(|slot| slot.clone())
+}
+
+static HIERA_CONFIG: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// `--hiera-config FILE`: Hiera's global configuration, read by every environment (D24).
+pub fn set_hiera_config(file: Option<PathBuf>) {
+    if let Ok(mut slot) = HIERA_CONFIG.lock() {
+        *slot = file;
+    }
+}
+
+/// `--hiera-config FILE`, if given.
+pub fn hiera_config() -> Option<PathBuf> {
+    HIERA_CONFIG.lock().ok().and_then(|slot| slot.clone())
 }
 
 /// One file of the tree.
@@ -106,6 +125,13 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
         out.push(TreeFile {
             display: display_name(&file, cwd.as_deref()),
             role: FileRole::BinderConfig,
+            path: file,
+        });
+    }
+    if let Some(file) = hiera_config() {
+        out.push(TreeFile {
+            display: display_name(&file, cwd.as_deref()),
+            role: FileRole::GlobalHieraConfig,
             path: file,
         });
     }
@@ -322,6 +348,9 @@ impl EnvironmentLayout {
                     );
                 }
             }
+        }
+        if let Some(file) = hiera_config() {
+            add(file, FileRole::GlobalHieraConfig);
         }
         let binder_config = self.envdir.join("binder_config.yaml");
         if let Some(file) = binder_config_override() {

@@ -155,7 +155,13 @@ fn the_model_answers_as_the_tree() {
             let mut i = 0;
             while i < args.len() {
                 match args[i] {
-                    "--facts" | "--node" | "--fact" | "--env" | "--agent-environment" | "--enc" => {
+                    "--facts"
+                    | "--node"
+                    | "--fact"
+                    | "--env"
+                    | "--agent-environment"
+                    | "--enc"
+                    | "--hiera-config" => {
                         probe.extend(&args[i..(i + 2).min(args.len())]);
                         i += 2;
                     }
@@ -184,25 +190,40 @@ fn the_model_answers_as_the_tree() {
                 .as_str()
                 .expect("from")
                 .to_string();
-            let (model, cache) = models.entry(environment.clone()).or_insert_with(|| {
-                let (status, json, stderr) =
-                    pbc_full(&dir, &["compile", "--compact", ".", "--env", &environment]);
+            // A global Hiera level is compiled into the model (`--hiera-config`).
+            let global: Vec<&str> = args
+                .iter()
+                .position(|a| *a == "--hiera-config")
+                .map(|i| args[i..(i + 2).min(args.len())].to_vec())
+                .unwrap_or_default();
+            let model_name = format!("{environment}{}", global.join("").replace(['/', '.'], "_"));
+            let (model, cache) = models.entry(model_name.clone()).or_insert_with(|| {
+                let compile: Vec<&str> = [
+                    &["compile", "--compact", ".", "--env", &environment],
+                    &global[..],
+                ]
+                .concat();
+                let (status, json, stderr) = pbc_full(&dir, &compile);
                 assert_eq!(status, 0, "{name}: compile --env {environment}: {stderr}");
-                let path = scratch.join(format!("{name}-{environment}.json"));
+                let path = scratch.join(format!("{name}-{model_name}.json"));
                 std::fs::write(&path, json).expect("model written");
-                let cache = scratch.join(format!("{name}-{environment}.pbcm"));
+                let cache = scratch.join(format!("{name}-{model_name}.pbcm"));
                 let cache_arg = cache.to_string_lossy().into_owned();
                 let (status, _, stderr) = pbc_full(
                     &dir,
                     &[
-                        "compile",
-                        "--cache",
-                        "-o",
-                        &cache_arg,
-                        ".",
-                        "--env",
-                        &environment,
-                    ],
+                        &[
+                            "compile",
+                            "--cache",
+                            "-o",
+                            &cache_arg,
+                            ".",
+                            "--env",
+                            &environment,
+                        ],
+                        &global[..],
+                    ]
+                    .concat(),
                 );
                 assert_eq!(status, 0, "{name}: compile --cache: {stderr}");
                 (path, cache)
@@ -216,7 +237,7 @@ fn the_model_answers_as_the_tree() {
                 on_model.push(&model_path);
                 let mut i = 0;
                 while i < args.len() {
-                    if args[i] == "--agent-environment" {
+                    if args[i] == "--agent-environment" || args[i] == "--hiera-config" {
                         i += 2;
                     } else {
                         on_model.push(args[i]);

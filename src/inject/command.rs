@@ -208,6 +208,11 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         };
     }
     if let Some(path) = &opts.model {
+        if crate::tree::hiera_config().is_some() {
+            return LookupOutcome::usage(
+                "--hiera-config goes with a tree: a model holds the global Hiera level it was compiled with".into(),
+            );
+        }
         return run_on_model(opts, path, &request, &ty, default.as_ref());
     }
     // `$confdir` is the tree's directory, absolute (environments.pp may build paths from it).

@@ -439,10 +439,29 @@ fn ruby_inspect(v: &Value) -> String {
 /// The model's Hiera levels matched against one request.
 pub struct HieraRequest<'m> {
     pub levels: &'m [HieraLevel],
+    /// Whether a layer holds the level's bindings: a level no layer includes never answers
+    /// (as data no layer includes never applies).
+    placed: Vec<bool>,
     index: Vec<LevelIndex<'m>>,
     scope: Rc<TopScope>,
     resolved: Vec<OnceCell<Vec<ResolvedEntry>>>,
     resolved_default: Vec<OnceCell<Vec<ResolvedEntry>>>,
+}
+
+/// Which of the model's Hiera levels a layer holds (its bindings block is in one).
+pub fn placed_levels<X>(model: &crate::lower::model::TreeDocument<X>) -> Vec<bool> {
+    let names: std::collections::HashSet<&str> = model
+        .layers
+        .layers
+        .iter()
+        .flat_map(|l| &l.bindings)
+        .map(|nb| nb.name.as_str())
+        .collect();
+    model
+        .hiera
+        .iter()
+        .map(|l| names.contains(l.bindings.as_str()))
+        .collect()
 }
 
 /// A key's root (before any `.`) and the module it belongs to (before its first `::`).
@@ -451,7 +470,11 @@ pub fn module_of(root: &str) -> Option<&str> {
 }
 
 impl<'m> HieraRequest<'m> {
-    pub fn new(levels: &'m [HieraLevel], scope: Rc<TopScope>) -> HieraRequest<'m> {
+    pub fn new(
+        levels: &'m [HieraLevel],
+        placed: Vec<bool>,
+        scope: Rc<TopScope>,
+    ) -> HieraRequest<'m> {
         let index = levels
             .iter()
             .map(|l| LevelIndex {
@@ -477,6 +500,7 @@ impl<'m> HieraRequest<'m> {
             .collect();
         HieraRequest {
             levels,
+            placed,
             index,
             scope,
             resolved: levels.iter().map(|_| OnceCell::new()).collect(),
@@ -489,6 +513,9 @@ impl<'m> HieraRequest<'m> {
     pub fn stack(&self, module: Option<&str>) -> [Vec<usize>; 3] {
         let mut out: [Vec<usize>; 3] = Default::default();
         for (i, l) in self.levels.iter().enumerate() {
+            if !self.placed.get(i).copied().unwrap_or(false) {
+                continue;
+            }
             match l.place {
                 HieraPlace::Global => out[0].push(i),
                 HieraPlace::Environment => out[1].push(i),
@@ -522,7 +549,9 @@ impl<'m> HieraRequest<'m> {
     fn resolve(&self, level: usize, entry: &HieraEntry) -> ResolvedEntry {
         let index = &self.index[level];
         let file_of = |path: &str| index.files.get(path).copied();
-        let datadir = entry.datadir.trim_end_matches('/');
+        // The data directory interpolates too (`.../%{::environment}/hieradata`).
+        let datadir = self.interpolate_path(&entry.datadir, &[]);
+        let datadir = datadir.trim_end_matches('/');
         let join = |path: &str| normalise(&format!("{datadir}/{path}"));
         let mut locations = Vec::new();
         match &entry.locations {

@@ -192,8 +192,13 @@ impl<'m> Injector<'m> {
         };
         let index = index
             .unwrap_or_else(|| std::sync::Arc::new(compose::Bindings::build(&model.layers.layers)));
-        let hiera = (!model.hiera.is_empty())
-            .then(|| Rc::new(hiera::HieraRequest::new(&model.hiera, Rc::clone(&top))));
+        let hiera = (!model.hiera.is_empty()).then(|| {
+            Rc::new(hiera::HieraRequest::new(
+                &model.hiera,
+                hiera::placed_levels(model),
+                Rc::clone(&top),
+            ))
+        });
         let placing = hiera.clone();
         let composition = Composition::build(
             index,

@@ -921,16 +921,20 @@ fn read_hiera5_level(
     use crate::lower::model::hiera as model;
     let dir = config_dir(files, config_id);
     let config_name = files.name(config_id).to_string();
+    let global = hiera_dir == tree::GLOBAL_HIERA_DIR;
     let mut seen: std::collections::BTreeSet<std::path::PathBuf> =
         std::collections::BTreeSet::new();
     let mut level = model::HieraLevel {
-        place: if module.is_some() {
+        place: if global {
+            model::HieraPlace::Global
+        } else if module.is_some() {
             model::HieraPlace::Module
         } else {
             model::HieraPlace::Environment
         },
         module: module.map(str::to_string),
         config: config_name.clone(),
+        bindings: String::new(),
         hierarchy: Vec::new(),
         default_hierarchy: Vec::new(),
         files: Vec::new(),
@@ -961,8 +965,6 @@ fn read_hiera5_level(
                         )),
                         Vec::new(),
                     )
-                } else if entry.datadir.contains("%{") {
-                    (unsupported("an interpolated `datadir`".into()), Vec::new())
                 } else {
                     match &entry.locations {
                         hiera5::Locations::Paths(paths) => (
@@ -1001,10 +1003,27 @@ fn read_hiera5_level(
                         ),
                     }
                 };
-            let base = dir.join(&entry.datadir);
+            // A data directory that interpolates (`/etc/puppet/code/environments/%{::environment}/
+            // hieradata`) is searched from its last plain directory, the rest as a template.
+            let datadir = std::path::Path::new(&entry.datadir);
+            let plain: std::path::PathBuf = datadir
+                .components()
+                .take_while(|c| !c.as_os_str().to_string_lossy().contains("%{"))
+                .collect();
+            let varying: Vec<String> = datadir
+                .components()
+                .skip(plain.components().count())
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let base = dir.join(&plain);
+            let under = |rest: &str, with: &str| {
+                let mut parts = varying.clone();
+                parts.push(rest.to_string());
+                any_interpolation(&parts.join("/"), with)
+            };
             for (path, glob) in searches {
                 let found = match glob {
-                    Some(glob) => data_files::globbed(&base, &any_interpolation(&glob, "*")),
+                    Some(glob) => data_files::globbed(&base, &under(&glob, "*")),
                     None => {
                         // `os/%{facts.os.family}.yaml` as the search `files::matching` takes:
                         // without its extension, each interpolation standing for any name.
@@ -1014,19 +1033,19 @@ fn read_hiera5_level(
                         else {
                             continue;
                         };
-                        data_files::matching(&base, &any_interpolation(stem, "${_}"), ext)
+                        data_files::matching(&base, &under(stem, "${_}"), ext)
                     }
                 };
                 for found in found {
-                    let rel = found
-                        .strip_prefix(&dir)
-                        .unwrap_or(&found)
-                        .to_string_lossy()
-                        .replace('\\', "/");
+                    // Relative to the `hiera.yaml`'s directory; a global level's data may be
+                    // anywhere (`/var/lib/hiera`): its path from the root then.
+                    let rel = relative_to(&found, &dir);
                     if level.files.iter().any(|f| f.path == rel) {
                         continue;
                     }
-                    let Some(id) = read_data_file(files, &found, &dir, &mut seen, into) else {
+                    // A global configuration names its data directory itself.
+                    let within = if global { &base } else { &dir };
+                    let Some(id) = read_data_file(files, &found, within, &mut seen, into) else {
                         continue;
                     };
                     let (doc, problems) = data_files::check_hiera5(id, files.source(id));
@@ -1085,7 +1104,9 @@ fn read_hiera5_level(
             let entry = model::HieraEntry {
                 name: entry.name.clone(),
                 origin,
-                datadir: entry.datadir.clone(),
+                // As the files' paths are: an absolute data directory (a global level's)
+                // relative to the `hiera.yaml`'s directory where it is below it.
+                datadir: relative_to(&dir.join(&entry.datadir), &dir),
                 locations,
             };
             if default {
@@ -1105,11 +1126,13 @@ fn read_hiera5_level(
     }
     let index = into.hiera.len();
     let name = match module {
+        None if global => "global-hiera:/hiera.yaml".to_string(),
         Some(m) if hiera_dir.is_empty() => format!("module-hiera:/{m}/hiera.yaml"),
         Some(m) => format!("module-hiera:/{m}/{hiera_dir}/hiera.yaml"),
         None if hiera_dir.is_empty() => "confdir-hiera:/hiera.yaml".to_string(),
         None => format!("confdir-hiera:/{hiera_dir}/hiera.yaml"),
     };
+    level.bindings.clone_from(&name);
     let program = crate::data::bind::hiera_program(&name, config_id, &keys, index);
     let role = tree::FileRole::HieraData {
         module: module.map(str::to_string),
@@ -1119,6 +1142,131 @@ fn read_hiera5_level(
     into.programs
         .push((config_id, config_id, "hiera.yaml".into(), role, program));
     into.hiera.push((level, config_id, ids));
+}
+
+/// `--hiera-config FILE`: Hiera's global level (D24), in version 5 or in Hiera 3's format
+/// (`:backends:`, `:hierarchy:`, `:yaml: {:datadir: ...}`), which Puppet 7 still reads there:
+/// each backend (`yaml`, `json`) searches every path of the hierarchy in its own data directory
+/// (default `/var/lib/hiera`), backends in their order.
+fn read_global_hiera(files: &mut span::SourceMap, id: span::FileId, into: &mut HieraData) {
+    use crate::data::hiera5;
+    use crate::data::yaml::{self, NodeKind};
+    let doc = match yaml::parse(id, files.source(id)) {
+        Ok(Some(doc)) => doc,
+        Ok(None) => return,
+        Err(e) => {
+            into.diagnostics.push(diag::Diagnostic::error(
+                diag::codes::CONFIG_FILE_SYNTAX_ERROR,
+                e.span,
+                format!("this hiera.yaml is not valid YAML: {}", e.message),
+            ));
+            return;
+        }
+    };
+    let is_hiera3 = match &doc.kind {
+        NodeKind::Mapping(entries) => entries
+            .iter()
+            .any(|(k, _)| k.as_str().is_some_and(|k| k.starts_with(':'))),
+        _ => false,
+    };
+    let config = if is_hiera3 {
+        hiera3_global(&doc, &mut into.diagnostics)
+    } else if matches!(
+        doc.get("version").map(|v| &v.kind),
+        Some(NodeKind::Integer(5))
+    ) {
+        let (config, found) = hiera5::read(&doc, hiera5::ConfigLevel::Global);
+        into.diagnostics.extend(found);
+        config
+    } else {
+        into.diagnostics.push(diag::Diagnostic::error(
+            diag::codes::WRONG_VERSION,
+            doc.get("version").unwrap_or(&doc).span,
+            "a global Hiera configuration is version 5, or Hiera 3's format (`:backends:`, `:hierarchy:`)",
+        ));
+        return;
+    };
+    read_hiera5_level(files, id, None, tree::GLOBAL_HIERA_DIR, &config, into);
+}
+
+/// A configuration in Hiera 3's format as the version 5 levels Puppet 7 makes of it. A backend
+/// without `:datadir:` is left out with a warning: Puppet's default is under its `$codedir`,
+/// which a tree does not have. A relative `:datadir:` is the `hiera.yaml`'s directory's (Puppet
+/// takes it from its working directory).
+fn hiera3_global(
+    doc: &crate::data::yaml::Node,
+    out: &mut Vec<diag::Diagnostic>,
+) -> crate::data::hiera5::Config {
+    use crate::data::hiera5::{Config, Function, HierarchyLevel, Locations};
+    use crate::data::yaml::NodeKind;
+    let strings = |key: &str| -> Vec<String> {
+        match doc.get(key).map(|n| &n.kind) {
+            Some(NodeKind::Sequence(items)) => items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect(),
+            Some(NodeKind::String(s)) => vec![s.clone()],
+            _ => Vec::new(),
+        }
+    };
+    let mut backends = strings(":backends");
+    if doc.get(":backends").is_none() {
+        backends.push("yaml".into());
+    }
+    let mut hierarchy = strings(":hierarchy");
+    if doc.get(":hierarchy").is_none() {
+        hierarchy = vec!["nodes/%{::trusted.certname}".into(), "common".into()];
+    }
+    let mut levels = Vec::new();
+    for backend in backends {
+        let at = doc.entry(":backends").map_or(doc.span, |(k, _)| k.span);
+        let Some(datadir) = doc
+            .get(&format!(":{backend}"))
+            .and_then(|b| b.get(":datadir"))
+            .and_then(|d| d.as_str())
+            .map(str::to_string)
+        else {
+            out.push(
+                diag::Diagnostic::warning(
+                    diag::codes::HIERA_FUNCTION_NOT_SUPPORTED,
+                    at,
+                    format!("the backend `{backend}` has no `:datadir:`: lookups leave it out"),
+                )
+                .with_note(format!("help: write `:{backend}: {{:datadir: DIR}}`; Puppet's default is `$codedir/environments/%{{::environment}}/hieradata`")),
+            );
+            continue;
+        };
+        let function = match backend.as_str() {
+            "yaml" => Function::DataHash("yaml_data".into()),
+            "json" => Function::DataHash("json_data".into()),
+            other => Function::Hiera3Backend(other.into()),
+        };
+        levels.push(HierarchyLevel {
+            name: format!("{backend} backend"),
+            span: at,
+            supported: function.supported(),
+            function,
+            datadir,
+            locations: Locations::Paths(
+                hierarchy.iter().map(|h| format!("{h}.{backend}")).collect(),
+            ),
+        });
+    }
+    Config {
+        hierarchy: levels,
+        default_hierarchy: Vec::new(),
+        plan_hierarchy: Vec::new(),
+    }
+}
+
+/// `path` relative to `dir` (`/`-separated), or from the root where it is not below it.
+fn relative_to(path: &std::path::Path, dir: &std::path::Path) -> String {
+    path.strip_prefix(dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+        .trim_start_matches('/')
+        .to_string()
 }
 
 /// `text` with each `%{...}` replaced by `with`.
@@ -1328,6 +1476,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     let mut broken: Vec<(span::FileId, tree::FileRole)> = Vec::new();
     // `hiera.yaml` files (ARM-9 data): read once the site's categories are known.
     let mut hiera_configs: Vec<(span::FileId, Option<String>, String)> = Vec::new();
+    let mut global_hiera: Vec<span::FileId> = Vec::new();
     // `binder_config.yaml`: read once the site's own declarations are known.
     let mut binder_configs: Vec<span::FileId> = Vec::new();
     for input in inputs {
@@ -1345,6 +1494,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                     hiera_configs.push((id, module, dir))
                 }
                 tree::FileRole::BinderConfig => binder_configs.push(id),
+                tree::FileRole::GlobalHieraConfig => global_hiera.push(id),
                 role => jobs.push((id, role)),
             },
         }
@@ -1377,6 +1527,9 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         facts: &facts,
     };
     let mut data = HieraData::default();
+    for &id in &global_hiera {
+        read_global_hiera(&mut files, id, &mut data);
+    }
     for (id, module, dir) in &hiera_configs {
         read_hiera_config(&mut files, *id, module.as_deref(), dir, &site, &mut data);
     }

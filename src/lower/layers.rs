@@ -40,7 +40,28 @@ pub struct BindingsSource<'a> {
     pub hiera: Option<&'a str>,
 }
 
+/// The layer of Hiera's global level (`--hiera-config`), above every layer of the site.
+pub const GLOBAL_HIERA_LAYER: &str = "hiera-global";
+
+/// [`GLOBAL_HIERA_LAYER`], holding `global-hiera:/`.
+pub fn global_hiera_layer() -> LayerSpec {
+    LayerSpec {
+        name: GLOBAL_HIERA_LAYER.to_string(),
+        span: None,
+        include: vec![BindingsRef {
+            uri: "global-hiera:/".to_string(),
+            span: None,
+        }],
+        exclude: Vec::new(),
+    }
+}
+
 impl<'a> BindingsSource<'a> {
+    /// The bindings of Hiera's global level.
+    pub fn is_global_hiera(&self) -> bool {
+        self.hiera == Some(crate::tree::GLOBAL_HIERA_DIR)
+    }
+
     /// The source a file of `role` is, if it holds bindings.
     pub fn of(role: &'a crate::tree::FileRole) -> Option<BindingsSource<'a>> {
         use crate::tree::FileRole;
@@ -218,6 +239,12 @@ fn resolve(uri: &str, sources: &[BindingsSource]) -> Resolved {
     match scheme {
         "confdir" | "module" => {}
         "confdir-hiera" | "module-hiera" => return resolve_hiera(scheme, path, optional, sources),
+        "global-hiera" => {
+            return Resolved::Files {
+                files: matching(sources, |s| s.is_global_hiera()),
+                optional: true,
+            }
+        }
         _ => return Resolved::External,
     }
     let path = path.trim_start_matches('/').trim_end_matches('/');

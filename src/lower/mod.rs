@@ -229,6 +229,11 @@ fn composed_layers<'a>(
             }
         }
     }
+    // Hiera's global level (`--hiera-config`) is a layer of its own above the site's (D24).
+    let mut specs: Vec<layers::LayerSpec> = specs;
+    if sources.iter().any(layers::BindingsSource::is_global_hiera) {
+        specs.insert(0, layers::global_hiera_layer());
+    }
     (layers::compose(&specs, &sources).0, blocks)
 }
 

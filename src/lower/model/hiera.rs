@@ -17,6 +17,9 @@ pub struct HieraLevel {
     pub module: Option<String>,
     /// The `hiera.yaml`, relative to the tree's root.
     pub config: String,
+    /// The name of the bindings block of its keys (`confdir-hiera:/hiera.yaml`): the level
+    /// answers only where a layer holds that block.
+    pub bindings: String,
     pub hierarchy: Vec<HieraEntry>,
     /// A module's `default_hierarchy`: searched only when no level finds a key.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
