@@ -22,6 +22,7 @@
 //! (`u32` record numbers); `u64` record count, `count + 1` `u64` record offsets, the records'
 //! JSON.
 
+use super::model::hiera::{HieraDataFile, HieraLevel, HieraPlace};
 use super::model::{
     AbstractBinding, Category, DataPath, EffectiveCategories, Environments, LayeredBindings,
     NamedBindings, NamedLayer, Origin, ProducerDescriptor, TreeDocument, FORMAT, VERSION,
@@ -33,7 +34,7 @@ use std::io::{Read, Seek, SeekFrom};
 
 /// The first bytes of a cache file.
 pub const MAGIC: &[u8; 16] = b"pbc-model-cache\n";
-const CACHE_VERSION: u32 = 1;
+const CACHE_VERSION: u32 = 2;
 /// A key's entry: name offset (`u64`), name length, first reference, reference count (`u32`).
 const KEY_ENTRY: u64 = 20;
 
@@ -43,9 +44,14 @@ struct Header {
     environments: Environments<Json>,
     categories: EffectiveCategories<Json>,
     layers: Vec<LayerHeader>,
-    /// Hiera 5 data is read whole: a level's answer for a key depends on all its files.
+    /// The Hiera 5 levels without their files (their hierarchies and names).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    hiera: Vec<super::model::hiera::HieraLevel>,
+    hiera: Vec<HieraLevel>,
+    /// Where each level's files are, after the records: (offset from the end of the records,
+    /// length). A lookup reads the levels its keys can reach: a level's answer for a key
+    /// depends on all its files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    hiera_files: Vec<(u64, u64)>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -111,12 +117,24 @@ pub fn write(model_json: &str) -> Result<Vec<u8>, String> {
             blocks,
         });
     }
+    let mut hiera = doc.hiera;
+    let mut hiera_blobs: Vec<Vec<u8>> = Vec::with_capacity(hiera.len());
+    let mut hiera_files = Vec::with_capacity(hiera.len());
+    let mut hiera_at = 0u64;
+    for level in &mut hiera {
+        let blob =
+            serde_json::to_vec(&std::mem::take(&mut level.files)).map_err(|e| e.to_string())?;
+        hiera_files.push((hiera_at, blob.len() as u64));
+        hiera_at += blob.len() as u64;
+        hiera_blobs.push(blob);
+    }
     let header = serde_json::to_vec(&Header {
         environment: doc.environment,
         environments: doc.environments,
         categories: doc.categories,
         layers,
-        hiera: doc.hiera,
+        hiera,
+        hiera_files,
     })
     .map_err(|e| e.to_string())?;
 
@@ -151,6 +169,9 @@ pub fn write(model_json: &str) -> Result<Vec<u8>, String> {
     out.extend_from_slice(&at.to_le_bytes());
     for r in records {
         out.extend_from_slice(&r);
+    }
+    for blob in hiera_blobs {
+        out.extend_from_slice(&blob);
     }
     Ok(out)
 }
@@ -246,11 +267,19 @@ pub struct Cache {
     records: u64,
     offsets: u64,
     bodies: u64,
+    /// Where the Hiera levels' files start: after the records.
+    hiera_base: u64,
+    /// Levels whose files were read (for the closure, then the document).
+    hiera_read: BTreeMap<usize, Vec<HieraDataFile>>,
 }
 
-/// Which records a lookup needs: some (sorted), or all of them.
+/// Which records a lookup needs: some (sorted, with the Hiera levels whose files they need),
+/// or all of them.
 pub enum Needed {
-    Some(Vec<u32>),
+    Some {
+        records: Vec<u32>,
+        hiera: BTreeSet<usize>,
+    },
     All,
 }
 
@@ -308,6 +337,16 @@ impl Cache {
         if bodies > length {
             return Err(bad("it ends before its records"));
         }
+        let records_len = {
+            file.seek(SeekFrom::Start(offsets_end(offsets, records)?))?;
+            read_u64(&mut file)?
+        };
+        let hiera_base = bodies
+            .checked_add(records_len)
+            .ok_or_else(|| bad("its records overflow"))?;
+        if header.hiera_files.len() != header.hiera.len() {
+            return Err(bad("its Hiera levels and their files do not match"));
+        }
         Ok(Cache {
             file,
             length,
@@ -319,7 +358,48 @@ impl Cache {
             records,
             offsets,
             bodies,
+            hiera_base,
+            hiera_read: BTreeMap::new(),
         })
+    }
+
+    /// The files of Hiera level `level`, read once.
+    fn hiera_files(&mut self, level: usize) -> std::io::Result<&Vec<HieraDataFile>> {
+        if !self.hiera_read.contains_key(&level) {
+            let &(offset, len) = self
+                .header
+                .hiera_files
+                .get(level)
+                .ok_or_else(|| bad("a binding names a Hiera level the cache does not have"))?;
+            let at = self
+                .hiera_base
+                .checked_add(offset)
+                .ok_or_else(|| bad("a Hiera level points past the end of the file"))?;
+            let bytes = self.at(at, len)?;
+            let mut de = serde_json::Deserializer::from_slice(&bytes);
+            de.disable_recursion_limit();
+            let files = Vec::<HieraDataFile>::deserialize(&mut de)
+                .map_err(|e| bad(format!("Hiera level {level}: {e}")))?;
+            self.hiera_read.insert(level, files);
+        }
+        self.hiera_read
+            .get(&level)
+            .ok_or_else(|| bad("a Hiera level could not be read"))
+    }
+
+    /// The Hiera levels that answer a key of `module`: the global and environment levels, and
+    /// that module's.
+    fn hiera_stack(&self, module: Option<&str>) -> Vec<usize> {
+        self.header
+            .hiera
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| match l.place {
+                HieraPlace::Global | HieraPlace::Environment => true,
+                HieraPlace::Module => module.is_some() && l.module.as_deref() == module,
+            })
+            .map(|(i, _)| i)
+            .collect()
     }
 
     /// The environment the model was compiled for.
@@ -403,12 +483,14 @@ impl Cache {
                 return Ok(Needed::All);
             }
             queue.push(n.clone());
+            queue.extend(dotted_root(n));
             let key = crate::lower::keys::Key::new(crate::types::PType::Data, n.as_str());
             if let Some(implicit) = key.implicit_parameter() {
                 queue.push(implicit.name);
             }
         }
         let mut records: BTreeSet<u32> = BTreeSet::new();
+        let mut hiera: BTreeSet<usize> = BTreeSet::new();
         while let Some(name) = queue.pop() {
             if !seen.insert(name.clone()) {
                 continue;
@@ -422,25 +504,52 @@ impl Cache {
                 if !looks_up(&record, &mut more) {
                     return Ok(Needed::All);
                 }
+                // A key of Hiera data needs every level that can answer it (whole), and the
+                // keys its values there interpolate.
+                if let AbstractBinding::Binding(b) = &record.binding {
+                    if let Some(ProducerDescriptor::HieraProducerDescriptor { .. }) = &b.producer {
+                        let module = name.split_once("::").map(|(m, _)| m.to_string());
+                        for level in self.hiera_stack(module.as_deref()) {
+                            hiera.insert(level);
+                            for file in self.hiera_files(level)? {
+                                for datum in file.keys.iter().filter(|d| d.key == name) {
+                                    interpolated_keys(&datum.value, &mut more);
+                                }
+                            }
+                        }
+                    }
+                }
                 queue.extend(more.into_iter().filter(|m| !seen.contains(m)));
             }
         }
-        Ok(Needed::Some(records.into_iter().collect()))
+        Ok(Needed::Some {
+            records: records.into_iter().collect(),
+            hiera,
+        })
     }
 
     /// The model with the records `needed` (every layer and block, most of them empty).
     pub fn document(&mut self, needed: &Needed) -> std::io::Result<TreeDocument<Json>> {
-        let numbers: Vec<u32> = match needed {
-            Needed::Some(list) => list.clone(),
-            Needed::All => {
-                (0..u32::try_from(self.records).map_err(|_| bad("too many records"))?).collect()
-            }
+        let (numbers, levels): (Vec<u32>, BTreeSet<usize>) = match needed {
+            Needed::Some { records, hiera } => (records.clone(), hiera.clone()),
+            Needed::All => (
+                (0..u32::try_from(self.records).map_err(|_| bad("too many records"))?).collect(),
+                (0..self.header.hiera.len()).collect(),
+            ),
         };
         let mut records = Vec::with_capacity(numbers.len());
         for n in numbers {
             records.push(self.record(n)?);
         }
-        Ok(rebuild(&self.header, records))
+        let mut document = rebuild(&self.header, records);
+        // The levels not needed keep their hierarchies (and their places), without files.
+        for level in levels {
+            let files = self.hiera_files(level)?.clone();
+            if let Some(l) = document.hiera.get_mut(level) {
+                l.files = files;
+            }
+        }
+        Ok(document)
     }
 }
 
@@ -498,6 +607,68 @@ fn rebuild(header: &Header, records: Vec<Record>) -> TreeDocument<Json> {
         layers: LayeredBindings { layers },
         hiera: header.hiera.clone(),
     }
+}
+
+/// The keys a Hiera value interpolates (`%{lookup('k')}`, `%{hiera('k')}`, `%{alias('k')}`),
+/// in its strings at any depth (an explicit stack: data nests as its reader allows).
+fn interpolated_keys(value: &Json, out: &mut Vec<String>) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Json::String(s) if s.contains("%{") => {
+                if let Ok(parts) = crate::data::interpolation::parse(s, true) {
+                    for part in parts {
+                        if let crate::data::interpolation::Part::Lookup(k)
+                        | crate::data::interpolation::Part::Alias(k) = part
+                        {
+                            out.extend(dotted_root(&k));
+                            out.push(k);
+                        }
+                    }
+                }
+            }
+            Json::Array(items) => stack.extend(items),
+            Json::Object(map) => {
+                for (k, v) in map {
+                    if k.contains("%{") {
+                        if let Ok(parts) = crate::data::interpolation::parse(k, true) {
+                            for part in parts {
+                                if let crate::data::interpolation::Part::Lookup(k) = part {
+                                    out.extend(dotted_root(&k));
+                                    out.push(k);
+                                }
+                            }
+                        }
+                    }
+                    stack.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The root of a dotted key (`ntp::servers` of `ntp::servers.0`), which a lookup of it reads.
+fn dotted_root(name: &str) -> Option<String> {
+    if !name.contains(['.', '"', '\'']) {
+        return None;
+    }
+    match crate::data::interpolation::parse(&format!("%{{{name}}}"), false)
+        .ok()?
+        .into_iter()
+        .next()?
+    {
+        crate::data::interpolation::Part::Scope(root, _) if root != name => Some(root),
+        _ => None,
+    }
+}
+
+/// Where the last record offset (the records' total length) is.
+fn offsets_end(offsets: u64, records: u64) -> std::io::Result<u64> {
+    records
+        .checked_mul(8)
+        .and_then(|n| offsets.checked_add(n))
+        .ok_or_else(|| bad("its record table overflows"))
 }
 
 /// Puts `binding` into `list` inside its `when`s: the `when` at `depth` is the last item of
@@ -596,10 +767,9 @@ fn looks_up(record: &Record, out: &mut Vec<String>) -> bool {
             P::ProducerProducerDescriptor { producer }
             | P::OptionalProducerDescriptor { producer } => producers.push(producer),
             P::LookupProducerDescriptor { name, .. } => out.push(name.clone()),
-            // `/classes`, and Hiera data (its values may `%{lookup()}` any key): read whole.
-            P::ClassesProducerDescriptor { .. } | P::HieraProducerDescriptor { .. } => {
-                return false
-            }
+            P::ClassesProducerDescriptor { .. } => return false,
+            // What Hiera data needs is found from its levels (`Cache::needed`).
+            P::HieraProducerDescriptor { .. } => {}
         }
     }
     pn.into_iter().all(|p| pn_lookups(p, out))
@@ -732,7 +902,10 @@ mod tests {
 
     /// A cache whose header is sound and whose tables hold `tail` (little-endian words).
     fn cache_with(tail: &[u64]) -> std::path::PathBuf {
-        let header = br#"{"environment":"production","environments":{"kind":"Environments","defaults":[],"environments":[],"dynamic":[]},"categories":{"kind":"EffectiveCategories","categories":[{"kind":"Category","categorization":"common","value":true}]},"layers":[]}"#;
+        cache_with_header(br#"{"environment":"production","environments":{"kind":"Environments","defaults":[],"environments":[],"dynamic":[]},"categories":{"kind":"EffectiveCategories","categories":[{"kind":"Category","categorization":"common","value":true}]},"layers":[]}"#, tail)
+    }
+
+    fn cache_with_header(header: &[u8], tail: &[u64]) -> std::path::PathBuf {
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&CACHE_VERSION.to_le_bytes());
         bytes.extend_from_slice(&(header.len() as u64).to_le_bytes());
@@ -740,16 +913,35 @@ mod tests {
         for word in tail {
             bytes.extend_from_slice(&word.to_le_bytes());
         }
+        // One file per call: tests run in parallel.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let path = std::env::temp_dir().join(format!(
             "pbc-cache-test-{}-{}",
             std::process::id(),
-            tail.iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join("-")
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         std::fs::write(&path, bytes).expect("written");
         path
+    }
+
+    /// A Hiera level whose files lie past the end of the file, or that has no files entry, is
+    /// refused.
+    #[test]
+    fn hostile_hiera_sections_are_refused() {
+        let level = r#"{"kind":"HieraLevel","place":"environment","config":"hiera.yaml","bindings":"confdir-hiera:/hiera.yaml","hierarchy":[],"files":[]}"#;
+        let base = r#"{"environment":"production","environments":{"kind":"Environments","defaults":[],"environments":[],"dynamic":[]},"categories":{"kind":"EffectiveCategories","categories":[{"kind":"Category","categorization":"common","value":true}]},"layers":[],"hiera":[LEVEL]"#.replace("LEVEL", level);
+        let unmatched = format!("{base}}}");
+        let path = cache_with_header(unmatched.as_bytes(), &[0, 0, 0, 0, 0]);
+        assert!(Cache::open(&path).is_err());
+        let _ = std::fs::remove_file(&path);
+        for files in ["[[18446744073709551615,10]]", "[[0,1000000]]"] {
+            let header = format!("{base},\"hiera_files\":{files}}}");
+            let path = cache_with_header(header.as_bytes(), &[0, 0, 0, 0, 0]);
+            let mut cache = Cache::open(&path).expect("opens");
+            assert!(cache.hiera_files(0).is_err(), "{files}");
+            assert!(cache.document(&Needed::All).is_err(), "{files}");
+            let _ = std::fs::remove_file(&path);
+        }
     }
 
     /// Counts and offsets near `u64::MAX` are refused, never overflowed (found by fuzzing: a
@@ -763,7 +955,9 @@ mod tests {
         // A sound empty cache opens and needs nothing.
         let path = cache_with(&[0, 0, 0, 0, 0]);
         let mut cache = Cache::open(&path).expect("opens");
-        assert!(matches!(cache.needed(&["a".into()]), Ok(Needed::Some(v)) if v.is_empty()));
+        assert!(
+            matches!(cache.needed(&["a".into()]), Ok(Needed::Some { records, .. }) if records.is_empty())
+        );
         let _ = std::fs::remove_file(&path);
     }
 }
