@@ -2,7 +2,7 @@
 //!
 //! The pipeline is `lexer` → `parser` (→ `ast`) → `validate` → `lower` → `compose` →
 //! `inject`, with diagnostics rendered by `diag`; `load` reads what a command needs and runs
-//! the stages over it. This crate root only declares the modules and re-exports the API; each
+//! the stages over it; `migrate` writes bindings for a Hiera 5 environment. This crate root only declares the modules and re-exports the API; each
 //! module says what it owns.
 
 pub mod ast;
@@ -14,6 +14,7 @@ pub mod inject;
 pub mod lexer;
 pub mod load;
 pub mod lower;
+pub mod migrate;
 pub mod parser;
 pub mod pn;
 pub mod source;

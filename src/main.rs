@@ -169,6 +169,9 @@ enum Command {
     /// and keys whose answers differ are printed. Exit 0 when nothing differs, 1 when
     /// something does.
     Diff(DiffArgs),
+    /// Write the bindings a tree in another format stands for, in a copy of the tree.
+    #[command(subcommand)]
+    Migrate(MigrateCommand),
     /// Print a completion script for a shell (`pbc completions bash > /etc/bash_completion.d/pbc`).
     Completions {
         #[arg(value_enum)]
@@ -176,6 +179,25 @@ enum Command {
     },
     /// Print pbc's manual page (roff; `pbc man > pbc.1`, then `man ./pbc.1`).
     Man,
+}
+
+#[derive(clap::Subcommand)]
+enum MigrateCommand {
+    /// A Hiera 5 environment as bindings: its hierarchy as the site's categories (down to the
+    /// first entry that cannot be one: a glob, mapped_paths), its data files as `when` blocks
+    /// of `bind`s in `bindings/default.pp`; what cannot map stays Hiera data. Exit 0 when
+    /// done (and, with --nodes, when every node gets the same answers from both trees).
+    Hiera {
+        /// The environment's directory (its hiera.yaml, data and modules).
+        dir: PathBuf,
+        /// The new tree (a directory that does not exist yet).
+        #[arg(short = 'o', long = "out", value_name = "DIR")]
+        out: PathBuf,
+        /// Check the migration: every node of this factsets directory gets the same answer for
+        /// every key from both trees (`pbc lookup --nodes --all` on each).
+        #[arg(long, value_name = "FACTSDIR")]
+        nodes: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -418,6 +440,19 @@ fn run(cli: Cli) -> ExitCode {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "pbc", &mut script);
             printed(print(&script))
+        }
+        Command::Migrate(MigrateCommand::Hiera {
+            dir,
+            out: to,
+            nodes,
+        }) => {
+            let outcome =
+                puppet_bindings::migrate::run::run(&dir, &to, nodes.as_deref(), out.colour);
+            let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
+            if let Err(code) = print(outcome.stdout.as_bytes()) {
+                return code;
+            }
+            ExitCode::from(outcome.status)
         }
         Command::Man => {
             let mut page = Vec::new();

@@ -200,20 +200,26 @@ impl PType {
             {
                 Self::infer(operand)?
             }
+            // An `undef` element widens the element type to what holds it (`[1, undef]` is an
+            // `Array[Data]`: `Array[Integer]` would refuse its own value).
             ExprKind::Array { elements } => {
-                let mut t = PType::Nil;
+                let (mut t, mut undef) = (PType::Nil, false);
                 for el in elements {
-                    t = common(&t, &Self::infer(el)?);
+                    let e = Self::infer(el)?;
+                    undef |= e == PType::Nil;
+                    t = common(&t, &e);
                 }
-                PType::Array(Box::new(t))
+                PType::Array(Box::new(with_undef(t, undef)))
             }
             ExprKind::Hash { entries } => {
-                let (mut k, mut v) = (PType::Nil, PType::Nil);
+                let (mut k, mut v, mut undef) = (PType::Nil, PType::Nil, false);
                 for en in entries {
                     k = common(&k, &Self::infer(&en.key)?);
-                    v = common(&v, &Self::infer(&en.value)?);
+                    let e = Self::infer(&en.value)?;
+                    undef |= e == PType::Nil;
+                    v = common(&v, &e);
                 }
-                PType::Hash(Box::new(k), Box::new(v))
+                PType::Hash(Box::new(k), Box::new(with_undef(v, undef)))
             }
             _ => return None,
         })
@@ -271,6 +277,16 @@ impl PType {
 }
 
 /// The least general type both values fit (reference section 2.4).
+/// An element type that must also hold `undef` (when `undef` is true): itself if it does
+/// (`Literal`, `Data`, `Any`), else `Data` if it is data, else `Any`.
+fn with_undef(t: PType, undef: bool) -> PType {
+    match t {
+        t if !undef || matches!(t, PType::Nil | PType::Any | PType::Data | PType::Literal) => t,
+        t if t.is_data() => PType::Data,
+        _ => PType::Any,
+    }
+}
+
 pub fn common(a: &PType, b: &PType) -> PType {
     use PType::*;
     if *a == Nil {
@@ -366,5 +382,23 @@ mod tests {
         assert_eq!(common(&String, &Integer), Literal);
         assert_eq!(common(&Integer, &Float), Number);
         assert_eq!(common(&Array(Box::new(Integer)), &String), Data);
+    }
+
+    /// A literal with an `undef` inside is an instance of the type inferred for it.
+    #[test]
+    fn inferred_types_hold_their_undef_elements() {
+        for text in [
+            "{'a' => undef, 'b' => true}",
+            "[1, undef]",
+            "[undef]",
+            "{'x' => [undef]}",
+        ] {
+            let parsed = crate::parse_file(crate::span::FileId(0), text);
+            let program = parsed.program.expect("parses");
+            let expr = &program.body[0];
+            let t = PType::infer(expr).expect("infers");
+            let v = crate::eval::literal_value(expr).expect("a literal");
+            assert!(v.is_instance(&t), "{text}: {v:?} is not a {t}");
+        }
     }
 }

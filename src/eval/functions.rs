@@ -13,6 +13,7 @@ pub const FUNCTIONS: &[&str] = &[
     "capitalize",
     "concat",
     "defined",
+    "dig",
     "downcase",
     "each",
     "empty",
@@ -218,6 +219,32 @@ pub(super) fn call(
                 Value::String(s) => s.chars().count() as i64,
                 _ => return Err(a.wrong(0, "an Array, Hash or String")),
             }))
+        }
+        // `$facts.dig('os', 'family')`: undef where a key or index is missing.
+        "dig" => {
+            a.count(1, usize::MAX)?;
+            let mut v = a.values[0].clone();
+            for (i, step) in a.values.iter().enumerate().skip(1) {
+                v = match (&v, step) {
+                    (Value::Undef, _) => return Ok(Value::Undef),
+                    (Value::Array(items), Value::Integer(n)) => usize::try_from(*n)
+                        .ok()
+                        .and_then(|n| items.get(n).cloned())
+                        .unwrap_or(Value::Undef),
+                    (Value::Hash(h), k) => h.get(k).cloned().unwrap_or(Value::Undef),
+                    (other, _) => {
+                        return Err(EvalError::type_error(
+                            a.span,
+                            format!(
+                                "`dig` cannot go into {} with argument {}",
+                                other.type_name(),
+                                i + 1
+                            ),
+                        ))
+                    }
+                };
+            }
+            Ok(v)
         }
         "empty" => {
             a.count(1, 1)?;

@@ -464,6 +464,11 @@ impl LoadedTree {
         lower::compile_files(&self.check.files, &self.origins, &unplaced, embed)
     }
 
+    /// Whether the files declare a site (a `site { }` or a `binder_config.yaml`).
+    pub fn has_site(&self) -> bool {
+        site_items(&self.parsed).next().is_some()
+    }
+
     /// The tree's `environments.pp`, if it has one.
     pub fn environments_program(&self) -> Option<&ast::Program> {
         self.parsed
