@@ -7,7 +7,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+
+mod common;
+use common::{best_of, ms};
 
 fn main() {
     let modules = std::env::args()
@@ -57,21 +59,6 @@ fn main() {
         "  pbc lookup of one key (whole process): {:>4.1} ms",
         ms(lookup)
     );
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
-    (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
 }
 
 /// The tree; returns how many keys it binds.

@@ -11,7 +11,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+
+mod common;
+use common::{best_of, ms};
 
 fn main() {
     let modules = std::env::args()
@@ -151,20 +153,6 @@ fn main() {
         ms(puppet_all),
         puppet_all.as_secs_f64() / all.as_secs_f64()
     );
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn best_of(n: usize, mut f: impl FnMut()) -> Duration {
-    let mut best = Duration::MAX;
-    for _ in 0..n {
-        let start = Instant::now();
-        f();
-        best = best.min(start.elapsed());
-    }
-    best
 }
 
 /// The control repository; gives the number of keys.

@@ -14,15 +14,8 @@ work=${1:-$here/target/conformance}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
-if ! command -v puppet >/dev/null || ! dpkg-query -W puppet-module-puppetlabs-stdlib >/dev/null 2>&1; then
-  echo "conformance: installing puppet-agent and the corpus packages" >&2
-  export DEBIAN_FRONTEND=noninteractive TMPDIR=/var/tmp
-  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
-  $sudo_ apt-get update -qq
-  # shellcheck disable=SC2046
-  $sudo_ apt-get install -y -qq --no-install-recommends puppet-agent \
-    $(grep -v '^#' "$here/scripts/corpus-packages.txt") >/dev/null
-fi
+# shellcheck source=scripts/puppet-install.sh
+. "$here/scripts/puppet-install.sh"
 
 # The corpus: every .pp of the packages' modules and examples, under stable names.
 corpus=$work/root/corpus

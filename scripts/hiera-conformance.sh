@@ -15,15 +15,8 @@ work=${1:-$here/target/hiera-conformance}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
-if ! command -v puppet >/dev/null || ! dpkg-query -W puppet-module-puppetlabs-stdlib >/dev/null 2>&1; then
-  echo "hiera-conformance: installing puppet-agent and the module packages" >&2
-  export DEBIAN_FRONTEND=noninteractive TMPDIR=/var/tmp
-  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
-  $sudo_ apt-get update -qq
-  # shellcheck disable=SC2046
-  $sudo_ apt-get install -y -qq --no-install-recommends puppet-agent \
-    $(grep -v '^#' "$here/scripts/corpus-packages.txt") >/dev/null
-fi
+# shellcheck source=scripts/puppet-install.sh
+. "$here/scripts/puppet-install.sh"
 
 (cd "$here" && cargo build --release --quiet)
 rm -rf "$work/envs"
@@ -41,3 +34,12 @@ for config in /usr/share/puppet/modules.available/*/hiera.yaml; do
 done
 
 ruby "$here/scripts/hiera-compare.rb" "$here/target/release/pbc" "$work" "$here/scripts/hiera-divergences.tsv"
+
+# The migration round trip: each generated environment migrated to bindings gives every node
+# the same answer for every key (`pbc migrate hiera --nodes` checks it).
+rm -rf "$work/migrated"
+mkdir -p "$work/migrated"
+for env in production staging; do
+  "$here/target/release/pbc" migrate hiera "$work/envs/$env" -o "$work/migrated/$env" \
+    --nodes "$work/envs/facts" | sed 's/^/  /'
+done

@@ -135,3 +135,20 @@ pub fn generate(root: &Path, spec: &TreeSpec) -> std::io::Result<GeneratedTree> 
     }
     Ok(out)
 }
+
+/// Milliseconds, for printing.
+pub fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The fastest of `runs` runs of `f`.
+pub fn best_of(runs: usize, mut f: impl FnMut()) -> std::time::Duration {
+    (0..runs)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            f();
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
