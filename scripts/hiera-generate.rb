@@ -166,6 +166,26 @@ end
 
 FileUtils.mkdir_p(out)
 %w[production staging].each { |e| generate_environment("#{out}/#{e}", rng, per_file, e) }
+
+# An environment with the deprecated data provider settings instead of hiera.yaml files: the
+# environment's and module delta's data come from Hiera's default hierarchy
+# (data/common.yaml); module epsilon names no provider, so its data is never read.
+legacy = "#{out}/legacy"
+FileUtils.rm_rf(legacy)
+FileUtils.mkdir_p(legacy)
+File.write("#{legacy}/environment.conf", "# deprecated, still read by Puppet 7\nenvironment_data_provider = hiera\n")
+write_yaml("#{legacy}/data/common.yaml", { 'legacy::env' => 'from the default hierarchy', 'delta::k' => 'the environment first',
+                                           'legacy::facts' => '%{facts.os.family}' })
+write_yaml("#{legacy}/data/os/Debian.yaml", { 'legacy::env' => 'never: the default hierarchy has common.yaml only' })
+%w[delta epsilon].each do |m|
+  metadata = { 'name' => "example-#{m}", 'version' => '1.0.0', 'author' => 'example', 'summary' => m,
+               'license' => 'Apache-2.0', 'source' => 'https://example.com', 'dependencies' => [] }
+  metadata['data_provider'] = 'hiera' if m == 'delta'
+  FileUtils.mkdir_p("#{legacy}/modules/#{m}/manifests")
+  File.write("#{legacy}/modules/#{m}/metadata.json", JSON.pretty_generate(metadata))
+  File.write("#{legacy}/modules/#{m}/manifests/init.pp", "class #{m} {}\n")
+  write_yaml("#{legacy}/modules/#{m}/data/common.yaml", { "#{m}::k" => "from #{m}", "#{m}::only" => "#{m} only" })
+end
 if (globals = ARGV[2])
   FileUtils.rm_rf(globals)
   FileUtils.mkdir_p("#{globals}/v3")

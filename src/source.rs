@@ -330,7 +330,8 @@ pub fn may_follow(path: &Path, root: &Path) -> bool {
     false
 }
 
-/// Every `.pp` file, `hiera.yaml` and `binder_config.yaml` below `dir`, skipping hidden
+/// Every `.pp` file, `hiera.yaml`, `binder_config.yaml`, `metadata.json` and
+/// `environment.conf` below `dir`, skipping hidden
 /// directories (`.git` ...); unsorted. Links are
 /// followed when [`may_follow`] allows it within `dir`, each directory once (no cycles).
 pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -374,7 +375,9 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
             } else if ft.is_file()
                 && (path.extension().is_some_and(|e| e == "pp")
                     || entry.name == "hiera.yaml"
-                    || entry.name == "binder_config.yaml")
+                    || entry.name == "binder_config.yaml"
+                    || entry.name == "metadata.json"
+                    || entry.name == "environment.conf")
             {
                 out.push(path);
             }

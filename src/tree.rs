@@ -43,6 +43,10 @@ pub enum FileRole {
     BinderConfig,
     /// `--hiera-config FILE`: Hiera's global level (D24), version 5 or Hiera 3's format.
     GlobalHieraConfig,
+    /// The environment's `environment.conf` or a module's `metadata.json`: its (deprecated)
+    /// `environment_data_provider`/`data_provider` of `hiera` gives a directory without a
+    /// `hiera.yaml` Hiera's default hierarchy (`data/common.yaml`), as in Puppet 7.
+    DataProvider { module: Option<String> },
 }
 
 /// The `dir` of the global Hiera level's bindings (`global-hiera:/`): no directory of a tree.
@@ -347,10 +351,25 @@ impl EnvironmentLayout {
                         },
                     );
                 }
+                let metadata = path.join("metadata.json");
+                if crate::source::followed_type(&metadata, &root).is_some_and(|t| t.is_file()) {
+                    add(
+                        metadata,
+                        FileRole::DataProvider {
+                            module: Some(name.clone()),
+                        },
+                    );
+                }
             }
         }
         if let Some(file) = hiera_config() {
             add(file, FileRole::GlobalHieraConfig);
+        }
+        let environment_conf = self.envdir.join("environment.conf");
+        if environment_conf.is_file()
+            && crate::source::may_follow(&environment_conf, &root_of(&self.envdir))
+        {
+            add(environment_conf, FileRole::DataProvider { module: None });
         }
         let binder_config = self.envdir.join("binder_config.yaml");
         if let Some(file) = binder_config_override() {
@@ -445,6 +464,25 @@ fn hiera_config_role(root: &Path, file: &Path) -> Option<FileRole> {
         .collect();
     if parts.last().is_some_and(|f| f == "binder_config.yaml") {
         return (parts.len() == 1).then_some(FileRole::BinderConfig);
+    }
+    match parts.last().map(String::as_str) {
+        Some("environment.conf") => {
+            return (parts.len() == 1).then_some(FileRole::DataProvider { module: None })
+        }
+        // A module's, wherever the check starts (`pbc check modules/ntp` too).
+        Some("metadata.json") => {
+            let full: Vec<String> = file
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            return match full.as_slice() {
+                [.., modules, module, _] if modules == "modules" => Some(FileRole::DataProvider {
+                    module: Some(module.clone()),
+                }),
+                _ => None,
+            };
+        }
+        _ => {}
     }
     // A module's file, wherever the check starts (`pbc check modules/ntp` too).
     if let FileRole::HieraConfig {

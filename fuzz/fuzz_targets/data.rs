@@ -1,11 +1,15 @@
 //! The readers of outside data: facts and ENC output (JSON and YAML: aliases, tags, nesting,
-//! numbers), `hiera.yaml` (versions 2 and 3) and data files (with their interpolations), and
-//! the bindings pbc makes of a data file.
+//! numbers), `hiera.yaml` (versions 2, 3 and 5) and data files (with their interpolations),
+//! the bindings pbc makes of a data file, and Hiera 5's pure parts: globs (the first two
+//! lines as pattern and path), interpolation, and every merge strategy over the elements of a
+//! JSON array.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use puppet_bindings::ast::PathTest;
-use puppet_bindings::data::{bind, files, hiera, yaml};
+use puppet_bindings::data::{bind, files, glob, hiera, interpolation, yaml};
+use puppet_bindings::eval::Value;
+use puppet_bindings::inject::hiera::{merge_lookup, ruby_text, Merge};
 use puppet_bindings::load::facts::parse_data;
 use puppet_bindings::span::{FileId, Span};
 
@@ -16,6 +20,46 @@ fuzz_target!(|data: &[u8]| {
     for yaml in [true, false] {
         if let Ok(v) = parse_data(text, yaml) {
             let _ = v.to_json();
+        }
+    }
+    let mut lines = text.lines();
+    if let (Some(pattern), Some(path)) = (lines.next(), lines.next()) {
+        let _ = glob::matches(pattern, path);
+        let _ = glob::matches_name(pattern, path);
+    }
+    let _ = interpolation::parse(text, true);
+    let _ = interpolation::parse(text, false);
+    if let Ok(Value::Array(items)) = parse_data(text, false) {
+        let strategies = [
+            Value::string("first"),
+            Value::string("unique"),
+            Value::string("hash"),
+            Value::string("deep"),
+            Value::hash(
+                [
+                    ("strategy", Value::string("deep")),
+                    ("knockout_prefix", Value::string("--")),
+                    ("sort_merged_arrays", Value::Boolean(true)),
+                    ("merge_hash_arrays", Value::Boolean(true)),
+                ]
+                .into_iter()
+                .map(|(k, v)| (Value::string(k), v))
+                .collect(),
+            ),
+        ];
+        for s in &strategies {
+            let Ok(merge) = Merge::from_value(s) else {
+                continue;
+            };
+            let found = merge_lookup(
+                &merge,
+                &items,
+                &mut |v: &Value| Ok(Some(v.clone())),
+                puppet_bindings::span::Span::NONE,
+            );
+            if let Ok(Some(v)) = found {
+                let _ = ruby_text(&v);
+            }
         }
     }
     let categories = vec![

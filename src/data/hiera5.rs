@@ -90,6 +90,25 @@ pub struct HierarchyLevel {
     pub supported: bool,
 }
 
+impl Config {
+    /// Puppet's default configuration (`HieraConfigV5::DEFAULT_CONFIG_HASH`): `data/common.yaml`,
+    /// for a directory whose data provider is `hiera` but which has no `hiera.yaml`.
+    pub fn puppet_default() -> Config {
+        Config {
+            hierarchy: vec![HierarchyLevel {
+                name: "Common".into(),
+                span: Span::NONE,
+                function: Function::DataHash("yaml_data".into()),
+                datadir: "data".into(),
+                locations: Locations::Paths(vec!["common.yaml".into()]),
+                supported: true,
+            }],
+            default_hierarchy: Vec::new(),
+            plan_hierarchy: Vec::new(),
+        }
+    }
+}
+
 /// A version 5 `hiera.yaml`, with Puppet's defaults where the file leaves a part out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {

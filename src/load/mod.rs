@@ -953,7 +953,12 @@ fn read_hiera5_level(
         (&config.default_hierarchy, true),
     ] {
         for entry in entries {
-            let (line, column) = files.line_col(config_id, entry.span.start);
+            // Puppet's default configuration is written nowhere: its file's start.
+            let (line, column) = if entry.span.is_none() {
+                (1, 1)
+            } else {
+                files.line_col(config_id, entry.span.start)
+            };
             let origin = crate::lower::model::Origin {
                 file: config_name.clone(),
                 line,
@@ -1144,9 +1149,32 @@ fn read_hiera5_level(
         dir: hiera_dir.to_string(),
         name,
     };
+    // Named as the file it is (`hiera.yaml`, or the `metadata.json` that asked for the default).
+    let own_name = std::path::Path::new(&config_name)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     into.programs
-        .push((config_id, config_id, "hiera.yaml".into(), role, program));
+        .push((config_id, config_id, own_name, role, program));
     into.hiera.push((level, config_id, ids));
+}
+
+/// Whether an `environment.conf` (`environment_data_provider = hiera`) or a module's
+/// `metadata.json` (`"data_provider": "hiera"`) asks for Hiera's default hierarchy.
+fn asks_for_hiera(name: &str, text: &str) -> bool {
+    if name.ends_with("metadata.json") {
+        return serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v.get("data_provider")?.as_str().map(|s| s == "hiera"))
+            .unwrap_or(false);
+    }
+    text.lines().any(|line| {
+        let line = line.split('#').next().unwrap_or_default();
+        line.split_once('=').is_some_and(|(k, v)| {
+            k.trim() == "environment_data_provider"
+                && v.trim().trim_matches(|c| c == '"' || c == '\'') == "hiera"
+        })
+    })
 }
 
 /// `--hiera-config FILE`: Hiera's global level (D24), in version 5 or in Hiera 3's format
@@ -1482,6 +1510,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     // `hiera.yaml` files (ARM-9 data): read once the site's categories are known.
     let mut hiera_configs: Vec<(span::FileId, Option<String>, String)> = Vec::new();
     let mut global_hiera: Vec<span::FileId> = Vec::new();
+    let mut data_providers: Vec<(span::FileId, Option<String>)> = Vec::new();
     // `binder_config.yaml`: read once the site's own declarations are known.
     let mut binder_configs: Vec<span::FileId> = Vec::new();
     for input in inputs {
@@ -1500,6 +1529,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                 }
                 tree::FileRole::BinderConfig => binder_configs.push(id),
                 tree::FileRole::GlobalHieraConfig => global_hiera.push(id),
+                tree::FileRole::DataProvider { module } => data_providers.push((id, module)),
                 role => jobs.push((id, role)),
             },
         }
@@ -1537,6 +1567,16 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
     }
     for (id, module, dir) in &hiera_configs {
         read_hiera_config(&mut files, *id, module.as_deref(), dir, &site, &mut data);
+    }
+    // A directory without a `hiera.yaml` whose data provider is `hiera` gets the default one.
+    for (id, module) in &data_providers {
+        let has_config = hiera_configs
+            .iter()
+            .any(|(_, m, dir)| m == module && dir.is_empty());
+        if !has_config && asks_for_hiera(files.name(*id), files.source(*id)) {
+            let config = crate::data::hiera5::Config::puppet_default();
+            read_hiera5_level(&mut files, *id, module.as_deref(), "", &config, &mut data);
+        }
     }
     diagnostics.append(&mut data.diagnostics);
     let file_count = file_count + data.read;
