@@ -38,6 +38,15 @@ pub struct Problem {
     pub message: String,
 }
 
+/// A key or variable as Puppet's `split_key` reads it (`ntp::servers.0`, `a."b.c"`,
+/// `facts.os.family`): its root and the keys and indexes to dig; `None` when it is not one.
+pub fn split_key(name: &str) -> Option<(String, Vec<Dig>)> {
+    match parse(&format!("%{{{name}}}"), false).ok()?.as_slice() {
+        [Part::Scope(root, digs)] => Some((root.clone(), digs.clone())),
+        _ => None,
+    }
+}
+
 /// The parts of `text`; `allow_methods`: `lookup()` and the other methods may be used.
 pub fn parse(text: &str, allow_methods: bool) -> Result<Vec<Part>, Problem> {
     let mut parts: Vec<Part> = Vec::new();

@@ -271,15 +271,8 @@ impl<'m> Injector<'m> {
                 self.composition.candidates()[*w].hiera_level?;
             }
         }
-        let parts = crate::data::interpolation::parse(&format!("%{{{}}}", key.name), false).ok()?;
-        match parts.as_slice() {
-            [crate::data::interpolation::Part::Scope(root, digs)]
-                if !digs.is_empty() || *root != key.name =>
-            {
-                Some((root.clone(), digs.clone()))
-            }
-            _ => None,
-        }
+        crate::data::interpolation::split_key(&key.name)
+            .filter(|(root, digs)| !digs.is_empty() || *root != key.name)
     }
 
     /// A lookup that sees a key `bind renamed` erased (what the new name is bound to).

@@ -653,14 +653,9 @@ fn dotted_root(name: &str) -> Option<String> {
     if !name.contains(['.', '"', '\'']) {
         return None;
     }
-    match crate::data::interpolation::parse(&format!("%{{{name}}}"), false)
-        .ok()?
-        .into_iter()
-        .next()?
-    {
-        crate::data::interpolation::Part::Scope(root, _) if root != name => Some(root),
-        _ => None,
-    }
+    crate::data::interpolation::split_key(name)
+        .map(|(root, _)| root)
+        .filter(|root| root != name)
 }
 
 /// Where the last record offset (the records' total length) is.
