@@ -419,10 +419,7 @@ impl Injector<'_> {
                         .locations
                         .iter()
                         .map(|loc| {
-                            let found = h
-                                .in_entry(l, default, e, root)
-                                .into_iter()
-                                .find(|f| Some(f.file) == loc.file);
+                            let found = h.found_at(l, default, e, loc, root);
                             let (outcome, at, value) = match (&loc.file, &found) {
                                 (None, _) => ("no such file", None, None),
                                 (Some(_), None) => ("no such key", None, None),

@@ -446,6 +446,8 @@ pub struct HieraRequest<'m> {
     scope: Rc<TopScope>,
     resolved: Vec<OnceCell<Vec<ResolvedEntry>>>,
     resolved_default: Vec<OnceCell<Vec<ResolvedEntry>>>,
+    /// [`HieraRequest::placing_level`] per key: the composition asks for every candidate.
+    placing: std::cell::RefCell<HashMap<String, Option<usize>>>,
 }
 
 /// Which of the model's Hiera levels a layer holds (its bindings block is in one).
@@ -505,6 +507,7 @@ impl<'m> HieraRequest<'m> {
             scope,
             resolved: levels.iter().map(|_| OnceCell::new()).collect(),
             resolved_default: levels.iter().map(|_| OnceCell::new()).collect(),
+            placing: std::cell::RefCell::new(HashMap::new()),
         }
     }
 
@@ -551,8 +554,7 @@ impl<'m> HieraRequest<'m> {
         let file_of = |path: &str| index.files.get(path).copied();
         // The data directory interpolates too (`.../%{::environment}/hieradata`).
         let datadir = self.interpolate_path(&entry.datadir, &[]);
-        let datadir = datadir.trim_end_matches('/');
-        let join = |path: &str| normalise(&format!("{datadir}/{path}"));
+        let join = |path: &str| data_path(&datadir, path);
         let mut locations = Vec::new();
         match &entry.locations {
             HieraLocations::Paths { paths } => {
@@ -643,13 +645,10 @@ impl<'m> HieraRequest<'m> {
 
     /// `%{name.dig...}` as written (`facts.os.family`, `::osfamily`).
     pub fn scope_value(&self, written: &str, local: &[(&str, Value)]) -> Option<Value> {
-        let parts = interpolation::parse(&format!("%{{{written}}}"), false).ok()?;
-        match parts.into_iter().next()? {
-            Part::Scope(root, digs) => match local.iter().find(|(n, _)| *n == root) {
-                Some((_, v)) => dig(v.clone(), &digs),
-                None => self.scope_value_parsed(&root, &digs),
-            },
-            _ => None,
+        let (root, digs) = interpolation::split_key(written)?;
+        match local.iter().find(|(n, _)| *n == root) {
+            Some((_, v)) => dig(v.clone(), &digs),
+            None => self.scope_value_parsed(&root, &digs),
         }
     }
 
@@ -663,29 +662,30 @@ impl<'m> HieraRequest<'m> {
     /// The first file of the level's hierarchy (or default hierarchy) that has `root`, for
     /// the request.
     pub fn first_in_level(&self, level: usize, root: &str, default: bool) -> Option<Found> {
-        let keys = &self.index[level].keys;
-        for (e, entry) in self.entries(level, default).iter().enumerate() {
-            for loc in &entry.locations {
-                if let Some(f) = loc.file {
-                    if let Some(&d) = keys[f].get(root) {
-                        return Some(Found {
-                            level,
-                            entry: e,
-                            default,
-                            file: f,
-                            datum: d,
-                        });
-                    }
-                }
-            }
-        }
-        None
+        self.entries(level, default)
+            .iter()
+            .enumerate()
+            .find_map(|(e, entry)| {
+                entry
+                    .locations
+                    .iter()
+                    .find_map(|loc| self.found_at(level, default, e, loc, root))
+            })
     }
 
     /// The level that places the answer for `root` among the layers: the first of Puppet's
     /// order whose hierarchy finds it, else the key's module level when its default hierarchy
     /// does (Puppet searches it only when nothing else finds the key).
     pub fn placing_level(&self, root: &str) -> Option<usize> {
+        if let Some(&placed) = self.placing.borrow().get(root) {
+            return placed;
+        }
+        let placed = self.find_placing_level(root);
+        self.placing.borrow_mut().insert(root.to_string(), placed);
+        placed
+    }
+
+    fn find_placing_level(&self, root: &str) -> Option<usize> {
         let stack = self.stack(module_of(root));
         for &l in stack.iter().flatten() {
             if self.first_in_level(l, root, false).is_some() {
@@ -698,23 +698,24 @@ impl<'m> HieraRequest<'m> {
             .find(|&l| self.first_in_level(l, root, true).is_some())
     }
 
-    /// Every value of `root` in one entry of a level, in location order.
-    pub fn in_entry(&self, level: usize, default: bool, e: usize, root: &str) -> Vec<Found> {
-        let keys = &self.index[level].keys;
-        self.entries(level, default)[e]
-            .locations
-            .iter()
-            .filter_map(|loc| {
-                let f = loc.file?;
-                keys[f].get(root).map(|&d| Found {
-                    level,
-                    entry: e,
-                    default,
-                    file: f,
-                    datum: d,
-                })
-            })
-            .collect()
+    /// The value of `root` at one location of an entry, if its file has the key.
+    pub fn found_at(
+        &self,
+        level: usize,
+        default: bool,
+        entry: usize,
+        location: &Location,
+        root: &str,
+    ) -> Option<Found> {
+        let file = location.file?;
+        let &datum = self.index[level].keys[file].get(root)?;
+        Some(Found {
+            level,
+            entry,
+            default,
+            file,
+            datum,
+        })
     }
 
     /// The raw value of a find.
@@ -723,9 +724,11 @@ impl<'m> HieraRequest<'m> {
     }
 }
 
-/// `a/./b//c` as `a/b/c`.
-fn normalise(path: &str) -> String {
-    path.split('/')
+/// A location's file as the level's files are named: the data directory and the path joined,
+/// `a/./b//c` as `a/b/c` (the migration names files by the same rule).
+pub fn data_path(datadir: &str, path: &str) -> String {
+    format!("{datadir}/{path}")
+        .split('/')
         .filter(|s| !s.is_empty() && *s != ".")
         .collect::<Vec<_>>()
         .join("/")
@@ -975,14 +978,8 @@ impl<'m> super::Injector<'m> {
                     merge,
                     &locations,
                     &mut |&l| {
-                        let Some(file) = h.entries(level, default)[e].locations[l].file else {
-                            return Ok(None);
-                        };
-                        let Some(found) = h
-                            .in_entry(level, default, e, root)
-                            .into_iter()
-                            .find(|f| f.file == file)
-                        else {
+                        let location = &h.entries(level, default)[e].locations[l];
+                        let Some(found) = h.found_at(level, default, e, location, root) else {
                             return Ok(None);
                         };
                         let value = self.interpolated(h, &found, at)?;

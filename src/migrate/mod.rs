@@ -47,9 +47,10 @@ pub fn plan(levels: &[HieraLevel], has_site: bool) -> Result<Plan, String> {
             "this tree already declares a site (or binder_config.yaml): migrate a plain Hiera 5 environment".into(),
         );
     }
-    let Some((env_index, env)) = levels.iter().enumerate().find(|(_, l)| {
-        l.place == HieraPlace::Environment && l.bindings == "confdir-hiera:/hiera.yaml"
-    }) else {
+    let Some(env) = levels
+        .iter()
+        .find(|l| l.place == HieraPlace::Environment && l.bindings == "confdir-hiera:/hiera.yaml")
+    else {
         return Err("this tree has no version 5 hiera.yaml at its root: nothing to migrate".into());
     };
     let mut report = Vec::new();
@@ -148,7 +149,7 @@ pub fn plan(levels: &[HieraLevel], has_site: bool) -> Result<Plan, String> {
         ));
     }
     // Keys Hiera merges stay Hiera data (from every level's lookup_options that can name them).
-    let merged = merged_keys(levels, env_index);
+    let merged = merged_keys(levels);
     // Per mapped location, its files: value → file.
     let mut blocks: Vec<String> = Vec::new();
     let mut top: Vec<String> = Vec::new();
@@ -160,7 +161,7 @@ pub fn plan(levels: &[HieraLevel], has_site: bool) -> Result<Plan, String> {
         for file in &env.files {
             let value = match category {
                 None => {
-                    if file.path != join_path(datadir, path) {
+                    if file.path != crate::inject::hiera::data_path(datadir, path) {
                         continue;
                     }
                     None
@@ -298,7 +299,7 @@ impl MergedKey {
 
 /// The keys or patterns any level's `lookup_options` merges (a conservative union: a key some
 /// request could merge stays Hiera data).
-fn merged_keys(levels: &[HieraLevel], _env: usize) -> Vec<MergedKey> {
+fn merged_keys(levels: &[HieraLevel]) -> Vec<MergedKey> {
     let mut out: Vec<MergedKey> = Vec::new();
     for level in levels {
         for file in &level.files {
@@ -338,20 +339,12 @@ fn merged_keys(levels: &[HieraLevel], _env: usize) -> Vec<MergedKey> {
 /// The data directory and a path's fixed beginning, as the files' paths start
 /// (`data/os/` for `os/%{...}`, `data/os-` for `os-%{...}`).
 fn prefix_path(datadir: &str, prefix: &str) -> String {
-    let joined = join_path(datadir, prefix);
+    let joined = crate::inject::hiera::data_path(datadir, prefix);
     if prefix.is_empty() || prefix.ends_with('/') {
         format!("{joined}/")
     } else {
         joined
     }
-}
-
-fn join_path(datadir: &str, path: &str) -> String {
-    format!("{}/{path}", datadir.trim_end_matches('/'))
-        .split('/')
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// A category's name from the variables of its path (`os_family` for `%{facts.os.family}`,
