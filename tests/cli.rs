@@ -805,6 +805,15 @@ fn model_and_cache_flags_go_together_as_documented() {
         ],
         vec!["compile", "-C", tree, "--cache"],
         vec!["compile", "-C", tree, "--cache", "--compact", "-o", &cache],
+        // A model holds the global Hiera level it was compiled with.
+        vec![
+            "lookup",
+            "--model",
+            &model,
+            "--hiera-config",
+            "examples/control-repo/hiera.yaml",
+            "ntp::servers",
+        ],
     ] {
         let (code, out, err) = pbc(&args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
