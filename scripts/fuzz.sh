@@ -33,6 +33,12 @@ find "$here/corpus" -name '*.pp' -size -64k -print0 | while IFS= read -r -d '' f
 done
 find "$here/corpus" \( -name '*.json' -o -name '*.yaml' -o -name '*.yml' \) -size -64k -print0 |
   while IFS= read -r -d '' f; do cp "$f" "$seeds/data/$(sha1sum "$f" | cut -c1-16)"; done
+# `convert_to` for the data target: a type, then a JSON array of values.
+for t in 'Integer' 'Float' 'Numeric' 'Boolean' 'String' 'Array' 'Hash' 'Sensitive[String]' \
+  'Optional[Integer[0, 10]]' 'Array[String, 2]' 'Hash[String, Integer]'; do
+  printf '%s\n["010", "+ 42", "0x1F", "1e3", "Yes", 2.5, [["a", 1]], {"k": [1, "x"]}, null, 16, true]\n' "$t" \
+    >"$seeds/data/convert-$(printf '%s' "$t" | sha1sum | cut -c1-12)"
+done
 # Models: the corpus trees' compiled models, JSON and cache.
 mkdir -p "$seeds/model"
 cp "$here"/corpus/lookup/trees/model/models/*.json "$seeds/model/" 2>/dev/null || true

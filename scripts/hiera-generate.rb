@@ -2,7 +2,8 @@
 # data covers every feature pbc's Hiera engine claims (hierarchies of path, paths, glob, globs
 # and mapped_paths; interpolation of facts, trusted, top-scope variables, digs, lookup(),
 # hiera(), alias(), literal() and scope(); lookup_options by key and by pattern with every
-# merge strategy and its options; module levels with keys inside and outside their namespace
+# merge strategy and its options; convert_to with every type pbc converts to, over values
+# that probe Puppet's `new`; module levels with keys inside and outside their namespace
 # and a default_hierarchy), hundreds of keys each, and factsets that reach different levels.
 # Also two global configurations (`--hiera-config`) in GLOBALDIR: `v5/hiera.yaml` and
 # `v3/hiera.yaml` (Hiera 3's format), whose data overlaps the environments' keys.
@@ -65,6 +66,26 @@ ENV_HIERA = {
   ],
 }.freeze
 
+# `convert_to` targets (a type, or a type and `new`'s arguments) and the values they meet:
+# strings Puppet's Integer, Float, Numeric and Boolean read in their own ways, numbers,
+# collections for String, Array and Hash.
+CONVERT_TYPES = [
+  'Sensitive', 'Integer', ['Integer', 16], ['Integer', 8, true], ['Integer', 2], 'Float', ['Float', true],
+  'Numeric', ['Numeric', true], 'Boolean', 'String', 'Array', ['Array', true], ['Array', false], 'Hash',
+  'Optional[Integer]', 'NotUndef[String]', 'Integer[0, 10]', 'Float[0.0, 1]', 'String[2]', 'String[0, 3]',
+  'Array[String]', 'Array[Any, 2]', 'Hash[String, Integer]', 'Sensitive[String]', 'Variant[Integer, String]',
+  'Any', 'Data', 'Scalar', "Enum[abc, 'Yes']", 'Optional[Array]', 'Undef'
+].freeze
+CONVERT_VALUES = [
+  '010', '09', '+ 42', '-0x10', '1_000', ' 42', '0b101', '42 ', '0', '00', '1.5', '1e3', '1.', '0x1F', '- 3',
+  '0e5', '0.5', '-0b11', '+0b11', 'Yes', 'no', 'N', 'true', 'maybe', '', 'abc', 'héllo', '12 monkeys', "\t7",
+  '1e-2', '0.0e1', '-1.5', 'ff', '777', '101', '12:30', 'on', '1,000',
+  0, 7, -3, 2.5, 3.0, 1.0e15, 0.0, -0.5, 12, true, false, nil,
+  [], ['a', 1], [['a', 1], ['b', 2]], ['a', 1, 'b'], ['x', 'y'], [1, [2, 3]],
+  ["it's", 'a"b', "tab\there", 1.5, nil, { 'k' => 'v' }, '$x', 'back\\slash', "nl\nx", 'é'],
+  {}, { 'a' => 1, 'b' => [1, 2] }, { 'n' => 'one' },
+].freeze
+
 def generate_environment(dir, rng, per_file, name)
   FileUtils.rm_rf(dir)
   write_yaml("#{dir}/hiera.yaml", ENV_HIERA)
@@ -112,11 +133,38 @@ def generate_environment(dir, rng, per_file, name)
   common["#{name}::lookup_missing"] = "[%{lookup('#{name}::nowhere')}]"
   common["#{name}::chain"] = "%{lookup('#{name}::looked')}!"
   common["#{name}::nested"] = { 'list' => ['%{facts.os.family}', { '%{facts.kernel}' => '%{trusted.hostname}' }] }
+  # convert_to: each type over a sample of the values (some keys also in an OS file, so the
+  # strategies merge before converting); a converted value interpolated and aliased.
+  CONVERT_TYPES.each_with_index do |type, t|
+    CONVERT_VALUES.each_with_index do |value, v|
+      next unless rng.rand(4).zero?
+
+      key = "#{name}::conv_#{t}_#{v}"
+      common['lookup_options'][key] = { 'convert_to' => Marshal.load(Marshal.dump(type)) }
+      common[key] = Marshal.load(Marshal.dump(value)) # no YAML aliases
+    end
+  end
+  os_debian = YAML.load_file("#{dir}/data/os/Debian.yaml")
+  common.keys.grep(/::conv_/).each_slice(7) { |slice| os_debian[slice.first] = ['1', 'b'] }
+  write_yaml("#{dir}/data/os/Debian.yaml", os_debian)
+  common['lookup_options']["#{name}::conv_secret"] = { 'convert_to' => 'Sensitive' }
+  common["#{name}::conv_secret"] = 'hunter2'
+  common["#{name}::conv_uses_secret"] = "pw=%{lookup('#{name}::conv_secret')}"
+  common["#{name}::conv_alias_secret"] = "%{alias('#{name}::conv_secret')}"
+  common['lookup_options']["^#{name}::conv_pattern_"] = { 'convert_to' => ['Array', true] }
+  common["#{name}::conv_pattern_a"] = 'one'
+  common["#{name}::conv_pattern_b"] = %w[one two]
   write_yaml("#{dir}/data/common.yaml", common)
   FileUtils.mkdir_p("#{dir}/data/json")
   File.write("#{dir}/data/json/common.json", JSON.pretty_generate({ "#{name}::json_key" => { 'n' => 1, 'l' => [1, 'two'] },
                                                                     "#{name}::shared_2" => 'from json' }))
   write_yaml("#{dir}/other/common.yaml", { "#{name}::other_dir" => 'elsewhere', "#{name}::shared_3" => 'from other' })
+  # Plain scalars as Ruby's YAML reads them (YAML 1.1: yes/on are Booleans, 010 is octal,
+  # 12:30 is sexagesimal, a float needs its dot), written as text since to_yaml would quote them.
+  File.open("#{dir}/other/common.yaml", 'a') do |f|
+    %w[12:30 1:30.5 -1:30 010 08 0b101 1,000 1_000 0x1F yes On off y NO 1e3 1.0e+3 1. .5 -. ~ Null 0_ 1.5E+3
+       10.0.0.1 web01].each_with_index { |plain, i| f.puts("#{name}::plain_#{i}: #{plain}") }
+  end
 
   # Modules: one with data in its namespace and outside it, one with a default hierarchy,
   # one whose lookup_options use patterns.

@@ -1,13 +1,14 @@
 //! The readers of outside data: facts and ENC output (JSON and YAML: aliases, tags, nesting,
 //! numbers), `hiera.yaml` (versions 2, 3 and 5) and data files (with their interpolations),
 //! the bindings pbc makes of a data file, and Hiera 5's pure parts: globs (the first two
-//! lines as pattern and path), interpolation, and every merge strategy over the elements of a
-//! JSON array.
+//! lines as pattern and path), interpolation, every merge strategy over the elements of a
+//! JSON array, and `convert_to` (the first line as the type, the rest as values).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use puppet_bindings::ast::PathTest;
 use puppet_bindings::data::{bind, files, glob, hiera, interpolation, yaml};
+use puppet_bindings::eval::convert::ConvertTo;
 use puppet_bindings::eval::Value;
 use puppet_bindings::inject::hiera::{merge_lookup, ruby_text, Merge};
 use puppet_bindings::load::facts::parse_data;
@@ -59,6 +60,27 @@ fuzz_target!(|data: &[u8]| {
             );
             if let Ok(Some(v)) = found {
                 let _ = ruby_text(&v);
+            }
+        }
+    }
+    // `convert_to`: the first line the type, the rest a JSON array of values (its first two
+    // also tried as `new`'s arguments).
+    if let Some((first, rest)) = text.split_once('\n') {
+        if let Ok(Value::Array(items)) = parse_data(rest, false) {
+            let option = Value::array(
+                std::iter::once(Value::string(first))
+                    .chain(items.iter().take(2).cloned())
+                    .collect(),
+            );
+            for c in [Value::string(first), option]
+                .iter()
+                .filter_map(|o| ConvertTo::from_option(o).ok())
+            {
+                for v in items.iter() {
+                    if let Ok(converted) = c.apply(v.clone()) {
+                        let _ = converted.to_string();
+                    }
+                }
             }
         }
     }

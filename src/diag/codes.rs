@@ -240,9 +240,12 @@ pub const HIERA_MERGE_MISMATCH: &str = "HIERA_MERGE_MISMATCH";
 /// unknown merge strategy or option, a pattern that is not a regular expression, or a module's
 /// options for keys outside its module.
 pub const HIERA_INVALID_LOOKUP_OPTIONS: &str = "HIERA_INVALID_LOOKUP_OPTIONS";
-/// At lookup: `convert_to` in `lookup_options` (it calls Puppet's `new`, which pbc does not
-/// run).
+/// At lookup: `convert_to` names a type (or `new` arguments) pbc does not convert to: one
+/// outside Puppet's built-in data types and `Sensitive`, a `String` format, a `Hash` tree.
 pub const HIERA_CONVERT_TO_NOT_SUPPORTED: &str = "HIERA_CONVERT_TO_NOT_SUPPORTED";
+/// At lookup: Puppet's `new` for the `convert_to` type refuses the found value (`'x1'` to
+/// `Integer`, a result outside `Integer[0, 5]`).
+pub const HIERA_CONVERT_TO_FAILED: &str = "HIERA_CONVERT_TO_FAILED";
 
 // `pbc check`: the ARM-8 rules for bindings files and bind operations.
 /// A `bindings` name that does not match the file's place in the tree.

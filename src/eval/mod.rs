@@ -13,6 +13,7 @@
 //! Errors carry a stable code and the span of the expression at fault.
 
 pub mod code;
+pub mod convert;
 pub mod functions;
 mod ops;
 pub mod value;

@@ -27,7 +27,13 @@ pub enum Value {
     Array(Arc<Vec<Value>>),
     Hash(Arc<Map>),
     Type(Arc<PType>),
+    /// Puppet's `Sensitive`: a value that prints as `Sensitive [value redacted]` (what
+    /// `convert_to: Sensitive` makes of Hiera data).
+    Sensitive(Arc<Value>),
 }
+
+/// How a [`Value::Sensitive`] prints, in text and JSON alike (as Puppet prints one).
+pub const REDACTED: &str = "Sensitive [value redacted]";
 
 #[derive(Debug)]
 pub struct RegexValue {
@@ -126,6 +132,7 @@ impl Value {
             Value::Array(_) => "Array",
             Value::Hash(_) => "Hash",
             Value::Type(_) => "Type",
+            Value::Sensitive(_) => "Sensitive",
         }
     }
 
@@ -155,6 +162,8 @@ impl Value {
                 PType::Hash(Box::new(k), Box::new(v))
             }
             Value::Type(t) => PType::Runtime(Some(SmolStr::new(t.to_string()))),
+            // ARM-8 has no Sensitive type: only `Any` holds one.
+            Value::Sensitive(_) => PType::Any,
         }
     }
 
@@ -190,7 +199,9 @@ impl Value {
         }
     }
 
-    /// Puppet's `Data`: undef, scalars, and arrays and string-keyed hashes of data.
+    /// Puppet's `Data`: undef, scalars, and arrays and string-keyed hashes of data. A
+    /// `Sensitive` holding data counts too: Hiera's keys are bound as Data and `convert_to`
+    /// makes Sensitive answers of them (ARM-8's types have no Sensitive).
     pub fn is_data(&self) -> bool {
         match self {
             Value::Undef
@@ -202,6 +213,7 @@ impl Value {
             Value::Hash(map) => map
                 .iter()
                 .all(|(k, v)| matches!(k, Value::String(_)) && v.is_data()),
+            Value::Sensitive(inner) => inner.is_data(),
             Value::Default | Value::Regex(_) | Value::Type(_) => false,
         }
     }
@@ -256,6 +268,7 @@ impl Value {
                     .collect(),
             ),
             Value::Type(t) => J::String(t.to_string()),
+            Value::Sensitive(_) => J::String(REDACTED.into()),
         }
     }
 
@@ -295,6 +308,7 @@ impl PartialEq for Value {
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
             }
             (Value::Type(a), Value::Type(b)) => a == b,
+            (Value::Sensitive(a), Value::Sensitive(b)) => a == b,
             _ => false,
         }
     }
@@ -320,6 +334,7 @@ impl Hash for Value {
                 }
             }
             Value::Type(t) => t.to_string().hash(state),
+            Value::Sensitive(v) => v.hash(state),
         }
     }
 }
@@ -337,7 +352,7 @@ impl fmt::Display for Value {
                 crate::pn::write_ruby_float(&mut s, *x);
                 f.write_str(&s)
             }
-            Value::String(s) => write!(f, "'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
+            Value::String(s) => f.write_str(&puppet_quote(s)),
             Value::Regex(r) => write!(f, "/{}/", r.source),
             Value::Array(items) => {
                 f.write_str("[")?;
@@ -360,6 +375,50 @@ impl fmt::Display for Value {
                 f.write_str("}")
             }
             Value::Type(t) => write!(f, "{t}"),
+            Value::Sensitive(_) => f.write_str(REDACTED),
         }
     }
+}
+
+/// A string as Puppet's string converter quotes it inside a collection: single quotes (a
+/// quote escaped, a backslash kept with the character it escapes), or double quotes with
+/// escapes when the string holds a control character.
+pub fn puppet_quote(s: &str) -> String {
+    if s.chars().any(|c| (c as u32) < 0x20) {
+        let mut out = String::from('"');
+        for c in s.chars() {
+            match c {
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '"' => out.push_str("\\\""),
+                '$' => out.push_str("\\$"),
+                '\\' => out.push_str("\\\\"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        return out;
+    }
+    let mut out = String::from('\'');
+    let mut escaped = false;
+    for c in s.chars() {
+        if escaped {
+            out.push('\\');
+            out.push(c);
+            escaped = false;
+        } else if c == '\'' {
+            out.push_str("\\'");
+        } else if c == '\\' {
+            escaped = true;
+        } else {
+            out.push(c);
+        }
+    }
+    if escaped {
+        out.push('\\');
+    }
+    out.push('\'');
+    out
 }

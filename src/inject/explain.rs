@@ -99,6 +99,9 @@ pub struct HieraSearch {
     pub merge: String,
     /// `--merge`, `lookup_options` or `the default`.
     pub merge_from: String,
+    /// The key's `convert_to` option (`Sensitive`, `Array, true`), applied to the answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub convert_to: Option<String>,
     pub levels: Vec<HieraLevelLines>,
 }
 
@@ -385,6 +388,7 @@ impl Injector<'_> {
         }
         let root = key.name.as_str();
         let trace = self.hiera_traces.get(root);
+        let redact = trace.is_some_and(|t| t.redact);
         let used = |level: usize, default: bool, file: usize| {
             trace.is_some_and(|t| {
                 t.finds
@@ -432,7 +436,14 @@ impl Injector<'_> {
                                             "{}:{}:{}",
                                             file.file, datum.line, datum.column
                                         )),
-                                        Some(datum.value.clone()),
+                                        // What `convert_to` made Sensitive is not shown as found.
+                                        Some(if redact {
+                                            serde_json::Value::String(
+                                                crate::eval::value::REDACTED.into(),
+                                            )
+                                        } else {
+                                            datum.value.clone()
+                                        }),
                                     )
                                 }
                             };
@@ -464,6 +475,7 @@ impl Injector<'_> {
         Some(HieraSearch {
             merge,
             merge_from,
+            convert_to: trace.and_then(|t| t.convert.clone()),
             levels,
         })
     }
@@ -561,6 +573,12 @@ impl Explanation {
                 "  hiera: merge {} (from {}), levels in order:",
                 h.merge, h.merge_from
             );
+            if let Some(c) = &h.convert_to {
+                let _ = writeln!(
+                    out,
+                    "    convert_to {c} (lookup_options): the answer is converted by Puppet's `new`"
+                );
+            }
             for l in &h.levels {
                 let module = l
                     .module

@@ -12,6 +12,7 @@
 
 use crate::data::interpolation::{self, Dig, Part};
 use crate::diag::codes;
+use crate::eval::convert::{ConvertError, ConvertTo};
 use crate::eval::{EvalError, EvalResult, Map, TopScope, Value};
 use crate::lower::model::hiera::{HieraEntry, HieraLevel, HieraLocations, HieraPlace};
 use crate::span::Span;
@@ -39,6 +40,10 @@ pub struct Trace {
     pub finds: Vec<Found>,
     /// Whether a module's default hierarchy was searched (nothing else found the key).
     pub default_searched: bool,
+    /// `convert_to` as the key's options name it (`Sensitive`, `[Array, true]`).
+    pub convert: Option<String>,
+    /// The answer is Sensitive: the values found are not shown either.
+    pub redact: bool,
 }
 
 /// One location of an entry, resolved for the request.
@@ -890,16 +895,7 @@ impl<'m> super::Injector<'m> {
                 (m, from)
             }
         };
-        if let Some(Value::Hash(o)) = &options {
-            if o.contains_key(&Value::string("convert_to")) {
-                return Err(EvalError::new(
-                    codes::HIERA_CONVERT_TO_NOT_SUPPORTED,
-                    at,
-                    format!("`lookup_options` for `{root}` has `convert_to`, which calls Puppet's `new`; pbc does not convert values"),
-                )
-                .with_note("help: write the value in the type it should have, or convert it where it is used"));
-            }
-        }
+        let convert = convert_of(options.as_ref(), root, at)?;
         let mut finds = Vec::new();
         let stack = h.stack(module.as_deref());
         let mut value = merge_lookup(
@@ -924,6 +920,15 @@ impl<'m> super::Injector<'m> {
                 }
             }
         }
+        let converted = match (&convert, value) {
+            (Some(c), Some(found)) => {
+                let converted = convert_value(c, root, found.clone(), at)?;
+                self.hiera_found
+                    .insert(root.to_string(), (found, converted.clone(), c.clone(), at));
+                Some(converted)
+            }
+            (_, value) => value,
+        };
         self.hiera_traces.insert(
             root.to_string(),
             Trace {
@@ -931,9 +936,11 @@ impl<'m> super::Injector<'m> {
                 merge_from,
                 finds,
                 default_searched,
+                convert: convert.map(|c| convert_text(&c)),
+                redact: matches!(converted, Some(Value::Sensitive(_))),
             },
         );
-        Ok(value)
+        Ok(converted)
     }
 
     /// The levels of one place (Puppet has at most one): the first that finds the key.
@@ -1166,6 +1173,61 @@ fn compile_patterns(options: Option<Value>, at: Span) -> EvalResult<super::Looku
         }
     }
     Ok(out)
+}
+
+/// The key's `convert_to` option, read.
+fn convert_of(options: Option<&Value>, root: &str, at: Span) -> EvalResult<Option<Rc<ConvertTo>>> {
+    let Some(Value::Hash(o)) = options else {
+        return Ok(None);
+    };
+    match o.get(&Value::string("convert_to")) {
+        None | Some(Value::Undef) => Ok(None),
+        Some(c) => ConvertTo::from_option(c)
+            .map(|c| Some(Rc::new(c)))
+            .map_err(|e| convert_error(e, root, at)),
+    }
+}
+
+/// The found value converted as the key's `convert_to` says (Puppet's `new`).
+pub(crate) fn convert_value(
+    c: &ConvertTo,
+    root: &str,
+    found: Value,
+    at: Span,
+) -> EvalResult<Value> {
+    c.apply(found).map_err(|e| convert_error(e, root, at))
+}
+
+fn convert_error(e: ConvertError, root: &str, at: Span) -> EvalError {
+    match e {
+        ConvertError::NotAType(why) => invalid_options(
+            at,
+            format!("`lookup_options` for `{root}`: `convert_to`: {why}"),
+        ),
+        ConvertError::NotSupported(why) => EvalError::new(
+            codes::HIERA_CONVERT_TO_NOT_SUPPORTED,
+            at,
+            format!("`convert_to` for `{root}` names {why}"),
+        )
+        .with_note(
+            "help: write the value in the type it should have, or convert it where it is used",
+        ),
+        ConvertError::Failed(why) => EvalError::new(
+            codes::HIERA_CONVERT_TO_FAILED,
+            at,
+            format!("`convert_to` cannot convert the value found for `{root}`: {why}"),
+        ),
+    }
+}
+
+/// `convert_to` as explain shows it: the type and `new`'s arguments.
+fn convert_text(c: &ConvertTo) -> String {
+    let mut out = c.written.clone();
+    for a in &c.args {
+        out.push_str(", ");
+        out.push_str(&a.to_string());
+    }
+    out
 }
 
 fn has_merge(options: Option<&Value>) -> bool {

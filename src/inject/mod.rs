@@ -89,6 +89,10 @@ pub struct Injector<'m> {
     lookup_options: HashMap<Option<String>, Rc<LookupOptions>>,
     /// How each Hiera answer was made, for `--explain`.
     pub hiera_traces: HashMap<String, hiera::Trace>,
+    /// Hiera's answers that `convert_to` converted, by root key: the value found, the value
+    /// converted, and the conversion. A dotted key digs the value found, then converts (as
+    /// Puppet does).
+    hiera_found: HashMap<String, (Value, Value, Rc<crate::eval::convert::ConvertTo>, Span)>,
 }
 
 /// `lookup_options` compiled: options by exact key, then by pattern (in their order).
@@ -222,6 +226,7 @@ impl<'m> Injector<'m> {
             merge: request.merge.clone(),
             lookup_options: HashMap::new(),
             hiera_traces: HashMap::new(),
+            hiera_found: HashMap::new(),
         })
     }
 
@@ -241,7 +246,15 @@ impl<'m> Injector<'m> {
 
     fn lookup_key(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Value>> {
         if let Some((root, digs)) = self.dotted(key) {
-            let value = self.lookup_key(&Key::new(PType::Data, root), at)?;
+            let value = self.lookup_key(&Key::new(PType::Data, root.clone()), at)?;
+            if let Some((found, converted, convert, place)) = self.hiera_found.get(&root).cloned() {
+                if value.as_ref() == Some(&converted) {
+                    return match hiera::dig(found, &digs) {
+                        Some(v) => hiera::convert_value(&convert, &root, v, place).map(Some),
+                        None => Ok(None),
+                    };
+                }
+            }
             return Ok(value.and_then(|v| hiera::dig(v, &digs)));
         }
         let id = key.id();
@@ -361,6 +374,7 @@ impl<'m> Injector<'m> {
     fn produce_candidate(&mut self, index: usize, key: &Key) -> EvalResult<Option<Value>> {
         let c = &self.composition.candidates()[index];
         let origin = c.origin;
+        let from_hiera = c.hiera_level.is_some();
         let (declared, value) = match c.bound {
             Bound::Binding(b) => {
                 let Some(p) = &b.producer else {
@@ -371,7 +385,14 @@ impl<'m> Injector<'m> {
                     ));
                 };
                 let v = self.produce(p, &b.producer_args, key, origin)?;
-                (ptype(&b.type_), v)
+                // Hiera's answer is whatever Puppet's lookup gives: `convert_to` can make a
+                // Sensitive or a hash with integer keys of data.
+                let declared = if from_hiera {
+                    PType::Any
+                } else {
+                    ptype(&b.type_)
+                };
+                (declared, v)
             }
             Bound::Multibinding(m) => {
                 let v = multibind::produce(self, m, key)?;

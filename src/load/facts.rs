@@ -207,13 +207,14 @@ fn yaml_value(text: &str) -> Result<Value, (usize, usize, String)> {
     }
 }
 
-/// A YAML scalar as YAML 1.2's core schema reads it: quoted ones are strings, plain ones may
-/// be null, Booleans or numbers; `!!str`, `!!int` ... tags are obeyed.
+/// A YAML scalar as Puppet reads it: quoted ones are strings, plain ones as Ruby's YAML reads
+/// them ([`crate::data::yaml::plain_scalar`]); `!!str`, `!!int` ... tags are obeyed.
 fn scalar(
     text: String,
     style: yaml_rust2::scanner::TScalarStyle,
     tag: Option<yaml_rust2::parser::Tag>,
 ) -> Result<Value, String> {
+    use crate::data::yaml::{plain_scalar, Plain};
     use yaml_rust2::Yaml;
     let resolved = match (&tag, style) {
         (_, s) if s != yaml_rust2::scanner::TScalarStyle::Plain => Yaml::String(text),
@@ -223,7 +224,15 @@ fn scalar(
             _ => Yaml::String(text),
         },
         (Some(_), _) => Yaml::String(text),
-        (None, _) => Yaml::from_str(&text),
+        (None, _) => {
+            return Ok(match plain_scalar(&text)? {
+                Plain::Null => Value::Undef,
+                Plain::Bool(b) => Value::Boolean(b),
+                Plain::Integer(i) => Value::Integer(i),
+                Plain::Float(f) => Value::Float(f),
+                Plain::String => Value::string(text.as_str()),
+            })
+        }
     };
     Ok(match resolved {
         Yaml::Null => Value::Undef,

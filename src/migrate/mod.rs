@@ -8,7 +8,8 @@
 //! interpolation into `${...}`, `dig` and `lookup` with a default of `''`, as Hiera gives).
 //! Hiera's first-found order is the categories' precedence, so the answers stay the same.
 //! What cannot map stays Hiera data: the entries after the first that cannot, and every key
-//! whose `lookup_options` merge other than `first` (the data files keep those keys only).
+//! whose `lookup_options` merge other than `first` or `convert_to` (the data files keep those
+//! keys only).
 //!
 //! This module only plans the new files from a loaded tree and writes them; it must not
 //! evaluate anything (the caller verifies the answers with the injector).
@@ -148,7 +149,8 @@ pub fn plan(levels: &[HieraLevel], has_site: bool) -> Result<Plan, String> {
             stop.unwrap_or_default()
         ));
     }
-    // Keys Hiera merges stay Hiera data (from every level's lookup_options that can name them).
+    // Keys Hiera merges or converts stay Hiera data (from every level's lookup_options that can
+    // name them).
     let merged = merged_keys(levels);
     // Per mapped location, its files: value → file.
     let mut blocks: Vec<String> = Vec::new();
@@ -262,13 +264,15 @@ pub fn plan(levels: &[HieraLevel], has_site: bool) -> Result<Plan, String> {
         report.push(format!("kept as Hiera data from here: {why}"));
     }
     if !merged.is_empty() {
+        // A long list is cut: the report is read, and the data files show every key kept.
+        const SHOWN: usize = 12;
+        let mut names: Vec<String> = merged.iter().take(SHOWN).map(|m| m.text.clone()).collect();
+        if merged.len() > SHOWN {
+            names.push(format!("and {} more", merged.len() - SHOWN));
+        }
         report.push(format!(
-            "kept as Hiera data: keys whose lookup_options merge ({})",
-            merged
-                .iter()
-                .map(|m| m.text.clone())
-                .collect::<Vec<_>>()
-                .join(", ")
+            "kept as Hiera data: keys whose lookup_options merge or convert ({})",
+            names.join(", ")
         ));
     }
     report.push("category values compare ignoring case (file names compared with case)".into());
@@ -282,7 +286,7 @@ pub fn plan(levels: &[HieraLevel], has_site: bool) -> Result<Plan, String> {
     })
 }
 
-/// A `lookup_options` key or pattern whose merge is not `first`.
+/// A `lookup_options` key or pattern whose merge is not `first`, or that converts.
 struct MergedKey {
     text: String,
     pattern: Option<regex::Regex>,
@@ -297,8 +301,8 @@ impl MergedKey {
     }
 }
 
-/// The keys or patterns any level's `lookup_options` merges (a conservative union: a key some
-/// request could merge stays Hiera data).
+/// The keys or patterns any level's `lookup_options` merges or converts (a conservative union:
+/// a key some request could merge stays Hiera data).
 fn merged_keys(levels: &[HieraLevel]) -> Vec<MergedKey> {
     let mut out: Vec<MergedKey> = Vec::new();
     for level in levels {
@@ -317,7 +321,11 @@ fn merged_keys(levels: &[HieraLevel]) -> Vec<MergedKey> {
                             .and_then(|s| s.as_str())
                             .is_some_and(|s| s == "first" || s == "default"),
                     };
-                    if first || out.iter().any(|m| m.text == *k) {
+                    let converts = !matches!(
+                        options.get("convert_to"),
+                        None | Some(serde_json::Value::Null)
+                    );
+                    if (first && !converts) || out.iter().any(|m| m.text == *k) {
                         continue;
                     }
                     let pattern = if k.starts_with('^') {
