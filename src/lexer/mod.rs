@@ -622,7 +622,7 @@ impl<'s> Lexer<'s> {
         if self.followed_by_farrow(stop) {
             return None;
         }
-        let prev = self.prev().cloned();
+        let prev = self.prev();
         if ctx.in_site() {
             return match text {
                 // Nested in site code (`if ... { categories { } }`) it is still the keyword,
@@ -991,11 +991,29 @@ fn starts_token(c: char) -> bool {
 
 /// `^(::)?[a-z]\w*(::[a-z]\w*)*$`: a NAME; other bare words are WORDs (string literals).
 fn is_name_text(text: &str) -> bool {
-    let t = text.strip_prefix("::").unwrap_or(text);
-    t.split("::").all(|seg| {
-        let mut bytes = seg.bytes();
-        matches!(bytes.next(), Some(b'a'..=b'z')) && bytes.all(is_word_byte)
-    })
+    // A byte loop: this runs for every word, and `split("::")` builds a substring searcher
+    // each time.
+    let bytes = text.as_bytes();
+    let mut i = usize::from(bytes.starts_with(b"::")) * 2;
+    loop {
+        if !matches!(bytes.get(i), Some(b'a'..=b'z')) {
+            return false;
+        }
+        i += 1;
+        while i < bytes.len() && bytes[i] != b':' {
+            if !is_word_byte(bytes[i]) {
+                return false;
+            }
+            i += 1;
+        }
+        if i == bytes.len() {
+            return true;
+        }
+        if bytes.get(i + 1) != Some(&b':') {
+            return false;
+        }
+        i += 2;
+    }
 }
 
 #[cfg(test)]

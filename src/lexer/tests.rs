@@ -110,3 +110,22 @@ fn bindings_words_are_contextual() {
     let t = kinds("$x = { bind => 1 }");
     assert_eq!(t[3], name("bind"));
 }
+
+/// The byte loop reads names as the segment rule says: `::`-separated segments, each a
+/// lowercase letter then word characters, with an optional leading `::`.
+#[test]
+fn name_text_follows_the_segment_rule() {
+    let by_segments = |text: &str| {
+        let t = text.strip_prefix("::").unwrap_or(text);
+        t.split("::").all(|seg| {
+            let mut bytes = seg.bytes();
+            matches!(bytes.next(), Some(b'a'..=b'z')) && bytes.all(super::is_word_byte)
+        })
+    };
+    for text in [
+        "", "::", "a", "a::b", "::a::b", "a::", "a:::b", "a:b", "A::b", "a::B", "a_1::b2", "a-b",
+        "::::a", "a::b::c", "_a", "é", "a::é", ":a", "a::::b",
+    ] {
+        assert_eq!(super::is_name_text(text), by_segments(text), "{text:?}");
+    }
+}
