@@ -904,12 +904,16 @@ fn parse_command(
         let _ = std::io::stderr().write_all(rendered.as_bytes());
     }
     if print_ast && format == Format::Pn {
-        let mut out = String::new();
-        for (_, program) in &programs {
-            out.push_str(&puppet_bindings::pn::program_to_json(program));
-        }
-        if let Err(code) = print(out.as_bytes()) {
-            return code;
+        // Written as it is made: a large manifest's PN is never held whole.
+        let stdout = std::io::stdout().lock();
+        let mut sink = std::io::BufWriter::with_capacity(1 << 16, stdout);
+        let written = programs
+            .iter()
+            .try_for_each(|(_, program)| puppet_bindings::pn::write_program(program, &mut sink))
+            .and_then(|()| sink.flush());
+        if let Err(e) = written {
+            eprintln!("pbc: cannot write to standard output: {e}");
+            return ExitCode::from(2);
         }
     } else if print_ast {
         let docs: Vec<FileAst> = programs

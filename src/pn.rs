@@ -32,6 +32,32 @@ pub fn program_to_json(program: &Program) -> String {
     w.out
 }
 
+/// [`program_to_json`] written to `sink` as it is made: the text is handed over after each
+/// top-level statement once a chunk has gathered, so a large manifest's PN is never held
+/// whole (the bytes are the same).
+pub fn write_program(program: &Program, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+    const CHUNK: usize = 1 << 16;
+    let mut w = PnWriter::default();
+    match program.body.as_slice() {
+        [] => w.out.push_str(NOP),
+        [single] => w.expr(single),
+        many => {
+            w.call_open("block");
+            for e in many {
+                w.sep();
+                w.expr(e);
+                if w.out.len() >= CHUNK {
+                    sink.write_all(w.out.as_bytes())?;
+                    w.out.clear();
+                }
+            }
+            w.call_close();
+        }
+    }
+    w.out.push('\n');
+    sink.write_all(w.out.as_bytes())
+}
+
 /// The PN JSON of one expression (no newline), as the bindings model stores it.
 pub fn expr_to_json(expr: &Expr) -> String {
     let mut w = PnWriter::default();
@@ -1135,6 +1161,25 @@ fn to_decimal(digits: &str, radix: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Written in chunks or made whole, the PN is the same bytes: empty, one statement, and
+    /// enough statements to be written in several chunks.
+    #[test]
+    fn written_pn_is_the_made_pn() {
+        let many: String = (0..5000)
+            .map(|i| format!("file {{ '/tmp/f{i}': ensure => present, content => \"x${{i}}\" }}\n"))
+            .collect();
+        for src in ["", "$a = 1", "class a { }\nnotice('x')\n", many.as_str()] {
+            let parsed = crate::parse_file(crate::span::FileId(0), src);
+            let program = parsed.program.expect("parses");
+            let mut written = Vec::new();
+            write_program(&program, &mut written).expect("writes");
+            assert_eq!(
+                String::from_utf8(written).expect("UTF-8"),
+                program_to_json(&program)
+            );
+        }
+    }
 
     fn float(v: f64) -> String {
         let mut s = String::new();
