@@ -920,17 +920,16 @@ fn parse_command(
             .iter()
             .map(|(file, program)| FileAst { file, program })
             .collect();
-        match serde_json::to_string_pretty(&docs) {
-            Ok(mut s) => {
-                s.push('\n');
-                if let Err(code) = print(s.as_bytes()) {
-                    return code;
-                }
-            }
-            Err(e) => {
-                eprintln!("pbc: internal error: {e}");
-                return ExitCode::from(2);
-            }
+        // Written as it is made, as the PN is: the AST's JSON is about nine times the source.
+        let stdout = std::io::stdout().lock();
+        let mut sink = std::io::BufWriter::with_capacity(1 << 16, stdout);
+        let written = serde_json::to_writer_pretty(&mut sink, &docs)
+            .map_err(std::io::Error::from)
+            .and_then(|()| sink.write_all(b"\n"))
+            .and_then(|()| sink.flush());
+        if let Err(e) = written {
+            eprintln!("pbc: cannot write to standard output: {e}");
+            return ExitCode::from(2);
         }
     }
     if has_errors {
