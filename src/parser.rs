@@ -125,9 +125,55 @@ fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
     })
 }
 
+/// Lists grown by the grammar (`v.push(x); v`) keep up to twice their length (at least four
+/// entries once pushed to): an AST keeps them exactly, which is a quarter of a large
+/// manifest's tree.
+fn fit(kind: &mut ExprKind) {
+    fn exact<T>(v: &mut Vec<T>) {
+        if v.capacity() > v.len() {
+            v.shrink_to_fit();
+        }
+    }
+    match kind {
+        ExprKind::Block { statements } => exact(statements),
+        ExprKind::Concat { segments } => exact(segments),
+        ExprKind::Array { elements } => exact(elements),
+        ExprKind::Hash { entries } => exact(entries),
+        ExprKind::Binary {
+            operands,
+            operators,
+        } => {
+            exact(operands);
+            exact(operators);
+        }
+        ExprKind::Access { keys, .. } => exact(keys),
+        ExprKind::Selector { entries, .. } => exact(entries),
+        ExprKind::Relationship {
+            operands,
+            operators,
+        } => {
+            exact(operands);
+            exact(operators);
+        }
+        ExprKind::Call { args, .. } => exact(args),
+        ExprKind::Case { options, .. } => exact(options),
+        ExprKind::Resource { bodies, .. } => {
+            exact(bodies);
+            for b in bodies.iter_mut() {
+                exact(&mut b.ops);
+            }
+        }
+        ExprKind::ResourceDefaults { ops, .. }
+        | ExprKind::ResourceOverride { ops, .. }
+        | ExprKind::Collect { ops, .. } => exact(ops),
+        _ => {}
+    }
+}
+
 /// The program of a file that parsed without errors.
 fn program(file: FileId, src: &str, base: usize, mut body: Vec<Expr>) -> Program {
     qualify_nested_names(&mut body, None);
+    body.shrink_to_fit();
     Program {
         body,
         span: Span::new(file, base, base + src.len()),
@@ -370,7 +416,8 @@ impl Builder<'_> {
         self.mk_with_depth(l, r, kind, depth)
     }
 
-    fn mk_with_depth(&mut self, l: usize, r: usize, kind: ExprKind, depth: u32) -> Expr {
+    fn mk_with_depth(&mut self, l: usize, r: usize, mut kind: ExprKind, depth: u32) -> Expr {
+        fit(&mut kind);
         if depth > MAX_DEPTH {
             if !self.depth_reported {
                 self.depth_reported = true;
