@@ -99,31 +99,6 @@ fn main() {
     );
 }
 
-/// Best of three whole `pbc` processes under `/usr/bin/time`: seconds and peak resident KB.
-fn run_timed(args: &[&str]) -> (f64, u64) {
-    let mut best = (f64::MAX, 0);
-    for _ in 0..3 {
-        let out = std::process::Command::new("/usr/bin/time")
-            .args(["-f", "%e %M", env!("CARGO_BIN_EXE_pbc")])
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .output()
-            .expect("/usr/bin/time runs pbc");
-        let text = String::from_utf8_lossy(&out.stderr);
-        let last = text.lines().last().unwrap_or_default().to_string();
-        let mut fields = last.split_whitespace();
-        let seconds: f64 = fields
-            .next()
-            .and_then(|f| f.parse().ok())
-            .unwrap_or(f64::MAX);
-        let kb: u64 = fields.next().and_then(|f| f.parse().ok()).unwrap_or(0);
-        if seconds < best.0 {
-            best = (seconds, kb);
-        }
-    }
-    best
-}
-
 fn scaling() {
     let sizes: Vec<usize> = std::env::args()
         .skip(1)
@@ -145,8 +120,8 @@ fn scaling() {
         };
         let generated = common::generate(&root, &spec).expect("the tree is written");
         let dir = root.to_string_lossy().into_owned();
-        let (compile, compile_kb) = run_timed(&["compile", "--compact", &dir]);
-        let (check, check_kb) = run_timed(&["check", "-q", &dir]);
+        let (compile, compile_kb) = common::run_timed(&["compile", "--compact", &dir]);
+        let (check, check_kb) = common::run_timed(&["check", "-q", &dir]);
         let per_byte = |kb: u64| kb as f64 * 1024.0 / generated.bytes as f64;
         let ratio = |now: f64, before: f64, before_files: usize| {
             (now / files as f64) / (before / before_files as f64)

@@ -7,6 +7,8 @@
 //! PN output, under `/usr/bin/time`: MB/s and peak memory against the source's size.
 use std::time::Instant;
 
+mod common;
+
 fn main() {
     let dir = std::env::args()
         .skip(1)
@@ -154,7 +156,7 @@ fn big_file(sources: &[String], megabytes: usize) {
             vec!["parse", "--format", "pn", file.as_str()],
         ),
     ] {
-        let (seconds, kb) = run_timed(&args);
+        let (seconds, kb) = common::run_timed(&args);
         println!(
             "{what}: {seconds:.2} s, {:.1} MB/s, peak {:.0} MB ({:.2} bytes per source byte)",
             mb / seconds,
@@ -162,32 +164,4 @@ fn big_file(sources: &[String], megabytes: usize) {
             kb as f64 * 1e3 / text.len() as f64
         );
     }
-}
-
-/// Best of three whole `pbc` processes under `/usr/bin/time`: seconds and peak resident KB.
-fn run_timed(args: &[&str]) -> (f64, u64) {
-    let mut best = (f64::MAX, 0);
-    for _ in 0..3 {
-        let Ok(out) = std::process::Command::new("/usr/bin/time")
-            .args(["-f", "%e %M", env!("CARGO_BIN_EXE_pbc")])
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .output()
-        else {
-            eprintln!("/usr/bin/time is needed for whole-process figures");
-            return best;
-        };
-        let text = String::from_utf8_lossy(&out.stderr);
-        let last = text.lines().last().unwrap_or_default().to_string();
-        let mut fields = last.split_whitespace();
-        let seconds: f64 = fields
-            .next()
-            .and_then(|f| f.parse().ok())
-            .unwrap_or(f64::MAX);
-        let kb: u64 = fields.next().and_then(|f| f.parse().ok()).unwrap_or(0);
-        if seconds < best.0 {
-            best = (seconds, kb);
-        }
-    }
-    best
 }

@@ -152,3 +152,31 @@ pub fn best_of(runs: usize, mut f: impl FnMut()) -> std::time::Duration {
         .min()
         .unwrap_or_default()
 }
+
+/// Best of three whole `pbc` processes under `/usr/bin/time`: seconds and peak resident KB.
+pub fn run_timed(args: &[&str]) -> (f64, u64) {
+    let mut best = (f64::MAX, 0);
+    for _ in 0..3 {
+        let Ok(out) = std::process::Command::new("/usr/bin/time")
+            .args(["-f", "%e %M", env!("CARGO_BIN_EXE_pbc")])
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .output()
+        else {
+            eprintln!("/usr/bin/time is needed for whole-process figures");
+            return best;
+        };
+        let text = String::from_utf8_lossy(&out.stderr);
+        let last = text.lines().last().unwrap_or_default().to_string();
+        let mut fields = last.split_whitespace();
+        let seconds: f64 = fields
+            .next()
+            .and_then(|f| f.parse().ok())
+            .unwrap_or(f64::MAX);
+        let kb: u64 = fields.next().and_then(|f| f.parse().ok()).unwrap_or(0);
+        if seconds < best.0 {
+            best = (seconds, kb);
+        }
+    }
+    best
+}
