@@ -183,8 +183,8 @@ fn scalar_length(
 }
 
 /// A scalar as Puppet reads it: quoted ones are strings, plain ones as [`plain_scalar`];
-/// `!!str`, `!!int` ... tags are obeyed.
-fn scalar(
+/// `!!str`, `!!int` ... tags are obeyed. Facts and ENC output are read with it too.
+pub(crate) fn scalar(
     text: String,
     style: yaml_rust2::scanner::TScalarStyle,
     tag: Option<&yaml_rust2::parser::Tag>,

@@ -207,44 +207,25 @@ fn yaml_value(text: &str) -> Result<Value, (usize, usize, String)> {
     }
 }
 
-/// A YAML scalar as Puppet reads it: quoted ones are strings, plain ones as Ruby's YAML reads
-/// them ([`crate::data::yaml::plain_scalar`]); `!!str`, `!!int` ... tags are obeyed.
+/// A YAML scalar as Puppet reads it ([`crate::data::yaml::scalar`], which data files use).
 fn scalar(
     text: String,
     style: yaml_rust2::scanner::TScalarStyle,
     tag: Option<yaml_rust2::parser::Tag>,
 ) -> Result<Value, String> {
-    use crate::data::yaml::{plain_scalar, Plain};
-    use yaml_rust2::Yaml;
-    let resolved = match (&tag, style) {
-        (_, s) if s != yaml_rust2::scanner::TScalarStyle::Plain => Yaml::String(text),
-        (Some(t), _) if t.handle == "tag:yaml.org,2002:" => match t.suffix.as_str() {
-            "str" => Yaml::String(text),
-            "int" | "float" | "bool" | "null" => Yaml::from_str(&text),
-            _ => Yaml::String(text),
+    use crate::data::yaml::NodeKind;
+    Ok(
+        match crate::data::yaml::scalar(text, style, tag.as_ref())? {
+            NodeKind::Null => Value::Undef,
+            NodeKind::Bool(b) => Value::Boolean(b),
+            NodeKind::Integer(i) => Value::Integer(i),
+            NodeKind::Float(f) => Value::Float(f),
+            NodeKind::String(s) => Value::string(s.as_str()),
+            NodeKind::Sequence(_) | NodeKind::Mapping(_) => {
+                return Err("a value that is not data".into())
+            }
         },
-        (Some(_), _) => Yaml::String(text),
-        (None, _) => {
-            return Ok(match plain_scalar(&text)? {
-                Plain::Null => Value::Undef,
-                Plain::Bool(b) => Value::Boolean(b),
-                Plain::Integer(i) => Value::Integer(i),
-                Plain::Float(f) => Value::Float(f),
-                Plain::String => Value::string(text.as_str()),
-            })
-        }
-    };
-    Ok(match resolved {
-        Yaml::Null => Value::Undef,
-        Yaml::Boolean(b) => Value::Boolean(b),
-        Yaml::Integer(i) => Value::Integer(i),
-        Yaml::Real(r) => match r.parse::<f64>() {
-            Ok(f) if f.is_finite() => Value::Float(f),
-            _ => return Err(format!("`{r}` is not a finite number")),
-        },
-        Yaml::String(s) => Value::string(s.as_str()),
-        _ => return Err("a value that is not data".into()),
-    })
+    )
 }
 
 /// Reads facts into a request (replacing its facts).
