@@ -128,6 +128,20 @@ impl ConvertTo {
     }
 }
 
+/// Whether a Sensitive is anywhere in the value (walked with an explicit stack).
+fn holds_sensitive(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Sensitive(_) => return true,
+            Value::Array(items) => stack.extend(items.iter()),
+            Value::Hash(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// A value's type in a message (`Integer`, `Sensitive[Integer]`).
 fn describe(v: &Value) -> String {
     match v {
@@ -335,7 +349,8 @@ impl NewType {
     pub fn holds(&self, v: &Value) -> bool {
         match self {
             NewType::Any => true,
-            NewType::Data => v.is_data(),
+            // Puppet's Data holds no Sensitive (pbc's `is_data` lets one stand for its value).
+            NewType::Data => v.is_data() && !holds_sensitive(v),
             NewType::Scalar => matches!(
                 v,
                 Value::Boolean(_)
@@ -509,11 +524,7 @@ fn is_ruby_space(c: char) -> bool {
 
 /// `[+-]?\s*` then the rest.
 fn sign_and_body(s: &str) -> (bool, &str) {
-    let (negative, rest) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
+    let (negative, rest) = split_sign(s);
     (negative, rest.trim_start_matches(is_ruby_space))
 }
 
@@ -573,11 +584,7 @@ fn prefixed(s: &str, letter: char) -> Option<&str> {
 /// whitespace, a sign directly before the number, `0x`/`0b`/leading-zero octal by default.
 fn ruby_integer(s: &str, radix: Option<u32>) -> Option<i64> {
     let s = s.trim_start_matches(is_ruby_space);
-    let (negative, body) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
+    let (negative, body) = split_sign(s);
     let (digits, base) = match radix {
         None => {
             if let Some(d) = prefixed(body, 'x') {
@@ -626,13 +633,29 @@ fn integer_new(v: &Value, radix: Option<u32>) -> Result<i64, ConvertError> {
                 },
                 Ok,
             ),
-        Value::String(s) => Err(ConvertError::Failed(format!(
-            "'new' The string '{s}' cannot be converted to Integer"
-        ))),
-        other => Err(ConvertError::Failed(format!(
-            "'new' Value of type {} cannot be converted to Integer",
+        other => Err(refused("new", other, "Integer")),
+    }
+}
+
+/// Puppet's message for a value its `new` function (`new_float` ...) does not take.
+fn refused(function: &str, v: &Value, target: &str) -> ConvertError {
+    ConvertError::Failed(match v {
+        Value::String(s) => {
+            format!("'{function}' The string '{s}' cannot be converted to {target}")
+        }
+        other => format!(
+            "'{function}' Value of type {} cannot be converted to {target}",
             describe(other)
-        ))),
+        ),
+    })
+}
+
+/// A leading `-` or `+`, and the rest.
+fn split_sign(s: &str) -> (bool, &str) {
+    match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
     }
 }
 
@@ -648,11 +671,7 @@ fn retry_without_blanks(s: &str) -> Option<String> {
 /// zero is decimal).
 fn ruby_float(s: &str) -> Option<f64> {
     let s = s.trim_start_matches(is_ruby_space);
-    let (negative, body) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
+    let (negative, body) = split_sign(s);
     let magnitude = if let Some(hex) = prefixed(body, 'x') {
         let i = i128::from_str_radix(hex, 16).ok()?;
         i as f64
@@ -679,24 +698,16 @@ fn float_new(v: &Value) -> Result<f64, ConvertError> {
                     "undefined method `casecmp' for nil:NilClass".into(),
                 ));
             }
-            if prefixed(s, 'b').is_some() {
-                return ruby_integer(s, None).map(|i| i as f64).ok_or_else(failed);
-            }
-            ruby_float(s)
-                .or_else(|| retry_without_blanks(s).and_then(|s| float_new_retry(&s)))
+            float_or_binary(s)
+                .or_else(|| retry_without_blanks(s).and_then(|s| float_or_binary(&s)))
                 .ok_or_else(failed)
         }
-        Value::String(s) => Err(ConvertError::Failed(format!(
-            "'new_float' The string '{s}' cannot be converted to Float"
-        ))),
-        other => Err(ConvertError::Failed(format!(
-            "'new_float' Value of type {} cannot be converted to Float",
-            describe(other)
-        ))),
+        other => Err(refused("new_float", other, "Float")),
     }
 }
 
-fn float_new_retry(s: &str) -> Option<f64> {
+/// `0b...` as an integer (Puppet tests the first two characters), the rest as Ruby's `Float`.
+fn float_or_binary(s: &str) -> Option<f64> {
     if prefixed(s, 'b').is_some() {
         return ruby_integer(s, None).map(|i| i as f64);
     }
@@ -719,13 +730,7 @@ fn numeric_new(v: &Value) -> Result<Value, ConvertError> {
             }
             puppet_to_n(s).ok_or_else(failed)
         }
-        Value::String(s) => Err(ConvertError::Failed(format!(
-            "'new_numeric' The string '{s}' cannot be converted to Numeric"
-        ))),
-        other => Err(ConvertError::Failed(format!(
-            "'new_numeric' Value of type {} cannot be converted to Numeric",
-            describe(other)
-        ))),
+        other => Err(refused("new_numeric", other, "Numeric")),
     }
 }
 
@@ -734,11 +739,8 @@ fn numeric_new(v: &Value) -> Result<Value, ConvertError> {
 fn puppet_to_n(s: &str) -> Option<Value> {
     let blank = |c: char| c == ' ' || c == '\t';
     let s = s.trim_matches(blank);
-    let (negative, body) = match s.as_bytes().first() {
-        Some(b'-') => (true, s[1..].trim_start_matches(blank)),
-        Some(b'+') => (false, s[1..].trim_start_matches(blank)),
-        _ => (false, s),
-    };
+    let (negative, body) = split_sign(s);
+    let body = body.trim_start_matches(blank);
     let signed = |i: i64| if negative { -i } else { i };
     if let Some(hex) = prefixed(body, 'x') {
         return all_digits(hex, 16)
@@ -789,14 +791,9 @@ fn boolean_new(v: &Value) -> Result<Value, ConvertError> {
         Value::String(s) => match s.to_lowercase().as_str() {
             "true" | "yes" | "y" => Ok(Value::Boolean(true)),
             "false" | "no" | "n" => Ok(Value::Boolean(false)),
-            _ => Err(ConvertError::Failed(format!(
-                "'new_boolean' The string '{s}' cannot be converted to Boolean"
-            ))),
+            _ => Err(refused("new_boolean", v, "Boolean")),
         },
-        other => Err(ConvertError::Failed(format!(
-            "'new_boolean' Value of type {} cannot be converted to Boolean",
-            describe(other)
-        ))),
+        other => Err(refused("new_boolean", other, "Boolean")),
     }
 }
 
@@ -830,10 +827,7 @@ fn array_new(v: Value) -> Result<Value, ConvertError> {
         )),
         other => match iterate(&other) {
             Some(items) => Ok(Value::array(items?)),
-            None => Err(ConvertError::Failed(format!(
-                "'new_array' Value of type {} cannot be converted to Array",
-                describe(&other)
-            ))),
+            None => Err(refused("new_array", &other, "Array")),
         },
     }
 }
@@ -1015,8 +1009,10 @@ mod tests {
     fn sensitive_optional_and_unknown_types() {
         let secret = convert("Sensitive", s("hunter2")).expect("converts");
         assert_eq!(secret.to_string(), "Sensitive [value redacted]");
-        assert_eq!(convert("Sensitive", secret.clone()), Ok(secret));
+        assert_eq!(convert("Sensitive", secret.clone()), Ok(secret.clone()));
         assert!(convert("Sensitive[String]", Value::Integer(5)).is_err());
+        // Puppet's Data holds no Sensitive: `new` is asked, and Data has none.
+        assert!(convert("Data", Value::array(vec![secret.clone()])).is_err());
         assert_eq!(convert("Optional[Integer]", Value::Undef), Ok(Value::Undef));
         assert_eq!(convert("Optional[Integer]", s("5")), Ok(Value::Integer(5)));
         assert!(matches!(
