@@ -422,3 +422,27 @@ pub fn puppet_quote(s: &str) -> String {
     out.push('\'');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Strings inside collections are quoted as Puppet's string converter quotes them (checked
+    /// against Puppet's `String.new`): a backslash is kept with what it escapes, a quote is
+    /// escaped, a control character makes the string double-quoted.
+    #[test]
+    fn strings_are_quoted_as_puppet_quotes_them() {
+        for (text, quoted) in [
+            ("plain", "'plain'"),
+            ("it's", r"'it\'s'"),
+            (r"back\slash", r"'back\slash'"),
+            (r"ends\", r"'ends\'"),
+            ("a\"b", "'a\"b'"),
+            ("tab\there $x", r#""tab\there \$x""#),
+            ("nl\nx", r#""nl\nx""#),
+            ("bell\u{7}", r#""bell\u{7}""#),
+        ] {
+            assert_eq!(puppet_quote(text), quoted, "{text:?}");
+        }
+    }
+}
