@@ -22,14 +22,8 @@ pub mod read;
 /// The PN JSON of a whole file, as `puppet parser dump --format json` prints it (with the final
 /// newline).
 pub fn program_to_json(program: &Program) -> String {
-    let mut w = PnWriter::default();
-    match program.body.as_slice() {
-        [] => w.out.push_str(NOP),
-        [single] => w.expr(single),
-        many => w.block(many),
-    }
-    w.out.push('\n');
-    w.out
+    // Nothing is handed over: the text is made whole.
+    program_pn(program, &mut |_| Ok(())).unwrap_or_default()
 }
 
 /// [`program_to_json`] written to `sink` as it is made: the text is handed over after each
@@ -37,6 +31,22 @@ pub fn program_to_json(program: &Program) -> String {
 /// whole (the bytes are the same).
 pub fn write_program(program: &Program, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
     const CHUNK: usize = 1 << 16;
+    let rest = program_pn(program, &mut |out: &mut String| {
+        if out.len() >= CHUNK {
+            sink.write_all(out.as_bytes())?;
+            out.clear();
+        }
+        Ok(())
+    })?;
+    sink.write_all(rest.as_bytes())
+}
+
+/// A program's PN, with `hand_over` offered the text made so far after each top-level
+/// statement; what it leaves is returned.
+fn program_pn(
+    program: &Program,
+    hand_over: &mut dyn FnMut(&mut String) -> std::io::Result<()>,
+) -> std::io::Result<String> {
     let mut w = PnWriter::default();
     match program.body.as_slice() {
         [] => w.out.push_str(NOP),
@@ -46,16 +56,13 @@ pub fn write_program(program: &Program, sink: &mut dyn std::io::Write) -> std::i
             for e in many {
                 w.sep();
                 w.expr(e);
-                if w.out.len() >= CHUNK {
-                    sink.write_all(w.out.as_bytes())?;
-                    w.out.clear();
-                }
+                hand_over(&mut w.out)?;
             }
             w.call_close();
         }
     }
     w.out.push('\n');
-    sink.write_all(w.out.as_bytes())
+    Ok(w.out)
 }
 
 /// The PN JSON of one expression (no newline), as the bindings model stores it.
