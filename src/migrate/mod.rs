@@ -264,15 +264,10 @@ pub fn plan(levels: &[HieraLevel], has_site: bool) -> Result<Plan, String> {
         report.push(format!("kept as Hiera data from here: {why}"));
     }
     if !merged.is_empty() {
-        // A long list is cut: the report is read, and the data files show every key kept.
-        const SHOWN: usize = 12;
-        let mut names: Vec<String> = merged.iter().take(SHOWN).map(|m| m.text.clone()).collect();
-        if merged.len() > SHOWN {
-            names.push(format!("and {} more", merged.len() - SHOWN));
-        }
+        let names: Vec<&str> = merged.iter().map(|m| m.text.as_str()).collect();
         report.push(format!(
             "kept as Hiera data: keys whose lookup_options merge or convert ({})",
-            names.join(", ")
+            shortened(&names)
         ));
     }
     report.push("category values compare ignoring case (file names compared with case)".into());
@@ -284,6 +279,17 @@ pub fn plan(levels: &[HieraLevel], has_site: bool) -> Result<Plan, String> {
         rewrite,
         report,
     })
+}
+
+/// A list for the report, cut after a dozen: the report is read, and the data files show every
+/// key kept.
+fn shortened(names: &[&str]) -> String {
+    const SHOWN: usize = 12;
+    let mut out = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        out.push_str(&format!(", and {} more", names.len() - SHOWN));
+    }
+    out
 }
 
 /// A `lookup_options` key or pattern whose merge is not `first`, or that converts.
@@ -512,6 +518,17 @@ fn escape_double(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_lists_are_cut_in_the_report() {
+        assert_eq!(shortened(&["a", "b"]), "a, b");
+        let many: Vec<String> = (0..15).map(|i| format!("k{i}")).collect();
+        let names: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(
+            shortened(&names),
+            "k0, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, and 3 more"
+        );
+    }
 
     #[test]
     fn values_become_puppet() {
