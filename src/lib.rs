@@ -15,6 +15,7 @@ pub mod lexer;
 pub mod load;
 pub mod lower;
 pub mod migrate;
+pub mod parallel;
 pub mod parser;
 pub mod pn;
 pub mod source;

@@ -377,6 +377,8 @@ fn print(bytes: &[u8]) -> Result<(), ExitCode> {
 }
 
 fn run(cli: Cli) -> ExitCode {
+    // pbc exits after this one command: what it built is left to the exit, not freed piece by piece.
+    puppet_bindings::load::reclaim::exits_after_command();
     puppet_bindings::source::set_max_file_size(cli.max_file_size);
     puppet_bindings::source::set_follow_symlinks(cli.follow_symlinks);
     puppet_bindings::source::set_confined(cli.confine);

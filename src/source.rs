@@ -252,7 +252,7 @@ thread_local! {
     /// open: a command lists each directory once, however many walks (discovery, each
     /// environment's layout) pass through it. Large trees live on disks where listing a
     /// directory is the slowest thing pbc does.
-    static LISTINGS: std::cell::RefCell<Option<std::collections::HashMap<PathBuf, std::rc::Rc<[Entry]>>>> =
+    static LISTINGS: std::cell::RefCell<Option<std::collections::HashMap<PathBuf, std::sync::Arc<[Entry]>>>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -283,9 +283,58 @@ impl Drop for ListingScope {
     }
 }
 
+/// What work on one thread recorded: the directories it listed and the links it did not
+/// follow. [`recorded`] takes it on a worker; [`adopt`] gives it to the thread that shared out
+/// the work, so that its later walks reuse the listings and its report names the links.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    listings: Vec<(PathBuf, std::sync::Arc<[Entry]>)>,
+    skipped_links: Vec<(PathBuf, PathBuf)>,
+}
+
+/// Runs `f` and returns with its result what it recorded on this thread. On a thread without
+/// a [`ListingScope`] (a worker) it opens one for `f`, and hands its listings over; on the
+/// thread that has one they are already in its scope.
+pub fn recorded<R>(f: impl FnOnce() -> R) -> (R, Recorded) {
+    let links_before = SKIPPED_LINKS.with(|s| s.borrow().len());
+    let scope = ListingScope::begin();
+    let result = f();
+    let listings = if scope.owner {
+        LISTINGS
+            .with(|l| l.borrow_mut().as_mut().map(std::mem::take))
+            .map(|m| m.into_iter().collect())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    drop(scope);
+    let skipped_links = SKIPPED_LINKS.with(|s| {
+        let mut s = s.borrow_mut();
+        let from = links_before.min(s.len());
+        s.drain(from..).collect()
+    });
+    (
+        result,
+        Recorded {
+            listings,
+            skipped_links,
+        },
+    )
+}
+
+/// Takes over what [`recorded`] returned on another thread.
+pub fn adopt(record: Recorded) {
+    LISTINGS.with(|l| {
+        if let Some(m) = l.borrow_mut().as_mut() {
+            m.extend(record.listings);
+        }
+    });
+    SKIPPED_LINKS.with(|s| s.borrow_mut().extend(record.skipped_links));
+}
+
 /// The entries of `dir`, in the order the system gives them; within a [`ListingScope`], listed
 /// once.
-pub fn list_dir(dir: &Path) -> std::io::Result<std::rc::Rc<[Entry]>> {
+pub fn list_dir(dir: &Path) -> std::io::Result<std::sync::Arc<[Entry]>> {
     let key = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let cached = LISTINGS.with(|l| l.borrow().as_ref().and_then(|m| m.get(&key).cloned()));
     if let Some(found) = cached {
@@ -299,7 +348,7 @@ pub fn list_dir(dir: &Path) -> std::io::Result<std::rc::Rc<[Entry]>> {
             own_type: entry.file_type()?,
         });
     }
-    let entries: std::rc::Rc<[Entry]> = entries.into();
+    let entries: std::sync::Arc<[Entry]> = entries.into();
     LISTINGS.with(|l| {
         if let Some(m) = l.borrow_mut().as_mut() {
             m.insert(key, entries.clone());

@@ -314,52 +314,35 @@ impl EnvironmentLayout {
             );
         }
         let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut modules: Vec<(String, PathBuf, PathBuf)> = Vec::new();
         for dir in &self.modulepath {
             let root = root_of(dir);
             let Ok(entries) = crate::source::list_dir(dir) else {
                 continue;
             };
-            let mut modules: Vec<(String, PathBuf)> = entries
+            let mut found: Vec<(String, PathBuf)> = entries
                 .iter()
                 .filter(|e| crate::source::entry_type(dir, e, &root).is_some_and(|t| t.is_dir()))
                 .map(|e| (e.name.to_string_lossy().into_owned(), dir.join(&e.name)))
                 .filter(|(name, _)| !name.starts_with('.'))
                 .collect();
-            modules.sort();
-            for (name, path) in modules {
-                if seen.contains(&name) {
-                    continue;
+            found.sort();
+            for (name, path) in found {
+                if seen.insert(name.clone()) {
+                    modules.push((name, path, root.clone()));
                 }
-                seen.insert(name.clone());
-                let bindings = path.join("bindings");
-                for f in bindings_below(&bindings, &root)? {
-                    let expected_name = bindings_name(&bindings, &f, Some(&name));
-                    add(
-                        f,
-                        FileRole::Bindings {
-                            expected_name,
-                            module: Some(name.clone()),
-                        },
-                    );
-                }
-                for (dir, file) in hiera_configs(&path, &root) {
-                    add(
-                        file,
-                        FileRole::HieraConfig {
-                            module: Some(name.clone()),
-                            dir,
-                        },
-                    );
-                }
-                let metadata = path.join("metadata.json");
-                if crate::source::followed_type(&metadata, &root).is_some_and(|t| t.is_file()) {
-                    add(
-                        metadata,
-                        FileRole::DataProvider {
-                            module: Some(name.clone()),
-                        },
-                    );
-                }
+            }
+        }
+        // Listing a module's directories is most of this walk on a large tree, and modules
+        // are independent: they are walked on every core, and their files taken in order.
+        let walked = crate::parallel::parallel_map(modules.len(), |i| {
+            let (name, path, root) = &modules[i];
+            crate::source::recorded(|| module_files(name, path, root))
+        });
+        for (files, record) in walked {
+            crate::source::adopt(record);
+            for (path, role) in files? {
+                add(path, role);
             }
         }
         if let Some(file) = hiera_config() {
@@ -408,6 +391,42 @@ fn joined(base: &Path, path: &str) -> PathBuf {
         }
     }
     out
+}
+
+/// The files module `name` at `path` gives an environment: its bindings, its `hiera.yaml`
+/// files and its `metadata.json`.
+fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(PathBuf, FileRole)>> {
+    let mut out = Vec::new();
+    let bindings = path.join("bindings");
+    for f in bindings_below(&bindings, root)? {
+        let expected_name = bindings_name(&bindings, &f, Some(name));
+        out.push((
+            f,
+            FileRole::Bindings {
+                expected_name,
+                module: Some(name.to_string()),
+            },
+        ));
+    }
+    for (dir, file) in hiera_configs(path, root) {
+        out.push((
+            file,
+            FileRole::HieraConfig {
+                module: Some(name.to_string()),
+                dir,
+            },
+        ));
+    }
+    let metadata = path.join("metadata.json");
+    if crate::source::followed_type(&metadata, root).is_some_and(|t| t.is_file()) {
+        out.push((
+            metadata,
+            FileRole::DataProvider {
+                module: Some(name.to_string()),
+            },
+        ));
+    }
+    Ok(out)
 }
 
 /// The `.pp` files below `dir`, none when it is not a directory (or a link out of `root`).

@@ -374,7 +374,7 @@ impl Group<'_, '_> {
         answers: &mut [NodeAnswers],
     ) {
         let index = std::sync::Arc::new(super::compose::Bindings::build(&self.model.layers.layers));
-        let answered = crate::load::parallel_map(self.members.len(), |m| {
+        let answered = crate::parallel::parallel_map(self.members.len(), |m| {
             let i = self.members[m];
             let name = Some(self.environment.to_string());
             let mut node = NodeAnswers {

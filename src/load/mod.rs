@@ -10,8 +10,10 @@
 pub mod enc;
 pub mod environment;
 pub mod facts;
+pub mod reclaim;
 
 use crate::eval::Value;
+use crate::parallel::parallel_map;
 pub use crate::parser::{parse_file, Parsed};
 use crate::{ast, diag, lower, source, span, tree, validate};
 use smol_str::SmolStr;
@@ -390,21 +392,39 @@ fn compile_loaded(loaded: LoadedTree, mode: CompileMode, layout: JsonLayout) -> 
     } else {
         let inputs = loaded.lower_inputs();
         let json = match mode {
-            CompileMode::Tree => layout.write(&loaded.tree_model(lower::PnJson)),
-            CompileMode::Files => layout.write(&lower::compile_files(
-                &loaded.check.files,
-                &loaded.origins,
-                &inputs,
-                lower::PnJson,
-            )),
+            CompileMode::Tree => {
+                let model = loaded.tree_model(lower::PnJson);
+                let json = layout.write(&model);
+                reclaim::release(model);
+                json
+            }
+            CompileMode::Files => {
+                let model = lower::compile_files(
+                    &loaded.check.files,
+                    &loaded.origins,
+                    &inputs,
+                    lower::PnJson,
+                );
+                let json = layout.write(&model);
+                reclaim::release(model);
+                json
+            }
         };
         json.ok().map(|mut j| {
             j.push('\n');
             j
         })
     };
+    let LoadedTree {
+        check,
+        parsed,
+        origins,
+        environment: _,
+        hiera,
+    } = loaded;
+    reclaim::release((parsed, origins, hiera));
     CompileReport {
-        check: loaded.check,
+        check,
         model,
         bindings_blocks,
     }
@@ -1802,42 +1822,4 @@ fn parse_all(files: &span::SourceMap, jobs: &[(span::FileId, tree::FileRole)]) -
         }
         result
     })
-}
-
-/// `f(i)` for every `i < n`, in order, spread over the available cores; the result does not
-/// depend on how the work was shared out.
-pub(crate) fn parallel_map<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |c| c.get())
-        .min(n.max(1));
-    let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= n {
-            break;
-        }
-        let result = f(i);
-        if let Ok(mut s) = slots.lock() {
-            s[i] = Some(result);
-        }
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..workers {
-            // Passes recurse to the parser's bounded depth; give workers the main thread's room.
-            let _ = std::thread::Builder::new()
-                .stack_size(64 * 1024 * 1024)
-                .spawn_scoped(scope, work);
-        }
-        work();
-    });
-    slots
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-        .map(|(i, slot)| slot.unwrap_or_else(|| f(i)))
-        .collect()
 }

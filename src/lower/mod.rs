@@ -412,7 +412,8 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
 
     /// `copies`: how many copies of `items` the `or`s around them make.
     fn items(&self, items: &'a [BindItem], copies: usize) -> Vec<AbstractBinding<E::X>> {
-        let mut out = Vec::new();
+        // Most items are one binding; an `or` or a `map` may add more.
+        let mut out = Vec::with_capacity(items.len());
         for item in items {
             match item {
                 BindItem::When {
