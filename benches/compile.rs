@@ -49,15 +49,21 @@ fn main() {
             JsonLayout::Indented,
         )
         .expect("readable");
-        let done = Instant::now();
-        let Some(model) = report.model else {
-            let text =
-                puppet_bindings::diag::render_text(&report.check.files, &report.check.diagnostics);
+        if !report.has_model() {
+            let text = puppet_bindings::diag::render_text(
+                &report.check().files,
+                &report.check().diagnostics,
+            );
             panic!(
                 "the generated tree must compile:\n{}",
                 &text[..text.len().min(4000)]
             );
-        };
+        }
+        let model = report
+            .into_model()
+            .and_then(|m| m.into_text().ok())
+            .unwrap_or_default();
+        let done = Instant::now();
         model_len = model.len();
         best_total = best_total.min((done - start).as_secs_f64());
         best_compile = best_compile.min((done - read).as_secs_f64());

@@ -650,7 +650,7 @@ fn compile_command(
             return ExitCode::from(2);
         }
     };
-    if files_mode && report.bindings_blocks == 0 && report.model.is_some() {
+    if files_mode && report.bindings_blocks == 0 && report.has_model() {
         eprintln!(
             "pbc: {} hold{} no `bindings` blocks, so there is nothing to compile\npbc: to compile a site (its categories, layers and every environment's bindings), give its directory: `pbc compile DIR`",
             paths
@@ -662,33 +662,39 @@ fn compile_command(
         );
         return ExitCode::from(2);
     }
-    let check = &report.check;
+    let check = report.check();
     let text = out.diagnostics(
         &check.files,
         &check.diagnostics,
-        report.model.is_none().then_some(check.file_count),
+        (!report.has_model()).then_some(check.file_count),
     );
     let _ = std::io::stderr().write_all(text.as_bytes());
-    let Some(model) = report.model else {
+    let Some(model) = report.into_model() else {
         return ExitCode::from(1);
     };
-    let model = if cache {
-        match puppet_bindings::lower::cache::write(&model) {
-            Ok(bytes) => bytes,
+    let written = if cache {
+        let indexed = model.into_text().and_then(|text| {
+            puppet_bindings::lower::cache::write(&text).map_err(std::io::Error::other)
+        });
+        match indexed {
+            Ok(bytes) => match output {
+                Some(path) => write_atomically(path, |file| file.write_all(&bytes)),
+                None => std::io::stdout()
+                    .lock()
+                    .write_all(&bytes)
+                    .and_then(|()| std::io::stdout().flush()),
+            },
             Err(e) => {
                 eprintln!("pbc: cannot index the model: {e}");
                 return ExitCode::from(2);
             }
         }
     } else {
-        model.into_bytes()
-    };
-    let written = match output {
-        Some(path) => write_atomically(path, &model),
-        None => std::io::stdout()
-            .lock()
-            .write_all(&model)
-            .and_then(|()| std::io::stdout().flush()),
+        // The model is lowered as it is written: it never stands whole beside its text.
+        match output {
+            Some(path) => write_atomically(path, |file| model.write_to(file)),
+            None => model.write_to(std::io::stdout().lock()),
+        }
     };
     match written {
         Ok(()) => ExitCode::SUCCESS,
@@ -704,7 +710,10 @@ fn compile_command(
 /// under a random name (no one can plant a link there), takes the target's permissions, and is
 /// removed on every failure; ones that a killed run left behind are removed by the next run.
 /// A target that exists and is not a regular file (a FIFO, a device, a link) is refused.
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_atomically(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     use std::io::{Error, ErrorKind};
     let permissions = match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_file() => Some(m.permissions()),
@@ -739,7 +748,7 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
     let mut tmp = builder.tempfile_in(&dir)?;
-    tmp.write_all(bytes)?;
+    write(tmp.as_file_mut())?;
     tmp.as_file().sync_all()?;
     if let Some(p) = permissions {
         tmp.as_file().set_permissions(p)?;

@@ -16,17 +16,23 @@ fn compile(paths: &[PathBuf], root: Option<&Path>, mode: CompileMode) -> Result<
     let files = tree::discover(paths).expect("corpus is readable");
     let report =
         compile_tree_files(&files, root, mode, JsonLayout::Indented).expect("corpus is readable");
-    report.model.ok_or_else(|| {
-        puppet_bindings::diag::render_text(&report.check.files, &report.check.diagnostics)
-    })
+    model_or_findings(report)
+}
+
+/// The model's text, or the rendered findings when the check refused the files.
+fn model_or_findings(report: puppet_bindings::CompileReport) -> Result<String, String> {
+    let findings =
+        puppet_bindings::diag::render_text(&report.check().files, &report.check().diagnostics);
+    match report.into_model() {
+        Some(model) => Ok(model.into_text().expect("a model is written to memory")),
+        None => Err(findings),
+    }
 }
 
 /// `pbc compile DIR [--env NAME]`.
 fn compile_site(dir: &Path, environment: Option<&str>) -> Result<String, String> {
     let report = compile_dir(dir, environment, JsonLayout::Indented).expect("corpus is readable");
-    report.model.ok_or_else(|| {
-        puppet_bindings::diag::render_text(&report.check.files, &report.check.diagnostics)
-    })
+    model_or_findings(report)
 }
 
 /// A site compiles one environment at a time, from the files that environment reads: its
@@ -287,8 +293,10 @@ fn output_does_not_depend_on_file_order() {
             })
             .collect();
         compile_sources(inputs, origins, CompileMode::Tree, JsonLayout::Indented)
-            .model
+            .into_model()
             .expect("compiles")
+            .into_text()
+            .expect("a model is written to memory")
     };
     let forward = run(files.iter().collect());
     let backward = run(files.iter().rev().collect());

@@ -8,10 +8,14 @@ mod common;
 
 fuzz_target!(|data: &[u8]| {
     let origins = vec!["manifests/site.pp".into(), "bindings/default.pp".into()];
-    let _ = puppet_bindings::compile_sources(
+    let report = puppet_bindings::compile_sources(
         common::tree(data),
         origins,
         puppet_bindings::CompileMode::Tree,
         puppet_bindings::JsonLayout::Compact,
     );
+    // The model is lowered as it is written.
+    if let Some(model) = report.into_model() {
+        let _ = model.into_text();
+    }
 });

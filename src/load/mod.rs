@@ -215,11 +215,7 @@ pub fn compile_dir(
     let alone = if has_file {
         let alone = load_environments_file(&confdir)?;
         if alone.has_errors() {
-            return Ok(CompileReport {
-                check: alone.check,
-                model: None,
-                bindings_blocks: 0,
-            });
+            return Ok(CompileReport::refused(alone.check));
         }
         Some(alone)
     } else {
@@ -239,11 +235,7 @@ pub fn compile_dir(
         Err(d) => {
             let mut check = alone.map(|a| a.check).unwrap_or_default();
             check.diagnostics.push(d);
-            Ok(CompileReport {
-                check,
-                model: None,
-                bindings_blocks: 0,
-            })
+            Ok(CompileReport::refused(check))
         }
     }
 }
@@ -336,13 +328,97 @@ pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
     }
 }
 
-/// What `pbc compile` produced: the check's findings and, when there were no errors, the model
-/// as JSON (with a final newline).
+/// What `pbc compile` produced: the check's findings and, when there were no errors, the model,
+/// which is made as it is written ([`CompiledModel`]).
 pub struct CompileReport {
-    pub check: CheckReport,
-    pub model: Option<String>,
+    outcome: CompileOutcome,
     /// How many `bindings` blocks the model holds (files mode; a tree's site counts too).
     pub bindings_blocks: usize,
+}
+
+enum CompileOutcome {
+    Refused(CheckReport),
+    Compiled(CompiledModel),
+}
+
+impl CompileReport {
+    fn refused(check: CheckReport) -> CompileReport {
+        CompileReport {
+            outcome: CompileOutcome::Refused(check),
+            bindings_blocks: 0,
+        }
+    }
+
+    /// The check's findings: errors when there is no model, else any warnings.
+    pub fn check(&self) -> &CheckReport {
+        match &self.outcome {
+            CompileOutcome::Refused(check) => check,
+            CompileOutcome::Compiled(model) => &model.loaded.check,
+        }
+    }
+
+    pub fn has_model(&self) -> bool {
+        matches!(self.outcome, CompileOutcome::Compiled(_))
+    }
+
+    pub fn into_model(self) -> Option<CompiledModel> {
+        match self.outcome {
+            CompileOutcome::Refused(_) => None,
+            CompileOutcome::Compiled(model) => Some(model),
+        }
+    }
+}
+
+/// A checked tree whose model is lowered while it is written: a large tree's model then never
+/// stands whole in memory beside its JSON text (which is larger than the model).
+pub struct CompiledModel {
+    loaded: LoadedTree,
+    mode: CompileMode,
+    layout: JsonLayout,
+}
+
+impl CompiledModel {
+    /// Writes the model's JSON, with a final newline, to `out` (buffered here).
+    pub fn write_to<W: std::io::Write>(self, out: W) -> std::io::Result<()> {
+        use std::io::Write;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+        let CompiledModel {
+            loaded,
+            mode,
+            layout,
+        } = self;
+        let written = match mode {
+            CompileMode::Tree => {
+                let model = loaded.tree_model(lower::PnJson);
+                let written = layout.write(&mut out, &model);
+                reclaim::release(model);
+                written
+            }
+            CompileMode::Files => {
+                let model = lower::compile_files(
+                    &loaded.check.files,
+                    &loaded.origins,
+                    &loaded.lower_inputs(),
+                    lower::PnJson,
+                );
+                let written = layout.write(&mut out, &model);
+                reclaim::release(model);
+                written
+            }
+        };
+        reclaim::release(loaded);
+        written?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+
+    /// The model's JSON as text, with a final newline.
+    pub fn into_text(self) -> std::io::Result<String> {
+        let mut bytes = Vec::new();
+        self.write_to(&mut bytes)?;
+        String::from_utf8(bytes)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    }
 }
 
 /// What to compile: a whole tree (layers, categories, environments) or bindings files alone.
@@ -362,11 +438,16 @@ pub enum JsonLayout {
 }
 
 impl JsonLayout {
-    fn write<T: serde::Serialize>(self, value: &T) -> serde_json::Result<String> {
+    fn write<T: serde::Serialize>(
+        self,
+        out: &mut impl std::io::Write,
+        value: &T,
+    ) -> std::io::Result<()> {
         match self {
-            JsonLayout::Indented => serde_json::to_string_pretty(value),
-            JsonLayout::Compact => serde_json::to_string(value),
+            JsonLayout::Indented => serde_json::to_writer_pretty(out, value),
+            JsonLayout::Compact => serde_json::to_writer(out, value),
         }
+        .map_err(std::io::Error::from)
     }
 }
 
@@ -387,45 +468,18 @@ fn compile_loaded(loaded: LoadedTree, mode: CompileMode, layout: JsonLayout) -> 
         .iter()
         .map(|(_, p)| p.bindings_blocks().count())
         .sum();
-    let model = if loaded.has_errors() {
-        None
-    } else {
-        let inputs = loaded.lower_inputs();
-        let json = match mode {
-            CompileMode::Tree => {
-                let model = loaded.tree_model(lower::PnJson);
-                let json = layout.write(&model);
-                reclaim::release(model);
-                json
-            }
-            CompileMode::Files => {
-                let model = lower::compile_files(
-                    &loaded.check.files,
-                    &loaded.origins,
-                    &inputs,
-                    lower::PnJson,
-                );
-                let json = layout.write(&model);
-                reclaim::release(model);
-                json
-            }
+    if loaded.has_errors() {
+        return CompileReport {
+            bindings_blocks,
+            ..CompileReport::refused(loaded.check)
         };
-        json.ok().map(|mut j| {
-            j.push('\n');
-            j
-        })
-    };
-    let LoadedTree {
-        check,
-        parsed,
-        origins,
-        environment: _,
-        hiera,
-    } = loaded;
-    reclaim::release((parsed, origins, hiera));
+    }
     CompileReport {
-        check,
-        model,
+        outcome: CompileOutcome::Compiled(CompiledModel {
+            loaded,
+            mode,
+            layout,
+        }),
         bindings_blocks,
     }
 }
