@@ -625,7 +625,7 @@ pub enum BindKey {
     /// `Type` alone (an anonymous binding).
     Type { type_expr: Expr },
     /// `Type, "name"`
-    TypedName { type_expr: Expr, name: Expr },
+    TypedName { type_expr: Box<Expr>, name: Expr },
     /// `parameters TARGET`
     Parameters { target: Expr },
     /// `variables [TYPE]`
@@ -633,6 +633,18 @@ pub enum BindKey {
         #[serde(skip_serializing_if = "Option::is_none")]
         type_expr: Option<Expr>,
     },
+}
+
+impl BindKey {
+    /// The type written in the key (`Type`, `Type, "name"`, `variables Type`), if any.
+    pub fn type_expr(&self) -> Option<&Expr> {
+        match self {
+            BindKey::Type { type_expr } => Some(type_expr),
+            BindKey::TypedName { type_expr, .. } => Some(type_expr),
+            BindKey::Variables { type_expr } => type_expr.as_ref(),
+            BindKey::Inferred | BindKey::Name { .. } | BindKey::Parameters { .. } => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -688,7 +700,7 @@ pub enum BindOpKind {
         #[serde(skip_serializing_if = "Option::is_none")]
         producer: Option<Producer>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        contributes_to: Option<Expr>,
+        contributes_to: Option<Box<Expr>>,
         options: Vec<BindOption>,
     },
     /// `multibind KEY [as 'id'] [to PRODUCER] [{ options }]`
@@ -696,7 +708,7 @@ pub enum BindOpKind {
         flags: BindFlags,
         key: BindKey,
         #[serde(skip_serializing_if = "Option::is_none")]
-        id: Option<Expr>,
+        id: Option<Box<Expr>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         producer: Option<Producer>,
         options: Vec<BindOption>,
@@ -714,7 +726,7 @@ pub enum BindOpKind {
         from: BindKey,
         to: BindKey,
         #[serde(skip_serializing_if = "Option::is_none")]
-        producer: Option<Producer>,
+        producer: Option<Box<Producer>>,
     },
     /// `bind renamed KEY as KEY` (`producer`: a mistake the validator reports)
     Renamed {
@@ -722,14 +734,14 @@ pub enum BindOpKind {
         from: BindKey,
         to: BindKey,
         #[serde(skip_serializing_if = "Option::is_none")]
-        producer: Option<Producer>,
+        producer: Option<Box<Producer>>,
     },
     /// `rebind KEY` (`producer`: a mistake the validator reports)
     Rebind {
         flags: BindFlags,
         key: BindKey,
         #[serde(skip_serializing_if = "Option::is_none")]
-        producer: Option<Producer>,
+        producer: Option<Box<Producer>>,
     },
     /// `include NAME` / `include [NAMES]`
     Include { classes: Expr },
@@ -878,7 +890,7 @@ impl BindOption {
 impl BindOperation {
     /// Every expression of the operation (key, producer, target id, options), in source order.
     pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
-        let producer = |p: &'a Option<Producer>, f: &mut dyn FnMut(&'a Expr)| {
+        let producer = |p: Option<&'a Producer>, f: &mut dyn FnMut(&'a Expr)| {
             if let Some(p) = p {
                 match &p.producer {
                     ProducerKind::Value { expr } | ProducerKind::Producer { expr } => f(expr),
@@ -895,7 +907,7 @@ impl BindOperation {
                 ..
             } => {
                 key.for_each_expr(f);
-                producer(p, f);
+                producer(p.as_ref(), f);
                 if let Some(c) = contributes_to {
                     f(c);
                 }
@@ -912,7 +924,7 @@ impl BindOperation {
                 if let Some(i) = id {
                     f(i);
                 }
-                producer(p, f);
+                producer(p.as_ref(), f);
                 options.iter().for_each(|o| o.for_each_expr(f));
             }
             BindOpKind::Map {
@@ -936,13 +948,13 @@ impl BindOperation {
             } => {
                 from.for_each_expr(f);
                 to.for_each_expr(f);
-                producer(p, f);
+                producer(p.as_deref(), f);
             }
             BindOpKind::Rebind {
                 key, producer: p, ..
             } => {
                 key.for_each_expr(f);
-                producer(p, f);
+                producer(p.as_deref(), f);
             }
             BindOpKind::Include { classes } | BindOpKind::Exclude { classes } => f(classes),
             BindOpKind::Dependency { from, to, .. } => {

@@ -1618,7 +1618,7 @@ impl Builder<'_> {
                     self.invalid_key(&n);
                 }
                 BindKey::TypedName {
-                    type_expr: t,
+                    type_expr: Box::new(t),
                     name: n,
                 }
             }

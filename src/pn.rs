@@ -881,7 +881,7 @@ impl PnWriter {
                 self.flags(&mut m, flags);
                 self.bind_key(&mut m, "from", from);
                 self.bind_key(&mut m, "to", to);
-                self.producer(&mut m, producer.as_ref());
+                self.producer(&mut m, producer.as_deref());
                 self.call_map_close();
             }
             BindOpKind::Rebind {
@@ -892,7 +892,7 @@ impl PnWriter {
                 let mut m = self.call_map_open("rebind");
                 self.flags(&mut m, flags);
                 self.bind_key(&mut m, "key", key);
-                self.producer(&mut m, producer.as_ref());
+                self.producer(&mut m, producer.as_deref());
                 self.call_map_close();
             }
             BindOpKind::Include { classes } => self.unary_call("include", classes),

@@ -170,7 +170,7 @@ impl BlockChecker<'_> {
             } => {
                 self.key(key);
                 let declared = self.key_type(key);
-                self.bind(op, flags, key, producer.as_ref(), contributes_to.as_ref());
+                self.bind(op, flags, key, producer.as_ref(), contributes_to.as_deref());
                 if let (Some(t), Some(p)) = (&declared, producer) {
                     self.literal_fits(t, p, key);
                 }
@@ -262,7 +262,7 @@ impl BlockChecker<'_> {
                     "bind renamed"
                 };
                 self.override_no_effect(flags, word);
-                self.producer_not_allowed(producer.as_ref(), word);
+                self.producer_not_allowed(producer.as_deref(), word);
             }
             BindOpKind::Rebind {
                 flags,
@@ -271,7 +271,7 @@ impl BlockChecker<'_> {
             } => {
                 self.key(key);
                 self.override_no_effect(flags, "rebind");
-                self.producer_not_allowed(producer.as_ref(), "rebind");
+                self.producer_not_allowed(producer.as_deref(), "rebind");
             }
             BindOpKind::Include { .. } | BindOpKind::Exclude { .. } => {}
             BindOpKind::Dependency { from, to, .. } => {
@@ -316,11 +316,8 @@ impl BlockChecker<'_> {
             }
             _ => {}
         }
-        if let BindKey::Type { type_expr } | BindKey::TypedName { type_expr, .. } = key {
+        if let Some(type_expr) = key.type_expr() {
             self.type_expr(type_expr);
-        }
-        if let BindKey::Variables { type_expr: Some(t) } = key {
-            self.type_expr(t);
         }
         if let BindKey::Parameters { target } = key {
             self.resource_type_name(target);
@@ -329,14 +326,7 @@ impl BlockChecker<'_> {
 
     /// The declared type of a key, when it has one that reads.
     fn key_type(&self, key: &BindKey) -> Option<PType> {
-        match key {
-            BindKey::Type { type_expr }
-            | BindKey::TypedName { type_expr, .. }
-            | BindKey::Variables {
-                type_expr: Some(type_expr),
-            } => PType::from_expr(type_expr).ok(),
-            _ => None,
-        }
+        key.type_expr().and_then(|t| PType::from_expr(t).ok())
     }
 
     /// Reads a type expression and reports why it is not one.
@@ -432,7 +422,8 @@ impl BlockChecker<'_> {
 
     fn multibind_type(&mut self, key: &BindKey) -> Option<PType> {
         let type_expr = match key {
-            BindKey::Type { type_expr } | BindKey::TypedName { type_expr, .. } => type_expr,
+            BindKey::Type { type_expr } => type_expr,
+            BindKey::TypedName { type_expr, .. } => type_expr,
             // No type written: `Hash[Literal, Data]` (D12).
             _ => return Some(PType::hash_of_data()),
         };
