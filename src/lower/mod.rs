@@ -25,8 +25,9 @@ use model::*;
 /// How lowering holds a Puppet expression or value inside the model: as JSON ([`PnJson`]: PN
 /// for expressions, plain JSON for literals) when the model is written, or in a form the
 /// injector evaluates when it reads the model in memory. Lowering itself is the same for both.
-pub trait Embed<'a> {
-    type X;
+/// Blocks lower on every core: an embedding is shared by them, and what it makes is sent back.
+pub trait Embed<'a>: Sync {
+    type X: Send;
     /// An expression evaluated per request.
     fn expression(&self, e: &'a Expr) -> Self::X;
     /// `e` as a literal value, or `None` when it needs evaluating.
@@ -162,15 +163,19 @@ pub fn compile_tree<'a, E: Embed<'a>>(
         }
     }
     let (composed, blocks) = composed_layers(inputs);
+    // Each block lowers on its own: on every core, then handed to its layers in order.
+    let jobs: Vec<usize> = composed
+        .iter()
+        .flat_map(|l| l.files.iter().copied())
+        .collect();
+    let mut lowered =
+        crate::parallel::parallel_map(jobs.len(), |j| lowerer.named_bindings(blocks[jobs[j]].1))
+            .into_iter();
     let mut named_layers: Vec<NamedLayer<E::X>> = composed
         .into_iter()
         .map(|l| NamedLayer {
             name: l.name,
-            bindings: l
-                .files
-                .iter()
-                .map(|&f| lowerer.named_bindings(blocks[f].1))
-                .collect(),
+            bindings: lowered.by_ref().take(l.files.len()).collect(),
             providers: l.external,
         })
         .collect();
