@@ -94,16 +94,8 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             // `pbc lookup` and `pbc compile` give the same error for such a request. Without
             // the environments, each file gets its own rules and nothing across files is
             // guessed.
-            let files: Vec<SourceInput> = tree::discover(&[dir.to_path_buf()])?
-                .iter()
-                .map(|f| {
-                    Ok(SourceInput {
-                        name: f.display.clone(),
-                        role: f.role.clone(),
-                        bytes: read(f)?,
-                    })
-                })
-                .collect::<std::io::Result<_>>()?;
+            let discovered = tree::discover(&[dir.to_path_buf()])?;
+            let files = read_inputs(&discovered.iter().collect::<Vec<_>>())?;
             let mut analysed = analyse(files, Scope::EachFileAlone);
             let d = d.with_note(
                 "note: without the environments each file was checked on its own; the rules across files did not run",
@@ -142,14 +134,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             .entry(source::file_identity(&f.path))
             .or_insert_with(|| f.clone());
     }
-    let mut inputs = Vec::with_capacity(by_path.len());
-    for f in by_path.values() {
-        inputs.push(SourceInput {
-            name: f.display.clone(),
-            role: f.role.clone(),
-            bytes: read(f)?,
-        });
-    }
+    let inputs = read_inputs(&by_path.values().collect::<Vec<_>>())?;
     let groups: Vec<(String, Vec<String>)> = environments
         .into_iter()
         .map(|(name, files)| (name, files.into_iter().map(|f| f.display).collect()))
@@ -244,18 +229,27 @@ fn read(f: &tree::TreeFile) -> std::io::Result<Vec<u8>> {
     source::read_file(&f.path, "manifest")
 }
 
+/// Reads `files` on every core (reading many small files is mostly system calls), keeping
+/// their order; the first file in that order that cannot be read is the error.
+fn read_inputs(files: &[&tree::TreeFile]) -> std::io::Result<Vec<SourceInput>> {
+    parallel_map(files.len(), |i| read(files[i]))
+        .into_iter()
+        .zip(files)
+        .map(|(bytes, f)| {
+            Ok(SourceInput {
+                name: f.display.clone(),
+                role: f.role.clone(),
+                bytes: bytes?,
+            })
+        })
+        .collect()
+}
+
 /// Reads every file of a tree and checks it ([`check_sources`]). An unreadable file is an I/O
 /// error: the tree cannot be judged without it.
 pub fn check_tree_files(tree_files: &[tree::TreeFile]) -> std::io::Result<CheckReport> {
-    let mut inputs = Vec::with_capacity(tree_files.len());
-    for f in tree_files {
-        inputs.push(SourceInput {
-            name: f.display.clone(),
-            role: f.role.clone(),
-            bytes: read(f)?,
-        });
-    }
-    Ok(check_sources(inputs))
+    let files: Vec<&tree::TreeFile> = tree_files.iter().collect();
+    Ok(check_sources(read_inputs(&files)?))
 }
 
 /// Reads a tree's files and compiles them ([`compile_sources`]). In [`CompileMode::Tree`] the
@@ -296,21 +290,15 @@ fn load_tree_files_judging(
     root: Option<&std::path::Path>,
     judge: validate::Composition,
 ) -> std::io::Result<LoadedTree> {
-    let mut inputs = Vec::with_capacity(tree_files.len());
-    let mut origins = Vec::with_capacity(tree_files.len());
-    for f in tree_files {
-        let bytes = read(f)?;
-        let origin = root
-            .and_then(|r| f.path.strip_prefix(r).ok())
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_else(|| f.display.clone());
-        origins.push(origin);
-        inputs.push(SourceInput {
-            name: f.display.clone(),
-            role: f.role.clone(),
-            bytes,
-        });
-    }
+    let inputs = read_inputs(&tree_files.iter().collect::<Vec<_>>())?;
+    let origins = tree_files
+        .iter()
+        .map(|f| {
+            root.and_then(|r| f.path.strip_prefix(r).ok())
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_else(|| f.display.clone())
+        })
+        .collect();
     Ok(load_judged(inputs, origins, judge))
 }
 
