@@ -104,11 +104,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
                 .diagnostics
                 .extend(moved_to(d, &alone, &analysed.files));
             diag::sort(&mut analysed.diagnostics);
-            return Ok(Some(CheckReport {
-                files: analysed.files,
-                diagnostics: analysed.diagnostics,
-                file_count: analysed.file_count,
-            }));
+            return Ok(Some(analysed.into_report()));
         }
     };
     // Per environment, the files it reads; findings about environments that cannot be read.
@@ -146,11 +142,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             .extend(moved_to(d.across_files(), &alone, &analysed.files));
     }
     diag::sort(&mut analysed.diagnostics);
-    Ok(Some(CheckReport {
-        files: analysed.files,
-        diagnostics: analysed.diagnostics,
-        file_count: analysed.file_count,
-    }))
+    Ok(Some(analysed.into_report()))
 }
 
 /// A finding on environments.pp as `alone` loaded it, pointed at the same file in `files`.
@@ -309,11 +301,7 @@ pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
         inputs,
         Scope::OneTree(validate::Composition::ForEveryRequest),
     );
-    CheckReport {
-        files: analysed.files,
-        diagnostics: analysed.diagnostics,
-        file_count: analysed.file_count,
-    }
+    analysed.into_report()
 }
 
 /// What `pbc compile` produced: the check's findings and, when there were no errors, the model,
@@ -804,6 +792,27 @@ struct HieraData {
     /// The Hiera 5 levels read, with their `hiera.yaml` and the ids of their data files (in
     /// the order of the level's `files`), whose names the model takes from the tree's root.
     hiera: Vec<HieraLevelRead>,
+}
+
+impl Analysed {
+    /// The findings; the programs are no longer needed.
+    fn into_report(self) -> CheckReport {
+        let Analysed {
+            files,
+            ids,
+            diagnostics,
+            parsed,
+            file_count,
+            data_files,
+            hiera,
+        } = self;
+        reclaim::release((ids, parsed, data_files, hiera));
+        CheckReport {
+            files,
+            diagnostics,
+            file_count,
+        }
+    }
 }
 
 type HieraLevelRead = (
