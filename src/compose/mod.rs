@@ -128,9 +128,21 @@ pub struct Bindings<'m> {
     pub layer_names: Vec<&'m str>,
     /// The candidates that are `bind renamed` (a request erases the keys of those it matches).
     renamed: Vec<usize>,
+    /// The key entries in name order, sorted once for every request ([`Bindings::keys_in_order`]).
+    keys_in_order: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl<'m> Bindings<'m> {
+    /// The key entries by name, then by id: `--all` lists keys in this order for every node,
+    /// so they are sorted once per index, not once per request.
+    pub fn keys_in_order(&self) -> &[usize] {
+        self.keys_in_order.get_or_init(|| {
+            let mut order: Vec<usize> = (0..self.keys.len()).collect();
+            order.sort_by(|&a, &b| key_order(&self.keys[a].key, &self.keys[b].key));
+            order
+        })
+    }
+
     pub fn build(layers: &'m [NamedLayer<Code<'m>>]) -> Bindings<'m> {
         // Sized for the top-level bindings (most bindings are): growing costs more than the
         // lookups it serves.
@@ -148,6 +160,7 @@ impl<'m> Bindings<'m> {
             whens: Vec::new(),
             layer_names: layers.iter().map(|l| l.name.as_str()).collect(),
             renamed: Vec::new(),
+            keys_in_order: std::sync::OnceLock::new(),
         };
         let mut order = 0usize;
         for (layer, named_layer) in layers.iter().enumerate() {
@@ -655,4 +668,9 @@ fn match_predicates<'m>(
         };
     }
     precedence
+}
+
+/// How `--all` orders keys: by name, then by id.
+pub fn key_order(a: &Key, b: &Key) -> std::cmp::Ordering {
+    a.name.cmp(&b.name).then_with(|| a.id().cmp(&b.id()))
 }

@@ -683,16 +683,17 @@ impl<'m> Injector<'m> {
         };
         let mut keys: Vec<Key> = c
             .bindings
-            .keys
+            .keys_in_order()
             .iter()
-            .enumerate()
-            .map(|(entry, k)| (k, c.winner(entry)))
+            .map(|&entry| (&c.bindings.keys[entry], c.winner(entry)))
             .filter(|(_, w)| !matches!(w, Ok(None)) && !in_system_layer(w))
-            .filter(|(k, _)| !c.erased.contains(&k.key.id()))
+            .filter(|(k, _)| c.erased.is_empty() || !c.erased.contains(&k.key.id()))
             .map(|(k, _)| k.key.clone())
             .collect();
-        keys.push(Key::new(PType::Data, "/classes"));
-        keys.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id().cmp(&b.id())));
+        // After any key that orders the same, as a stable sort would place it.
+        let classes = Key::new(PType::Data, "/classes");
+        let at = keys.partition_point(|k| crate::compose::key_order(k, &classes).is_le());
+        keys.insert(at, classes);
         keys
     }
 }
