@@ -239,6 +239,32 @@ pub fn entry_type(dir: &Path, entry: &Entry, root: &Path) -> Option<std::fs::Fil
     followed_type(&dir.join(&entry.name), root)
 }
 
+/// [`followed_type`] of `dir/name`, read from `dir`'s listing: for a directory that a walk
+/// lists anyway, this costs no system call where a `stat` of a missing file would.
+pub fn child_type(dir: &Path, name: &str, root: &Path) -> Option<std::fs::FileType> {
+    let entries = list_dir(dir).ok()?;
+    let entry = entries.iter().find(|e| e.name == name)?;
+    entry_type(dir, entry, root)
+}
+
+/// [`child_type`] when this command has listed `dir` already; `None` when it has not (a `stat`
+/// then costs less than a listing).
+pub fn listed_child_type(dir: &Path, name: &str, root: &Path) -> Option<Option<std::fs::FileType>> {
+    let key = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let entries = LISTINGS
+        .with(|l| l.borrow().clone())?
+        .lock()
+        .ok()?
+        .get(&key)
+        .cloned()?;
+    Some(
+        entries
+            .iter()
+            .find(|e| e.name == name)
+            .and_then(|e| entry_type(dir, e, root)),
+    )
+}
+
 /// One entry of a directory listing.
 #[derive(Clone, Debug)]
 pub struct Entry {
@@ -247,13 +273,16 @@ pub struct Entry {
     pub own_type: std::fs::FileType,
 }
 
+/// The directories a command listed, shared by the threads it walks on.
+type Listings =
+    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<[Entry]>>>>;
+
 thread_local! {
     /// The directories listed so far in this thread's command, while a [`ListingScope`] is
     /// open: a command lists each directory once, however many walks (discovery, each
-    /// environment's layout) pass through it. Large trees live on disks where listing a
-    /// directory is the slowest thing pbc does.
-    static LISTINGS: std::cell::RefCell<Option<std::collections::HashMap<PathBuf, std::sync::Arc<[Entry]>>>> =
-        const { std::cell::RefCell::new(None) };
+    /// environment's layout) pass through it, on whichever thread. Large trees live on disks
+    /// where listing a directory is the slowest thing pbc does.
+    static LISTINGS: std::cell::RefCell<Option<Listings>> = const { std::cell::RefCell::new(None) };
 }
 
 /// While it lives, [`list_dir`] lists each directory once (the tree is taken not to change
@@ -264,11 +293,16 @@ pub struct ListingScope {
 
 impl ListingScope {
     pub fn begin() -> ListingScope {
+        Self::begin_with(None)
+    }
+
+    /// A scope that uses `shared` when this thread has none open.
+    fn begin_with(shared: Option<&Listings>) -> ListingScope {
         LISTINGS.with(|l| {
             let mut l = l.borrow_mut();
             let owner = l.is_none();
             if owner {
-                *l = Some(std::collections::HashMap::new());
+                *l = Some(shared.cloned().unwrap_or_default());
             }
             ListingScope { owner }
         })
@@ -283,52 +317,44 @@ impl Drop for ListingScope {
     }
 }
 
-/// What work on one thread recorded: the directories it listed and the links it did not
-/// follow. [`recorded`] takes it on a worker; [`adopt`] gives it to the thread that shared out
-/// the work, so that its later walks reuse the listings and its report names the links.
+/// What a thread that shares out a walk hands to its workers: the listings of its command, so
+/// that no directory is listed twice whichever thread meets it.
+#[derive(Clone, Default)]
+pub struct WalkContext {
+    listings: Option<Listings>,
+}
+
+/// This thread's [`WalkContext`], for the workers it is about to start.
+pub fn walk_context() -> WalkContext {
+    WalkContext {
+        listings: LISTINGS.with(|l| l.borrow().clone()),
+    }
+}
+
+/// What work on one thread recorded that its report needs: the links it did not follow.
+/// [`recorded`] takes it on a worker; [`adopt`] gives it to the thread that shared out the work.
 #[derive(Debug, Default)]
 pub struct Recorded {
-    listings: Vec<(PathBuf, std::sync::Arc<[Entry]>)>,
     skipped_links: Vec<(PathBuf, PathBuf)>,
 }
 
-/// Runs `f` and returns with its result what it recorded on this thread. On a thread without
-/// a [`ListingScope`] (a worker) it opens one for `f`, and hands its listings over; on the
-/// thread that has one they are already in its scope.
-pub fn recorded<R>(f: impl FnOnce() -> R) -> (R, Recorded) {
+/// Runs `f` within `context` (the listings of the thread that shared out the work) and returns
+/// with its result what it recorded on this thread.
+pub fn recorded<R>(context: &WalkContext, f: impl FnOnce() -> R) -> (R, Recorded) {
     let links_before = SKIPPED_LINKS.with(|s| s.borrow().len());
-    let scope = ListingScope::begin();
+    let scope = ListingScope::begin_with(context.listings.as_ref());
     let result = f();
-    let listings = if scope.owner {
-        LISTINGS
-            .with(|l| l.borrow_mut().as_mut().map(std::mem::take))
-            .map(|m| m.into_iter().collect())
-            .unwrap_or_default()
-    } else {
-        Vec::new()
-    };
     drop(scope);
     let skipped_links = SKIPPED_LINKS.with(|s| {
         let mut s = s.borrow_mut();
         let from = links_before.min(s.len());
         s.drain(from..).collect()
     });
-    (
-        result,
-        Recorded {
-            listings,
-            skipped_links,
-        },
-    )
+    (result, Recorded { skipped_links })
 }
 
 /// Takes over what [`recorded`] returned on another thread.
 pub fn adopt(record: Recorded) {
-    LISTINGS.with(|l| {
-        if let Some(m) = l.borrow_mut().as_mut() {
-            m.extend(record.listings);
-        }
-    });
     SKIPPED_LINKS.with(|s| s.borrow_mut().extend(record.skipped_links));
 }
 
@@ -336,7 +362,10 @@ pub fn adopt(record: Recorded) {
 /// once.
 pub fn list_dir(dir: &Path) -> std::io::Result<std::sync::Arc<[Entry]>> {
     let key = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let cached = LISTINGS.with(|l| l.borrow().as_ref().and_then(|m| m.get(&key).cloned()));
+    let listings = LISTINGS.with(|l| l.borrow().clone());
+    let cached = listings
+        .as_ref()
+        .and_then(|m| m.lock().ok().and_then(|m| m.get(&key).cloned()));
     if let Some(found) = cached {
         return Ok(found);
     }
@@ -349,11 +378,9 @@ pub fn list_dir(dir: &Path) -> std::io::Result<std::sync::Arc<[Entry]>> {
         });
     }
     let entries: std::sync::Arc<[Entry]> = entries.into();
-    LISTINGS.with(|l| {
-        if let Some(m) = l.borrow_mut().as_mut() {
-            m.insert(key, entries.clone());
-        }
-    });
+    if let Some(mut m) = listings.as_ref().and_then(|m| m.lock().ok()) {
+        m.insert(key, entries.clone());
+    }
     Ok(entries)
 }
 

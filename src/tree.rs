@@ -335,9 +335,10 @@ impl EnvironmentLayout {
         }
         // Listing a module's directories is most of this walk on a large tree, and modules
         // are independent: they are walked on every core, and their files taken in order.
+        let context = crate::source::walk_context();
         let walked = crate::parallel::parallel_map(modules.len(), |i| {
             let (name, path, root) = &modules[i];
-            crate::source::recorded(|| module_files(name, path, root))
+            crate::source::recorded(&context, || module_files(name, path, root))
         });
         for (files, record) in walked {
             crate::source::adopt(record);
@@ -397,8 +398,17 @@ fn joined(base: &Path, path: &str) -> PathBuf {
 /// files and its `metadata.json`.
 fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(PathBuf, FileRole)>> {
     let mut out = Vec::new();
+    // The module's directory is listed (for its `hiera.yaml` files): what it holds is read
+    // from that listing rather than asked of the system name by name.
     let bindings = path.join("bindings");
-    for f in bindings_below(&bindings, root)? {
+    let has_bindings =
+        crate::source::child_type(path, "bindings", root).is_some_and(|t| t.is_dir());
+    let bindings_files = if has_bindings {
+        bindings_below(&bindings, root)?
+    } else {
+        Vec::new()
+    };
+    for f in bindings_files {
         let expected_name = bindings_name(&bindings, &f, Some(name));
         out.push((
             f,
@@ -417,10 +427,9 @@ fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(Pa
             },
         ));
     }
-    let metadata = path.join("metadata.json");
-    if crate::source::followed_type(&metadata, root).is_some_and(|t| t.is_file()) {
+    if crate::source::child_type(path, "metadata.json", root).is_some_and(|t| t.is_file()) {
         out.push((
-            metadata,
+            path.join("metadata.json"),
             FileRole::DataProvider {
                 module: Some(name.to_string()),
             },
@@ -463,7 +472,11 @@ fn hiera_configs(module: &Path, root: &Path) -> Vec<(String, PathBuf)> {
             continue;
         }
         let file = path.join("hiera.yaml");
-        if is_file(&file) {
+        let found = match crate::source::listed_child_type(&path, "hiera.yaml", root) {
+            Some(listed) => listed.is_some_and(|t| t.is_file()),
+            None => is_file(&file),
+        };
+        if found {
             below.push((name, file));
         }
     }
