@@ -1695,6 +1695,10 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                         .push(i);
                 }
             }
+            let mut judged: std::collections::HashMap<
+                (Vec<usize>, Vec<&str>),
+                Vec<diag::Diagnostic>,
+            > = std::collections::HashMap::new();
             for (environment, names) in environments {
                 let mut members: Vec<usize> = names
                     .iter()
@@ -1713,18 +1717,34 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                 for &i in &members {
                     read[i] = true;
                 }
-                let inputs: Vec<validate::TreeInput> =
-                    members.into_iter().map(tree_input).collect();
-                let unknown: Vec<&tree::FileRole> = names
+                let broken_names: Vec<&str> = names
                     .iter()
-                    .filter_map(|n| broken_by_name.get(n.as_str()).copied())
+                    .map(String::as_str)
+                    .filter(|n| broken_by_name.contains_key(n))
                     .collect();
-                let findings = validate::check_tree(
-                    &files,
-                    &inputs,
-                    &unknown,
-                    validate::Composition::ForEveryRequest,
-                );
+                // The rules see only the files: environments that read the same ones (a site's
+                // environments often share their modules) are judged once.
+                let judgement = (members, broken_names);
+                let findings = match judged.get(&judgement) {
+                    Some(findings) => findings.clone(),
+                    None => {
+                        let inputs: Vec<validate::TreeInput> =
+                            judgement.0.iter().map(|&i| tree_input(i)).collect();
+                        let unknown: Vec<&tree::FileRole> = judgement
+                            .1
+                            .iter()
+                            .filter_map(|n| broken_by_name.get(n).copied())
+                            .collect();
+                        let findings = validate::check_tree(
+                            &files,
+                            &inputs,
+                            &unknown,
+                            validate::Composition::ForEveryRequest,
+                        );
+                        judged.insert(judgement, findings.clone());
+                        findings
+                    }
+                };
                 found.extend(findings.into_iter().map(|d| (d, environment.as_str())));
             }
             diagnostics.extend(naming_environments(found, environments.len()));
