@@ -690,7 +690,7 @@ fn compile_command(
             }
         }
     } else {
-        // The model is lowered as it is written: it never stands whole beside its text.
+        // The model is lowered, then written as JSON straight to its output: no text in memory.
         match output {
             Some(path) => write_atomically(path, |file| model.write_to(file)),
             None => model.write_to(std::io::stdout().lock()),

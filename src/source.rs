@@ -242,27 +242,19 @@ pub fn entry_type(dir: &Path, entry: &Entry, root: &Path) -> Option<std::fs::Fil
 /// [`followed_type`] of `dir/name`, read from `dir`'s listing: for a directory that a walk
 /// lists anyway, this costs no system call where a `stat` of a missing file would.
 pub fn child_type(dir: &Path, name: &str, root: &Path) -> Option<std::fs::FileType> {
-    let entries = list_dir(dir).ok()?;
-    let entry = entries.iter().find(|e| e.name == name)?;
-    entry_type(dir, entry, root)
+    named_type(dir, &list_dir(dir).ok()?, name, root)
 }
 
 /// [`child_type`] when this command has listed `dir` already; `None` when it has not (a `stat`
 /// then costs less than a listing).
 pub fn listed_child_type(dir: &Path, name: &str, root: &Path) -> Option<Option<std::fs::FileType>> {
-    let key = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let entries = LISTINGS
-        .with(|l| l.borrow().clone())?
-        .lock()
-        .ok()?
-        .get(&key)
-        .cloned()?;
-    Some(
-        entries
-            .iter()
-            .find(|e| e.name == name)
-            .and_then(|e| entry_type(dir, e, root)),
-    )
+    let (_, listed) = cached_listing(dir);
+    Some(named_type(dir, &listed?, name, root))
+}
+
+fn named_type(dir: &Path, entries: &[Entry], name: &str, root: &Path) -> Option<std::fs::FileType> {
+    let entry = entries.iter().find(|e| e.name == name)?;
+    entry_type(dir, entry, root)
 }
 
 /// One entry of a directory listing.
@@ -361,11 +353,7 @@ pub fn adopt(record: Recorded) {
 /// The entries of `dir`, in the order the system gives them; within a [`ListingScope`], listed
 /// once.
 pub fn list_dir(dir: &Path) -> std::io::Result<std::sync::Arc<[Entry]>> {
-    let key = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let listings = LISTINGS.with(|l| l.borrow().clone());
-    let cached = listings
-        .as_ref()
-        .and_then(|m| m.lock().ok().and_then(|m| m.get(&key).cloned()));
+    let (key, cached) = cached_listing(dir);
     if let Some(found) = cached {
         return Ok(found);
     }
@@ -378,10 +366,21 @@ pub fn list_dir(dir: &Path) -> std::io::Result<std::sync::Arc<[Entry]>> {
         });
     }
     let entries: std::sync::Arc<[Entry]> = entries.into();
+    let listings = LISTINGS.with(|l| l.borrow().clone());
     if let Some(mut m) = listings.as_ref().and_then(|m| m.lock().ok()) {
         m.insert(key, entries.clone());
     }
     Ok(entries)
+}
+
+/// The key `dir` is listed under, and its listing if this command has one.
+fn cached_listing(dir: &Path) -> (PathBuf, Option<std::sync::Arc<[Entry]>>) {
+    let key = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let listings = LISTINGS.with(|l| l.borrow().clone());
+    let cached = listings
+        .as_ref()
+        .and_then(|m| m.lock().ok().and_then(|m| m.get(&key).cloned()));
+    (key, cached)
 }
 
 /// Whether `path` may be read: it is not a symbolic link, or the link leads inside `root`, or

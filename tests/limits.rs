@@ -602,13 +602,20 @@ fn links_out_of_the_tree_are_not_followed() {
                 "outside/evil/bindings/default.pp",
                 "bindings evil::default {\n  bind 'x' to 'evil'\n}\n",
             ),
+            (
+                "outside/inner/default.pp",
+                "bindings good::default {\n  bind 'y' to 'inner'\n}\n",
+            ),
             ("tree/facts.json", "{\"fqdn\": \"n\"}"),
         ],
     );
     let (tree, outside) = (base.join("tree"), base.join("outside"));
-    std::fs::create_dir_all(tree.join("modules")).expect("modules");
+    std::fs::create_dir_all(tree.join("modules/good")).expect("modules");
     std::os::unix::fs::symlink(outside.join("evil"), tree.join("modules/evil")).expect("link");
     std::os::unix::fs::symlink(&tree, tree.join("modules/loop")).expect("loop");
+    // Inside a module, where the walk of the modules (on every core) meets it.
+    std::os::unix::fs::symlink(outside.join("inner"), tree.join("modules/good/bindings"))
+        .expect("inner link");
     let t = tree.to_string_lossy().into_owned();
     let facts = tree.join("facts.json").to_string_lossy().into_owned();
 
@@ -619,8 +626,16 @@ fn links_out_of_the_tree_are_not_followed() {
     assert_eq!((code, stdout.as_str()), (1, "null\n"), "{stderr}");
     assert!(stderr.contains("SYMLINK_NOT_FOLLOWED"), "{stderr}");
     assert!(stderr.contains("KEY_NOT_FOUND"), "{stderr}");
+    let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "y", &t]);
+    assert_eq!((code, stdout.as_str()), (1, "null\n"), "{stderr}");
+    assert!(
+        stderr.contains("modules/good/bindings` is a link"),
+        "{stderr}"
+    );
     let (code, stdout, stderr) = pbc(&["--follow-symlinks", "lookup", "--facts", &facts, "x", &t]);
     assert_eq!((code, stdout.as_str()), (0, "\"evil\"\n"), "{stderr}");
+    let (code, stdout, stderr) = pbc(&["--follow-symlinks", "lookup", "--facts", &facts, "y", &t]);
+    assert_eq!((code, stdout.as_str()), (0, "\"inner\"\n"), "{stderr}");
 }
 
 /// `--confine`: a path that leads out of the tree is an error naming the attribute; without

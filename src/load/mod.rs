@@ -345,8 +345,8 @@ impl CompileReport {
     }
 }
 
-/// A checked tree whose model is lowered while it is written: a large tree's model then never
-/// stands whole in memory beside its JSON text (which is larger than the model).
+/// A checked tree, lowered to its model when the model is written: the model's JSON goes
+/// straight to its file and is never held whole in memory (57 MB of text for 110,000 bindings).
 pub struct CompiledModel {
     loaded: LoadedTree,
     mode: CompileMode,
