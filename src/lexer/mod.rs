@@ -49,7 +49,8 @@ pub struct Lexed {
 
 /// Lexes one file.
 pub fn lex(file: FileId, src: &str) -> Lexed {
-    let mut lx = Lexer::new(file, src);
+    // A whole file's tokens: about one per four bytes of source in dense code.
+    let mut lx = Lexer::new(file, src, src.len() / 4);
     lx.run();
     Lexed {
         tokens: lx.out,
@@ -73,8 +74,9 @@ const STREAM_CHUNK: usize = 4096;
 
 impl<'s> TokenStream<'s> {
     pub fn new(file: FileId, src: &'s str) -> TokenStream<'s> {
-        let mut lexer = Lexer::new(file, src);
-        lexer.out = Vec::with_capacity(STREAM_CHUNK + 64);
+        // Only a chunk is ever waiting: no room for the whole file's tokens is asked for (for a
+        // large file that was hundreds of megabytes of address space, never used).
+        let mut lexer = Lexer::new(file, src, STREAM_CHUNK + 64);
         lexer.pause_at = Some(STREAM_CHUNK);
         lexer.start();
         TokenStream {
@@ -210,7 +212,8 @@ pub(crate) struct Lexer<'s> {
 }
 
 impl<'s> Lexer<'s> {
-    fn new(file: FileId, src: &'s str) -> Lexer<'s> {
+    /// `tokens`: room for how many tokens to make at first.
+    fn new(file: FileId, src: &'s str, tokens: usize) -> Lexer<'s> {
         Lexer {
             file,
             src,
@@ -218,7 +221,7 @@ impl<'s> Lexer<'s> {
             pos: 0,
             end: src.len(),
             origin: 0,
-            out: Vec::with_capacity(src.len() / 4),
+            out: Vec::with_capacity(tokens),
             diags: Vec::new(),
             line_start: 0,
             newline_jump: None,
