@@ -404,7 +404,7 @@ fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(Pa
     let has_bindings =
         crate::source::child_type(path, "bindings", root).is_some_and(|t| t.is_dir());
     let bindings_files = if has_bindings {
-        bindings_below(&bindings, root)?
+        manifests_in(&bindings, root)?
     } else {
         Vec::new()
     };
@@ -440,10 +440,17 @@ fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(Pa
 
 /// The `.pp` files below `dir`, none when it is not a directory (or a link out of `root`).
 fn bindings_below(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
     if crate::source::followed_type(dir, root).is_some_and(|t| t.is_dir()) {
-        crate::source::walk_within(dir, root, &mut found)?;
+        manifests_in(dir, root)
+    } else {
+        Ok(Vec::new())
     }
+}
+
+/// The `.pp` files below `dir`, known to be a directory pbc may read.
+fn manifests_in(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    crate::source::walk_within(dir, root, &mut found)?;
     found.retain(|f| is_manifest(f));
     Ok(found)
 }

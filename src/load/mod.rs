@@ -364,23 +364,16 @@ impl CompiledModel {
             layout,
         } = self;
         let written = match mode {
-            CompileMode::Tree => {
-                let model = loaded.tree_model(lower::PnJson);
-                let written = layout.write(&mut out, &model);
-                reclaim::release(model);
-                written
-            }
-            CompileMode::Files => {
-                let model = lower::compile_files(
+            CompileMode::Tree => layout.write_released(&mut out, loaded.tree_model(lower::PnJson)),
+            CompileMode::Files => layout.write_released(
+                &mut out,
+                lower::compile_files(
                     &loaded.check.files,
                     &loaded.origins,
                     &loaded.lower_inputs(),
                     lower::PnJson,
-                );
-                let written = layout.write(&mut out, &model);
-                reclaim::release(model);
-                written
-            }
+                ),
+            ),
         };
         reclaim::release(loaded);
         written?;
@@ -424,6 +417,17 @@ impl JsonLayout {
             JsonLayout::Compact => serde_json::to_writer(out, value),
         }
         .map_err(std::io::Error::from)
+    }
+
+    /// [`JsonLayout::write`], then the value is released ([`reclaim`]): nothing reads it after.
+    fn write_released<T: serde::Serialize>(
+        self,
+        out: &mut impl std::io::Write,
+        value: T,
+    ) -> std::io::Result<()> {
+        let written = self.write(out, &value);
+        reclaim::release(value);
+        written
     }
 }
 
