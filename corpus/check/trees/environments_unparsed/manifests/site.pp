@@ -1,0 +1,3 @@
+site {
+  categories { dc => $::dc }
+}

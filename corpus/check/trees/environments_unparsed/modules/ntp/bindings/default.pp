@@ -1,0 +1,4 @@
+bindings ntp::default {
+  bind abstract 'ntp::mode'
+  bind 'ntp::servers' to ['pool']
+}

@@ -1,0 +1,4 @@
+bindings default {
+  bind 'ntp::servers' to ['a', 'b'
+  bind 'ntp::mode' to 'client'
+}
