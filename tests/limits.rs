@@ -588,6 +588,54 @@ fn a_manifest_that_is_not_puppet_is_refused() {
     assert!(stderr.contains("ENVIRONMENT_PATH_TYPE"), "{stderr}");
 }
 
+/// A tree file pbc refuses to read (here, larger than `--max-file-size`) stops `check` and
+/// `compile` with exit 2, naming the first such file in the tree's order, however the reads
+/// were shared out among the cores.
+#[test]
+fn an_unreadable_tree_file_is_an_io_error_naming_the_first() {
+    let big = format!(
+        "bindings {{name}}::default {{\n  bind 'x' to '{}'\n}}\n",
+        "a".repeat(2000)
+    );
+    let mut files: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("modules/m{i:02}/bindings/default.pp"),
+                format!("bindings m{i:02}::default {{\n  bind 'm{i:02}::x' to 1\n}}\n"),
+            )
+        })
+        .collect();
+    for module in ["m07", "m31"] {
+        files.push((
+            format!("modules/{module}/bindings/big.pp"),
+            big.replace("{name}", module),
+        ));
+    }
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let tree = common::write_tree("cli", "unreadable", &[], &borrowed);
+    let t = tree.to_string_lossy().into_owned();
+    for command in ["check", "compile"] {
+        let (code, stdout, stderr) = pbc(&["--max-file-size", "1000", command, &t]);
+        assert_eq!(code, 2, "{command}: {stderr}");
+        assert!(stdout.is_empty(), "{command}: {stdout}");
+        assert!(
+            stderr.contains("m07/bindings/big.pp"),
+            "{command}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("m31/bindings/big.pp"),
+            "{command}: {stderr}"
+        );
+        assert!(
+            stderr.contains("more than the limit of 1000"),
+            "{command}: {stderr}"
+        );
+    }
+}
+
 /// One policy for links in every subcommand: a link that leads out of the tree is not read
 /// (`check` and `lookup` both say so), `--follow-symlinks` follows it, and a link back up the
 /// tree is no endless walk. (`lookup` used to read a module `check` skipped.)
