@@ -89,10 +89,10 @@ fn main() {
         let selected = environment::select(&root, environments, &request).expect("selects");
         let mut injector = Injector::with_index(&model, Some(index.clone()), &selected, &request)
             .expect("the injector builds");
-        let keys = injector.effective_keys();
+        let keys = injector.effective_entries();
         count = keys.len();
         for k in &keys {
-            std::hint::black_box(injector.lookup_found_key(k).ok());
+            std::hint::black_box(injector.lookup_effective(k).ok());
         }
         best_all = best_all.min(start.elapsed().as_secs_f64());
     }

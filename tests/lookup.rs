@@ -101,6 +101,60 @@ fn every_node_at_once_answers_as_each_node_alone() {
     assert!(compared >= 20, "only {compared} nodes compared");
 }
 
+/// `--all` finds each key by its place in the index, a named key by its name: both give the
+/// same value. On every corpus tree, for no facts and for each factset, every key of `--all`
+/// (but typed keys, which a command line cannot name) is looked up by name.
+#[test]
+fn every_key_of_all_answers_as_the_key_asked_by_name() {
+    let mut compared = 0;
+    for dir in sorted_dirs("corpus/lookup/trees") {
+        let mut requests: Vec<Vec<String>> = vec![Vec::new()];
+        if let Ok(facts) = std::fs::read_dir(dir.join("facts")) {
+            let mut files: Vec<String> = facts
+                .filter_map(|e| e.ok())
+                .map(|e| format!("facts/{}", e.file_name().to_string_lossy()))
+                .collect();
+            files.sort();
+            requests.extend(files.into_iter().map(|f| vec!["--facts".to_string(), f]));
+        }
+        for request in requests {
+            let with = |more: &[&str]| -> Vec<String> {
+                let mut args: Vec<String> = vec!["lookup".into()];
+                args.extend(request.iter().cloned());
+                args.extend(more.iter().map(|s| s.to_string()));
+                args
+            };
+            let all_args = with(&["--all"]);
+            let args: Vec<&str> = all_args.iter().map(String::as_str).collect();
+            let (status, all) = pbc_in(&dir, &args);
+            if status != 0 {
+                continue;
+            }
+            let all: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&all).expect("--all prints one JSON object");
+            let names: Vec<&str> = all
+                .keys()
+                .map(String::as_str)
+                .filter(|k| !k.contains(", '"))
+                .collect();
+            let named_args = with(&names);
+            let args: Vec<&str> = named_args.iter().map(String::as_str).collect();
+            let (status, lines) = pbc_in(&dir, &args);
+            assert_eq!(status, 0, "{}: {request:?}", dir.display());
+            let values: Vec<serde_json::Value> = lines
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("a JSON value per key"))
+                .collect();
+            assert_eq!(values.len(), names.len(), "{}: {request:?}", dir.display());
+            for (name, value) in names.iter().zip(&values) {
+                assert_eq!(&all[*name], value, "{}: {request:?}: {name}", dir.display());
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 100, "only {compared} keys compared");
+}
+
 /// Runs `pbc` in `dir`: status, stdout, stderr.
 fn pbc_full(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
     let run = Command::new(env!("CARGO_BIN_EXE_pbc"))

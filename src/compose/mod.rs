@@ -408,9 +408,23 @@ pub fn is_per_key(code: &str) -> bool {
     .contains(&code)
 }
 
-/// The request's categories as the composer needs them: name → (value, precedence).
+/// The request's categories as the composer needs them: name, value, precedence.
 pub struct CategoryValues {
-    pub values: HashMap<SmolStr, (SmolStr, u16)>,
+    /// A site declares a handful of categories: a scan is cheaper than hashing the name, and
+    /// every `when` of a request asks.
+    pub values: Vec<(SmolStr, SmolStr, u16)>,
+}
+
+impl CategoryValues {
+    /// The value and precedence of the category `name`, if the request gives it a value.
+    pub fn get(&self, name: &str) -> Option<(&SmolStr, u16)> {
+        // The last of a name wins, as it would in a map built from the list.
+        self.values
+            .iter()
+            .rev()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, v, p)| (v, *p))
+    }
 }
 
 /// Which Hiera level places a key of Hiera data for a request (`None`: no level finds it).
@@ -438,14 +452,13 @@ pub struct Composition<'m> {
     pub erased: HashSet<String>,
 }
 
-/// A `when` node matched against the request.
+/// A `when` node matched against the request. What each predicate made of the request is
+/// worked out again for `--explain` ([`Composition::when_conditions`]): a request matches
+/// tens of thousands of `when`s and explains a few.
 struct WhenMatch {
     /// The precedence inside it (before normalising), `None` once a predicate on the way fails.
     raw: Option<Vec<u16>>,
     precedence: Option<Precedence>,
-    /// The outcome of its own predicates (the chain up to the top level is put together only
-    /// for `--explain`).
-    outcomes: Vec<PredicateOutcome>,
 }
 
 impl<'m> Composition<'m> {
@@ -494,24 +507,17 @@ impl<'m> Composition<'m> {
                 Some(p) => self.when_match(p).raw.clone(),
                 None => Some(Vec::new()),
             };
-            let mut outcomes = Vec::new();
             let mut text = self.text.borrow_mut();
-            let mut inner = match_predicates(
-                node.predicates,
-                &self.categories,
-                &mut **text,
-                outer,
-                &mut outcomes,
-            );
+            let mut inner =
+                match_predicates(node.predicates, &self.categories, &mut **text, outer, None);
             if let Some(path) = node.path {
-                if !path_holds(path, &mut **text, &mut outcomes) {
+                if !path_holds(path, &mut **text, None) {
                     inner = None;
                 }
             }
             WhenMatch {
                 precedence: inner.clone().map(normalise),
                 raw: inner,
-                outcomes,
             }
         })
     }
@@ -558,17 +564,29 @@ impl<'m> Composition<'m> {
     }
 
     /// The outcome of every predicate from the top level down to `when`.
-    fn when_conditions(&self, mut when: Option<usize>) -> Rc<[PredicateOutcome]> {
+    pub fn when_conditions(&self, mut when: Option<usize>) -> Rc<[PredicateOutcome]> {
         let mut levels = Vec::new();
         while let Some(w) = when {
-            levels.push(&self.when_match(w).outcomes);
+            levels.push(w);
             when = self.bindings.whens[w].parent;
         }
-        levels
-            .into_iter()
-            .rev()
-            .flat_map(|outcomes| outcomes.iter().cloned())
-            .collect()
+        let mut outcomes = Vec::new();
+        let mut text = self.text.borrow_mut();
+        for &w in levels.iter().rev() {
+            let node = &self.bindings.whens[w];
+            let precedence = Some(Vec::new());
+            match_predicates(
+                node.predicates,
+                &self.categories,
+                &mut **text,
+                precedence,
+                Some(&mut outcomes),
+            );
+            if let Some(path) = node.path {
+                path_holds(path, &mut **text, Some(&mut outcomes));
+            }
+        }
+        outcomes.into()
     }
 
     /// [`resolve`] for this request.
@@ -577,20 +595,14 @@ impl<'m> Composition<'m> {
     }
 
     /// The contributions to the multibind `id` that apply to the request, in D14 order
-    /// (layer, higher precedence, document order), with their precedence and predicates.
-    pub fn contributions(
-        &self,
-        id: &str,
-    ) -> Vec<(&Contribution<'m>, Precedence, Rc<[PredicateOutcome]>)> {
+    /// (layer, higher precedence, document order), with their precedence.
+    pub fn contributions(&self, id: &str) -> Vec<(&Contribution<'m>, Precedence)> {
         let Some(list) = self.bindings.contributions.get(id) else {
             return Vec::new();
         };
         let mut out: Vec<_> = list
             .iter()
-            .filter_map(|c| {
-                self.when_precedence(c.when)
-                    .map(|p| (c, p, self.when_conditions(c.when)))
-            })
+            .filter_map(|c| self.when_precedence(c.when).map(|p| (c, p)))
             .collect();
         out.sort_by(|a, b| {
             a.0.layer
@@ -602,12 +614,13 @@ impl<'m> Composition<'m> {
     }
 }
 
-/// Whether a data file's path test holds for the request (outcomes added to `outcomes`): its
-/// path gives this file, with case (D20), and no earlier file's path gives that file.
+/// Whether a data file's path test holds for the request (outcomes added to `outcomes`, if
+/// asked for): its path gives this file, with case (D20), and no earlier file's path gives
+/// that file.
 fn path_holds<'m>(
     path: &'m DataPath<Code<'m>>,
     text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
-    outcomes: &mut Vec<PredicateOutcome>,
+    mut outcomes: Option<&mut Vec<PredicateOutcome>>,
 ) -> bool {
     let mut holds = true;
     let tests = std::iter::once((&path.template, &path.file, false))
@@ -617,48 +630,57 @@ fn path_holds<'m>(
         let names_it = given.as_deref() == Some(file.as_str());
         let matched = names_it != unless;
         holds &= matched;
-        outcomes.push(PredicateOutcome {
-            category: SmolStr::default(),
-            value: file.as_str().into(),
-            matched,
-            path: Some(PathOutcome { given, unless }),
-        });
+        if let Some(outcomes) = outcomes.as_deref_mut() {
+            outcomes.push(PredicateOutcome {
+                category: SmolStr::default(),
+                value: file.as_str().into(),
+                matched,
+                path: Some(PathOutcome { given, unless }),
+            });
+        }
     }
     holds
 }
 
-/// The outcome of one `when`'s predicates (added to `outcomes`) and the precedence inside it
-/// (`None` once any predicate on the way fails). An undeclared category never matches.
+/// The outcome of one `when`'s predicates (added to `outcomes`, if asked for) and the
+/// precedence inside it (`None` once any predicate on the way fails). An undeclared category
+/// never matches.
 fn match_predicates<'m>(
     predicates: &'m [Category<Code<'m>>],
     categories: &CategoryValues,
     text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
     outer: Option<Vec<u16>>,
-    outcomes: &mut Vec<PredicateOutcome>,
+    mut outcomes: Option<&mut Vec<PredicateOutcome>>,
 ) -> Option<Vec<u16>> {
     let mut precedence = outer;
     for p in predicates {
         // D9: compared ignoring case (literals were lowered lower-cased).
-        let wanted: SmolStr = match &p.value {
-            Code::Value(crate::eval::Value::String(s)) => s.clone(),
-            other => text(other)
-                .map(|t| t.to_lowercase().into())
-                .unwrap_or_default(),
+        let computed: SmolStr;
+        let wanted: &SmolStr = match &p.value {
+            Code::Value(crate::eval::Value::String(s)) => s,
+            other => {
+                computed = text(other)
+                    .map(|t| t.to_lowercase().into())
+                    .unwrap_or_default();
+                &computed
+            }
         };
         let (matched, level) = if p.categorization == "common" {
             (true, Some(0))
         } else {
-            match categories.values.get(p.categorization.as_str()) {
-                Some((value, level)) if *value == wanted => (true, Some(*level)),
+            match categories.get(p.categorization.as_str()) {
+                Some((value, level)) if value == wanted => (true, Some(level)),
                 _ => (false, None),
             }
         };
-        outcomes.push(PredicateOutcome {
-            category: p.categorization.as_str().into(),
-            value: wanted,
-            matched,
-            path: None,
-        });
+        if let Some(outcomes) = outcomes.as_deref_mut() {
+            outcomes.push(PredicateOutcome {
+                category: p.categorization.as_str().into(),
+                value: wanted.clone(),
+                matched,
+                path: None,
+            });
+        }
         precedence = match (precedence, level) {
             (Some(mut p), Some(l)) => {
                 p.push(l);

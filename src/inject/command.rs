@@ -5,7 +5,7 @@
 use super::compose::Bindings;
 use super::environment::{prepare, PrepareError};
 use super::explain::value_json;
-use super::{facts, ForInjection, Injector, Request};
+use super::{facts, EffectiveKey, ForInjection, Injector, Request};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
 use crate::load::facts::ReadError;
@@ -114,14 +114,40 @@ impl LookupOutcome {
 }
 
 /// The keys `opts` asks for, of the type `ty`, or with `--all` every effective key.
-pub(crate) fn asked_keys(opts: &LookupOptions, ty: &PType, injector: &Injector) -> Vec<Key> {
+pub(crate) fn asked_keys(opts: &LookupOptions, ty: &PType, injector: &Injector) -> Vec<AskedKey> {
     if opts.all {
-        injector.effective_keys()
+        injector
+            .effective_entries()
+            .into_iter()
+            .map(|e| AskedKey {
+                key: injector.effective_key(&e).clone(),
+                effective: Some(e),
+            })
+            .collect()
     } else {
         opts.keys
             .iter()
-            .map(|k| Key::new(ty.clone(), k.as_str()))
+            .map(|k| AskedKey {
+                key: Key::new(ty.clone(), k.as_str()),
+                effective: None,
+            })
             .collect()
+    }
+}
+
+/// A key to answer: named on the command line, or one of `--all`'s, which is found by its
+/// place in the index rather than searched for by name.
+pub(crate) struct AskedKey {
+    pub key: Key,
+    effective: Option<EffectiveKey>,
+}
+
+impl AskedKey {
+    pub(crate) fn lookup(&self, injector: &mut Injector) -> Result<Option<Value>, Diagnostic> {
+        match &self.effective {
+            Some(e) => injector.lookup_effective(e),
+            None => injector.lookup_found_key(&self.key),
+        }
     }
 }
 
@@ -399,7 +425,7 @@ fn run_on_model(
         let missing = probe.is_ok_and(|mut injector| {
             asked_keys(opts, ty, &injector)
                 .iter()
-                .any(|k| matches!(injector.lookup_found_key(k), Ok(None)))
+                .any(|k| matches!(k.lookup(&mut injector), Ok(None)))
         });
         if missing {
             read = match read_model(opts, path, None) {
@@ -452,7 +478,8 @@ fn answer(
     // Plain output is one line per key; JSON output is one object.
     let lines = !opts.all && !opts.explain && !opts.json;
     let as_object = !opts.explain && (opts.all || opts.json);
-    for key in &keys {
+    for asked in &keys {
+        let key = &asked.key;
         if opts.explain {
             let mut e = injector.explain(key);
             if e.layers.is_empty() {
@@ -463,7 +490,7 @@ fn answer(
             }
             explanations.push(e);
         }
-        let found = injector.lookup_found_key(key);
+        let found = asked.lookup(injector);
         let value = match found {
             Ok(Some(value)) => {
                 if !opts.all && !value.is_instance(ty) && *ty != PType::Data {

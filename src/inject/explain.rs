@@ -303,7 +303,7 @@ impl Injector<'_> {
                     contributions = list
                         .into_iter()
                         .map(|p| ContributionLine {
-                            predicates: predicate_lines(&p.conditions),
+                            predicates: predicate_lines(&self.composition.when_conditions(p.when)),
                             how: p.how,
                             origin: p.origin,
                             name: p.name,

@@ -75,9 +75,10 @@ pub struct Injector<'m> {
     pub categories: Vec<EffectiveCategory>,
     pub composition: Composition<'m>,
     strict: bool,
-    cache: HashMap<usize, Value>,
-    /// Keys being produced (loop detection).
-    stack: Vec<String>,
+    /// Values produced, by candidate.
+    cache: HashMap<usize, Value, std::hash::BuildHasherDefault<IndexHasher>>,
+    /// The keys being produced, as their entries in the index (loop detection).
+    stack: Vec<usize>,
     /// What the current lookup may still build.
     budget: crate::eval::ValueBudget,
     pub messages: Vec<Message>,
@@ -179,7 +180,7 @@ impl<'m> Injector<'m> {
                 .filter_map(|c| {
                     c.value
                         .clone()
-                        .map(|v| (SmolStr::new(&c.name), (SmolStr::from(v), c.precedence)))
+                        .map(|v| (SmolStr::new(&c.name), SmolStr::from(v), c.precedence))
                 })
                 .collect(),
         };
@@ -218,7 +219,7 @@ impl<'m> Injector<'m> {
             categories,
             composition,
             strict: request.strict,
-            cache: HashMap::new(),
+            cache: HashMap::default(),
             stack: Vec::new(),
             budget: crate::eval::ValueBudget::default(),
             messages: Vec::new(),
@@ -238,14 +239,50 @@ impl<'m> Injector<'m> {
 
     /// Looks up a key (one of [`Injector::effective_keys`], or any other).
     pub fn lookup_found_key(&mut self, key: &Key) -> Result<Option<Value>, Diagnostic> {
+        let entry = self.composition.entry(key);
+        self.lookup_asked(key, entry)
+    }
+
+    /// Looks up one of [`Injector::effective_entries`]: the same answer as
+    /// [`Injector::lookup_found_key`], without finding the key in the index by its name.
+    pub fn lookup_effective(&mut self, key: &EffectiveKey) -> Result<Option<Value>, Diagnostic> {
+        // The index is shared, not copied: the key is read in place while the lookup runs.
+        let index = std::sync::Arc::clone(&self.composition.bindings);
+        let entry = match key {
+            EffectiveKey::Entry(entry) => Some(*entry),
+            EffectiveKey::Classes => None,
+        };
+        let name = match entry {
+            Some(e) => &index.keys[e].key,
+            None => classes_key(),
+        };
+        self.lookup_asked(name, entry)
+    }
+
+    fn lookup_asked(
+        &mut self,
+        key: &Key,
+        entry: Option<usize>,
+    ) -> Result<Option<Value>, Diagnostic> {
         // Each key asked for gets the whole budget for what its lookup builds.
         self.budget = crate::eval::ValueBudget::default();
-        self.lookup_key(key, None)
+        self.lookup_in(key, entry, None)
             .map_err(EvalError::into_diagnostic)
     }
 
     fn lookup_key(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Value>> {
-        if let Some((root, digs)) = self.dotted(key) {
+        let entry = self.composition.entry(key);
+        self.lookup_in(key, entry, at)
+    }
+
+    /// [`Injector::lookup_key`] for a key whose entry in the index is known.
+    fn lookup_in(
+        &mut self,
+        key: &Key,
+        entry: Option<usize>,
+        at: Option<Span>,
+    ) -> EvalResult<Option<Value>> {
+        if let Some((root, digs)) = self.dotted(key, entry) {
             let value = self.lookup_key(&Key::new(PType::Data, root.clone()), at)?;
             if let Some((found, converted, convert, place)) = self.hiera_found.get(&root).cloned() {
                 if value.as_ref() == Some(&converted) {
@@ -257,28 +294,30 @@ impl<'m> Injector<'m> {
             }
             return Ok(value.and_then(|v| hiera::dig(v, &digs)));
         }
-        let id = key.id();
-        if self.composition.erased.contains(&id) {
+        let erased = &self.composition.erased;
+        if !erased.is_empty() && erased.contains(&key.id()) {
             return Ok(None);
         }
-        // Only a class parameter's key (a prefix test) asks the composition twice.
-        if let Some(implicit) = key
-            .implicit_parameter()
-            .filter(|_| self.composition.entry(key).is_none())
-        {
-            return self.lookup_key(&implicit, at);
+        if entry.is_none() {
+            if let Some(implicit) = key.implicit_parameter() {
+                return self.lookup_key(&implicit, at);
+            }
         }
-        self.lookup_id(key, id, at)
+        self.lookup_entry(key, entry, at)
     }
 
     /// A dotted key (`ntp::servers.0`, `a."b.c"`) as Puppet's lookup reads it: its root, then
     /// the keys and indexes to dig. Only where no binding other than Hiera data binds the name
     /// as written (ARM-8 names may have dots).
-    fn dotted(&self, key: &Key) -> Option<(String, Vec<crate::data::interpolation::Dig>)> {
+    fn dotted(
+        &self,
+        key: &Key,
+        entry: Option<usize>,
+    ) -> Option<(String, Vec<crate::data::interpolation::Dig>)> {
         if key.ty != PType::Data || !key.name.contains(['.', '"', '\'']) {
             return None;
         }
-        if let Some(entry) = self.composition.entry(key) {
+        if let Some(entry) = entry {
             if let Ok(Some(w)) = self.composition.winner(entry) {
                 // A binding of the name as written answers it.
                 self.composition.candidates()[*w].hiera_level?;
@@ -290,10 +329,21 @@ impl<'m> Injector<'m> {
 
     /// A lookup that sees a key `bind renamed` erased (what the new name is bound to).
     fn lookup_unerased(&mut self, key: &Key, at: Option<Span>) -> EvalResult<Option<Value>> {
-        self.lookup_id(key, key.id(), at)
+        let entry = self.composition.entry(key);
+        self.lookup_entry(key, entry, at)
     }
 
-    fn lookup_id(&mut self, key: &Key, id: String, at: Option<Span>) -> EvalResult<Option<Value>> {
+    /// The id of the key at `entry` of the index, as messages name it.
+    fn entry_id(&self, entry: usize) -> String {
+        self.composition.bindings.keys[entry].key.id()
+    }
+
+    fn lookup_entry(
+        &mut self,
+        key: &Key,
+        entry: Option<usize>,
+        at: Option<Span>,
+    ) -> EvalResult<Option<Value>> {
         // Each lookup inside a producer runs on the native stack: a chain of bindings that
         // look each other up is bounded (and a loop is caught first, below this depth).
         if self.stack.len() >= MAX_LOOKUP_DEPTH {
@@ -310,14 +360,22 @@ impl<'m> Injector<'m> {
                 self.stack
                     .iter()
                     .take(3)
-                    .map(|id| id.strip_prefix("Data/").unwrap_or(id))
+                    .map(|&e| {
+                        let id = self.entry_id(e);
+                        id.strip_prefix("Data/").map(str::to_string).unwrap_or(id)
+                    })
                     .collect::<Vec<_>>()
                     .join(" -> ")
             )));
         }
-        if self.stack.contains(&id) {
-            let mut chain = self.stack.clone();
-            chain.push(id.clone());
+        // A key that is not in the index produces nothing, so it cannot be in a loop.
+        if let Some(entry) = entry.filter(|e| self.stack.contains(e)) {
+            let chain: Vec<String> = self
+                .stack
+                .iter()
+                .chain([&entry])
+                .map(|&e| self.entry_id(e))
+                .collect();
             return Err(EvalError::new(
                 codes::LOOKUP_LOOP,
                 at.unwrap_or(Span::NONE),
@@ -325,10 +383,10 @@ impl<'m> Injector<'m> {
             )
             .with_note(format!("note: {}", chain.join(" -> "))));
         }
-        if key.name == "/classes" && key.ty == PType::Data {
+        if key.name == CLASSES_KEY && key.ty == PType::Data {
             return self.classes().map(Some);
         }
-        let Some(entry) = self.composition.entry(key) else {
+        let Some(entry) = entry else {
             return Ok(None);
         };
         let winner = match self.composition.winner(entry) {
@@ -343,7 +401,7 @@ impl<'m> Injector<'m> {
         if let Some(v) = self.cache.get(&winner).filter(|_| cacheable) {
             return Ok(Some(v.clone()));
         }
-        self.stack.push(id);
+        self.stack.push(entry);
         let produced = self.produce_candidate(winner, key);
         self.stack.pop();
         let value = produced.map_err(|e| self.placed(e, winner))?;
@@ -591,7 +649,7 @@ impl<'m> Injector<'m> {
                 .composition
                 .contributions(id)
                 .into_iter()
-                .map(|(c, p, _)| (c.binding, c.layer, p))
+                .map(|(c, p)| (c.binding, c.layer, p))
                 .collect();
             for (b, layer, precedence) in list {
                 let Some(p) = &b.producer else { continue };
@@ -676,26 +734,92 @@ impl<'m> Injector<'m> {
     /// `bindings_providers`) are plumbing that `/classes` and a runtime read: they are left
     /// out, though each can still be looked up by name.
     pub fn effective_keys(&self) -> Vec<Key> {
+        self.effective_entries()
+            .iter()
+            .map(|k| self.effective_key(k).clone())
+            .collect()
+    }
+
+    /// [`Injector::effective_keys`] as places in the index, which
+    /// [`Injector::lookup_effective`] answers without a search by name (`--all`).
+    pub fn effective_entries(&self) -> Vec<EffectiveKey> {
         let c = &self.composition;
+        let system_layer = c
+            .layer_names()
+            .iter()
+            .position(|&n| n == crate::lower::SYSTEM_LAYER);
         let in_system_layer = |winner: &Result<Option<usize>, ComposeError>| match winner {
-            Ok(Some(w)) => c.layer_names()[c.candidates()[*w].layer] == crate::lower::SYSTEM_LAYER,
+            Ok(Some(w)) => Some(c.candidates()[*w].layer) == system_layer,
             _ => false,
         };
-        let mut keys: Vec<Key> = c
+        let keys = &c.bindings.keys;
+        let mut entries: Vec<EffectiveKey> = c
             .bindings
             .keys_in_order()
             .iter()
-            .map(|&entry| (&c.bindings.keys[entry], c.winner(entry)))
-            .filter(|(_, w)| !matches!(w, Ok(None)) && !in_system_layer(w))
-            .filter(|(k, _)| c.erased.is_empty() || !c.erased.contains(&k.key.id()))
-            .map(|(k, _)| k.key.clone())
+            .filter(|&&entry| {
+                let w = c.winner(entry);
+                !matches!(w, Ok(None)) && !in_system_layer(w)
+            })
+            .filter(|&&entry| c.erased.is_empty() || !c.erased.contains(&keys[entry].key.id()))
+            .map(|&entry| EffectiveKey::Entry(entry))
             .collect();
         // After any key that orders the same, as a stable sort would place it.
-        let classes = Key::new(PType::Data, "/classes");
-        let at = keys.partition_point(|k| crate::compose::key_order(k, &classes).is_le());
-        keys.insert(at, classes);
-        keys
+        let at = entries.partition_point(|k| {
+            crate::compose::key_order(self.effective_key(k), classes_key()).is_le()
+        });
+        entries.insert(at, EffectiveKey::Classes);
+        entries
     }
+
+    /// The key one of [`Injector::effective_entries`] stands for.
+    pub fn effective_key(&self, key: &EffectiveKey) -> &Key {
+        match key {
+            EffectiveKey::Entry(entry) => &self.composition.bindings.keys[*entry].key,
+            EffectiveKey::Classes => classes_key(),
+        }
+    }
+}
+
+fn classes_key() -> &'static Key {
+    static CLASSES: std::sync::OnceLock<Key> = std::sync::OnceLock::new();
+    CLASSES.get_or_init(|| Key::new(PType::Data, CLASSES_KEY))
+}
+
+/// Hashes the candidate indexes of [`Injector`]'s cache: `--all` asks for a hundred thousand
+/// of them, and an index needs no defence against chosen collisions.
+#[derive(Default)]
+struct IndexHasher(u64);
+
+impl std::hash::Hasher for IndexHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        // Fibonacci hashing: the multiplier spreads consecutive indexes over the table.
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The key every request answers with the classes it includes (ARM-8's `/classes`).
+pub const CLASSES_KEY: &str = "/classes";
+
+/// One key `--all` answers: a key of the index, or `/classes`, which is made for the request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EffectiveKey {
+    Entry(usize),
+    Classes,
 }
 
 impl crate::eval::Host for Injector<'_> {

@@ -22,7 +22,8 @@ pub struct Produced {
     pub precedence: super::compose::Precedence,
     pub origin: String,
     pub span: crate::span::Span,
-    pub conditions: std::rc::Rc<[super::compose::PredicateOutcome]>,
+    /// The innermost `when` around it (its predicates are worked out for `--explain`).
+    pub when: Option<usize>,
     /// How it was combined (for `--explain`).
     pub how: String,
 }
@@ -74,10 +75,10 @@ pub(super) fn contributions<'m>(
         .composition
         .contributions(id)
         .into_iter()
-        .map(|(c, p, conditions)| (c.binding, c.layer, p, conditions))
+        .map(|(c, p)| (c.binding, c.layer, p, c.when))
         .collect();
     let mut out = Vec::with_capacity(list.len());
-    for (b, layer, precedence, conditions) in list {
+    for (b, layer, precedence, when) in list {
         let Some(p) = &b.producer else { continue };
         let name = Key::new(ptype(&b.type_), b.name.clone().unwrap_or_default());
         let Some(value) = inj.produce(p, &b.producer_args, &name, &b.origin)? else {
@@ -90,7 +91,7 @@ pub(super) fn contributions<'m>(
             precedence,
             origin: super::origin_text(&b.origin),
             span: b.origin.span,
-            conditions,
+            when,
             how: String::new(),
         });
     }

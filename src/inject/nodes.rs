@@ -124,9 +124,11 @@ fn answer(
     answers: &mut NodeAnswers,
 ) {
     let keys = super::command::asked_keys(opts, ty, injector);
-    for key in keys {
+    for asked in keys {
+        let found = asked.lookup(injector);
+        let key = asked.key;
         let name = key.to_string();
-        match injector.lookup_found_key(&key) {
+        match found {
             Ok(Some(value)) if opts.all || *ty == PType::Data || value.is_instance(ty) => {
                 answers.values.insert(name, value.to_json());
             }

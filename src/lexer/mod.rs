@@ -75,8 +75,12 @@ const STREAM_CHUNK: usize = 4096;
 impl<'s> TokenStream<'s> {
     pub fn new(file: FileId, src: &'s str) -> TokenStream<'s> {
         // Only a chunk is ever waiting: no room for the whole file's tokens is asked for (for a
-        // large file that was hundreds of megabytes of address space, never used).
-        let mut lexer = Lexer::new(file, src, STREAM_CHUNK + 64);
+        // large file that was hundreds of megabytes of address space, never used). A small
+        // file asks for what it can hold (a token takes at least two bytes, with its blank):
+        // a chunk's 230 KB, taken and freed per file, made the allocator consolidate its free
+        // lists every time, a tenth of parsing a tree of small files.
+        let room = STREAM_CHUNK.min(src.len() / 2 + 16);
+        let mut lexer = Lexer::new(file, src, room + 64);
         lexer.pause_at = Some(STREAM_CHUNK);
         lexer.start();
         TokenStream {
