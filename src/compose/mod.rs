@@ -68,6 +68,8 @@ pub enum Bound<'m> {
 pub struct WhenNode<'m> {
     pub parent: Option<usize>,
     pub predicates: &'m [Category<Code<'m>>],
+    /// Where its predicates start in [`Bindings::predicates`].
+    predicates_at: usize,
     /// A data file's path test (ARM-9).
     pub path: Option<&'m DataPath<Code<'m>>>,
 }
@@ -108,6 +110,16 @@ pub enum ComposeError {
     UnresolvedOverride { candidate: usize },
 }
 
+/// One predicate of a `when`, as the index keeps it.
+#[derive(Clone, Copy)]
+struct IndexedPredicate {
+    /// Which of [`Bindings::category_names`].
+    category: usize,
+    /// Which of [`Bindings::predicate_values`] it names; `None`: its value is an expression,
+    /// evaluated for each request.
+    value: Option<usize>,
+}
+
 /// One key and its candidates, in layer, then document order.
 pub struct KeyEntry {
     pub key: Key,
@@ -125,6 +137,14 @@ pub struct Bindings<'m> {
     /// By multibind id, in document order.
     pub contributions: HashMap<String, Vec<Contribution<'m>>>,
     pub whens: Vec<WhenNode<'m>>,
+    /// Every category name the `when`s test, once: a request finds each name's value once, and
+    /// a predicate reads it by id.
+    category_names: Vec<&'m str>,
+    /// Every value the `when`s name literally, once (lower-cased, as lowered), with its id.
+    predicate_values: HashMap<&'m str, usize>,
+    /// Every predicate, `when` by `when` (see [`WhenNode`]), in numbers: matching a request
+    /// reads this dense list instead of the model, and compares ids instead of names.
+    predicates: Vec<IndexedPredicate>,
     pub layer_names: Vec<&'m str>,
     /// The candidates that are `bind renamed` (a request erases the keys of those it matches).
     renamed: Vec<usize>,
@@ -158,11 +178,15 @@ impl<'m> Bindings<'m> {
             typed_keys: HashMap::new(),
             contributions: HashMap::new(),
             whens: Vec::new(),
+            category_names: Vec::new(),
+            predicate_values: HashMap::new(),
+            predicates: Vec::new(),
             layer_names: layers.iter().map(|l| l.name.as_str()).collect(),
             renamed: Vec::new(),
             keys_in_order: std::sync::OnceLock::new(),
         };
         let mut order = 0usize;
+        let mut category_ids: HashMap<&'m str, usize> = HashMap::new();
         for (layer, named_layer) in layers.iter().enumerate() {
             for nb in &named_layer.bindings {
                 // An explicit stack: `when` nesting is bounded, but passes do not recurse.
@@ -182,9 +206,27 @@ impl<'m> Bindings<'m> {
                         ..
                     } = item
                     {
+                        let predicates_at = b.predicates.len();
+                        for p in predicates {
+                            let name = p.categorization.as_str();
+                            let next = b.category_names.len();
+                            let category = *category_ids.entry(name).or_insert(next);
+                            if category == next {
+                                b.category_names.push(name);
+                            }
+                            let value = match &p.value {
+                                Code::Value(crate::eval::Value::String(v)) => {
+                                    let next = b.predicate_values.len();
+                                    Some(*b.predicate_values.entry(v.as_str()).or_insert(next))
+                                }
+                                _ => None,
+                            };
+                            b.predicates.push(IndexedPredicate { category, value });
+                        }
                         b.whens.push(WhenNode {
                             parent: when,
                             predicates,
+                            predicates_at,
                             path: path.as_ref(),
                         });
                         stack.push((bindings.iter(), Some(b.whens.len() - 1)));
@@ -436,7 +478,8 @@ pub type HieraPlacing<'m> = Box<dyn Fn(&str) -> Option<usize> + 'm>;
 pub struct Composition<'m> {
     /// The tree's index, shared by every request on the same model.
     pub bindings: std::sync::Arc<Bindings<'m>>,
-    categories: CategoryValues,
+    /// What the request makes of each of [`Bindings::category_names`].
+    categories: Vec<CategoryFor>,
     /// What an embedded expression gives for the request, as text (see [`Composition::build`]).
     text: std::cell::RefCell<Box<dyn FnMut(&'m Code<'m>) -> Option<SmolStr> + 'm>>,
     /// Which Hiera level places a key of Hiera data for the request, if any (see
@@ -450,6 +493,17 @@ pub struct Composition<'m> {
     winners: Vec<std::cell::OnceCell<Result<Option<usize>, ComposeError>>>,
     /// Key ids a matching `bind renamed` erases (their new name still reads them).
     pub erased: HashSet<String>,
+}
+
+/// What a request makes of one category a predicate names.
+enum CategoryFor {
+    /// `common`, which every request is in, at precedence 0.
+    Common,
+    /// Its value for the request (lower-cased), the id of that value among those the index's
+    /// predicates name (`None`: no predicate names it literally), and its precedence.
+    Valued(SmolStr, Option<usize>, u16),
+    /// Not declared, or without a value for the request: no predicate on it matches.
+    Unvalued,
 }
 
 /// A `when` node matched against the request. What each predicate made of the request is
@@ -473,6 +527,19 @@ impl<'m> Composition<'m> {
         text: Box<dyn FnMut(&'m Code<'m>) -> Option<SmolStr> + 'm>,
         hiera: HieraPlacing<'m>,
     ) -> Composition<'m> {
+        let categories = bindings
+            .category_names
+            .iter()
+            .map(|&name| match categories.get(name) {
+                _ if name == "common" => CategoryFor::Common,
+                Some((value, precedence)) => CategoryFor::Valued(
+                    value.clone(),
+                    bindings.predicate_values.get(value.as_str()).copied(),
+                    precedence,
+                ),
+                None => CategoryFor::Unvalued,
+            })
+            .collect();
         let mut c = Composition {
             whens: (0..bindings.whens.len())
                 .map(|_| std::cell::OnceCell::new())
@@ -508,8 +575,14 @@ impl<'m> Composition<'m> {
                 None => Some(Vec::new()),
             };
             let mut text = self.text.borrow_mut();
-            let mut inner =
-                match_predicates(node.predicates, &self.categories, &mut **text, outer, None);
+            let mut inner = match_predicates(
+                node,
+                &self.bindings.predicates,
+                &self.categories,
+                &mut **text,
+                outer,
+                None,
+            );
             if let Some(path) = node.path {
                 if !path_holds(path, &mut **text, None) {
                     inner = None;
@@ -576,7 +649,8 @@ impl<'m> Composition<'m> {
             let node = &self.bindings.whens[w];
             let precedence = Some(Vec::new());
             match_predicates(
-                node.predicates,
+                node,
+                &self.bindings.predicates,
                 &self.categories,
                 &mut **text,
                 precedence,
@@ -646,38 +720,43 @@ fn path_holds<'m>(
 /// precedence inside it (`None` once any predicate on the way fails). An undeclared category
 /// never matches.
 fn match_predicates<'m>(
-    predicates: &'m [Category<Code<'m>>],
-    categories: &CategoryValues,
+    node: &WhenNode<'m>,
+    indexed: &[IndexedPredicate],
+    categories: &[CategoryFor],
     text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>,
     outer: Option<Vec<u16>>,
     mut outcomes: Option<&mut Vec<PredicateOutcome>>,
 ) -> Option<Vec<u16>> {
     let mut precedence = outer;
-    for p in predicates {
+    let indexed = &indexed[node.predicates_at..node.predicates_at + node.predicates.len()];
+    for (i, p) in indexed.iter().enumerate() {
         // D9: compared ignoring case (literals were lowered lower-cased).
-        let computed: SmolStr;
-        let wanted: &SmolStr = match &p.value {
-            Code::Value(crate::eval::Value::String(s)) => s,
-            other => {
-                computed = text(other)
+        let computed = |text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>| -> SmolStr {
+            match &node.predicates[i].value {
+                Code::Value(crate::eval::Value::String(s)) => s.clone(),
+                other => text(other)
                     .map(|t| t.to_lowercase().into())
-                    .unwrap_or_default();
-                &computed
+                    .unwrap_or_default(),
             }
         };
-        let (matched, level) = if p.categorization == "common" {
-            (true, Some(0))
-        } else {
-            match categories.get(p.categorization.as_str()) {
-                Some((value, level)) if value == wanted => (true, Some(level)),
-                _ => (false, None),
+        // An expression is evaluated once, and only when its value is needed.
+        let mut wanted: Option<SmolStr> = None;
+        let level = match &categories[p.category] {
+            CategoryFor::Common => Some(0),
+            CategoryFor::Valued(value, id, level) => {
+                let matched = match p.value {
+                    Some(literal) => Some(literal) == *id,
+                    None => value == wanted.insert(computed(text)),
+                };
+                matched.then_some(*level)
             }
+            CategoryFor::Unvalued => None,
         };
         if let Some(outcomes) = outcomes.as_deref_mut() {
             outcomes.push(PredicateOutcome {
-                category: p.categorization.as_str().into(),
-                value: wanted.clone(),
-                matched,
+                category: node.predicates[i].categorization.as_str().into(),
+                value: wanted.unwrap_or_else(|| computed(text)),
+                matched: level.is_some(),
                 path: None,
             });
         }

@@ -200,7 +200,12 @@ impl<'h> Evaluator<'h> {
         Evaluator {
             host,
             top,
-            frames: vec![Frame::default()],
+            // Room for `evaluate`'s own frame: one allocation per evaluation, not two.
+            frames: {
+                let mut frames = Vec::with_capacity(4);
+                frames.push(Frame::default());
+                frames
+            },
             steps_left: DEFAULT_STEP_BUDGET,
             depth: 0,
             strict: false,
@@ -316,7 +321,9 @@ impl<'h> Evaluator<'h> {
                 for s in segments {
                     match &s.kind {
                         ExprKind::String { value } => out.push_str(value),
-                        _ => out.push_str(&self.eval(s)?.to_display_string()),
+                        // `${x}` is written straight into the string, not made a string first.
+                        ExprKind::Text { expr } => self.eval(expr)?.write_display(&mut out),
+                        _ => self.eval(s)?.write_display(&mut out),
                     }
                 }
                 self.built(Value::string(out), e.span)?

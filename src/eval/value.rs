@@ -242,6 +242,19 @@ impl Value {
 
     /// Interpolation and `join`: strings as they are, undef as nothing, collections in
     /// Puppet's notation (strings inside quoted).
+    /// [`Value::to_display_string`], appended to `out`.
+    pub fn write_display(&self, out: &mut String) {
+        match self {
+            Value::String(s) => out.push_str(s),
+            Value::Undef => {}
+            other => {
+                use std::fmt::Write;
+                // Writing to a String cannot fail.
+                let _ = write!(out, "{other}");
+            }
+        }
+    }
+
     pub fn to_display_string(&self) -> String {
         match self {
             Value::String(s) => s.to_string(),
