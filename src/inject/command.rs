@@ -9,6 +9,7 @@ use super::{facts, EffectiveKey, ForInjection, Injector, Request};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
 use crate::load::facts::ReadError;
+use crate::load::reclaim::release;
 use crate::lower::keys::Key;
 use crate::lower::model::NamedLayer;
 use crate::span::{FileId, Span};
@@ -313,7 +314,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         files.dedup();
         files
     };
-    answer(
+    let outcome = answer(
         opts,
         &ty,
         default.as_ref(),
@@ -321,7 +322,13 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         &loaded.check.files,
         unread,
         &not_in_any_layer,
-    )
+    );
+    // The answers are written: the tree, its model and the request's index are not needed.
+    release(injector);
+    release(unplaced);
+    release(model);
+    release(loaded);
+    outcome
 }
 
 /// Reads the model `--model` names (JSON, or a cache `pbc compile --cache` wrote), and checks
@@ -444,7 +451,7 @@ fn run_on_model(
             Ok(i) => i,
             Err(d) => return LookupOutcome::unplaced(d, opts.colour),
         };
-    answer(
+    let outcome = answer(
         opts,
         ty,
         default,
@@ -452,7 +459,12 @@ fn run_on_model(
         &no_files,
         Vec::new(),
         &|_: &Key| Vec::new(),
-    )
+    );
+    // The answers are written: the model and the request's index are not needed.
+    release(injector);
+    release(model);
+    release(read);
+    outcome
 }
 
 /// The keys `opts` asks for, answered by `injector`: what to print, and the exit status.

@@ -99,7 +99,24 @@ impl<'s> TokenStream<'s> {
 impl Iterator for TokenStream<'_> {
     type Item = SpannedTok;
 
+    /// Inlined into the parser's loop: a token waiting in the chunk (all but one in a few
+    /// thousand) is moved into the parser's registers, not returned through memory.
+    #[inline]
     fn next(&mut self) -> Option<SpannedTok> {
+        let at = self.next;
+        if at + 1 < self.lexer.out.len() {
+            self.next += 1;
+            let (start, tok, end) = &mut self.lexer.out[at];
+            return Some((*start, std::mem::replace(tok, Tok::Comma), *end));
+        }
+        self.refill_and_next()
+    }
+}
+
+impl TokenStream<'_> {
+    /// The last token of the chunk, or the first of the next one.
+    #[inline(never)]
+    fn refill_and_next(&mut self) -> Option<SpannedTok> {
         loop {
             let waiting = self.lexer.out.len();
             if self.next < waiting {
