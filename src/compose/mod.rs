@@ -452,8 +452,7 @@ pub fn is_per_key(code: &str) -> bool {
 
 /// The request's categories as the composer needs them: name, value, precedence.
 pub struct CategoryValues {
-    /// A site declares a handful of categories: a scan is cheaper than hashing the name, and
-    /// every `when` of a request asks.
+    /// A site declares a handful of categories, each looked up once per request.
     pub values: Vec<(SmolStr, SmolStr, u16)>,
 }
 

@@ -76,9 +76,9 @@ impl<'s> TokenStream<'s> {
     pub fn new(file: FileId, src: &'s str) -> TokenStream<'s> {
         // Only a chunk is ever waiting: no room for the whole file's tokens is asked for (for a
         // large file that was hundreds of megabytes of address space, never used). A small
-        // file asks for what it can hold (a token takes at least two bytes, with its blank):
-        // a chunk's 230 KB, taken and freed per file, made the allocator consolidate its free
-        // lists every time, a tenth of parsing a tree of small files.
+        // file asks for about what it holds (most tokens take two bytes or more, with their
+        // blanks; the list grows if not): a chunk's 230 KB, taken and freed for each file,
+        // made the allocator consolidate its free lists for each file of a tree.
         let room = STREAM_CHUNK.min(src.len() / 2 + 16);
         let mut lexer = Lexer::new(file, src, room + 64);
         lexer.pause_at = Some(STREAM_CHUNK);
