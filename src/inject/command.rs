@@ -333,12 +333,13 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
 
 /// Reads the model `--model` names (JSON, or a cache `pbc compile --cache` wrote), and checks
 /// that `--env` (if given) is its environment. From a cache, `only` reads just the bindings the
-/// lookup of those keys needs; `None` reads the whole model.
+/// lookup of those keys needs; `None` reads the whole model, as a JSON model always is. Also
+/// says whether what was read is only part of the model.
 pub(crate) fn read_model(
     opts: &LookupOptions,
     path: &std::path::Path,
     only: Option<&[String]>,
-) -> Result<crate::lower::read::ReadModel, LookupOutcome> {
+) -> Result<(crate::lower::read::ReadModel, bool), LookupOutcome> {
     use crate::lower::cache::{Cache, Needed};
     let fail = |d: Diagnostic| LookupOutcome::unplaced(d, opts.colour);
     let name = path.display().to_string();
@@ -366,13 +367,17 @@ pub(crate) fn read_model(
         let document = cache
             .document(&needed)
             .map_err(|e| invalid(crate::source::io_reason(&e)))?;
-        crate::lower::read::from_document(&name, document).map_err(fail)?
+        let partial = matches!(needed, Needed::Some { .. });
+        (
+            crate::lower::read::from_document(&name, document).map_err(fail)?,
+            partial,
+        )
     } else {
         let bytes = crate::source::read_file(path, "model")
             .map_err(|e| LookupOutcome::usage(e.to_string()))?;
         let read = crate::lower::read::read(&name, &bytes).map_err(fail)?;
         check_environment(opts, path, read.environment()).map_err(fail)?;
-        read
+        (read, false)
     };
     Ok(read)
 }
@@ -413,11 +418,12 @@ fn run_on_model(
     // From a cache, only what the keys need is read; a key not found is looked up again in
     // the whole model, whose other keys the error's suggestions come from.
     let only = (!opts.all).then_some(opts.keys.as_slice());
-    let mut read = match read_model(opts, path, only) {
+    let (mut read, partial) = match read_model(opts, path, only) {
         Ok(m) => m,
         Err(outcome) => return outcome,
     };
-    if only.is_some() && default.is_none() {
+    // Only a part read may lack a key the whole model has.
+    if partial && default.is_none() {
         let mut model = read.document();
         if let Some(enc) = &request.enc {
             super::enc::add_to_model(&mut model, enc);
@@ -436,7 +442,7 @@ fn run_on_model(
         });
         if missing {
             read = match read_model(opts, path, None) {
-                Ok(m) => m,
+                Ok((m, _)) => m,
                 Err(outcome) => return outcome,
             };
         }

@@ -416,7 +416,7 @@ fn answer_all_on_model(
     // From a cache, only the bindings the keys need: which those are does not depend on the
     // node, and a node's key not found says no more than that (no suggestions from the rest).
     let only = (!opts.all).then_some(opts.keys.as_slice());
-    let mut read = super::command::read_model(opts, path, only)?;
+    let (mut read, _) = super::command::read_model(opts, path, only)?;
     let environment = read.environment().to_string();
     let model = read.take_document();
     let mut answers = Vec::with_capacity(nodes.len());
