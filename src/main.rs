@@ -913,10 +913,10 @@ fn parse_command(
             parse_file(id, files.source(id))
         };
         diags.extend(parsed.diagnostics);
-        // Without an output format nothing reads the trees `--validate` builds again: each is
-        // freed here, so a directory's parse holds one file's tree at a time. Nothing is built
-        // after the last, which is left to the exit (a 60 MB manifest's tree took a twentieth
-        // of its parse to free).
+        // Without an output format nothing reads the trees again: each is freed here, so a
+        // directory's parse holds one file's tree at a time. Nothing is built after the last,
+        // which is left to the exit (a 60 MB manifest's tree took a twentieth of its parse to
+        // free).
         match parsed.program {
             Some(p) if format != Format::None => programs.push((name, p)),
             Some(p) if number + 1 == files_list.len() => release(p),
