@@ -873,10 +873,6 @@ fn parse_command(
     let mut files = SourceMap::new();
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut programs = Vec::new();
-    // `--format pn` without `--validate`: each file's PN, made statement by statement as the
-    // file is parsed (a large manifest's PN is about its size; its tree is three times that).
-    let stream_pn = format == Format::Pn && !validate;
-    let mut pn_texts: Vec<String> = Vec::new();
     for (number, path) in files_list.iter().enumerate() {
         let bytes = match puppet_bindings::source::read_file(path, "manifest") {
             Ok(b) => b,
@@ -897,17 +893,6 @@ fn parse_command(
             puppet_bindings::Parsed {
                 program: None,
                 diagnostics: puppet_bindings::syntax_errors(id, files.source(id)),
-            }
-        } else if stream_pn {
-            let mut pn = puppet_bindings::pn::ProgramPn::default();
-            let diagnostics =
-                puppet_bindings::parse_statements(id, files.source(id), &mut |e| pn.statement(&e));
-            if !diagnostics.iter().any(Diagnostic::is_error) {
-                pn_texts.push(pn.finish());
-            }
-            puppet_bindings::Parsed {
-                program: None,
-                diagnostics,
             }
         } else {
             parse_file(id, files.source(id))
@@ -946,11 +931,6 @@ fn parse_command(
         let written = programs
             .iter()
             .try_for_each(|(_, program)| puppet_bindings::pn::write_program(program, &mut sink))
-            .and_then(|()| {
-                pn_texts
-                    .iter()
-                    .try_for_each(|text| sink.write_all(text.as_bytes()))
-            })
             .and_then(|()| sink.flush());
         if let Err(e) = written {
             eprintln!("pbc: cannot write to standard output: {e}");

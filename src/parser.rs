@@ -57,41 +57,22 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
 /// [`parse_file`] for source text that stands at byte `base` of `file` (a Puppet string in a
 /// data file): every span, in the AST and in diagnostics, is placed there.
 pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
-    parse_keeping(file, src, base, true, None)
+    parse_keeping(file, src, base, true)
 }
 
 /// What [`parse_file`] reports about `src`, without the tree: `pbc parse` without an output
 /// format. Each top-level statement is freed once the next is parsed, so a manifest of any
 /// size is checked in the memory of its largest statement (and its text).
 pub fn syntax_errors(file: FileId, src: &str) -> Vec<Diagnostic> {
-    parse_keeping(file, src, 0, false, None).diagnostics
+    parse_keeping(file, src, 0, false).diagnostics
 }
 
-/// What [`parse_file`] reports about `src`, with each top-level statement handed to
-/// `finished` as soon as it is complete (with its nested classes' names qualified, as in
-/// the program), then freed. `finished` may have been given statements before an error
-/// turns up: what it made of them is for nothing when the diagnostics hold an error.
-pub fn parse_statements<'s>(
-    file: FileId,
-    src: &'s str,
-    finished: &'s mut dyn FnMut(Expr),
-) -> Vec<Diagnostic> {
-    parse_keeping(file, src, 0, false, Some(finished)).diagnostics
-}
-
-/// [`parse_file_at`]; `keep_statements: false` keeps no tree (see [`syntax_errors`]), and
-/// hands each top-level statement to `finished`, if given (see [`parse_statements`]).
-fn parse_keeping<'s>(
-    file: FileId,
-    src: &'s str,
-    base: usize,
-    keep_statements: bool,
-    finished: Option<&'s mut dyn FnMut(Expr)>,
-) -> Parsed {
+/// [`parse_file_at`]; `keep_statements: false` keeps no tree (see [`syntax_errors`]).
+fn parse_keeping(file: FileId, src: &str, base: usize, keep_statements: bool) -> Parsed {
     // Most files have nothing to report: they are parsed as their tokens are lexed, without
     // holding them all. A file with anything to say is parsed again from all its tokens and
-    // its bracket structure, which the error recovery needs (and hands over no statement).
-    if let Some(clean) = parse_streaming(file, src, base, keep_statements, finished) {
+    // its bracket structure, which the error recovery needs.
+    if let Some(clean) = parse_streaming(file, src, base, keep_statements) {
         return clean;
     }
     let mut lexed = lexer::lex(file, src);
@@ -143,17 +124,10 @@ fn parse_keeping<'s>(
 
 /// [`parse_file_at`] for a file with nothing to report: `None` as soon as the lexer or the
 /// parser has anything to say.
-fn parse_streaming<'s>(
-    file: FileId,
-    src: &'s str,
-    base: usize,
-    keep_statements: bool,
-    finished: Option<&'s mut dyn FnMut(Expr)>,
-) -> Option<Parsed> {
+fn parse_streaming(file: FileId, src: &str, base: usize, keep_statements: bool) -> Option<Parsed> {
     let mut tokens = lexer::TokenStream::new(file, src);
     let mut builder = Builder::new(file, src, base, Vec::new(), usize::MAX);
     builder.keep_statements = keep_statements;
-    builder.finished = finished;
     let result =
         grammar::ProgramParser::new().parse(&mut builder, tokens.by_ref().map(Ok::<_, LexStop>));
     if tokens.troubled() || !builder.diags.is_empty() || builder.syntax_errors > 0 {
@@ -364,8 +338,6 @@ pub struct Builder<'s> {
     base: usize,
     /// Whether the file's top-level statements are kept ([`syntax_errors`] keeps none).
     keep_statements: bool,
-    /// Where top-level statements go when they are not kept ([`parse_statements`]).
-    finished: Option<&'s mut dyn FnMut(Expr)>,
 }
 
 impl<'s> Builder<'s> {
@@ -391,7 +363,6 @@ impl<'s> Builder<'s> {
             lexer_stop,
             base,
             keep_statements: true,
-            finished: None,
         }
     }
 }
@@ -576,28 +547,9 @@ impl Builder<'_> {
     pub fn top_statement(&mut self, memo: Vec<Expr>, list: Vec<Expr>) -> Vec<Expr> {
         let mut memo = self.statement(memo, list);
         if !self.keep_statements && memo.len() > 1 {
-            let done: Vec<Expr> = memo.drain(..memo.len() - 1).collect();
-            self.finish(done);
+            memo.drain(..memo.len() - 1);
         }
         memo
-    }
-
-    /// The file's statements, once all are parsed: kept exactly, or the last handed over.
-    pub fn top_end(&mut self, memo: Vec<Expr>) -> Vec<Expr> {
-        if self.keep_statements {
-            return self.body(memo);
-        }
-        self.finish(memo);
-        Vec::new()
-    }
-
-    /// Top-level statements that are complete, handed to [`Builder::finished`] (if any) as
-    /// the program would hold them.
-    fn finish(&mut self, mut done: Vec<Expr>) {
-        if let Some(finished) = self.finished.as_mut() {
-            qualify_nested_names(&mut done, None);
-            done.into_iter().for_each(finished);
-        }
     }
 
     /// A body's statements, kept exactly (a list grown by pushes holds up to twice its

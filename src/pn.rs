@@ -65,54 +65,6 @@ fn program_pn(
     Ok(w.out)
 }
 
-/// A program's PN made one top-level statement at a time, as
-/// [`crate::parser::parse_statements`] hands them over: the text [`program_to_json`] gives
-/// for the whole program, without the program ever being held whole.
-#[derive(Default)]
-pub struct ProgramPn {
-    w: PnWriter,
-    /// The first statement's PN, which is the whole program's if no other follows.
-    first: Option<String>,
-    statements: usize,
-}
-
-impl ProgramPn {
-    pub fn statement(&mut self, e: &Expr) {
-        match self.statements {
-            0 => self.first = Some(expr_to_json(e)),
-            1 => {
-                self.w.call_open("block");
-                self.w.sep();
-                self.w
-                    .out
-                    .push_str(self.first.as_deref().unwrap_or_default());
-                self.first = None;
-                self.w.sep();
-                self.w.expr(e);
-            }
-            _ => {
-                self.w.sep();
-                self.w.expr(e);
-            }
-        }
-        self.statements += 1;
-    }
-
-    /// The program's PN, with its newline.
-    pub fn finish(mut self) -> String {
-        let mut out = match self.statements {
-            0 => NOP.to_string(),
-            1 => self.first.unwrap_or_default(),
-            _ => {
-                self.w.call_close();
-                self.w.out
-            }
-        };
-        out.push('\n');
-        out
-    }
-}
-
 /// The PN JSON of one expression (no newline), as the bindings model stores it.
 pub fn expr_to_json(expr: &Expr) -> String {
     let mut w = PnWriter::default();

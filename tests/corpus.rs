@@ -36,21 +36,6 @@ fn render(path: &Path) -> String {
             diag::render_text(&files, &diags),
             "{name}: a syntax check without the tree reports what the parse does"
         );
-        // `pbc parse --format pn` makes the PN statement by statement: the same text, and the
-        // same findings.
-        let (streamed, streamed_diags) = streamed_pn(id, files.source(id));
-        assert_eq!(
-            diag::render_text(&files, &streamed_diags),
-            diag::render_text(&files, &diags),
-            "{name}: the statement-by-statement parse reports what the parse does"
-        );
-        if let Some(p) = &program {
-            assert_eq!(
-                streamed,
-                puppet_bindings::pn::program_to_json(p),
-                "{name}: PN made statement by statement"
-            );
-        }
     }
     let has_errors = diags.iter().any(|d| d.is_error());
     if valid {
@@ -70,16 +55,6 @@ fn render(path: &Path) -> String {
         assert!(program.is_none(), "{name}: no AST for a file with errors");
         diag::render_text(&files, &diags)
     }
-}
-
-/// The PN of `src` as `pbc parse --format pn` makes it, one top-level statement at a time.
-fn streamed_pn(
-    id: puppet_bindings::span::FileId,
-    src: &str,
-) -> (String, Vec<puppet_bindings::diag::Diagnostic>) {
-    let mut pn = puppet_bindings::pn::ProgramPn::default();
-    let diags = puppet_bindings::parse_statements(id, src, &mut |e| pn.statement(&e));
-    (pn.finish(), diags)
 }
 
 #[test]
@@ -112,15 +87,7 @@ fn render_pn(path: &Path) -> String {
         path.display()
     );
     let program = parsed.program.expect("a file without errors has a program");
-    let pn = puppet_bindings::pn::program_to_json(&program);
-    let (streamed, _) = streamed_pn(puppet_bindings::span::FileId(0), &text);
-    assert_eq!(
-        streamed,
-        pn,
-        "{}: PN made statement by statement",
-        path.display()
-    );
-    pn
+    puppet_bindings::pn::program_to_json(&program)
 }
 
 #[test]
