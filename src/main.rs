@@ -889,11 +889,6 @@ fn parse_command(
         }
         let parsed = if validate {
             parse_and_validate(id, files.source(id))
-        } else if format == Format::None {
-            puppet_bindings::Parsed {
-                program: None,
-                diagnostics: puppet_bindings::syntax_errors(id, files.source(id)),
-            }
         } else {
             parse_file(id, files.source(id))
         };

@@ -57,22 +57,10 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
 /// [`parse_file`] for source text that stands at byte `base` of `file` (a Puppet string in a
 /// data file): every span, in the AST and in diagnostics, is placed there.
 pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
-    parse_keeping(file, src, base, true)
-}
-
-/// What [`parse_file`] reports about `src`, without the tree: `pbc parse` without an output
-/// format. Each top-level statement is freed once the next is parsed, so a manifest of any
-/// size is checked in the memory of its largest statement (and its text).
-pub fn syntax_errors(file: FileId, src: &str) -> Vec<Diagnostic> {
-    parse_keeping(file, src, 0, false).diagnostics
-}
-
-/// [`parse_file_at`]; `keep_statements: false` keeps no tree (see [`syntax_errors`]).
-fn parse_keeping(file: FileId, src: &str, base: usize, keep_statements: bool) -> Parsed {
     // Most files have nothing to report: they are parsed as their tokens are lexed, without
     // holding them all. A file with anything to say is parsed again from all its tokens and
     // its bracket structure, which the error recovery needs.
-    if let Some(clean) = parse_streaming(file, src, base, keep_statements) {
+    if let Some(clean) = parse_streaming(file, src, base) {
         return clean;
     }
     let mut lexed = lexer::lex(file, src);
@@ -86,7 +74,6 @@ fn parse_keeping(file: FileId, src: &str, base: usize, keep_statements: bool) ->
     };
     let brackets = bracket_tree(&lexed.tokens);
     let mut builder = Builder::new(file, src, base, brackets, stop_at);
-    builder.keep_statements = keep_statements;
     let tokens = lexed.tokens;
     let result =
         grammar::ProgramParser::new().parse(&mut builder, tokens.into_iter().map(Ok::<_, LexStop>));
@@ -113,7 +100,7 @@ fn parse_keeping(file: FileId, src: &str, base: usize, keep_statements: bool) ->
     crate::diag::sort(&mut diagnostics);
     let has_errors = diagnostics.iter().any(Diagnostic::is_error);
     let program = match body {
-        Some(body) if !has_errors && keep_statements => Some(program(file, src, base, body)),
+        Some(body) if !has_errors => Some(program(file, src, base, body)),
         _ => None,
     };
     Parsed {
@@ -124,18 +111,16 @@ fn parse_keeping(file: FileId, src: &str, base: usize, keep_statements: bool) ->
 
 /// [`parse_file_at`] for a file with nothing to report: `None` as soon as the lexer or the
 /// parser has anything to say.
-fn parse_streaming(file: FileId, src: &str, base: usize, keep_statements: bool) -> Option<Parsed> {
+fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
     let mut tokens = lexer::TokenStream::new(file, src);
     let mut builder = Builder::new(file, src, base, Vec::new(), usize::MAX);
-    builder.keep_statements = keep_statements;
     let result =
         grammar::ProgramParser::new().parse(&mut builder, tokens.by_ref().map(Ok::<_, LexStop>));
     if tokens.troubled() || !builder.diags.is_empty() || builder.syntax_errors > 0 {
         return None;
     }
-    let body = result.ok()?;
     Some(Parsed {
-        program: keep_statements.then(|| program(file, src, base, body)),
+        program: Some(program(file, src, base, result.ok()?)),
         diagnostics: Vec::new(),
     })
 }
@@ -336,8 +321,6 @@ pub struct Builder<'s> {
     lexer_stop: usize,
     /// Where the source text stands in its file (see [`parse_file_at`]).
     base: usize,
-    /// Whether the file's top-level statements are kept ([`syntax_errors`] keeps none).
-    keep_statements: bool,
 }
 
 impl<'s> Builder<'s> {
@@ -362,7 +345,6 @@ impl<'s> Builder<'s> {
             bind_item_end: 0,
             lexer_stop,
             base,
-            keep_statements: true,
         }
     }
 }
@@ -484,78 +466,61 @@ impl Builder<'_> {
 
     // ---- statement lists -------------------------------------------------------------
 
-    /// Puppet's `transform_calls`, one statement (or comma list) at a time, as the parser
-    /// reduces them: a statement-call name followed by an expression (or a comma list) becomes
-    /// a call; other comma lists are errors. `memo` holds the statements so far; only its last
-    /// is looked at.
-    pub fn statement(&mut self, mut memo: Vec<Expr>, mut list: Vec<Expr>) -> Vec<Expr> {
-        let prev_is_call_name = matches!(
-            memo.last().map(|e| &e.kind),
-            Some(ExprKind::QualifiedName { name }) if is_statement_call(name)
-        );
-        if prev_is_call_name {
-            let name = memo.pop().expect("checked above");
-            for arg in &mut list {
-                if let ExprKind::Call { statement, .. } = &mut arg.kind {
-                    *statement = false;
-                }
-            }
-            let end = list.last().map_or(name.span.end, |e| e.span.end);
-            let call = self.mk(
-                self.rel(name.span.start),
-                end as usize,
-                ExprKind::Call {
-                    functor: Box::new(name),
-                    args: list,
-                    lambda: None,
-                    statement: true,
-                },
+    /// Puppet's `transform_calls`: a statement-call name followed by an expression (or a comma
+    /// list) becomes a call; other comma lists are errors.
+    pub fn statements(&mut self, lists: Vec<Vec<Expr>>) -> Vec<Expr> {
+        let mut memo: Vec<Expr> = Vec::with_capacity(lists.len());
+        for mut list in lists {
+            let prev_is_call_name = matches!(
+                memo.last().map(|e| &e.kind),
+                Some(ExprKind::QualifiedName { name }) if is_statement_call(name)
             );
-            memo.push(call);
-        } else if list.len() > 1 {
-            let second = &list[1];
-            let (message, code) = match memo.last().map(|e| &e.kind) {
-                Some(ExprKind::QualifiedName { name }) if list.len() > 1 => (
-                    format!("attempt to pass an argument list to the function `{name}`, which cannot be called without parentheses"),
-                    codes::CALL_WITHOUT_PARENTHESES,
-                ),
-                _ => (
-                    "illegal comma-separated argument list".to_string(),
-                    codes::ILLEGAL_COMMA_LIST,
-                ),
-            };
-            let last = list.last().map_or(second.span.end, |e| e.span.end);
-            let span = Span::new(self.file, list[0].span.start as usize, last as usize);
-            let mut d = Diagnostic::error(code, span, message);
-            if code == codes::CALL_WITHOUT_PARENTHESES {
-                d = d.with_note("help: add parentheses around the arguments");
+            if prev_is_call_name {
+                let name = memo.pop().expect("checked above");
+                for arg in &mut list {
+                    if let ExprKind::Call { statement, .. } = &mut arg.kind {
+                        *statement = false;
+                    }
+                }
+                let end = list.last().map_or(name.span.end, |e| e.span.end);
+                let call = self.mk(
+                    self.rel(name.span.start),
+                    end as usize,
+                    ExprKind::Call {
+                        functor: Box::new(name),
+                        args: list,
+                        lambda: None,
+                        statement: true,
+                    },
+                );
+                memo.push(call);
+            } else if list.len() > 1 {
+                let second = &list[1];
+                let (message, code) = match memo.last().map(|e| &e.kind) {
+                    Some(ExprKind::QualifiedName { name }) if list.len() > 1 => (
+                        format!("attempt to pass an argument list to the function `{name}`, which cannot be called without parentheses"),
+                        codes::CALL_WITHOUT_PARENTHESES,
+                    ),
+                    _ => (
+                        "illegal comma-separated argument list".to_string(),
+                        codes::ILLEGAL_COMMA_LIST,
+                    ),
+                };
+                let last = list.last().map_or(second.span.end, |e| e.span.end);
+                let span = Span::new(self.file, list[0].span.start as usize, last as usize);
+                let mut d = Diagnostic::error(code, span, message);
+                if code == codes::CALL_WITHOUT_PARENTHESES {
+                    d = d.with_note("help: add parentheses around the arguments");
+                }
+                self.push(d);
+                memo.extend(list);
+            } else if let Some(mut e) = list.pop() {
+                if let ExprKind::Call { statement, .. } = &mut e.kind {
+                    *statement = true;
+                }
+                memo.push(e);
             }
-            self.push(d);
-            memo.extend(list);
-        } else if let Some(mut e) = list.pop() {
-            if let ExprKind::Call { statement, .. } = &mut e.kind {
-                *statement = true;
-            }
-            memo.push(e);
         }
-        memo
-    }
-
-    /// [`Builder::statement`] for the file's top level. Without a use for the tree
-    /// ([`syntax_errors`]), each statement but the last (which the next may still join) is
-    /// freed as soon as the next is folded in: a large manifest is never held whole.
-    pub fn top_statement(&mut self, memo: Vec<Expr>, list: Vec<Expr>) -> Vec<Expr> {
-        let mut memo = self.statement(memo, list);
-        if !self.keep_statements && memo.len() > 1 {
-            memo.drain(..memo.len() - 1);
-        }
-        memo
-    }
-
-    /// A body's statements, kept exactly (a list grown by pushes holds up to twice its
-    /// length).
-    pub fn body(&mut self, mut memo: Vec<Expr>) -> Vec<Expr> {
-        memo.shrink_to_fit();
         memo
     }
 
@@ -1322,8 +1287,7 @@ impl Builder<'_> {
                     })
                     .collect();
                 let hash = self.mk(hl.min(r), r, ExprKind::Hash { entries });
-                let first = self.statement(Vec::new(), vec![t]);
-                let mut stmts = self.statement(first, vec![hash]);
+                let mut stmts = self.statements(vec![vec![t], vec![hash]]);
                 if stmts.len() == 1 {
                     stmts.pop().expect("one statement")
                 } else {
