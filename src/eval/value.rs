@@ -242,7 +242,14 @@ impl Value {
 
     /// Interpolation and `join`: strings as they are, undef as nothing, collections in
     /// Puppet's notation (strings inside quoted).
-    /// [`Value::to_display_string`], appended to `out`.
+    pub fn to_display_string(&self) -> String {
+        let mut out = String::new();
+        self.write_display(&mut out);
+        out
+    }
+
+    /// [`Value::to_display_string`], appended to `out` (an interpolation writes each value
+    /// straight into its string).
     pub fn write_display(&self, out: &mut String) {
         match self {
             Value::String(s) => out.push_str(s),
@@ -252,14 +259,6 @@ impl Value {
                 // Writing to a String cannot fail.
                 let _ = write!(out, "{other}");
             }
-        }
-    }
-
-    pub fn to_display_string(&self) -> String {
-        match self {
-            Value::String(s) => s.to_string(),
-            Value::Undef => String::new(),
-            other => other.to_string(),
         }
     }
 
