@@ -563,21 +563,15 @@ impl Cache {
 
     /// The model with the records `needed` (every layer and block, most of them empty).
     pub fn document(&mut self, needed: &Needed) -> std::io::Result<TreeDocument<Json>> {
-        let (numbers, levels): (Vec<u32>, BTreeSet<usize>) = match needed {
-            Needed::Some { records, hiera } => (records.clone(), hiera.clone()),
-            Needed::All => (
-                (0..u32::try_from(self.records).map_err(|_| bad("too many records"))?).collect(),
-                (0..self.header.hiera.len()).collect(),
+        let (records, levels): (Vec<Record>, BTreeSet<usize>) = match needed {
+            Needed::Some { records, hiera } => (
+                records
+                    .iter()
+                    .map(|&n| self.record(n))
+                    .collect::<std::io::Result<_>>()?,
+                hiera.clone(),
             ),
-        };
-        let records = if matches!(needed, Needed::All) {
-            self.all_records()?
-        } else {
-            let mut records = Vec::with_capacity(numbers.len());
-            for n in numbers {
-                records.push(self.record(n)?);
-            }
-            records
+            Needed::All => (self.all_records()?, (0..self.header.hiera.len()).collect()),
         };
         let mut document = rebuild(&self.header, records);
         // The levels not needed keep their hierarchies (and their places), without files.
