@@ -29,4 +29,4 @@ pub use load::{
     load_environments_file, load_request_files, load_sources, load_tree_files, parse_and_validate,
     CheckReport, CompileMode, CompileReport, CompiledModel, JsonLayout, LoadedTree, SourceInput,
 };
-pub use parser::{parse_file, Parsed};
+pub use parser::{parse_file, parse_file_statements, Parsed};

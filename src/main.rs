@@ -4,8 +4,9 @@
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use puppet_bindings::diag::{self, Diagnostic};
 use puppet_bindings::load::reclaim::release;
+use puppet_bindings::pn::ProgramPn;
 use puppet_bindings::span::SourceMap;
-use puppet_bindings::{parse_and_validate, parse_file, source, JsonLayout};
+use puppet_bindings::{parse_and_validate, parse_file, parse_file_statements, source, JsonLayout};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -873,6 +874,7 @@ fn parse_command(
     let mut files = SourceMap::new();
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut programs = Vec::new();
+    let mut pn_texts: Vec<String> = Vec::new();
     for (number, path) in files_list.iter().enumerate() {
         let bytes = match puppet_bindings::source::read_file(path, "manifest") {
             Ok(b) => b,
@@ -885,6 +887,22 @@ fn parse_command(
         let (id, bad) = source::add_source(&mut files, &name, bytes);
         if let Some(d) = bad {
             diags.push(d);
+            continue;
+        }
+        if !validate && format != Format::Json {
+            // Nothing needs a whole tree: each top-level statement is written (as PN) and freed
+            // as soon as it is parsed, so a large manifest's tree is never held.
+            let mut pn = (format == Format::Pn).then(ProgramPn::default);
+            let found = parse_file_statements(id, files.source(id), &mut |statement| {
+                if let Some(pn) = &mut pn {
+                    pn.statement(&statement);
+                }
+            });
+            let clean = !found.iter().any(Diagnostic::is_error);
+            diags.extend(found);
+            if let (Some(pn), true) = (pn, clean) {
+                pn_texts.push(pn.finish());
+            }
             continue;
         }
         let parsed = if validate {
@@ -923,9 +941,14 @@ fn parse_command(
         // Written as it is made: a large manifest's PN is never held whole.
         let stdout = std::io::stdout().lock();
         let mut sink = std::io::BufWriter::with_capacity(1 << 16, stdout);
-        let written = programs
+        let written = pn_texts
             .iter()
-            .try_for_each(|(_, program)| puppet_bindings::pn::write_program(program, &mut sink))
+            .try_for_each(|text| sink.write_all(text.as_bytes()))
+            .and_then(|()| {
+                programs.iter().try_for_each(|(_, program)| {
+                    puppet_bindings::pn::write_program(program, &mut sink)
+                })
+            })
             .and_then(|()| sink.flush());
         if let Err(e) = written {
             eprintln!("pbc: cannot write to standard output: {e}");

@@ -63,6 +63,12 @@ pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
     if let Some(clean) = parse_streaming(file, src, base) {
         return clean;
     }
+    parse_with_recovery(file, src, base)
+}
+
+/// The parse of a file with something to report: from all its tokens and its bracket
+/// structure, which the error recovery needs.
+fn parse_with_recovery(file: FileId, src: &str, base: usize) -> Parsed {
     let mut lexed = lexer::lex(file, src);
     for d in &mut lexed.diagnostics {
         shift(d, base);
@@ -123,6 +129,87 @@ fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
         program: Some(program(file, src, base, result.ok()?)),
         diagnostics: Vec::new(),
     })
+}
+
+/// Where [`parse_file_statements`] hands each top-level statement as soon as it is complete.
+struct TopLevelHandOver<'h> {
+    /// The bracket depth of the parser's lookahead token, set as the parser reads it.
+    lookahead_depth: std::rc::Rc<std::cell::Cell<u32>>,
+    /// The folded statement that the next may still take as its argument (`notice` before
+    /// `"x"`).
+    pending: Vec<Expr>,
+    /// How many statements have been handed over.
+    handed: usize,
+    each: &'h mut dyn FnMut(Expr),
+}
+
+impl TopLevelHandOver<'_> {
+    fn hand_over(&mut self, statements: impl Iterator<Item = Expr>) {
+        for mut statement in statements {
+            qualify_nested_names(std::slice::from_mut(&mut statement), None);
+            (self.each)(statement);
+            self.handed += 1;
+        }
+    }
+}
+
+/// Parses one file and hands `each` its top-level statements in order, each as soon as it is
+/// complete, so that a large manifest's tree is never held whole (`pbc parse`, which prints
+/// nothing or PN). The statements are the program [`parse_file`] makes, and the diagnostics
+/// are its diagnostics. When they hold an error, `each` has been given some statements but not
+/// a whole program.
+pub fn parse_file_statements(
+    file: FileId,
+    src: &str,
+    each: &mut dyn FnMut(Expr),
+) -> Vec<Diagnostic> {
+    let mut tokens = lexer::TokenStream::new(file, src);
+    let lookahead_depth = std::rc::Rc::new(std::cell::Cell::new(0u32));
+    let mut builder = Builder::new(file, src, 0, Vec::new(), usize::MAX);
+    builder.top_level = Some(TopLevelHandOver {
+        lookahead_depth: lookahead_depth.clone(),
+        pending: Vec::new(),
+        handed: 0,
+        each: &mut *each,
+    });
+    let mut open = 0u32;
+    let reader = tokens.by_ref().map(|token| {
+        // An opening bracket stands outside what it opens, a closing one inside what it closes.
+        match token.1 {
+            Tok::LBrace
+            | Tok::SelBrace
+            | Tok::LBrack
+            | Tok::ListStart
+            | Tok::LParen
+            | Tok::WsLParen => {
+                lookahead_depth.set(open);
+                open += 1;
+            }
+            Tok::RBrace | Tok::RBrack | Tok::RParen => {
+                lookahead_depth.set(open);
+                open = open.saturating_sub(1);
+            }
+            _ => lookahead_depth.set(open),
+        }
+        Ok::<_, LexStop>(token)
+    });
+    let result = grammar::ProgramParser::new().parse(&mut builder, reader);
+    if result.is_ok()
+        && !tokens.troubled()
+        && builder.diags.is_empty()
+        && builder.syntax_errors == 0
+    {
+        return Vec::new();
+    }
+    let handed = builder.top_level.as_ref().map_or(0, |top| top.handed);
+    drop(builder);
+    // Anything to report: the whole parse says what, and when nothing of it is an error the
+    // statements not yet handed over come from its program (the same program).
+    let parsed = parse_with_recovery(file, src, 0);
+    if let Some(program) = parsed.program {
+        program.body.into_iter().skip(handed).for_each(each);
+    }
+    parsed.diagnostics
 }
 
 /// Lists grown by the grammar (`v.push(x); v`) keep up to twice their length (at least four
@@ -299,7 +386,7 @@ const BIND_WORDS: &[&str] = &[
 ];
 
 /// The grammar actions' context: the file, collected diagnostics, and the depth limit.
-pub struct Builder<'s> {
+pub struct Builder<'s, 'h> {
     file: FileId,
     /// Every opening bracket, in order.
     brackets: Vec<Bracket>,
@@ -321,16 +408,19 @@ pub struct Builder<'s> {
     lexer_stop: usize,
     /// Where the source text stands in its file (see [`parse_file_at`]).
     base: usize,
+    /// Set when the caller takes top-level statements as they are parsed
+    /// ([`parse_file_statements`]).
+    top_level: Option<TopLevelHandOver<'h>>,
 }
 
-impl<'s> Builder<'s> {
+impl<'s, 'h> Builder<'s, 'h> {
     fn new(
         file: FileId,
         src: &'s str,
         base: usize,
         brackets: Vec<Bracket>,
         lexer_stop: usize,
-    ) -> Builder<'s> {
+    ) -> Builder<'s, 'h> {
         Builder {
             file,
             brackets,
@@ -345,11 +435,12 @@ impl<'s> Builder<'s> {
             bind_item_end: 0,
             lexer_stop,
             base,
+            top_level: None,
         }
     }
 }
 
-impl Builder<'_> {
+impl Builder<'_, '_> {
     /// Whether `offset` lies after an already reported syntax error on the same line: such a
     /// finding is almost always a consequence of the first (a cascade), so it is not reported.
     fn follows_error_on_same_line(&self, offset: usize) -> bool {
@@ -470,7 +561,15 @@ impl Builder<'_> {
     /// list) becomes a call; other comma lists are errors.
     pub fn statements(&mut self, lists: Vec<Vec<Expr>>) -> Vec<Expr> {
         let mut memo: Vec<Expr> = Vec::with_capacity(lists.len());
-        for mut list in lists {
+        for list in lists {
+            self.fold_statement(&mut memo, list);
+        }
+        memo
+    }
+
+    /// One step of [`Builder::statements`]: folds the next syntactic statement into `memo`.
+    fn fold_statement(&mut self, memo: &mut Vec<Expr>, mut list: Vec<Expr>) {
+        {
             let prev_is_call_name = matches!(
                 memo.last().map(|e| &e.kind),
                 Some(ExprKind::QualifiedName { name }) if is_statement_call(name)
@@ -521,7 +620,51 @@ impl Builder<'_> {
                 memo.push(e);
             }
         }
-        memo
+    }
+
+    /// The top-level list `Statements` as a statement has just been added to it: when the
+    /// caller takes top-level statements as they come and the parser's lookahead stands outside
+    /// every bracket (so the list is the program's, not a body's), the list is folded and
+    /// handed over, all but its last statement, which the next may still take as its argument.
+    pub fn hand_over_top_level(&mut self, lists: &mut Vec<Vec<Expr>>) {
+        // After a syntax error the program is not made: nothing more is handed over.
+        if self.syntax_errors > 0 {
+            return;
+        }
+        let Some(mut top) = self.top_level.take() else {
+            return;
+        };
+        if top.lookahead_depth.get() == 0 {
+            let mut pending = std::mem::take(&mut top.pending);
+            for list in lists.drain(..) {
+                self.fold_statement(&mut pending, list);
+            }
+            let keep = pending.len().saturating_sub(1);
+            top.hand_over(pending.drain(..keep));
+            top.pending = pending;
+        }
+        self.top_level = Some(top);
+    }
+
+    /// The program's statement list, folded; when the caller takes top-level statements as
+    /// they come, they are all handed over and the program body left empty.
+    pub fn program_statements(&mut self, lists: Vec<Vec<Expr>>) -> Vec<Expr> {
+        match self.top_level.take() {
+            // After a syntax error the program is not made: nothing more is handed over.
+            Some(mut top) if self.syntax_errors == 0 => {
+                let mut pending = std::mem::take(&mut top.pending);
+                for list in lists {
+                    self.fold_statement(&mut pending, list);
+                }
+                top.hand_over(pending.drain(..));
+                self.top_level = Some(top);
+                Vec::new()
+            }
+            top => {
+                self.top_level = top;
+                self.statements(lists)
+            }
+        }
     }
 
     // ---- error recovery ----------------------------------------------------------------
@@ -1965,6 +2108,41 @@ fn child_depth(kind: &ExprKind) -> u32 {
 mod tests {
     use super::*;
     use std::mem::size_of;
+
+    /// Top-level statements are handed over while the parse goes on, not at its end: those
+    /// before a syntax error are handed even though the file has no program. A body's
+    /// statements stay in their body, and a statement call keeps the argument that follows it.
+    #[test]
+    fn top_level_statements_are_handed_over_as_they_are_parsed() {
+        let src = "class a { class b { } notice(1) $x = 1 }\nnotice 'hi'\n$y = [1, 2]\n\n$z = ";
+        let mut handed = Vec::new();
+        let found = parse_file_statements(FileId(0), src, &mut |e| handed.push(e));
+        assert!(found.iter().any(Diagnostic::is_error));
+        let kinds: Vec<String> = handed
+            .iter()
+            .map(|e| match &e.kind {
+                ExprKind::Class(def) => {
+                    format!("class {} ({} statements)", def.name, def.body.len())
+                }
+                ExprKind::Call { functor, args, .. } => {
+                    format!("call {:?} ({} args)", functor.kind, args.len())
+                }
+                other => format!("{other:?}").chars().take(6).collect(),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "class a (3 statements)",
+                "call QualifiedName { name: \"notice\" } (1 args)",
+            ]
+        );
+        // The nested class is named after the one around it, as in the whole parse.
+        let ExprKind::Class(def) = &handed[0].kind else {
+            unreachable!("checked above")
+        };
+        assert!(matches!(&def.body[0].kind, ExprKind::Class(b) if b.name == "a::b"));
+    }
 
     /// lalrpop keeps every grammar symbol in one enum on its LR stack and moves it on every
     /// reduction, so the largest nonterminal type sets the parser's speed. An entry (the symbol

@@ -47,22 +47,57 @@ fn program_pn(
     program: &Program,
     hand_over: &mut dyn FnMut(&mut String) -> std::io::Result<()>,
 ) -> std::io::Result<String> {
-    let mut w = PnWriter::default();
-    match program.body.as_slice() {
-        [] => w.out.push_str(NOP),
-        [single] => w.expr(single),
-        many => {
-            w.call_open("block");
-            for e in many {
-                w.sep();
-                w.expr(e);
-                hand_over(&mut w.out)?;
-            }
-            w.call_close();
+    let mut pn = ProgramPn::default();
+    for e in &program.body {
+        pn.statement(e);
+        // A lone statement's text may yet move inside a block: only a block's is handed over.
+        if pn.statements > 1 {
+            hand_over(&mut pn.w.out)?;
         }
     }
-    w.out.push('\n');
-    Ok(w.out)
+    Ok(pn.finish())
+}
+
+/// A program's PN made statement by statement, as [`crate::parser::parse_file_statements`]
+/// hands them over: the text of [`program_to_json`] without the program's tree.
+#[derive(Default)]
+pub struct ProgramPn {
+    w: PnWriter,
+    statements: usize,
+}
+
+impl ProgramPn {
+    /// Adds the program's next top-level statement.
+    pub fn statement(&mut self, e: &Expr) {
+        match self.statements {
+            0 => self.w.expr(e),
+            1 => {
+                // A second statement makes the program a block around the first.
+                let first = std::mem::take(&mut self.w.out);
+                self.w.call_open("block");
+                self.w.sep();
+                self.w.out.push_str(&first);
+                self.w.sep();
+                self.w.expr(e);
+            }
+            _ => {
+                self.w.sep();
+                self.w.expr(e);
+            }
+        }
+        self.statements += 1;
+    }
+
+    /// The program's PN, with the final newline.
+    pub fn finish(mut self) -> String {
+        match self.statements {
+            0 => self.w.out.push_str(NOP),
+            1 => {}
+            _ => self.w.call_close(),
+        }
+        self.w.out.push('\n');
+        self.w.out
+    }
 }
 
 /// The PN JSON of one expression (no newline), as the bindings model stores it.

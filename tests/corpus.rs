@@ -257,3 +257,76 @@ fn pn_reads_back_to_itself() {
         "{read} read, {definitions} definitions"
     );
 }
+
+/// `pbc parse` takes each top-level statement as it is parsed (`parse_file_statements`): on
+/// every corpus file that gives the diagnostics of the whole parse and, where it has no error,
+/// the same statements and the same PN.
+#[test]
+fn statements_as_they_come_make_the_whole_program() {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "pp") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"),
+        &mut files,
+    );
+    let mut compared = 0;
+    for path in &files {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let p = path.clone();
+        // Parsing runs on a big stack: the corpus includes nesting at the limits.
+        let agreed = std::thread::Builder::new()
+            .stack_size(64 * 1024 * 1024)
+            .spawn(move || {
+                let id = puppet_bindings::span::FileId(0);
+                let whole = parse_file(id, &text);
+                let mut statements = Vec::new();
+                let mut pn = puppet_bindings::pn::ProgramPn::default();
+                let found = puppet_bindings::parse_file_statements(id, &text, &mut |s| {
+                    pn.statement(&s);
+                    statements.push(s);
+                });
+                assert_eq!(
+                    format!("{found:?}"),
+                    format!("{:?}", whole.diagnostics),
+                    "{}: diagnostics",
+                    p.display()
+                );
+                let Some(program) = whole.program else {
+                    return false;
+                };
+                assert_eq!(
+                    serde_json::to_string(&statements).expect("AST serialises"),
+                    serde_json::to_string(&program.body).expect("AST serialises"),
+                    "{}: statements",
+                    p.display()
+                );
+                assert_eq!(
+                    pn.finish(),
+                    puppet_bindings::pn::program_to_json(&program),
+                    "{}: PN",
+                    p.display()
+                );
+                true
+            })
+            .expect("spawn")
+            .join()
+            .expect("corpus case does not panic");
+        compared += usize::from(agreed);
+    }
+    assert!(compared > 100, "only {compared} corpus files compared");
+}
