@@ -2144,6 +2144,21 @@ mod tests {
         assert!(matches!(&def.body[0].kind, ExprKind::Class(b) if b.name == "a::b"));
     }
 
+    /// A file with warnings only is parsed again whole for them: the statements handed over
+    /// before that are not handed again, and the rest follow, so the program is given once.
+    #[test]
+    fn a_file_with_warnings_hands_each_statement_over_once() {
+        let src = "notice 'a'\n$x = 1\n$y = \"\\q\"\n$z = [2]\n";
+        let whole = parse_file(FileId(0), src);
+        let program = whole.program.expect("warnings only");
+        assert!(!whole.diagnostics.is_empty());
+        let mut handed = Vec::new();
+        let found = parse_file_statements(FileId(0), src, &mut |e| handed.push(e));
+        assert_eq!(found, whole.diagnostics);
+        assert_eq!(format!("{handed:?}"), format!("{:?}", program.body));
+        assert_eq!(handed.len(), 4);
+    }
+
     /// lalrpop keeps every grammar symbol in one enum on its LR stack and moves it on every
     /// reduction, so the largest nonterminal type sets the parser's speed. An entry (the symbol
     /// and its two positions) of at most 128 bytes is moved with a few vector moves; one byte
