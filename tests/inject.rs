@@ -321,3 +321,71 @@ fn classes_are_includes_minus_excludes() {
         &[("/classes", "['monitoring', 'web', 'base']")],
     );
 }
+
+/// Nodes that share one index (`--nodes`, `pbc diff`) share the values no request can change,
+/// and each still gets its own answers wherever a `when`, a fact or a lookup decides: the
+/// answers on the shared index, node after node, are those of each node alone.
+#[test]
+fn nodes_sharing_an_index_get_their_own_answers() {
+    let root = tree(
+        "shared_index",
+        &[(
+            "bindings/high.pp",
+            "bindings high {\n  bind 'constant' to { 'a' => [1, 2] }\n  bind 'greeting' to \"hello ${::fqdn}\"\n  bind 'by_dc' to 'default'\n  when data_center 'ams' { bind 'by_dc' to 'amsterdam' }\n  bind 'via' to lookup('by_dc')\n  bind Integer, 'wrong' to 'text'\n  multibind Array[String], 'plain'\n  bind to 'x' in 'plain'\n  bind to ['y'] in 'plain'\n  multibind Array[String], 'some'\n  bind to 'a' in 'some'\n  when data_center 'ams' { bind to 'b' in 'some' }\n  multibind Array[String], 'facts'\n  bind to 'a' in 'facts'\n  bind to $::fqdn in 'facts'\n  multibind Hash[String, Integer], 'typed'\n  bind 'k' to 'text' in 'typed'\n}\n",
+        )],
+    );
+    let keys = [
+        "constant", "greeting", "by_dc", "via", "wrong", "plain", "some", "facts", "typed",
+    ];
+    let requests: Vec<Request> = [("web01", "AMS"), ("db02", "FRA"), ("web01", "AMS")]
+        .iter()
+        .map(|(fqdn, dc)| {
+            let mut request = Request::default();
+            request.facts.insert("fqdn".into(), Value::string(*fqdn));
+            request.facts.insert("dc".into(), Value::string(*dc));
+            request
+        })
+        .collect();
+    let (environment, loaded) = prepared(&root, &requests[0]);
+    let model = loaded.tree_model(ForInjection);
+    let index = std::sync::Arc::new(puppet_bindings::compose::Bindings::build(
+        &model.layers.layers,
+    ));
+    let answers = |injector: &mut Injector| -> Vec<String> {
+        keys.iter()
+            .map(|k| match injector.lookup(k, &PType::Data) {
+                Ok(Some(v)) => v.to_string(),
+                Ok(None) => "not found".to_string(),
+                Err(d) => d.code.to_string(),
+            })
+            .collect()
+    };
+    let mut seen = Vec::new();
+    for request in &requests {
+        let environment = environment::select(&root, None, request).expect("selects");
+        let mut shared = Injector::with_index(&model, Some(index.clone()), &environment, request)
+            .expect("builds");
+        let mut alone = Injector::new(&model, &environment, request).expect("builds");
+        let got = answers(&mut shared);
+        assert_eq!(got, answers(&mut alone), "{:?}", request.facts);
+        seen.push(got);
+    }
+    drop(environment);
+    assert_eq!(
+        seen[0],
+        [
+            "{'a' => [1, 2]}",
+            "'hello web01'",
+            "'amsterdam'",
+            "'amsterdam'",
+            "INCOMPATIBLE_TYPE",
+            "['x', 'y']",
+            "['b', 'a']",
+            "['a', 'web01']",
+            "INCOMPATIBLE_TYPE",
+        ]
+    );
+    assert_eq!(seen[1][1..4], ["'hello db02'", "'default'", "'default'"]);
+    assert_eq!(seen[1][6..8], ["['a']", "['a', 'db02']"]);
+    assert_eq!(seen[0], seen[2]);
+}

@@ -150,11 +150,30 @@ pub struct Bindings<'m> {
     renamed: Vec<usize>,
     /// The key entries in name order, sorted once for every request ([`Bindings::keys_in_order`]).
     keys_in_order: std::sync::OnceLock<Vec<usize>>,
+    /// What each candidate produces when no request can change it, produced once for every
+    /// request that shares the index ([`Bindings::request_independent`]).
+    request_independent: std::sync::OnceLock<Box<[RequestIndependent]>>,
 }
+
+/// A candidate's value when no request can change it (the injector decides which those are
+/// and produces them): `Some(None)` once it is known to depend on the request.
+pub type RequestIndependent = std::sync::OnceLock<Option<crate::eval::Value>>;
 
 impl<'m> Bindings<'m> {
     /// The key entries by name, then by id: `--all` lists keys in this order for every node,
     /// so they are sorted once per index, not once per request.
+    /// The slot of the candidate's request-independent value. The slots of every candidate
+    /// are made when the first is asked for, not by building the index.
+    pub fn request_independent(&self, candidate: usize) -> Option<&RequestIndependent> {
+        self.request_independent
+            .get_or_init(|| {
+                (0..self.candidates.len())
+                    .map(|_| RequestIndependent::new())
+                    .collect()
+            })
+            .get(candidate)
+    }
+
     pub fn keys_in_order(&self) -> &[usize] {
         self.keys_in_order.get_or_init(|| {
             let mut order: Vec<usize> = (0..self.keys.len()).collect();
@@ -184,6 +203,7 @@ impl<'m> Bindings<'m> {
             layer_names: layers.iter().map(|l| l.name.as_str()).collect(),
             renamed: Vec::new(),
             keys_in_order: std::sync::OnceLock::new(),
+            request_independent: std::sync::OnceLock::new(),
         };
         let mut order = 0usize;
         let mut category_ids: HashMap<&'m str, usize> = HashMap::new();

@@ -398,6 +398,12 @@ impl<'m> Injector<'m> {
         // their values interpolate: neither answer stands for the other.
         let cacheable =
             self.merge.is_none() || self.composition.candidates()[winner].hiera_level.is_none();
+        // A value no request can change is produced once for every node that shares the
+        // index (`--nodes`, `pbc diff`), not once per node.
+        let independent = self.composition.bindings.request_independent(winner);
+        if let Some(Some(v)) = independent.and_then(std::sync::OnceLock::get) {
+            return Ok(Some(v.clone()));
+        }
         if let Some(v) = self.cache.get(&winner).filter(|_| cacheable) {
             return Ok(Some(v.clone()));
         }
@@ -408,6 +414,16 @@ impl<'m> Injector<'m> {
         let Some(value) = value else {
             return Ok(None);
         };
+        let bindings = &self.composition.bindings;
+        if let Some(slot) = bindings.request_independent(winner) {
+            if slot.get().is_none() {
+                let shared = produces_alike(bindings, winner).then(|| value.clone());
+                let shared = slot.get_or_init(|| shared).is_some();
+                if shared {
+                    return Ok(Some(value));
+                }
+            }
+        }
         if cacheable {
             self.cache.insert(winner, value.clone());
         }
@@ -841,6 +857,62 @@ pub(crate) use crate::compose::multibind::option;
 /// An error about a binding, at the binding.
 fn at_origin(code: &'static str, origin: &Origin, message: String) -> EvalError {
     EvalError::new(code, origin.span, message)
+}
+
+/// Whether every request gets the same value from the candidate: a binding to a literal
+/// value, or a multibind whose contributions all are, none of them under a `when` (their
+/// order is then the same for every request). Hiera data, expressions, lambdas and lookups
+/// depend on the request.
+fn produces_alike(bindings: &compose::Bindings, candidate: usize) -> bool {
+    let c = &bindings.candidates[candidate];
+    if c.hiera_level.is_some() {
+        return false;
+    }
+    match c.bound {
+        Bound::Binding(b) => literal_binding(b.producer.as_ref(), &b.producer_args),
+        Bound::Multibinding(m) => {
+            literal_options(&m.producer_args)
+                && compose::Bindings::multibind_id(m).is_some_and(|id| {
+                    bindings.contributions.get(id).is_none_or(|list| {
+                        list.iter().all(|c| {
+                            c.when.is_none()
+                                && literal_binding(
+                                    c.binding.producer.as_ref(),
+                                    &c.binding.producer_args,
+                                )
+                        })
+                    })
+                })
+        }
+        _ => false,
+    }
+}
+
+/// A producer of a literal value, with literal options.
+fn literal_binding(
+    producer: Option<&ProducerDescriptor<Code<'_>>>,
+    args: &[NamedArgument<Code<'_>>],
+) -> bool {
+    matches!(
+        producer,
+        Some(
+            ProducerDescriptor::ConstantProducerDescriptor {
+                value: Code::Value(_)
+            } | ProducerDescriptor::EvaluatingProducerDescriptor {
+                expression: Code::Value(_)
+            }
+        )
+    ) && literal_options(args)
+}
+
+/// Options (`transformer`, `flatten`, ...) that are all literal values.
+fn literal_options(args: &[NamedArgument<Code<'_>>]) -> bool {
+    args.iter().all(|a| {
+        a.value
+            .iter()
+            .chain(&a.expression)
+            .all(|x| matches!(x, Code::Value(_)))
+    })
 }
 
 pub fn origin_text(o: &Origin) -> String {
