@@ -564,10 +564,10 @@ fn describe(
                         },
                         Slot::Computed { when, index } => Condition::Computed {
                             category: category.clone(),
-                            span: match &bindings.whens[*when].predicates[*index].value {
-                                Code::Expr(e) => e.span,
-                                _ => Span::NONE,
-                            },
+                            span: bindings.whens[*when].predicates[*index]
+                                .value
+                                .expr()
+                                .map_or(Span::NONE, |e| e.span),
                         },
                     }
                 })

@@ -3,7 +3,7 @@
 //! the AST to evaluate per request). It must not know about bindings or requests.
 
 use super::{EvalError, EvalResult, Evaluator, TopScope, Value};
-use crate::ast::{Expr, Lambda};
+use crate::ast::{Expr, ExprKind, Lambda};
 use crate::lower::Embed;
 use smol_str::SmolStr;
 
@@ -13,8 +13,38 @@ use smol_str::SmolStr;
 pub enum Code<'a> {
     Value(Value),
     Expr(&'a Expr),
+    /// An interpolated string of literal text and top-scope variables (`"${::fqdn}-web"`, the
+    /// commonest computed value): written from the facts without an evaluator, and without
+    /// walking the expression, which is kept for what only the evaluator does (an unknown
+    /// variable, the lookup's budget spent).
+    Template(&'a Expr, Box<[TemplatePart]>),
     Lambda(&'a Lambda),
     Variable(SmolStr),
+}
+
+#[derive(Clone, Debug)]
+pub enum TemplatePart {
+    Text(SmolStr),
+    /// A top-scope variable, by its name there (without `::`).
+    Variable(SmolStr),
+}
+
+impl<'a> Code<'a> {
+    /// How an expression that is not a literal is held: a [`Code::Template`] where it is one.
+    pub fn expression(e: &'a Expr) -> Code<'a> {
+        match template_parts(e) {
+            Some(parts) => Code::Template(e, parts),
+            None => Code::Expr(e),
+        }
+    }
+
+    /// The expression, where the code is one.
+    pub fn expr(&self) -> Option<&'a Expr> {
+        match self {
+            Code::Expr(e) | Code::Template(e, _) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 impl Code<'_> {
@@ -27,6 +57,25 @@ impl Code<'_> {
                 .cloned()
                 .unwrap_or(Value::Undef)),
             Code::Expr(e) => Evaluator::new(top, host).strict(strict).evaluate(e),
+            Code::Template(e, parts) => {
+                let mut out = String::new();
+                for part in parts.iter() {
+                    match part {
+                        TemplatePart::Text(text) => out.push_str(text),
+                        TemplatePart::Variable(name) => match top.get(name) {
+                            Some(v) => v.write_display(&mut out),
+                            None => return Evaluator::new(top, host).strict(strict).evaluate(e),
+                        },
+                    }
+                }
+                let made = Value::string(out);
+                if host.charge(made.own_bytes()) {
+                    Ok(made)
+                } else {
+                    // Over the budget: the evaluator says so, in its words.
+                    Evaluator::new(top, host).strict(strict).evaluate(e)
+                }
+            }
             Code::Lambda(l) => Err(EvalError::type_error(
                 l.span,
                 "a lambda is not a value here",
@@ -35,13 +84,47 @@ impl Code<'_> {
     }
 }
 
+/// The most parts a [`Code::Template`] has: a longer string is left to the evaluator.
+const MAX_TEMPLATE_PARTS: usize = 1_000;
+
+/// The parts of an interpolated string made only of literal text and variables that name the
+/// top scope (`$::x`, or `$x`, which an expression of its own can only find there).
+fn template_parts(e: &Expr) -> Option<Box<[TemplatePart]>> {
+    let ExprKind::Concat { segments } = &e.kind else {
+        return None;
+    };
+    // Far within the evaluator's step budget, which a template does not count.
+    if segments.len() > MAX_TEMPLATE_PARTS {
+        return None;
+    }
+    segments
+        .iter()
+        .map(|s| {
+            let variable = match &s.kind {
+                ExprKind::String { value } => return Some(TemplatePart::Text(value.clone())),
+                ExprKind::Text { expr } => &expr.kind,
+                other => other,
+            };
+            match variable {
+                ExprKind::Variable { name } => {
+                    let top = name.strip_prefix("::").unwrap_or(name);
+                    // `$0`, `$1`: match captures, undef outside a match, never a fact.
+                    (!top.is_empty() && !top.bytes().all(|b| b.is_ascii_digit()))
+                        .then(|| TemplatePart::Variable(top.into()))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// [`Embed`] for the injector.
 pub struct ForInjection;
 
 impl<'a> Embed<'a> for ForInjection {
     type X = Code<'a>;
     fn expression(&self, e: &'a Expr) -> Code<'a> {
-        Code::Expr(e)
+        Code::expression(e)
     }
     fn literal(&self, e: &'a Expr) -> Option<Code<'a>> {
         super::literal_value(e).map(Code::Value)
@@ -91,5 +174,70 @@ impl<'a> Embed<'a> for ForChecking {
     }
     fn positions(&self) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{NoInjection, ValueBudget};
+
+    fn expression(src: &str) -> Expr {
+        let parsed = crate::parser::parse_file(crate::span::FileId(0), src);
+        let mut program = parsed.program.expect("parses");
+        program.body.remove(0)
+    }
+
+    fn outcome(code: &Code, top: &TopScope, strict: bool, budget: u64) -> String {
+        let mut host = NoInjection {
+            budget: ValueBudget(budget),
+            ..NoInjection::default()
+        };
+        match code.evaluate(top, &mut host, strict) {
+            Ok(v) => format!("{v:?}"),
+            Err(e) => format!("{} {} {:?}", e.code, e.message, e.span),
+        }
+    }
+
+    /// A template gives what the evaluator gives the same expression: values of every kind
+    /// written in, unknown variables (undef, or an error when strict), match captures, and a
+    /// spent budget.
+    #[test]
+    fn a_template_writes_what_the_evaluator_would() {
+        let mut top = TopScope::default();
+        top.set("fqdn", Value::string("web01.example.com"));
+        top.set("cores", Value::Integer(8));
+        top.set("ratio", Value::Float(1.5));
+        top.set("up", Value::Boolean(true));
+        top.set(
+            "list",
+            Value::array(vec![Value::Integer(1), Value::string("a")]),
+        );
+        let mut map = crate::eval::Map::new();
+        map.insert(Value::string("k"), Value::Undef);
+        top.set("map", Value::hash(map));
+        let cases = [
+            (r#""${::fqdn}-web""#, true),
+            (r#""$fqdn:$cores/$ratio $up""#, true),
+            (r#""${list} ${map}""#, true),
+            (r#""x${::missing}y""#, true),
+            (r#""$1-${fqdn}""#, false),
+            (r#""${fqdn.upcase}""#, false),
+            (r#""${fqdn}${cores + 1}""#, false),
+        ];
+        for (src, is_template) in cases {
+            let e = expression(src);
+            let compiled = Code::expression(&e);
+            assert_eq!(matches!(compiled, Code::Template(..)), is_template, "{src}");
+            for strict in [false, true] {
+                for budget in [crate::eval::MAX_VALUE_BYTES, 4] {
+                    assert_eq!(
+                        outcome(&compiled, &top, strict, budget),
+                        outcome(&Code::Expr(&e), &top, strict, budget),
+                        "{src}, strict {strict}, budget {budget}"
+                    );
+                }
+            }
+        }
     }
 }

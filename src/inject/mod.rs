@@ -945,10 +945,7 @@ fn category_text(code: &Code, top: &TopScope, strict: bool) -> EvalResult<Option
             Some(v.to_display_string())
         }
         other => {
-            let span = match code {
-                Code::Expr(e) => e.span,
-                _ => Span::NONE,
-            };
+            let span = code.expr().map_or(Span::NONE, |e| e.span);
             return Err(EvalError::type_error(
                 span,
                 format!(

@@ -91,7 +91,7 @@ fn bind(slots: TreeDocument<Slot>, store: &Store) -> TreeDocument<Code<'_>> {
         Ok(match slot {
             Slot::Value(v) => Code::Value(v),
             Slot::Variable(name) => Code::Variable(name),
-            Slot::Expr(i) => Code::Expr(&store.exprs[i]),
+            Slot::Expr(i) => Code::expression(&store.exprs[i]),
             Slot::Lambda(i) => Code::Lambda(&store.lambdas[i]),
         })
     };
