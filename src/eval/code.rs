@@ -58,7 +58,12 @@ impl Code<'_> {
                 .unwrap_or(Value::Undef)),
             Code::Expr(e) => Evaluator::new(top, host).strict(strict).evaluate(e),
             Code::Template(e, parts) => {
-                let mut out = String::new();
+                // Room for the text and a short value per variable: one allocation for most.
+                let room = parts.iter().map(|p| match p {
+                    TemplatePart::Text(text) => text.len(),
+                    TemplatePart::Variable(_) => 24,
+                });
+                let mut out = String::with_capacity(room.sum());
                 for part in parts.iter() {
                     match part {
                         TemplatePart::Text(text) => out.push_str(text),

@@ -314,7 +314,7 @@ impl<'m> Injector<'m> {
         key: &Key,
         entry: Option<usize>,
     ) -> Option<(String, Vec<crate::data::interpolation::Dig>)> {
-        if key.ty != PType::Data || !key.name.contains(['.', '"', '\'']) {
+        if key.ty != PType::Data || !key.name.bytes().any(|b| matches!(b, b'.' | b'"' | b'\'')) {
             return None;
         }
         if let Some(entry) = entry {
