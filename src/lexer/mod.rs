@@ -337,6 +337,15 @@ impl<'s> Lexer<'s> {
             if self.scans == 1 && self.pause_at.is_some_and(|n| self.out.len() >= n) {
                 return CodeEnd::Paused;
             }
+            // Most blanks are ASCII runs between tokens: skipped here, without starting the
+            // token machine (which still takes the Unicode spaces).
+            let bytes = self.src.as_bytes();
+            while self.pos < self.end && matches!(bytes[self.pos], b' ' | b'\t' | b'\r') {
+                self.pos += 1;
+            }
+            if self.pos == self.end {
+                break;
+            }
             let start = self.pos;
             let rest = &self.src[start..self.end];
             let mut raw = Raw::lexer(rest);
