@@ -82,9 +82,15 @@ fn main() {
         best_shared * 1e3,
     );
     // `--all` for one more node: every key's winner, so every `when` matched, and every value.
+    // The first node on a fresh index also produces the values no request can change, which
+    // the others share.
+    let index = std::sync::Arc::new(puppet_bindings::compose::Bindings::build(
+        &model.layers.layers,
+    ));
+    let mut first_all = None;
     let mut best_all = f64::MAX;
     let mut count = 0;
-    for _ in 0..rounds {
+    for _ in 0..=rounds {
         let start = Instant::now();
         let selected = environment::select(&root, environments, &request).expect("selects");
         let mut injector = Injector::with_index(&model, Some(index.clone()), &selected, &request)
@@ -94,11 +100,16 @@ fn main() {
         for k in &keys {
             std::hint::black_box(injector.lookup_effective(k).ok());
         }
-        best_all = best_all.min(start.elapsed().as_secs_f64());
+        let took = start.elapsed().as_secs_f64();
+        match first_all {
+            None => first_all = Some(took),
+            Some(_) => best_all = best_all.min(took),
+        }
     }
     println!(
-        "--all for one more node on the shared index ({count} keys): best of {rounds}: {:.1} ms",
-        best_all * 1e3
+        "--all for one more node on the shared index ({count} keys): best of {rounds}: {:.1} ms (the first node on it: {:.1} ms)",
+        best_all * 1e3,
+        first_all.unwrap_or_default() * 1e3
     );
 
     // Constant keys: `mK::k0` is a literal string in every module.
