@@ -1,5 +1,6 @@
 //! The lexer and parser, Puppet's validation, and every recursive pass over what they accept
-//! (the AST's JSON, PN): no input may panic, hang or overflow the stack.
+//! (the AST's JSON, PN): no input may panic, hang or overflow the stack. `pbc parse`'s way of
+//! taking statements as they are parsed must give the same diagnostics and the same PN.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -8,7 +9,15 @@ use puppet_bindings::span::FileId;
 fuzz_target!(|data: &[u8]| {
     let src = String::from_utf8_lossy(data);
     let parsed = puppet_bindings::parse_and_validate(FileId(0), &src);
-    if let Some(program) = &parsed.program {
-        let _ = puppet_bindings::pn::program_to_json(program);
+    let whole = parsed
+        .program
+        .as_ref()
+        .map(puppet_bindings::pn::program_to_json);
+    let mut pn = puppet_bindings::pn::ProgramPn::default();
+    let found = puppet_bindings::parse_file_statements(FileId(0), &src, &mut |s| pn.statement(&s));
+    let errors = found.iter().any(|d| d.is_error());
+    assert_eq!(errors, whole.is_none(), "the same verdict");
+    if let Some(whole) = whole {
+        assert_eq!(pn.finish(), whole, "the same PN");
     }
 });
