@@ -175,21 +175,11 @@ pub fn parse_file_statements(
     let mut open = 0u32;
     let reader = tokens.by_ref().map(|token| {
         // An opening bracket stands outside what it opens, a closing one inside what it closes.
-        match token.1 {
-            Tok::LBrace
-            | Tok::SelBrace
-            | Tok::LBrack
-            | Tok::ListStart
-            | Tok::LParen
-            | Tok::WsLParen => {
-                lookahead_depth.set(open);
-                open += 1;
-            }
-            Tok::RBrace | Tok::RBrack | Tok::RParen => {
-                lookahead_depth.set(open);
-                open = open.saturating_sub(1);
-            }
-            _ => lookahead_depth.set(open),
+        lookahead_depth.set(open);
+        if token.1.opens_bracket() {
+            open += 1;
+        } else if token.1.closes_bracket() {
+            open = open.saturating_sub(1);
         }
         Ok::<_, LexStop>(token)
     });
@@ -275,34 +265,25 @@ fn bracket_tree(tokens: &[lexer::SpannedTok]) -> Vec<Bracket> {
     // Index into `brackets` of each open bracket, and its opener.
     let mut open: Vec<(usize, Tok)> = Vec::new();
     for (l, tok, _) in tokens {
-        match tok {
-            Tok::RBrace | Tok::RBrack | Tok::RParen => {
-                if let Some((i, opener)) = open.pop() {
-                    let matched = matches!(
-                        (&opener, tok),
-                        (Tok::LBrace | Tok::SelBrace, Tok::RBrace)
-                            | (Tok::LBrack | Tok::ListStart, Tok::RBrack)
-                            | (Tok::LParen | Tok::WsLParen, Tok::RParen)
-                    );
-                    brackets[i].close = Some(*l);
-                    brackets[i].matched = matched;
-                }
+        if tok.closes_bracket() {
+            if let Some((i, opener)) = open.pop() {
+                let matched = matches!(
+                    (&opener, tok),
+                    (Tok::LBrace | Tok::SelBrace, Tok::RBrace)
+                        | (Tok::LBrack | Tok::ListStart, Tok::RBrack)
+                        | (Tok::LParen | Tok::WsLParen, Tok::RParen)
+                );
+                brackets[i].close = Some(*l);
+                brackets[i].matched = matched;
             }
-            Tok::LBrace
-            | Tok::SelBrace
-            | Tok::LBrack
-            | Tok::ListStart
-            | Tok::LParen
-            | Tok::WsLParen => {
-                brackets.push(Bracket {
-                    open: *l,
-                    close: None,
-                    matched: false,
-                    parent: open.last().map(|(i, _)| *i),
-                });
-                open.push((brackets.len() - 1, tok.clone()));
-            }
-            _ => {}
+        } else if tok.opens_bracket() {
+            brackets.push(Bracket {
+                open: *l,
+                close: None,
+                matched: false,
+                parent: open.last().map(|(i, _)| *i),
+            });
+            open.push((brackets.len() - 1, tok.clone()));
         }
     }
     brackets

@@ -192,25 +192,7 @@ fn bindings_and_site_spans_are_written_once() {
 /// which no binding holds, are the only ones refused.
 #[test]
 fn pn_reads_back_to_itself() {
-    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|e| e == "pp") {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"),
-        &mut files,
-    );
+    let files = corpus_manifests();
     let (mut read, mut definitions) = (0, 0);
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
@@ -263,25 +245,7 @@ fn pn_reads_back_to_itself() {
 /// the same statements and the same PN.
 #[test]
 fn statements_as_they_come_make_the_whole_program() {
-    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|e| e == "pp") {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"),
-        &mut files,
-    );
+    let files = corpus_manifests();
     let mut compared = 0;
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
@@ -329,4 +293,28 @@ fn statements_as_they_come_make_the_whole_program() {
         compared += usize::from(agreed);
     }
     assert!(compared > 100, "only {compared} corpus files compared");
+}
+
+/// Every `.pp` file under `corpus/`, in name order.
+fn corpus_manifests() -> Vec<std::path::PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "pp") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"),
+        &mut files,
+    );
+    files
 }

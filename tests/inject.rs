@@ -30,6 +30,11 @@ fn lookups(root: &Path, keys: &[&str]) -> Vec<String> {
     let model = loaded.tree_model(ForInjection);
     let mut injector = Injector::new(&model, &environment, &request)
         .unwrap_or_else(|d| panic!("{}: {}", d.code, d.message));
+    answers(&mut injector, keys)
+}
+
+/// Each key's value in Puppet notation, or the error code.
+fn answers(injector: &mut Injector, keys: &[&str]) -> Vec<String> {
     keys.iter()
         .map(|k| match injector.lookup(k, &PType::Data) {
             Ok(Some(v)) => v.to_string(),
@@ -351,23 +356,14 @@ fn nodes_sharing_an_index_get_their_own_answers() {
     let index = std::sync::Arc::new(puppet_bindings::compose::Bindings::build(
         &model.layers.layers,
     ));
-    let answers = |injector: &mut Injector| -> Vec<String> {
-        keys.iter()
-            .map(|k| match injector.lookup(k, &PType::Data) {
-                Ok(Some(v)) => v.to_string(),
-                Ok(None) => "not found".to_string(),
-                Err(d) => d.code.to_string(),
-            })
-            .collect()
-    };
     let mut seen = Vec::new();
     for request in &requests {
         let environment = environment::select(&root, None, request).expect("selects");
         let mut shared = Injector::with_index(&model, Some(index.clone()), &environment, request)
             .expect("builds");
         let mut alone = Injector::new(&model, &environment, request).expect("builds");
-        let got = answers(&mut shared);
-        assert_eq!(got, answers(&mut alone), "{:?}", request.facts);
+        let got = answers(&mut shared, &keys);
+        assert_eq!(got, answers(&mut alone, &keys), "{:?}", request.facts);
         seen.push(got);
     }
     drop(environment);

@@ -153,6 +153,24 @@ pub enum Tok {
 }
 
 impl Tok {
+    /// `{`, `[` or `(`, in any of their context variants.
+    pub fn opens_bracket(&self) -> bool {
+        matches!(
+            self,
+            Tok::LBrace
+                | Tok::SelBrace
+                | Tok::LBrack
+                | Tok::ListStart
+                | Tok::LParen
+                | Tok::WsLParen
+        )
+    }
+
+    /// `}`, `]` or `)`.
+    pub fn closes_bracket(&self) -> bool {
+        matches!(self, Tok::RBrace | Tok::RBrack | Tok::RParen)
+    }
+
     /// Whether Puppet's lexer allows a regex to start after this token (reference 1.6.4).
     pub fn allows_regex_after(&self) -> bool {
         !matches!(
