@@ -938,7 +938,8 @@ fn parse_command(
         let _ = std::io::stderr().write_all(rendered.as_bytes());
     }
     if print_ast && format == Format::Pn {
-        // Written as it is made: a large manifest's PN is never held whole.
+        // The PN made while each file was parsed, held until every file is known to have no
+        // error; or, with `--validate`, written from each tree as it is made.
         let stdout = std::io::stdout().lock();
         let mut sink = std::io::BufWriter::with_capacity(1 << 16, stdout);
         let written = pn_texts

@@ -550,63 +550,61 @@ impl Builder<'_, '_> {
 
     /// One step of [`Builder::statements`]: folds the next syntactic statement into `memo`.
     fn fold_statement(&mut self, memo: &mut Vec<Expr>, mut list: Vec<Expr>) {
-        {
-            let prev_is_call_name = matches!(
-                memo.last().map(|e| &e.kind),
-                Some(ExprKind::QualifiedName { name }) if is_statement_call(name)
-            );
-            if prev_is_call_name {
-                let name = memo.pop().expect("checked above");
-                for arg in &mut list {
-                    if let ExprKind::Call { statement, .. } = &mut arg.kind {
-                        *statement = false;
-                    }
+        let prev_is_call_name = matches!(
+            memo.last().map(|e| &e.kind),
+            Some(ExprKind::QualifiedName { name }) if is_statement_call(name)
+        );
+        if prev_is_call_name {
+            let name = memo.pop().expect("checked above");
+            for arg in &mut list {
+                if let ExprKind::Call { statement, .. } = &mut arg.kind {
+                    *statement = false;
                 }
-                let end = list.last().map_or(name.span.end, |e| e.span.end);
-                let call = self.mk(
-                    self.rel(name.span.start),
-                    end as usize,
-                    ExprKind::Call {
-                        functor: Box::new(name),
-                        args: list,
-                        lambda: None,
-                        statement: true,
-                    },
-                );
-                memo.push(call);
-            } else if list.len() > 1 {
-                let second = &list[1];
-                let (message, code) = match memo.last().map(|e| &e.kind) {
-                    Some(ExprKind::QualifiedName { name }) if list.len() > 1 => (
-                        format!("attempt to pass an argument list to the function `{name}`, which cannot be called without parentheses"),
-                        codes::CALL_WITHOUT_PARENTHESES,
-                    ),
-                    _ => (
-                        "illegal comma-separated argument list".to_string(),
-                        codes::ILLEGAL_COMMA_LIST,
-                    ),
-                };
-                let last = list.last().map_or(second.span.end, |e| e.span.end);
-                let span = Span::new(self.file, list[0].span.start as usize, last as usize);
-                let mut d = Diagnostic::error(code, span, message);
-                if code == codes::CALL_WITHOUT_PARENTHESES {
-                    d = d.with_note("help: add parentheses around the arguments");
-                }
-                self.push(d);
-                memo.extend(list);
-            } else if let Some(mut e) = list.pop() {
-                if let ExprKind::Call { statement, .. } = &mut e.kind {
-                    *statement = true;
-                }
-                memo.push(e);
             }
+            let end = list.last().map_or(name.span.end, |e| e.span.end);
+            let call = self.mk(
+                self.rel(name.span.start),
+                end as usize,
+                ExprKind::Call {
+                    functor: Box::new(name),
+                    args: list,
+                    lambda: None,
+                    statement: true,
+                },
+            );
+            memo.push(call);
+        } else if list.len() > 1 {
+            let second = &list[1];
+            let (message, code) = match memo.last().map(|e| &e.kind) {
+                Some(ExprKind::QualifiedName { name }) if list.len() > 1 => (
+                    format!("attempt to pass an argument list to the function `{name}`, which cannot be called without parentheses"),
+                    codes::CALL_WITHOUT_PARENTHESES,
+                ),
+                _ => (
+                    "illegal comma-separated argument list".to_string(),
+                    codes::ILLEGAL_COMMA_LIST,
+                ),
+            };
+            let last = list.last().map_or(second.span.end, |e| e.span.end);
+            let span = Span::new(self.file, list[0].span.start as usize, last as usize);
+            let mut d = Diagnostic::error(code, span, message);
+            if code == codes::CALL_WITHOUT_PARENTHESES {
+                d = d.with_note("help: add parentheses around the arguments");
+            }
+            self.push(d);
+            memo.extend(list);
+        } else if let Some(mut e) = list.pop() {
+            if let ExprKind::Call { statement, .. } = &mut e.kind {
+                *statement = true;
+            }
+            memo.push(e);
         }
     }
 
-    /// The top-level list `Statements` as a statement has just been added to it: when the
-    /// caller takes top-level statements as they come and the parser's lookahead stands outside
-    /// every bracket (so the list is the program's, not a body's), the list is folded and
-    /// handed over, all but its last statement, which the next may still take as its argument.
+    /// Called as a statement joins a `Statements` list. When the caller takes top-level
+    /// statements as they come and the parser's lookahead stands outside every bracket (so the
+    /// list is the program's, not a body's), the list is folded and handed over, all but its
+    /// last statement, which the next may still take as its argument.
     pub fn hand_over_top_level(&mut self, lists: &mut Vec<Vec<Expr>>) {
         // After a syntax error the program is not made: nothing more is handed over.
         if self.syntax_errors > 0 {
