@@ -337,11 +337,25 @@ impl<'s> Lexer<'s> {
             if self.scans == 1 && self.pause_at.is_some_and(|n| self.out.len() >= n) {
                 return CodeEnd::Paused;
             }
-            // Most blanks are ASCII runs between tokens: skipped here, without starting the
-            // token machine (which still takes the Unicode spaces).
+            // Most trivia is ASCII blanks, line ends and comments between tokens: skipped here,
+            // without starting the token machine (which still takes the Unicode spaces, and a
+            // line end that a heredoc's text follows).
             let bytes = self.src.as_bytes();
-            while self.pos < self.end && matches!(bytes[self.pos], b' ' | b'\t' | b'\r') {
-                self.pos += 1;
+            while self.pos < self.end {
+                match bytes[self.pos] {
+                    b' ' | b'\t' | b'\r' => self.pos += 1,
+                    b'\n' if self.newline_jump.is_none() => {
+                        self.pos += 1;
+                        self.line_start = self.pos;
+                    }
+                    b'#' => {
+                        self.pos = bytes[self.pos..self.end]
+                            .iter()
+                            .position(|&b| b == b'\n')
+                            .map_or(self.end, |i| self.pos + i);
+                    }
+                    _ => break,
+                }
             }
             if self.pos == self.end {
                 break;
