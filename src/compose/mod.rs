@@ -160,8 +160,6 @@ pub struct Bindings<'m> {
 pub type RequestIndependent = std::sync::OnceLock<Option<crate::eval::Value>>;
 
 impl<'m> Bindings<'m> {
-    /// The key entries by name, then by id: `--all` lists keys in this order for every node,
-    /// so they are sorted once per index, not once per request.
     /// The slot of the candidate's request-independent value. The slots of every candidate
     /// are made when the first is asked for, not by building the index.
     pub fn request_independent(&self, candidate: usize) -> Option<&RequestIndependent> {
@@ -174,6 +172,8 @@ impl<'m> Bindings<'m> {
             .get(candidate)
     }
 
+    /// The key entries by name, then by id: `--all` lists keys in this order for every node,
+    /// so they are sorted once per index, not once per request.
     pub fn keys_in_order(&self) -> &[usize] {
         self.keys_in_order.get_or_init(|| {
             let mut order: Vec<usize> = (0..self.keys.len()).collect();
