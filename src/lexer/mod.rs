@@ -340,16 +340,16 @@ impl<'s> Lexer<'s> {
             // Most trivia is ASCII blanks, line ends and comments between tokens: skipped here,
             // without starting the token machine (which still takes the Unicode spaces, and a
             // line end that a heredoc's text follows).
-            let bytes = self.src.as_bytes();
             while self.pos < self.end {
-                match bytes[self.pos] {
+                match self.bytes[self.pos] {
                     b' ' | b'\t' | b'\r' => self.pos += 1,
                     b'\n' if self.newline_jump.is_none() => {
                         self.pos += 1;
                         self.line_start = self.pos;
                     }
                     b'#' => {
-                        self.pos = bytes[self.pos..self.end]
+                        // Comments are short: a plain scan beats `memchr`'s setup here.
+                        self.pos = self.bytes[self.pos..self.end]
                             .iter()
                             .position(|&b| b == b'\n')
                             .map_or(self.end, |i| self.pos + i);
