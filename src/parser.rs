@@ -134,7 +134,7 @@ fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
 /// Where [`parse_file_statements`] hands each top-level statement as soon as it is complete.
 struct TopLevelHandOver<'h> {
     /// The bracket depth of the parser's lookahead token, set as the parser reads it.
-    lookahead_depth: std::rc::Rc<std::cell::Cell<u32>>,
+    lookahead_depth: &'h std::cell::Cell<u32>,
     /// The folded statement that the next may still take as its argument (`notice` before
     /// `"x"`).
     pending: Vec<Expr>,
@@ -164,10 +164,10 @@ pub fn parse_file_statements(
     each: &mut dyn FnMut(Expr),
 ) -> Vec<Diagnostic> {
     let mut tokens = lexer::TokenStream::new(file, src);
-    let lookahead_depth = std::rc::Rc::new(std::cell::Cell::new(0u32));
+    let lookahead_depth = std::cell::Cell::new(0u32);
     let mut builder = Builder::new(file, src, 0, Vec::new(), usize::MAX);
     builder.top_level = Some(TopLevelHandOver {
-        lookahead_depth: lookahead_depth.clone(),
+        lookahead_depth: &lookahead_depth,
         pending: Vec::new(),
         handed: 0,
         each: &mut *each,
@@ -606,22 +606,25 @@ impl Builder<'_, '_> {
     /// list is the program's, not a body's), the list is folded and handed over, all but its
     /// last statement, which the next may still take as its argument.
     pub fn hand_over_top_level(&mut self, lists: &mut Vec<Vec<Expr>>) {
-        // After a syntax error the program is not made: nothing more is handed over.
-        if self.syntax_errors > 0 {
+        // Most reductions hand nothing over: an ordinary parse, a body, or after a syntax error
+        // (the program is not made then).
+        let at_top = self
+            .top_level
+            .as_ref()
+            .is_some_and(|top| top.lookahead_depth.get() == 0);
+        if !at_top || self.syntax_errors > 0 {
             return;
         }
         let Some(mut top) = self.top_level.take() else {
             return;
         };
-        if top.lookahead_depth.get() == 0 {
-            let mut pending = std::mem::take(&mut top.pending);
-            for list in lists.drain(..) {
-                self.fold_statement(&mut pending, list);
-            }
-            let keep = pending.len().saturating_sub(1);
-            top.hand_over(pending.drain(..keep));
-            top.pending = pending;
+        let mut pending = std::mem::take(&mut top.pending);
+        for list in lists.drain(..) {
+            self.fold_statement(&mut pending, list);
         }
+        let keep = pending.len().saturating_sub(1);
+        top.hand_over(pending.drain(..keep));
+        top.pending = pending;
         self.top_level = Some(top);
     }
 

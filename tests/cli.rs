@@ -40,6 +40,39 @@ fn format_pn_prints_one_line_per_file() {
     assert_eq!(stdout.lines().count(), 2);
 }
 
+/// `pbc parse` makes each file's PN statement by statement: a file whose error comes after
+/// statements already made into PN, or an earlier clean file, prints nothing (no partial
+/// output); without a format the same file exits 1 with the error.
+#[test]
+fn format_pn_prints_nothing_when_a_file_has_an_error() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pn-late-error");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let late = dir.join("late.pp");
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&format!("$x{i} = [{i}, 'text']\nnotice \"${{x{i}}}\"\n"));
+    }
+    text.push_str("$broken = [1, 2\n");
+    std::fs::write(&late, text).expect("written");
+    let late = late.to_string_lossy().into_owned();
+    for args in [
+        vec!["parse", "--format", "pn", late.as_str()],
+        vec![
+            "parse",
+            "--format",
+            "pn",
+            "corpus/pn/numbers.pp",
+            late.as_str(),
+        ],
+        vec!["parse", late.as_str()],
+    ] {
+        let (code, stdout, stderr) = pbc(&args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: partial output {stdout}");
+        assert!(stderr.contains("late.pp:401:"), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn validate_reports_puppet_issue_codes() {
     let file = "corpus/validate/illegal_assignment.pp";
