@@ -355,6 +355,46 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// [`edit_distance`] when it is at most `limit`, else `None`. Only the cells within `limit` of
+/// the diagonal are computed and a row past the limit stops it, so a suggestion among many
+/// long names (every key of a tree, a megabyte-long name) costs their length times the limit,
+/// not their lengths multiplied.
+pub fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
+    // Any distance past the limit is the same to the caller.
+    let over = limit + 1;
+    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j.min(over)).collect();
+    let mut cur = vec![over; b.len() + 1];
+    for (i, &ca) in a.iter().enumerate().map(|(i, c)| (i + 1, c)) {
+        let lo = i.saturating_sub(limit).max(1);
+        let hi = (i + limit).min(b.len());
+        cur[0] = i.min(over);
+        cur[lo - 1] = if lo == 1 { cur[0] } else { over };
+        let mut row_min = cur[lo - 1];
+        for j in lo..=hi {
+            let cost = usize::from(ca != b[j - 1]);
+            cur[j] = (prev[j - 1] + cost)
+                .min(prev[j] + 1)
+                .min(cur[j - 1] + 1)
+                .min(over);
+            row_min = row_min.min(cur[j]);
+        }
+        // The next row reads one cell past this band.
+        if hi < b.len() {
+            cur[hi + 1] = over;
+        }
+        if row_min > limit {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    Some(prev[b.len()]).filter(|&d| d <= limit)
+}
+
 /// Words for a note listing them: `` `a`, `b`, `c` ``.
 pub fn backticked<T: std::fmt::Display>(words: impl IntoIterator<Item = T>) -> String {
     words
@@ -374,8 +414,7 @@ pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         if c == word {
             return None;
         }
-        let d = edit_distance(word, c);
-        if d <= limit {
+        if let Some(d) = edit_distance_within(word, c, limit) {
             match best {
                 Some((_, bd)) if bd == d => tie = true,
                 Some((_, bd)) if bd < d => {}
@@ -406,6 +445,52 @@ mod tests {
         assert_eq!(did_you_mean("bnd", &["bind", "map"]), Some("bind"));
         assert_eq!(did_you_mean("zzzz", &["bind"]), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    /// The banded distance agrees with the whole one wherever that is within the limit, and
+    /// says `None` wherever it is not.
+    #[test]
+    fn banded_distance_agrees_with_the_whole_one() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "ba",
+            "abc",
+            "acb",
+            "bind",
+            "bnd",
+            "bound",
+            "kitten",
+            "sitting",
+            "variables",
+            "varibles",
+            "parameters",
+            "ntp::servers",
+            "ntp::server",
+            "ñtp::servers",
+            "xyzzy",
+            "aaaa",
+            "aaab",
+            "baaa",
+        ];
+        for a in words {
+            for b in words {
+                let whole = edit_distance(a, b);
+                for limit in 0..4 {
+                    let want = (whole <= limit).then_some(whole);
+                    assert_eq!(
+                        edit_distance_within(a, b, limit),
+                        want,
+                        "{a:?} {b:?} {limit}"
+                    );
+                }
+            }
+        }
+        // A long name costs its length, not its square: this would take minutes otherwise.
+        let long = "x".repeat(1_000_000);
+        let other = format!("{}y", "x".repeat(999_999));
+        assert_eq!(edit_distance_within(&long, &other, 2), Some(1));
     }
 
     /// Many findings without a place (every key of a long lookup not found) are each shown:
