@@ -51,9 +51,9 @@ pub fn check_tree(
 ) -> Vec<Diagnostic> {
     let mut facts = TreeFacts::default();
     let mut out = Vec::new();
-    for input in inputs {
-        site::check_file(input.role, input.program, &mut facts, &mut out);
-        bindings::check_file(input.role, input.program, &mut facts, &mut out);
+    for (file_facts, found) in each_file(inputs) {
+        facts.absorb(file_facts);
+        out.extend(found);
     }
     let mut across = Vec::new();
     tree::check(&facts, &mut across);
@@ -65,13 +65,23 @@ pub fn check_tree(
 /// The ARM-8 rules of each file on its own, for files no environment reads: nothing across
 /// files applies to them.
 pub fn check_each_file(inputs: &[TreeInput]) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for input in inputs {
+    each_file(inputs)
+        .into_iter()
+        .flat_map(|(_, found)| found)
+        .collect()
+}
+
+/// The ARM-8 rules of each file on its own, on every core: what each file's facts are and what
+/// it breaks, in file order (so the result does not depend on how the files were shared out).
+fn each_file(inputs: &[TreeInput]) -> Vec<(TreeFacts, Vec<Diagnostic>)> {
+    crate::parallel::parallel_map(inputs.len(), |i| {
+        let input = &inputs[i];
         let mut facts = TreeFacts::default();
+        let mut out = Vec::new();
         site::check_file(input.role, input.program, &mut facts, &mut out);
         bindings::check_file(input.role, input.program, &mut facts, &mut out);
-    }
-    out
+        (facts, out)
+    })
 }
 
 /// What the per-file passes learn that the rules across files need.
@@ -88,6 +98,33 @@ pub struct TreeFacts {
     pub when_categories: Vec<(SmolStr, Span)>,
     pub multibinds: Vec<MultibindDecl>,
     pub contributions: Vec<Contribution>,
+}
+
+impl TreeFacts {
+    /// Adds the facts of the next file, as if its pass had run on these: lists grow in file
+    /// order, and the first layer list found stays the one that composes.
+    fn absorb(&mut self, next: TreeFacts) {
+        let TreeFacts {
+            has_site,
+            categories,
+            environments,
+            layer_refs,
+            layers,
+            when_categories,
+            multibinds,
+            contributions,
+        } = next;
+        self.has_site |= has_site;
+        self.categories.extend(categories);
+        self.environments.extend(environments);
+        self.layer_refs.extend(layer_refs);
+        if self.layers.is_none() {
+            self.layers = layers;
+        }
+        self.when_categories.extend(when_categories);
+        self.multibinds.extend(multibinds);
+        self.contributions.extend(contributions);
+    }
 }
 
 /// One `site { categories { } }`.

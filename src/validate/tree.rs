@@ -159,13 +159,19 @@ fn schemes(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
 }
 
 fn contributions(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
+    // Multibinds by id, once: a tree of many contributions stays linear.
+    let mut by_id: std::collections::HashMap<&str, Vec<&super::MultibindDecl>> =
+        std::collections::HashMap::new();
+    for m in &facts.multibinds {
+        by_id.entry(m.id.as_str()).or_default().push(m);
+    }
+    let ids: Vec<&str> = facts.multibinds.iter().map(|m| m.id.as_str()).collect();
     for c in &facts.contributions {
-        let decls: Vec<_> = facts.multibinds.iter().filter(|m| m.id == c.id).collect();
+        let decls: &[&super::MultibindDecl] = by_id.get(c.id.as_str()).map_or(&[], Vec::as_slice);
         if decls.is_empty() {
             if SYSTEM_MULTIBINDS.contains(&c.id.as_str()) {
                 continue;
             }
-            let ids: Vec<&str> = facts.multibinds.iter().map(|m| m.id.as_str()).collect();
             let mut d = Diagnostic::warning(
                 codes::UNKNOWN_MULTIBIND,
                 c.id_span,
