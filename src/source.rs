@@ -266,8 +266,56 @@ pub struct Entry {
 }
 
 /// The directories a command listed, shared by the threads it walks on.
-type Listings =
-    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<[Entry]>>>>;
+type Listings = std::sync::Arc<ListingCache>;
+
+#[derive(Default)]
+struct ListingCache {
+    /// The working directory when the command began: relative paths are keyed below it
+    /// without asking the system again for each one.
+    cwd: Option<PathBuf>,
+    /// By absolute path, as bytes: hashing a `PathBuf` walks its components, which a large
+    /// walk, asking for each directory several times, would pay every time.
+    listed:
+        std::sync::Mutex<std::collections::HashMap<std::ffi::OsString, std::sync::Arc<[Entry]>>>,
+}
+
+impl ListingCache {
+    /// The key `dir` is listed under: its absolute path, so that one directory reached as
+    /// `modules/ntp` and as `/etc/puppet/modules/ntp` is listed once. A path with nothing to
+    /// normalise (no `.` component, no doubled or trailing separator) is taken as it is.
+    fn key(&self, dir: &Path) -> std::ffi::OsString {
+        if is_plain(dir) {
+            if dir.is_absolute() {
+                return dir.as_os_str().to_owned();
+            }
+            if let Some(cwd) = &self.cwd {
+                return cwd.join(dir).into_os_string();
+            }
+        }
+        std::path::absolute(dir)
+            .unwrap_or_else(|_| dir.to_path_buf())
+            .into_os_string()
+    }
+}
+
+/// Whether `path` is already as [`std::path::absolute`] would write it below an absolute
+/// directory: no empty or `.` component and no trailing separator.
+/// A name that is not Unicode is left to [`std::path::absolute`].
+fn is_plain(path: &Path) -> bool {
+    let Some(text) = path.to_str() else {
+        return false;
+    };
+    let b = text.as_bytes();
+    let sep = std::path::MAIN_SEPARATOR as u8;
+    let dot_component = |w: &[u8]| w == [sep, b'.', sep];
+    !b.is_empty()
+        && !b.ends_with(&[sep])
+        && !b.ends_with(&[sep, b'.'])
+        && b != b"."
+        && !b.starts_with(&[b'.', sep])
+        && !b.windows(2).any(|w| w == [sep, sep])
+        && !b.windows(3).any(dot_component)
+}
 
 thread_local! {
     /// The directories listed so far in this thread's command, while a [`ListingScope`] is
@@ -294,7 +342,12 @@ impl ListingScope {
             let mut l = l.borrow_mut();
             let owner = l.is_none();
             if owner {
-                *l = Some(shared.cloned().unwrap_or_default());
+                *l = Some(shared.cloned().unwrap_or_else(|| {
+                    std::sync::Arc::new(ListingCache {
+                        cwd: std::env::current_dir().ok().filter(|d| is_plain(d)),
+                        listed: Default::default(),
+                    })
+                }));
             }
             ListingScope { owner }
         })
@@ -366,21 +419,28 @@ pub fn list_dir(dir: &Path) -> std::io::Result<std::sync::Arc<[Entry]>> {
         });
     }
     let entries: std::sync::Arc<[Entry]> = entries.into();
-    let listings = LISTINGS.with(|l| l.borrow().clone());
-    if let Some(mut m) = listings.as_ref().and_then(|m| m.lock().ok()) {
-        m.insert(key, entries.clone());
+    if let Some(key) = key {
+        LISTINGS.with(|l| {
+            if let Some(mut m) = l.borrow().as_ref().and_then(|c| c.listed.lock().ok()) {
+                m.insert(key, entries.clone());
+            }
+        });
     }
     Ok(entries)
 }
 
-/// The key `dir` is listed under, and its listing if this command has one.
-fn cached_listing(dir: &Path) -> (PathBuf, Option<std::sync::Arc<[Entry]>>) {
-    let key = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let listings = LISTINGS.with(|l| l.borrow().clone());
-    let cached = listings
-        .as_ref()
-        .and_then(|m| m.lock().ok().and_then(|m| m.get(&key).cloned()));
-    (key, cached)
+/// The key `dir` is listed under when this command keeps listings, and its listing if it has
+/// one.
+fn cached_listing(dir: &Path) -> (Option<std::ffi::OsString>, Option<std::sync::Arc<[Entry]>>) {
+    LISTINGS.with(|l| {
+        let l = l.borrow();
+        let Some(cache) = l.as_ref() else {
+            return (None, None);
+        };
+        let key = cache.key(dir);
+        let cached = cache.listed.lock().ok().and_then(|m| m.get(&key).cloned());
+        (Some(key), cached)
+    })
 }
 
 /// Whether `path` may be read: it is not a symbolic link, or the link leads inside `root`, or
@@ -459,4 +519,47 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A path taken as it is must be what `std::path::absolute` makes of it.
+    #[test]
+    fn plain_paths_are_their_own_absolute_form() {
+        let cwd = std::env::current_dir().expect("a working directory");
+        for p in [
+            "modules/ntp",
+            "/etc/puppet/modules",
+            "a/../b",
+            "..",
+            "a.b/.c",
+            "/",
+            "x",
+            "./a",
+            "a/./b",
+            "a//b",
+            "a/",
+            "a/.",
+            ".",
+            "",
+            "/a/b/",
+        ] {
+            let path = Path::new(p);
+            if !is_plain(path) {
+                continue;
+            }
+            let given = if path.is_absolute() {
+                path.to_path_buf()
+            } else {
+                cwd.join(path)
+            };
+            let normal = std::path::absolute(path).expect("absolute");
+            assert_eq!(given.as_os_str(), normal.as_os_str(), "{p}");
+        }
+        assert!(is_plain(Path::new("modules/ntp/bindings")));
+        assert!(!is_plain(Path::new("modules/./ntp")));
+        assert!(!is_plain(Path::new("modules//ntp")));
+    }
 }
