@@ -10,6 +10,7 @@ pub mod compose;
 pub mod data;
 pub mod diag;
 pub mod eval;
+pub mod indented_json;
 pub mod inject;
 pub mod lexer;
 pub mod load;

@@ -964,7 +964,7 @@ fn parse_command(
         // Written as it is made, as the PN is: the AST's JSON is about nine times the source.
         let stdout = std::io::stdout().lock();
         let mut sink = std::io::BufWriter::with_capacity(1 << 16, stdout);
-        let written = serde_json::to_writer_pretty(&mut sink, &docs)
+        let written = puppet_bindings::indented_json::to_writer(&mut sink, &docs)
             .map_err(std::io::Error::from)
             .and_then(|()| sink.write_all(b"\n"))
             .and_then(|()| sink.flush());

@@ -593,7 +593,7 @@ fn answer(
     }
     let json_text = |v: &serde_json::Value| {
         if opts.pretty {
-            serde_json::to_string_pretty(v).unwrap_or_default()
+            crate::indented_json::to_string(v).unwrap_or_default()
         } else {
             serde_json::to_string(v).unwrap_or_default()
         }
@@ -611,7 +611,7 @@ fn answer(
         stdout.push('\n');
     }
     if opts.explain && opts.json {
-        stdout.push_str(&serde_json::to_string_pretty(&explanations).unwrap_or_default());
+        stdout.push_str(&crate::indented_json::to_string(&explanations).unwrap_or_default());
         stdout.push('\n');
     }
     let mut stderr = render(&unread);

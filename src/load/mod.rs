@@ -413,7 +413,7 @@ impl JsonLayout {
         value: &T,
     ) -> std::io::Result<()> {
         match self {
-            JsonLayout::Indented => serde_json::to_writer_pretty(out, value),
+            JsonLayout::Indented => crate::indented_json::to_writer(out, value),
             JsonLayout::Compact => serde_json::to_writer(out, value),
         }
         .map_err(std::io::Error::from)
