@@ -5,6 +5,10 @@
 //! It must not know what the work is: callers hand over plain closures, and whatever a closure
 //! records on its thread (see [`crate::source::recorded`]) the caller takes back itself.
 
+/// The stack of a worker thread: passes recurse to the parser's bounded depth, so workers get
+/// the main thread's room.
+pub const WORKER_STACK: usize = 64 * 1024 * 1024;
+
 /// `f(i)` for every `i < n`, in order, spread over the available cores; the result does not
 /// depend on how the work was shared out.
 pub fn parallel_map<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
@@ -27,9 +31,8 @@ pub fn parallel_map<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> 
     };
     std::thread::scope(|scope| {
         for _ in 1..workers {
-            // Passes recurse to the parser's bounded depth; give workers the main thread's room.
             let _ = std::thread::Builder::new()
-                .stack_size(64 * 1024 * 1024)
+                .stack_size(WORKER_STACK)
                 .spawn_scoped(scope, work);
         }
         work();

@@ -28,3 +28,30 @@ pub fn release<T>(value: T) {
         drop(value);
     }
 }
+
+/// Frees `items` on every core, for a large value that is freed while the command goes on
+/// (its memory is wanted again): freeing millions of small allocations is otherwise a pause
+/// on one core.
+pub fn free_in_parallel<T: Send>(mut items: Vec<T>) {
+    // Fewer are freed sooner than a thread starts.
+    const WORTH_A_THREAD: usize = 1024;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |c| c.get())
+        .min(items.len() / WORTH_A_THREAD);
+    if workers <= 1 {
+        return drop(items);
+    }
+    let share = items.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        while items.len() > share {
+            let tail = items.split_off(items.len() - share);
+            // Values nest as deep as the parser allows, and are freed recursively: the
+            // workers get the room the parsing threads get. A thread that cannot start frees
+            // its share here, as the closure is dropped.
+            let _ = std::thread::Builder::new()
+                .stack_size(crate::parallel::WORKER_STACK)
+                .spawn_scoped(scope, move || drop(tail));
+        }
+        drop(items);
+    });
+}

@@ -89,6 +89,15 @@ pub(super) fn check(
             out.push(words.diagnostic(&bindings, &finding));
         }
     }
+    drop(bindings);
+    crate::load::reclaim::free_in_parallel(
+        model
+            .layers
+            .layers
+            .into_iter()
+            .flat_map(|layer| layer.bindings)
+            .collect(),
+    );
 
     // A file no layer includes still conflicts with itself wherever it is included later.
     let mut placed = vec![false; sources.len()];
