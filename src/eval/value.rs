@@ -53,6 +53,22 @@ impl Value {
     /// [`MAX_VALUE_ELEMENTS`] and [`MAX_VALUE_NESTING`]. Walked with an explicit stack and
     /// stopped at the first limit, so a value of 2^40 shared elements is refused at once.
     pub fn within_bounds(&self) -> Result<(), String> {
+        // Most values are scalars, or collections of scalars, well within both limits: they
+        // are counted without a stack.
+        let leaf = |v: &Value| !matches!(v, Value::Array(_) | Value::Hash(_));
+        match self {
+            Value::Array(items) if items.len() < MAX_VALUE_ELEMENTS && items.iter().all(leaf) => {
+                return Ok(())
+            }
+            Value::Hash(map)
+                if map.len() < MAX_VALUE_ELEMENTS / 2
+                    && map.iter().all(|(k, v)| leaf(k) && leaf(v)) =>
+            {
+                return Ok(())
+            }
+            Value::Array(_) | Value::Hash(_) => {}
+            _ => return Ok(()),
+        }
         let mut stack: Vec<(&Value, usize)> = vec![(self, 1)];
         let mut elements = 0usize;
         while let Some((v, depth)) = stack.pop() {

@@ -23,7 +23,9 @@ use crate::ast::Lambda;
 use crate::diag::{codes, Diagnostic};
 use crate::eval::{EvalError, EvalResult, Evaluator, LogLevel, NoInjection, TopScope, Value};
 use crate::lower::keys::Key;
-use crate::lower::model::{NamedArgument, Origin, ProducerDescriptor, TreeDocument};
+use crate::lower::model::{
+    model_admits, NamedArgument, Origin, ProducerDescriptor, TreeDocument, TypeModel,
+};
 use crate::span::Span;
 use crate::types::PType;
 use compose::{Bound, CategoryValues, ComposeError, Composition};
@@ -449,7 +451,8 @@ impl<'m> Injector<'m> {
         let c = &self.composition.candidates()[index];
         let origin = c.origin;
         let from_hiera = c.hiera_level.is_some();
-        let (declared, value) = match c.bound {
+        // The declared type, as the model holds it (`None`: any value).
+        let (declared, value): (Option<&TypeModel>, _) = match c.bound {
             Bound::Binding(b) => {
                 let Some(p) = &b.producer else {
                     return Err(at_origin(
@@ -461,21 +464,16 @@ impl<'m> Injector<'m> {
                 let v = self.produce(p, &b.producer_args, key, origin)?;
                 // Hiera's answer is whatever Puppet's lookup gives: `convert_to` can make a
                 // Sensitive or a hash with integer keys of data.
-                let declared = if from_hiera {
-                    PType::Any
-                } else {
-                    ptype(&b.type_)
-                };
-                (declared, v)
+                ((!from_hiera).then_some(&b.type_), v)
             }
             Bound::Multibinding(m) => {
                 let v = multibind::produce(self, m, key)?;
-                (ptype(&m.type_), Some(v))
+                (Some(&m.type_), Some(v))
             }
             Bound::Alias(r) | Bound::Renamed(r) => {
                 let from = Key::new(ptype(&r.from_type), r.from_name.clone().unwrap_or_default());
                 match self.lookup_unerased(&from, Some(origin.span))? {
-                    Some(v) => (ptype(&r.type_), Some(v)),
+                    Some(v) => (Some(&r.type_), Some(v)),
                     None => {
                         return Err(at_origin(
                             codes::KEY_NOT_FOUND,
@@ -530,12 +528,13 @@ impl<'m> Injector<'m> {
                     format!("the value of `{key}` is too large: {why}"),
                 ));
             }
-            if !v.is_instance(&declared) {
+            if let Some(declared) = declared.filter(|t| !model_admits(v, t)) {
                 return Err(at_origin(
                     codes::INCOMPATIBLE_TYPE,
                     origin,
                     format!(
-                        "`{key}` is bound as {declared} but its producer gave {} ({})",
+                        "`{key}` is bound as {} but its producer gave {} ({})",
+                        ptype(declared),
                         v.infer_type(),
                         short(v)
                     ),

@@ -416,6 +416,28 @@ pub fn ptype(t: &TypeModel) -> PType {
     }
 }
 
+/// [`Value::is_instance`](crate::eval::Value::is_instance) of the model's type, without
+/// converting it: an Array or Hash type would be built anew for every value checked.
+pub fn model_admits(v: &crate::eval::Value, t: &TypeModel) -> bool {
+    use crate::eval::Value;
+    match (t, v) {
+        (TypeModel::PArrayType { element_type }, Value::Array(items)) => {
+            items.iter().all(|item| model_admits(item, element_type))
+        }
+        (
+            TypeModel::PHashType {
+                key_type,
+                element_type,
+            },
+            Value::Hash(map),
+        ) => map
+            .iter()
+            .all(|(k, x)| model_admits(k, key_type) && model_admits(x, element_type)),
+        (TypeModel::PArrayType { .. } | TypeModel::PHashType { .. }, _) => false,
+        (other, v) => v.is_instance(&ptype(other)),
+    }
+}
+
 /// [`PType::is_data`] on the model's type, without converting it.
 pub fn model_is_data(t: &TypeModel) -> bool {
     match t {
@@ -446,6 +468,70 @@ fn model_is_literal(t: &TypeModel) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The type check on the model agrees with the type system's on every kind of type and
+    /// value, nested ones included.
+    #[test]
+    fn model_admits_what_the_type_system_admits() {
+        use crate::eval::{Map, Value};
+        let scalars = [
+            TypeModel::PObjectType,
+            TypeModel::PDataType,
+            TypeModel::PLiteralType,
+            TypeModel::PStringType,
+            TypeModel::PIntegerType,
+            TypeModel::PFloatType,
+            TypeModel::PNumericType,
+            TypeModel::PBooleanType,
+            TypeModel::PPatternType,
+            TypeModel::PNilType,
+            TypeModel::PHostClassType { class_name: None },
+        ];
+        let mut types: Vec<TypeModel> = scalars.to_vec();
+        for element in scalars.iter().take(6) {
+            let array = TypeModel::PArrayType {
+                element_type: Box::new(element.clone()),
+            };
+            let hash = TypeModel::PHashType {
+                key_type: Box::new(TypeModel::PStringType),
+                element_type: Box::new(element.clone()),
+            };
+            types.push(TypeModel::PArrayType {
+                element_type: Box::new(hash.clone()),
+            });
+            types.push(array);
+            types.push(hash);
+        }
+        let mut map = Map::new();
+        map.insert(Value::string("port"), Value::Integer(8004));
+        let mut odd = Map::new();
+        odd.insert(Value::Integer(1), Value::string("x"));
+        let values = [
+            Value::Undef,
+            Value::Boolean(true),
+            Value::Integer(3),
+            Value::Float(1.5),
+            Value::string("a"),
+            Value::array(vec![]),
+            Value::array(vec![Value::string("a"), Value::Integer(3)]),
+            Value::array(vec![Value::Integer(1), Value::Integer(2)]),
+            Value::array(vec![Value::hash(map.clone())]),
+            Value::array(vec![Value::Undef]),
+            Value::hash(Map::new()),
+            Value::hash(map),
+            Value::hash(odd),
+        ];
+        for t in &types {
+            for v in &values {
+                assert_eq!(
+                    model_admits(v, t),
+                    v.is_instance(&ptype(t)),
+                    "{v:?} as {}",
+                    ptype(t)
+                );
+            }
+        }
+    }
 
     /// The shortcut on the model agrees with the type system on every kind of type.
     #[test]
