@@ -474,20 +474,8 @@ mod tests {
     #[test]
     fn model_admits_what_the_type_system_admits() {
         use crate::eval::{Map, Value};
-        let scalars = [
-            TypeModel::PObjectType,
-            TypeModel::PDataType,
-            TypeModel::PLiteralType,
-            TypeModel::PStringType,
-            TypeModel::PIntegerType,
-            TypeModel::PFloatType,
-            TypeModel::PNumericType,
-            TypeModel::PBooleanType,
-            TypeModel::PPatternType,
-            TypeModel::PNilType,
-            TypeModel::PHostClassType { class_name: None },
-        ];
-        let mut types: Vec<TypeModel> = scalars.to_vec();
+        let scalars = scalar_types();
+        let mut types: Vec<TypeModel> = scalars.clone();
         for element in scalars.iter().take(6) {
             let array = TypeModel::PArrayType {
                 element_type: Box::new(element.clone()),
@@ -533,29 +521,32 @@ mod tests {
         }
     }
 
+    /// Every type that holds no other type.
+    fn scalar_types() -> Vec<TypeModel> {
+        vec![
+            TypeModel::PObjectType,
+            TypeModel::PDataType,
+            TypeModel::PLiteralType,
+            TypeModel::PStringType,
+            TypeModel::PIntegerType,
+            TypeModel::PFloatType,
+            TypeModel::PNumericType,
+            TypeModel::PBooleanType,
+            TypeModel::PPatternType,
+            TypeModel::PNilType,
+            TypeModel::PHostClassType { class_name: None },
+            TypeModel::PResourceType {
+                type_name: "File".into(),
+                title: None,
+            },
+            TypeModel::PRuntimeType { class_name: None },
+        ]
+    }
+
     /// The shortcut on the model agrees with the type system on every kind of type.
     #[test]
     fn model_is_data_agrees_with_the_type_system() {
-        let scalar = || {
-            vec![
-                TypeModel::PObjectType,
-                TypeModel::PDataType,
-                TypeModel::PLiteralType,
-                TypeModel::PStringType,
-                TypeModel::PIntegerType,
-                TypeModel::PFloatType,
-                TypeModel::PNumericType,
-                TypeModel::PBooleanType,
-                TypeModel::PPatternType,
-                TypeModel::PNilType,
-                TypeModel::PHostClassType { class_name: None },
-                TypeModel::PResourceType {
-                    type_name: "File".into(),
-                    title: None,
-                },
-                TypeModel::PRuntimeType { class_name: None },
-            ]
-        };
+        let scalar = scalar_types;
         let mut all = scalar();
         for e in scalar() {
             all.push(TypeModel::PArrayType {
