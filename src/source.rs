@@ -299,8 +299,8 @@ impl ListingCache {
 }
 
 /// Whether `path` is already as [`std::path::absolute`] would write it below an absolute
-/// directory: no empty or `.` component and no trailing separator.
-/// A name that is not Unicode is left to [`std::path::absolute`].
+/// directory: no empty or `.` component and no trailing separator. A name that is not Unicode
+/// is not judged here (the caller normalises it).
 fn is_plain(path: &Path) -> bool {
     let Some(text) = path.to_str() else {
         return false;
