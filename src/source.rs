@@ -268,7 +268,6 @@ pub struct Entry {
 /// The directories a command listed, shared by the threads it walks on.
 type Listings = std::sync::Arc<ListingCache>;
 
-#[derive(Default)]
 struct ListingCache {
     /// The working directory when the command began: relative paths are keyed below it
     /// without asking the system again for each one.

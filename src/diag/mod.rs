@@ -339,26 +339,10 @@ pub fn summary_line(diags: &[Diagnostic], file_count: usize) -> String {
     )
 }
 
-/// Levenshtein distance, for "did you mean" suggestions. Inputs are short words.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
-/// [`edit_distance`] when it is at most `limit`, else `None`. Only the cells within `limit` of
-/// the diagonal are computed and a row past the limit stops it, so a suggestion among many
-/// long names (every key of a tree, a megabyte-long name) costs their length times the limit,
-/// not their lengths multiplied.
+/// The Levenshtein distance between `a` and `b` when it is at most `limit`, else `None`, for
+/// "did you mean" suggestions. Only the cells within `limit` of the diagonal are computed and a
+/// row past the limit stops it, so a suggestion among many long names (every key of a tree, a
+/// megabyte-long name) costs their length times the limit, not their lengths multiplied.
 pub fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
@@ -435,6 +419,22 @@ pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The whole Levenshtein table: what the banded distance must agree with.
+    fn edit_distance(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        let mut cur = vec![0; b.len() + 1];
+        for (i, ca) in a.chars().enumerate() {
+            cur[0] = i + 1;
+            for (j, &cb) in b.iter().enumerate() {
+                let cost = usize::from(ca != cb);
+                cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            }
+            std::mem::swap(&mut prev, &mut cur);
+        }
+        prev[b.len()]
+    }
 
     #[test]
     fn suggestions() {
