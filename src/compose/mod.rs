@@ -457,6 +457,11 @@ pub fn normalise(mut p: Vec<u16>) -> Precedence {
     Rc::from(p)
 }
 
+/// Whether `normalise` leaves `p` as it is.
+fn is_normal(p: &[u16]) -> bool {
+    p == [0] || (!p.is_empty() && p.windows(2).all(|w| w[0] > w[1]) && !p.contains(&0))
+}
+
 /// Whether a diagnostic code is a composition error, which belongs to a key and a request
 /// (D18): `pbc lookup` fails only the keys it affects, where any other error stops it.
 pub fn is_per_key(code: &str) -> bool {
@@ -507,6 +512,10 @@ pub struct Composition<'m> {
     /// Per `when` node, matched when first asked.
     whens: Vec<std::cell::OnceCell<WhenMatch>>,
     common: Precedence,
+    /// The levels outside every top-level `when`: none.
+    top_level: Rc<[u16]>,
+    /// Where [`Composition::when_match`] gathers a `when`'s levels.
+    levels: std::cell::RefCell<Vec<u16>>,
     /// Per key (as in `bindings.keys`), resolved when first asked: a lookup resolves the keys
     /// it needs, not every key of the tree.
     winners: Vec<std::cell::OnceCell<Result<Option<usize>, ComposeError>>>,
@@ -530,7 +539,7 @@ enum CategoryFor {
 /// tens of thousands of `when`s and explains a few.
 struct WhenMatch {
     /// The precedence inside it (before normalising), `None` once a predicate on the way fails.
-    raw: Option<Vec<u16>>,
+    raw: Option<Rc<[u16]>>,
     precedence: Option<Precedence>,
 }
 
@@ -571,6 +580,8 @@ impl<'m> Composition<'m> {
             text: std::cell::RefCell::new(text),
             hiera,
             common: Rc::from(vec![0]),
+            top_level: Rc::from(Vec::new()),
+            levels: std::cell::RefCell::new(Vec::new()),
             erased: HashSet::new(),
         };
         let mut erased = HashSet::new();
@@ -591,8 +602,16 @@ impl<'m> Composition<'m> {
             let node = &self.bindings.whens[w];
             let outer = match node.parent {
                 Some(p) => self.when_match(p).raw.clone(),
-                None => Some(Vec::new()),
+                None => Some(Rc::clone(&self.top_level)),
             };
+            // The levels are gathered in a buffer kept from one `when` to the next (taken, not
+            // borrowed: a computed predicate value may match other `when`s meanwhile).
+            let mut levels = std::mem::take(&mut *self.levels.borrow_mut());
+            levels.clear();
+            let outer = outer.map(|o| {
+                levels.extend_from_slice(&o);
+                levels
+            });
             let mut text = self.text.borrow_mut();
             let mut inner = match_predicates(
                 node,
@@ -607,9 +626,20 @@ impl<'m> Composition<'m> {
                     inner = None;
                 }
             }
+            let raw: Option<Rc<[u16]>> = inner.as_deref().map(Rc::from);
+            if let Some(levels) = inner {
+                *self.levels.borrow_mut() = levels;
+            }
             WhenMatch {
-                precedence: inner.clone().map(normalise),
-                raw: inner,
+                // Most `when`s test one category, whose level is already its precedence.
+                precedence: raw.as_ref().map(|r| {
+                    if is_normal(r) {
+                        Rc::clone(r)
+                    } else {
+                        normalise(r.to_vec())
+                    }
+                }),
+                raw,
             }
         })
     }
