@@ -824,3 +824,36 @@ fn match_predicates<'m>(
 pub fn key_order(a: &Key, b: &Key) -> std::cmp::Ordering {
     a.name.cmp(&b.name).then_with(|| a.id().cmp(&b.id()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `when`'s levels are taken as its precedence as they are exactly when normalising
+    /// would leave them: every list of up to three levels from 0 to 3.
+    #[test]
+    fn normal_levels_are_what_normalising_leaves() {
+        let mut lists: Vec<Vec<u16>> = vec![Vec::new()];
+        for _ in 0..3 {
+            let longer: Vec<Vec<u16>> = lists
+                .iter()
+                .filter(|l| l.len() < 3)
+                .flat_map(|l| {
+                    (0..4).map(move |level| {
+                        let mut l = l.clone();
+                        l.push(level);
+                        l
+                    })
+                })
+                .collect();
+            lists.extend(longer);
+            lists.sort();
+            lists.dedup();
+        }
+        assert_eq!(lists.len(), 1 + 4 + 16 + 64);
+        for list in lists {
+            let normalised = normalise(list.clone());
+            assert_eq!(is_normal(&list), *normalised == *list, "{list:?}");
+        }
+    }
+}
