@@ -15,7 +15,11 @@ use crate::span::{FileId, Span};
 use lalrpop_util::{ErrorRecovery, ParseError};
 use smol_str::SmolStr;
 
-/// The generated parser. Its style is lalrpop's, not ours, so our lints do not apply to it.
+/// The generated parsers. Their style is lalrpop's, not ours, so our lints do not apply to them.
+/// `grammar` is the fast one, which parses every file; `reporting` (the same grammar with some
+/// levels not inlined, see `build.rs`) parses again a file that has something to report: it
+/// notices an error after the operand before it is complete, where the expected tokens are
+/// what may close or follow it (`]`, `,`), not every operator that could extend it.
 #[allow(
     clippy::all,
     clippy::pedantic,
@@ -26,8 +30,9 @@ use smol_str::SmolStr;
 )]
 mod generated {
     lalrpop_util::lalrpop_mod!(pub grammar, "/puppet.rs");
+    lalrpop_util::lalrpop_mod!(pub reporting, "/puppet_reporting.rs");
 }
-use generated::grammar;
+use generated::{grammar, reporting};
 
 /// The deepest AST accepted (counted while parsing). Brackets are capped earlier by the lexer;
 /// this catches unbracketed nesting such as `- - - 1`, `$a = $b = ...` or long `elsif` chains.
@@ -81,8 +86,8 @@ fn parse_with_recovery(file: FileId, src: &str, base: usize) -> Parsed {
     let brackets = bracket_tree(&lexed.tokens);
     let mut builder = Builder::new(file, src, base, brackets, stop_at);
     let tokens = lexed.tokens;
-    let result =
-        grammar::ProgramParser::new().parse(&mut builder, tokens.into_iter().map(Ok::<_, LexStop>));
+    let result = reporting::ProgramParser::new()
+        .parse(&mut builder, tokens.into_iter().map(Ok::<_, LexStop>));
     let body = match result {
         Ok(body) => Some(body),
         Err(e) => {
@@ -2139,6 +2144,76 @@ mod tests {
         assert_eq!(found, whole.diagnostics);
         assert_eq!(format!("{handed:?}"), format!("{:?}", program.body));
         assert_eq!(handed.len(), 4);
+    }
+
+    /// The fast parser and the reporting parser (the same grammar, some levels not inlined)
+    /// accept the same files and build the same tree: on every file of `corpus/`, a file the
+    /// fast parser accepts without a word gets the same program and nothing to report from the
+    /// reporting parser, and a file it does not gets at least one diagnostic from it. Which
+    /// parser ran is seen in an error's expected list: the reporting parser lists what may
+    /// close the array.
+    #[test]
+    fn both_parsers_accept_the_same_files_and_build_the_same_tree() {
+        fn manifests(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    manifests(&path, out);
+                } else if path.extension().is_some_and(|e| e == "pp") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        manifests(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"),
+            &mut files,
+        );
+        files.sort();
+        assert!(files.len() > 100, "the corpus is found");
+        // The corpus holds nesting at the limits: parsed on a big stack, as the CLI does.
+        let (clean, reported) = std::thread::Builder::new()
+            .stack_size(64 * 1024 * 1024)
+            .spawn(move || {
+                let (mut clean, mut reported) = (0, 0);
+                for path in &files {
+                    let Ok(src) = std::fs::read_to_string(path) else {
+                        continue;
+                    };
+                    let fast = parse_streaming(FileId(0), &src, 0);
+                    let reporting = parse_with_recovery(FileId(0), &src, 0);
+                    match fast {
+                        Some(fast) => {
+                            clean += 1;
+                            assert_eq!(reporting.diagnostics, [], "{}", path.display());
+                            assert_eq!(
+                                format!("{:?}", reporting.program),
+                                format!("{:?}", fast.program),
+                                "{}",
+                                path.display()
+                            );
+                        }
+                        None => {
+                            reported += 1;
+                            assert_ne!(reporting.diagnostics, [], "{}", path.display());
+                        }
+                    }
+                }
+                (clean, reported)
+            })
+            .expect("the thread starts")
+            .join()
+            .expect("no file panics");
+        assert!(
+            clean > 100 && reported > 20,
+            "{clean} clean, {reported} reported"
+        );
+        let parsed = parse_file(FileId(0), "$x = ['a', 'b'\n$y = 1\n");
+        let notes: Vec<&String> = parsed.diagnostics.iter().flat_map(|d| &d.notes).collect();
+        assert_eq!(notes, ["expected one of `]`, `=>`, or `,`"]);
     }
 
     /// lalrpop keeps every grammar symbol in one enum on its LR stack and moves it on every
