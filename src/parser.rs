@@ -327,6 +327,28 @@ pub enum Operand {
     Pair(Box<HashEntry>),
 }
 
+/// A statement as the grammar reads it: an expression, or a comma list of them, which only a
+/// statement call may take (as its arguments). Most statements are one expression, and need no
+/// list of their own.
+pub enum ParsedStatement {
+    One(Expr),
+    /// Two expressions or more.
+    List(Vec<Expr>),
+}
+
+impl ParsedStatement {
+    /// The statement with `next` after a comma.
+    pub fn and(self, next: Expr) -> ParsedStatement {
+        match self {
+            ParsedStatement::One(first) => ParsedStatement::List(vec![first, next]),
+            ParsedStatement::List(mut list) => {
+                list.push(next);
+                ParsedStatement::List(list)
+            }
+        }
+    }
+}
+
 /// One step after the first operand of an operator sequence.
 pub enum OperatorTail {
     Binary(BinaryOp, Expr),
@@ -545,7 +567,7 @@ impl Builder<'_, '_> {
 
     /// Puppet's `transform_calls`: a statement-call name followed by an expression (or a comma
     /// list) becomes a call; other comma lists are errors.
-    pub fn statements(&mut self, lists: Vec<Vec<Expr>>) -> Vec<Expr> {
+    pub fn statements(&mut self, lists: Vec<ParsedStatement>) -> Vec<Expr> {
         let mut memo: Vec<Expr> = Vec::with_capacity(lists.len());
         for list in lists {
             self.fold_statement(&mut memo, list);
@@ -554,11 +576,22 @@ impl Builder<'_, '_> {
     }
 
     /// One step of [`Builder::statements`]: folds the next syntactic statement into `memo`.
-    fn fold_statement(&mut self, memo: &mut Vec<Expr>, mut list: Vec<Expr>) {
+    fn fold_statement(&mut self, memo: &mut Vec<Expr>, statement: ParsedStatement) {
         let prev_is_call_name = matches!(
             memo.last().map(|e| &e.kind),
             Some(ExprKind::QualifiedName { name }) if is_statement_call(name)
         );
+        let mut list = match statement {
+            ParsedStatement::One(mut e) if !prev_is_call_name => {
+                if let ExprKind::Call { statement, .. } = &mut e.kind {
+                    *statement = true;
+                }
+                memo.push(e);
+                return;
+            }
+            ParsedStatement::One(e) => vec![e],
+            ParsedStatement::List(list) => list,
+        };
         if prev_is_call_name {
             let name = memo.pop().expect("checked above");
             for arg in &mut list {
@@ -610,7 +643,7 @@ impl Builder<'_, '_> {
     /// statements as they come and the parser's lookahead stands outside every bracket (so the
     /// list is the program's, not a body's), the list is folded and handed over, all but its
     /// last statement, which the next may still take as its argument.
-    pub fn hand_over_top_level(&mut self, lists: &mut Vec<Vec<Expr>>) {
+    pub fn hand_over_top_level(&mut self, lists: &mut Vec<ParsedStatement>) {
         // Most reductions hand nothing over: an ordinary parse, a body, or after a syntax error
         // (the program is not made then).
         let at_top = self
@@ -635,7 +668,7 @@ impl Builder<'_, '_> {
 
     /// The program's statement list, folded; when the caller takes top-level statements as
     /// they come, they are all handed over and the program body left empty.
-    pub fn program_statements(&mut self, lists: Vec<Vec<Expr>>) -> Vec<Expr> {
+    pub fn program_statements(&mut self, lists: Vec<ParsedStatement>) -> Vec<Expr> {
         match self.top_level.take() {
             // After a syntax error the program is not made: nothing more is handed over.
             Some(mut top) if self.syntax_errors == 0 => {
@@ -1417,7 +1450,8 @@ impl Builder<'_, '_> {
                     })
                     .collect();
                 let hash = self.mk(hl.min(r), r, ExprKind::Hash { entries });
-                let mut stmts = self.statements(vec![vec![t], vec![hash]]);
+                let mut stmts =
+                    self.statements(vec![ParsedStatement::One(t), ParsedStatement::One(hash)]);
                 if stmts.len() == 1 {
                     stmts.pop().expect("one statement")
                 } else {
@@ -2234,6 +2268,7 @@ mod tests {
         assert!(size_of::<Operand>() <= MOST);
         assert!(size_of::<(Expr, Vec<OperatorTail>)>() <= MOST);
         assert!(size_of::<(RelationshipOp, Expr)>() <= MOST);
+        assert!(size_of::<ParsedStatement>() <= MOST);
         assert!(size_of::<Producer>() <= MOST);
         assert!(size_of::<ProducerKind>() <= MOST);
         assert!(size_of::<OptionValue>() <= MOST);
