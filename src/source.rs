@@ -68,9 +68,28 @@ pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
             out.push(p.clone());
         }
     }
-    out.sort();
+    let mut out = sorted_paths(out);
     out.dedup();
     Ok(out)
+}
+
+/// `paths` in `Path`'s own order (component by component; a stable sort), each path split
+/// into its components once instead of at every comparison: `Path::cmp` splits both paths
+/// each time, which made sorting a directory of 1,540 files a thirtieth of parsing them.
+fn sorted_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut keyed: Vec<(Vec<std::path::Component>, usize)> = paths
+        .iter()
+        .enumerate()
+        .map(|(at, p)| (p.components().collect(), at))
+        .collect();
+    // The index breaks ties (`a//b` and `a/b` are equal paths) in the given order.
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.into_iter().map(|(_, at)| at).collect();
+    let mut slots: Vec<Option<PathBuf>> = paths.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|at| slots.get_mut(at).and_then(Option::take))
+        .collect()
 }
 
 /// The largest file pbc reads, unless `--max-file-size` says otherwise: far beyond any real
@@ -523,6 +542,53 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Paths are sorted exactly as a stable `sort` by `Path`'s order sorts them, with the
+    /// forms where component order and byte order differ (`-` before `/`, `.` and `..`,
+    /// doubled and trailing separators, absolute and relative).
+    #[test]
+    fn paths_sort_in_path_order() {
+        let paths: Vec<PathBuf> = [
+            "a/b.pp",
+            "a-b.pp",
+            "a/b/c.pp",
+            "a//b.pp",
+            "a/b.pp/",
+            "./a/b.pp",
+            "a/./b.pp",
+            "../x.pp",
+            "-x.pp",
+            "/r/a.pp",
+            "/r-a.pp",
+            "/r/a/b.pp",
+            "a/../b.pp",
+            "a/.b.pp",
+            "A/b.pp",
+            "a/b.pp",
+            "é/x.pp",
+            "z.pp",
+            "a/b-c.pp",
+            "a/b/c.pp",
+            "",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let mut expected = paths.clone();
+        expected.sort();
+        // Equal paths in the given order too: compare what they are written as.
+        let written = |v: &[PathBuf]| {
+            v.iter()
+                .map(|p| p.as_os_str().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(written(&sorted_paths(paths.clone())), written(&expected));
+        let mut reversed = paths;
+        reversed.reverse();
+        let mut expected = reversed.clone();
+        expected.sort();
+        assert_eq!(written(&sorted_paths(reversed)), written(&expected));
+    }
 
     /// A path taken as it is must be what `std::path::absolute` makes of it.
     #[test]
