@@ -576,12 +576,12 @@ impl Builder<'_, '_> {
     }
 
     /// One step of [`Builder::statements`]: folds the next syntactic statement into `memo`.
-    fn fold_statement(&mut self, memo: &mut Vec<Expr>, statement: ParsedStatement) {
+    fn fold_statement(&mut self, memo: &mut Vec<Expr>, parsed: ParsedStatement) {
         let prev_is_call_name = matches!(
             memo.last().map(|e| &e.kind),
             Some(ExprKind::QualifiedName { name }) if is_statement_call(name)
         );
-        let mut list = match statement {
+        let mut list = match parsed {
             ParsedStatement::One(mut e) if !prev_is_call_name => {
                 if let ExprKind::Call { statement, .. } = &mut e.kind {
                     *statement = true;
