@@ -2188,25 +2188,8 @@ mod tests {
     /// close the array.
     #[test]
     fn both_parsers_accept_the_same_files_and_build_the_same_tree() {
-        fn manifests(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                return;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    manifests(&path, out);
-                } else if path.extension().is_some_and(|e| e == "pp") {
-                    out.push(path);
-                }
-            }
-        }
-        let mut files = Vec::new();
-        manifests(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"),
-            &mut files,
-        );
-        files.sort();
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let files = crate::source::expand_paths(&[corpus]).expect("the corpus is readable");
         assert!(files.len() > 100, "the corpus is found");
         // The corpus holds nesting at the limits: parsed on a big stack, as the CLI does.
         let (clean, reported) = std::thread::Builder::new()
