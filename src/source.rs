@@ -74,21 +74,15 @@ pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// `paths` in `Path`'s own order (component by component; a stable sort), each path split
-/// into its components once instead of at every comparison: `Path::cmp` splits both paths
-/// each time, which made sorting a directory of 1,540 files a thirtieth of parsing them.
+/// into its components once instead of at every comparison, as `Path::cmp` does (`pbc parse`
+/// of 9,899 files: 1,863 M instructions before, 1,853 M after).
 fn sorted_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    let mut keyed: Vec<(Vec<std::path::Component>, usize)> = paths
-        .iter()
-        .enumerate()
-        .map(|(at, p)| (p.components().collect(), at))
-        .collect();
-    // The index breaks ties (`a//b` and `a/b` are equal paths) in the given order.
-    keyed.sort_unstable();
-    let order: Vec<usize> = keyed.into_iter().map(|(_, at)| at).collect();
+    let mut order: Vec<usize> = (0..paths.len()).collect();
+    order.sort_by_cached_key(|&at| paths[at].components().collect::<Vec<_>>());
     let mut slots: Vec<Option<PathBuf>> = paths.into_iter().map(Some).collect();
     order
         .into_iter()
-        .filter_map(|at| slots.get_mut(at).and_then(Option::take))
+        .filter_map(|at| slots[at].take())
         .collect()
 }
 
