@@ -453,3 +453,26 @@ fn data_files_meet_only_where_their_paths_name_them() {
         vec![(Severity::Error, "CONFLICTING_BINDINGS")]
     );
 }
+
+/// Keys are judged a run at a time on every core: with more keys than several runs hold, each
+/// conflict is still found once, on its own key, in file order.
+#[test]
+fn every_key_is_judged_when_keys_are_shared_out() {
+    let keys = 1_500;
+    let mut text = String::from("bindings default {\n");
+    for k in 0..keys {
+        text.push_str(&format!("  bind 'k{k}' to 1\n  bind 'k{k}' to 2\n"));
+    }
+    text.push_str("}\n");
+    let root = tree("many_keys", &[("bindings/default.pp", text.as_str())]);
+    let report = puppet_bindings::check_paths(&[root]).expect("readable");
+    let lines: Vec<usize> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "CONFLICTING_BINDINGS")
+        .map(|d| report.files.line_col(d.span.file, d.span.start).0)
+        .collect();
+    // The second binding of key k is on line 2k + 3.
+    let expected: Vec<usize> = (0..keys).map(|k| 2 * k + 3).collect();
+    assert_eq!(lines, expected);
+}

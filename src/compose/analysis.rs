@@ -104,12 +104,23 @@ pub struct Finding {
 
 /// Every composition error some request meets, key by key in index order. `levels` gives each
 /// declared category's precedence (`common` is 0).
+/// Keys are independent: they are judged on every core, a run of keys at a time (a key is
+/// too little work to share out alone), and the findings joined in key order.
 pub fn analyse(bindings: &Bindings, levels: &HashMap<SmolStr, u16>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (key, entry) in bindings.keys.iter().enumerate() {
-        KeyAnalysis::new(bindings, levels, &entry.candidates).run(key, &mut out);
-    }
-    out
+    const KEYS_PER_JOB: usize = 512;
+    let keys = &bindings.keys;
+    let jobs = keys.len().div_ceil(KEYS_PER_JOB);
+    crate::parallel::parallel_map(jobs, |job| {
+        let mut out = Vec::new();
+        let first = job * KEYS_PER_JOB;
+        for (key, entry) in keys.iter().enumerate().skip(first).take(KEYS_PER_JOB) {
+            KeyAnalysis::new(bindings, levels, &entry.candidates).run(key, &mut out);
+        }
+        out
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// What identifies a finding across classes (the copies an `or` makes are one binding).
