@@ -104,6 +104,7 @@ pub struct Finding {
 
 /// Every composition error some request meets, key by key in index order. `levels` gives each
 /// declared category's precedence (`common` is 0).
+///
 /// Keys are independent: they are judged on every core, a run of keys at a time (a key is
 /// too little work to share out alone), and the findings joined in key order.
 pub fn analyse(bindings: &Bindings, levels: &HashMap<SmolStr, u16>) -> Vec<Finding> {
