@@ -349,6 +349,16 @@ impl ParsedStatement {
     }
 }
 
+/// Marks a call as standing as a statement of its own, or not (it is another call's argument).
+fn mark_statement(e: &mut Expr, statement: bool) {
+    if let ExprKind::Call {
+        statement: flag, ..
+    } = &mut e.kind
+    {
+        *flag = statement;
+    }
+}
+
 /// One step after the first operand of an operator sequence.
 pub enum OperatorTail {
     Binary(BinaryOp, Expr),
@@ -583,9 +593,7 @@ impl Builder<'_, '_> {
         );
         let mut list = match parsed {
             ParsedStatement::One(mut e) if !prev_is_call_name => {
-                if let ExprKind::Call { statement, .. } = &mut e.kind {
-                    *statement = true;
-                }
+                mark_statement(&mut e, true);
                 memo.push(e);
                 return;
             }
@@ -595,9 +603,7 @@ impl Builder<'_, '_> {
         if prev_is_call_name {
             let name = memo.pop().expect("checked above");
             for arg in &mut list {
-                if let ExprKind::Call { statement, .. } = &mut arg.kind {
-                    *statement = false;
-                }
+                mark_statement(arg, false);
             }
             let end = list.last().map_or(name.span.end, |e| e.span.end);
             let call = self.mk(
@@ -632,9 +638,7 @@ impl Builder<'_, '_> {
             self.push(d);
             memo.extend(list);
         } else if let Some(mut e) = list.pop() {
-            if let ExprKind::Call { statement, .. } = &mut e.kind {
-                *statement = true;
-            }
+            mark_statement(&mut e, true);
             memo.push(e);
         }
     }
