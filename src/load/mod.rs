@@ -125,10 +125,18 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     let mut by_path: std::collections::BTreeMap<source::FileIdentity, tree::TreeFile> =
         std::collections::BTreeMap::new();
     let everything = tree::discover(&[dir.to_path_buf()])?;
-    for f in environments.iter().flat_map(|(_, f)| f).chain(&everything) {
-        by_path
-            .entry(source::file_identity(&f.path))
-            .or_insert_with(|| f.clone());
+    // A path met again (environments share their modules) is the same file: only distinct
+    // paths are asked for their identity, a `stat` each, on every core.
+    let mut seen: std::collections::HashSet<&std::ffi::OsStr> = std::collections::HashSet::new();
+    let distinct: Vec<&tree::TreeFile> = environments
+        .iter()
+        .flat_map(|(_, f)| f)
+        .chain(&everything)
+        .filter(|f| seen.insert(f.path.as_os_str()))
+        .collect();
+    let identities = parallel_map(distinct.len(), |i| source::file_identity(&distinct[i].path));
+    for (f, identity) in distinct.into_iter().zip(identities) {
+        by_path.entry(identity).or_insert_with(|| f.clone());
     }
     let inputs = read_inputs(&by_path.values().collect::<Vec<_>>())?;
     let groups: Vec<(String, Vec<String>)> = environments
@@ -299,7 +307,7 @@ fn load_tree_files_judging(
 pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
     let analysed = analyse(
         inputs,
-        Scope::OneTree(validate::Composition::ForEveryRequest),
+        Scope::OneTree(validate::Composition::ForEveryRequestThenReport),
     );
     analysed.into_report()
 }
@@ -1699,56 +1707,65 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                         .push(i);
                 }
             }
-            let mut judged: std::collections::HashMap<
-                (Vec<usize>, Vec<&str>),
-                Vec<diag::Diagnostic>,
-            > = std::collections::HashMap::new();
-            for (environment, names) in environments {
-                let mut members: Vec<usize> = names
-                    .iter()
-                    .filter_map(|n| parsed_by_name.get(n.as_str()).copied())
-                    .chain(
-                        names
-                            .iter()
-                            .filter_map(|n| data_by_config.get(n.as_str()))
-                            .flatten()
-                            .copied(),
-                    )
-                    .collect();
-                // In file order, as the one-tree check takes them.
-                members.sort_unstable();
-                members.dedup();
-                for &i in &members {
-                    read[i] = true;
-                }
-                let broken_names: Vec<&str> = names
-                    .iter()
-                    .map(String::as_str)
-                    .filter(|n| broken_by_name.contains_key(n))
-                    .collect();
-                // The rules see only the files: environments that read the same ones (a site's
-                // environments often share their modules) are judged once.
-                let judgement = (members, broken_names);
-                let findings = match judged.get(&judgement) {
-                    Some(findings) => findings.clone(),
-                    None => {
-                        let inputs: Vec<validate::TreeInput> =
-                            judgement.0.iter().map(|&i| tree_input(i)).collect();
-                        let unknown: Vec<&tree::FileRole> = judgement
-                            .1
-                            .iter()
-                            .filter_map(|n| broken_by_name.get(n).copied())
-                            .collect();
-                        let findings = validate::check_tree(
-                            &files,
-                            &inputs,
-                            &unknown,
-                            validate::Composition::ForEveryRequest,
-                        );
-                        judged.insert(judgement, findings.clone());
-                        findings
+            // The rules see only the files: environments that read the same ones (a site's
+            // environments often share their modules) are judged once. Per environment, which
+            // distinct judgement it gets (its files and the names of those that did not
+            // parse), known before any runs, so that the last one to run is known too.
+            let mut numbered: std::collections::HashMap<(Vec<usize>, Vec<&str>), usize> =
+                std::collections::HashMap::new();
+            let judgement_of: Vec<usize> = environments
+                .iter()
+                .map(|(_, names)| {
+                    let mut members: Vec<usize> = names
+                        .iter()
+                        .filter_map(|n| parsed_by_name.get(n.as_str()).copied())
+                        .chain(
+                            names
+                                .iter()
+                                .filter_map(|n| data_by_config.get(n.as_str()))
+                                .flatten()
+                                .copied(),
+                        )
+                        .collect();
+                    // In file order, as the one-tree check takes them.
+                    members.sort_unstable();
+                    members.dedup();
+                    for &i in &members {
+                        read[i] = true;
                     }
-                };
+                    let broken_names: Vec<&str> = names
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|n| broken_by_name.contains_key(n))
+                        .collect();
+                    let next = numbered.len();
+                    *numbered.entry((members, broken_names)).or_insert(next)
+                })
+                .collect();
+            let mut judgements: Vec<Option<(Vec<usize>, Vec<&str>)>> = vec![None; numbered.len()];
+            for (judgement, number) in numbered {
+                judgements[number] = Some(judgement);
+            }
+            let mut findings_of: Vec<Option<Vec<diag::Diagnostic>>> = vec![None; judgements.len()];
+            for ((environment, _), &number) in environments.iter().zip(&judgement_of) {
+                if let Some((members, broken_names)) = judgements[number].take() {
+                    let inputs: Vec<validate::TreeInput> =
+                        members.iter().map(|&i| tree_input(i)).collect();
+                    let unknown: Vec<&tree::FileRole> = broken_names
+                        .iter()
+                        .filter_map(|n| broken_by_name.get(n).copied())
+                        .collect();
+                    // After the last judgement come only the rules of files no environment
+                    // reads, and the report.
+                    let judge = if number + 1 == judgements.len() {
+                        validate::Composition::ForEveryRequestThenReport
+                    } else {
+                        validate::Composition::ForEveryRequest
+                    };
+                    findings_of[number] =
+                        Some(validate::check_tree(&files, &inputs, &unknown, judge));
+                }
+                let findings = findings_of[number].clone().unwrap_or_default();
                 found.extend(findings.into_iter().map(|d| (d, environment.as_str())));
             }
             diagnostics.extend(naming_environments(found, environments.len()));

@@ -89,15 +89,20 @@ pub(super) fn check(
             out.push(words.diagnostic(&bindings, &finding));
         }
     }
-    drop(bindings);
-    crate::load::reclaim::free_in_parallel(
-        model
-            .layers
-            .layers
-            .into_iter()
-            .flat_map(|layer| layer.bindings)
-            .collect(),
-    );
+    if judge == super::Composition::ForEveryRequestThenReport {
+        crate::load::reclaim::release(bindings);
+        crate::load::reclaim::release(model);
+    } else {
+        drop(bindings);
+        crate::load::reclaim::free_in_parallel(
+            model
+                .layers
+                .layers
+                .into_iter()
+                .flat_map(|layer| layer.bindings)
+                .collect(),
+        );
+    }
 
     // A file no layer includes still conflicts with itself wherever it is included later.
     let mut placed = vec![false; sources.len()];
