@@ -42,27 +42,24 @@ fn main() {
         let start = Instant::now();
         let discovered = tree::discover(std::slice::from_ref(&root)).expect("readable");
         let read = Instant::now();
+        let mut model = None;
         let report = compile_tree_files(
             &discovered,
             Some(&root),
             CompileMode::Tree,
             JsonLayout::Indented,
+            puppet_bindings::keep_text(&mut model),
         )
         .expect("readable");
-        if !report.has_model() {
-            let text = puppet_bindings::diag::render_text(
-                &report.check().files,
-                &report.check().diagnostics,
-            );
+        if report.written.is_none() {
+            let text =
+                puppet_bindings::diag::render_text(&report.check.files, &report.check.diagnostics);
             panic!(
                 "the generated tree must compile:\n{}",
                 &text[..text.len().min(4000)]
             );
         }
-        let model = report
-            .into_model()
-            .and_then(|m| m.into_text().ok())
-            .unwrap_or_default();
+        let model = model.unwrap_or_default();
         let done = Instant::now();
         model_len = model.len();
         best_total = best_total.min((done - start).as_secs_f64());

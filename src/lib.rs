@@ -27,7 +27,8 @@ pub mod validate;
 
 pub use load::{
     check_paths, check_sources, check_tree_files, compile_dir, compile_sources, compile_tree_files,
-    load_environments_file, load_request_files, load_sources, load_tree_files, parse_and_validate,
-    CheckReport, CompileMode, CompileReport, CompiledModel, JsonLayout, LoadedTree, SourceInput,
+    keep_text, load_environments_file, load_request_files, load_sources, load_tree_files,
+    parse_and_validate, CheckReport, CompileMode, CompileReport, JsonLayout, LoadedTree, ModelSink,
+    ModelWriter, SourceInput,
 };
 pub use parser::{parse_file, parse_file_statements, Parsed};

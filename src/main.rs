@@ -631,11 +631,54 @@ fn compile_command(
         eprintln!("pbc: --cache indexes a tree's model: give the tree's directory");
         return ExitCode::from(2);
     }
+    // What the sink declined, said once compiling is over.
+    enum Declined {
+        NothingToCompile,
+        CannotIndex(String),
+    }
+    let mut declined = None;
+    let mut reported = false;
+    // Called only when the check found no errors: its warnings are printed, then the model is
+    // written while it exists (it is lowered once, for the check and for the output).
+    let sink = |check: &puppet_bindings::CheckReport,
+                bindings_blocks: usize,
+                model: puppet_bindings::ModelWriter|
+     -> std::io::Result<()> {
+        if files_mode && bindings_blocks == 0 {
+            declined = Some(Declined::NothingToCompile);
+            return Ok(());
+        }
+        let text = out.diagnostics(&check.files, &check.diagnostics, None);
+        let _ = std::io::stderr().write_all(text.as_bytes());
+        reported = true;
+        if cache {
+            let text = model.into_text()?;
+            match puppet_bindings::lower::cache::write(&text) {
+                Ok(bytes) => match output {
+                    Some(path) => write_atomically(path, |file| file.write_all(&bytes)),
+                    None => std::io::stdout()
+                        .lock()
+                        .write_all(&bytes)
+                        .and_then(|()| std::io::stdout().flush()),
+                },
+                Err(e) => {
+                    declined = Some(Declined::CannotIndex(e.to_string()));
+                    Ok(())
+                }
+            }
+        } else {
+            // Written as JSON straight to its output: no text in memory.
+            match output {
+                Some(path) => write_atomically(path, |file| model.write_to(file)),
+                None => model.write_to(std::io::stdout().lock()),
+            }
+        }
+    };
     let compiled = match paths {
-        [dir] if dir.is_dir() => puppet_bindings::compile_dir(dir, environment, layout),
+        [dir] if dir.is_dir() => puppet_bindings::compile_dir(dir, environment, layout, sink),
         _ if paths.iter().all(|p| p.is_file()) && environment.is_none() => {
             puppet_bindings::tree::discover(paths).and_then(|tree| {
-                puppet_bindings::compile_tree_files(&tree, None, CompileMode::Files, layout)
+                puppet_bindings::compile_tree_files(&tree, None, CompileMode::Files, layout, sink)
             })
         }
         _ => {
@@ -652,55 +695,34 @@ fn compile_command(
             return ExitCode::from(2);
         }
     };
-    if files_mode && report.bindings_blocks == 0 && report.has_model() {
-        eprintln!(
-            "pbc: {} hold{} no `bindings` blocks, so there is nothing to compile\npbc: to compile a site (its categories, layers and every environment's bindings), give its directory: `pbc compile DIR`",
-            paths
-                .iter()
-                .map(|p| format!("`{}`", p.display()))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if paths.len() == 1 { "s" } else { "" }
-        );
-        return ExitCode::from(2);
+    match declined {
+        Some(Declined::NothingToCompile) => {
+            eprintln!(
+                "pbc: {} hold{} no `bindings` blocks, so there is nothing to compile\npbc: to compile a site (its categories, layers and every environment's bindings), give its directory: `pbc compile DIR`",
+                paths
+                    .iter()
+                    .map(|p| format!("`{}`", p.display()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if paths.len() == 1 { "s" } else { "" }
+            );
+            return ExitCode::from(2);
+        }
+        Some(Declined::CannotIndex(e)) => {
+            eprintln!("pbc: cannot index the model: {e}");
+            return ExitCode::from(2);
+        }
+        None => {}
     }
-    let check = report.check();
-    let text = out.diagnostics(
-        &check.files,
-        &check.diagnostics,
-        (!report.has_model()).then_some(check.file_count),
-    );
-    let _ = std::io::stderr().write_all(text.as_bytes());
-    let Some(model) = report.into_model() else {
-        return ExitCode::from(1);
-    };
-    let written = if cache {
-        let indexed = model.into_text().and_then(|text| {
-            puppet_bindings::lower::cache::write(&text).map_err(std::io::Error::other)
-        });
-        match indexed {
-            Ok(bytes) => match output {
-                Some(path) => write_atomically(path, |file| file.write_all(&bytes)),
-                None => std::io::stdout()
-                    .lock()
-                    .write_all(&bytes)
-                    .and_then(|()| std::io::stdout().flush()),
-            },
-            Err(e) => {
-                eprintln!("pbc: cannot index the model: {e}");
-                return ExitCode::from(2);
-            }
-        }
-    } else {
-        // The model is lowered, then written as JSON straight to its output: no text in memory.
-        match output {
-            Some(path) => write_atomically(path, |file| model.write_to(file)),
-            None => model.write_to(std::io::stdout().lock()),
-        }
-    };
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    if !reported {
+        let check = &report.check;
+        let text = out.diagnostics(&check.files, &check.diagnostics, Some(check.file_count));
+        let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+    match report.written {
+        None => ExitCode::from(1),
+        Some(Ok(())) => ExitCode::SUCCESS,
+        Some(Err(e)) => {
             eprintln!("pbc: cannot write the model: {e}");
             ExitCode::from(2)
         }

@@ -7,32 +7,51 @@ mod common;
 
 use common::{arm8_example_names, relative, snapshot_settings, sorted_dirs, ARM8_DIR};
 use puppet_bindings::{
-    compile_dir, compile_sources, compile_tree_files, tree, CompileMode, JsonLayout, SourceInput,
+    compile_dir, compile_sources, compile_tree_files, keep_text, tree, CompileMode, JsonLayout,
+    SourceInput,
 };
 use std::path::{Path, PathBuf};
 
 /// Compiles `paths` and returns the model, or the rendered diagnostics when there is none.
 fn compile(paths: &[PathBuf], root: Option<&Path>, mode: CompileMode) -> Result<String, String> {
     let files = tree::discover(paths).expect("corpus is readable");
-    let report =
-        compile_tree_files(&files, root, mode, JsonLayout::Indented).expect("corpus is readable");
-    model_or_findings(report)
+    let mut text = None;
+    let report = compile_tree_files(
+        &files,
+        root,
+        mode,
+        JsonLayout::Indented,
+        keep_text(&mut text),
+    )
+    .expect("corpus is readable");
+    model_or_findings(report, text)
 }
 
 /// The model's text, or the rendered findings when the check refused the files.
-fn model_or_findings(report: puppet_bindings::CompileReport) -> Result<String, String> {
+fn model_or_findings(
+    report: puppet_bindings::CompileReport,
+    text: Option<String>,
+) -> Result<String, String> {
     let findings =
-        puppet_bindings::diag::render_text(&report.check().files, &report.check().diagnostics);
-    match report.into_model() {
-        Some(model) => Ok(model.into_text().expect("a model is written to memory")),
-        None => Err(findings),
+        puppet_bindings::diag::render_text(&report.check.files, &report.check.diagnostics);
+    match report.written {
+        Some(written) => {
+            written.expect("a model is written to memory");
+            Ok(text.expect("the sink kept the model"))
+        }
+        None => {
+            assert!(text.is_none(), "a refused model is not handed to the sink");
+            Err(findings)
+        }
     }
 }
 
 /// `pbc compile DIR [--env NAME]`.
 fn compile_site(dir: &Path, environment: Option<&str>) -> Result<String, String> {
-    let report = compile_dir(dir, environment, JsonLayout::Indented).expect("corpus is readable");
-    model_or_findings(report)
+    let mut text = None;
+    let report = compile_dir(dir, environment, JsonLayout::Indented, keep_text(&mut text))
+        .expect("corpus is readable");
+    model_or_findings(report, text)
 }
 
 /// A site compiles one environment at a time, from the files that environment reads: its
@@ -292,11 +311,16 @@ fn output_does_not_depend_on_file_order() {
                     .unwrap_or_default()
             })
             .collect();
-        compile_sources(inputs, origins, CompileMode::Tree, JsonLayout::Indented)
-            .into_model()
-            .expect("compiles")
-            .into_text()
-            .expect("a model is written to memory")
+        let mut text = None;
+        let report = compile_sources(
+            inputs,
+            origins,
+            CompileMode::Tree,
+            JsonLayout::Indented,
+            keep_text(&mut text),
+        );
+        assert!(report.written.is_some_and(|w| w.is_ok()), "compiles");
+        text.expect("the sink kept the model")
     };
     let forward = run(files.iter().collect());
     let backward = run(files.iter().rev().collect());
@@ -446,4 +470,108 @@ fn the_cache_holds_the_whole_model() {
         compared += 1;
     }
     assert!(compared >= 12, "{compared}");
+}
+
+/// `pbc compile` judges a tree's layers on the model it writes (lowered once for both), and
+/// `pbc check` on a model of its own: on every tree of the corpus, both report the same
+/// findings, whether or not the files have errors of their own (a tree whose file has an
+/// error still gets its layers judged).
+#[test]
+fn compile_finds_what_check_finds() {
+    let mut judged_with_file_errors = 0;
+    for tree in [
+        "corpus/check/trees",
+        "corpus/compile/trees",
+        "corpus/lookup/trees",
+    ]
+    .iter()
+    .flat_map(|d| sorted_dirs(d))
+    {
+        // Each walks the tree itself: the links a walk skips are reported by what follows it.
+        let discover = || tree::discover(std::slice::from_ref(&tree)).expect("corpus is readable");
+        let checked = puppet_bindings::check_tree_files(&discover()).expect("corpus is readable");
+        let files = discover();
+        let mut text = None;
+        let compiled = compile_tree_files(
+            &files,
+            Some(&tree),
+            CompileMode::Tree,
+            JsonLayout::Indented,
+            keep_text(&mut text),
+        )
+        .expect("corpus is readable");
+        let render = |r: &puppet_bindings::CheckReport| {
+            puppet_bindings::diag::render_text(&r.files, &r.diagnostics)
+        };
+        assert_eq!(
+            render(&compiled.check),
+            render(&checked),
+            "{}: compile and check find different things",
+            tree.display()
+        );
+        let codes = |r: &puppet_bindings::CheckReport| -> Vec<&'static str> {
+            r.diagnostics.iter().map(|d| d.code).collect()
+        };
+        if codes(&checked).contains(&"MISSING_BINDINGS")
+            && codes(&checked).contains(&"CONFLICTING_BINDINGS")
+        {
+            judged_with_file_errors += 1;
+        }
+        assert_eq!(compiled.written.is_some(), text.is_some());
+    }
+    assert!(
+        judged_with_file_errors > 0,
+        "a tree has both an error the check finds in its files and one the layers' judgement finds"
+    );
+}
+
+/// The injector's code model, which `pbc compile` writes a tree from, serializes byte for byte
+/// as the model of embedded JSON does, for every kind of literal and expression.
+#[test]
+fn the_code_model_is_written_as_the_json_model() {
+    let source = r#"bindings default {
+  bind 'text' to "tab\there \u{1F600} \"quoted\" back\\slash"
+  bind 'control' to "bell\u{7}"
+  bind 'integers' to [0, -1, 0x1F, 0777, 9223372036854775807]
+  bind 'floats' to [1.5, -0.0, 1e20, 2.5e-7, 3.0]
+  bind 'float' to 1e20
+  bind 'negative' to -0.0
+  bind 'integer' to -42
+  bind 'nested' to { 'a' => [true, false, undef], 'b' => { 'c' => 'd' }, 1 => 'one' }
+  bind 'empty' to []
+  bind 'nothing' to undef
+  bind 'yes' to true
+  bind 'template' to "${::fqdn}-web"
+  bind 'computed' to 1 + 2
+  bind 'called' to $facts['os']['family'].downcase
+  bind 'typed' to Integer[1, 5]
+  when node 'Web.Example.COM' { bind 'text' to 'node' }
+  bind 'fact' to $::osfamily
+}
+"#;
+    let inputs = vec![SourceInput {
+        name: "bindings/default.pp".into(),
+        role: tree::FileRole::Bindings {
+            expected_name: "default".into(),
+            module: None,
+        },
+        bytes: source.as_bytes().to_vec(),
+    }];
+    let loaded = puppet_bindings::load_sources(inputs, vec!["bindings/default.pp".into()]);
+    assert!(!loaded.has_errors(), "the bindings check");
+    let as_json = loaded.tree_model(puppet_bindings::lower::PnJson);
+    let as_code = loaded.tree_model(puppet_bindings::eval::code::ForInjection);
+    for (json, code) in [
+        (
+            serde_json::to_string(&as_json).expect("writes"),
+            serde_json::to_string(&as_code).expect("writes"),
+        ),
+        (
+            serde_json::to_string_pretty(&as_json).expect("writes"),
+            serde_json::to_string_pretty(&as_code).expect("writes"),
+        ),
+    ] {
+        assert_eq!(code, json);
+        assert!(json.contains(r#""tab\there"#), "{json}");
+    }
 }

@@ -185,6 +185,7 @@ pub fn compile_dir(
     dir: &std::path::Path,
     environment: Option<&str>,
     layout: JsonLayout,
+    sink: impl ModelSink,
 ) -> std::io::Result<CompileReport> {
     let _listings = source::ListingScope::begin();
     let confdir = std::fs::canonicalize(dir)?;
@@ -195,12 +196,13 @@ pub fn compile_dir(
             Some(dir),
             CompileMode::Tree,
             layout,
+            sink,
         );
     }
     let alone = if has_file {
         let alone = load_environments_file(&confdir)?;
         if alone.has_errors() {
-            return Ok(CompileReport::refused(alone.check));
+            return Ok(CompileReport::refused(alone.check, 0));
         }
         Some(alone)
     } else {
@@ -213,14 +215,18 @@ pub fn compile_dir(
     let program = alone.as_ref().and_then(|a| a.environments_program());
     match environment::select(&confdir, program, &request) {
         Ok(selected) => {
-            let mut loaded = load_tree_files(&selected.layout.files()?, Some(&confdir))?;
+            let mut loaded = load_tree_files_judging(
+                &selected.layout.files()?,
+                Some(&confdir),
+                CompileMode::Tree.judge(),
+            )?;
             loaded.environment = selected.name;
-            Ok(compile_loaded(loaded, CompileMode::Tree, layout))
+            Ok(compile_loaded(loaded, CompileMode::Tree, layout, sink))
         }
         Err(d) => {
             let mut check = alone.map(|a| a.check).unwrap_or_default();
             check.diagnostics.push(d);
-            Ok(CompileReport::refused(check))
+            Ok(CompileReport::refused(check, 0))
         }
     }
 }
@@ -259,11 +265,13 @@ pub fn compile_tree_files(
     root: Option<&std::path::Path>,
     mode: CompileMode,
     layout: JsonLayout,
+    sink: impl ModelSink,
 ) -> std::io::Result<CompileReport> {
     Ok(compile_loaded(
-        load_tree_files(tree_files, root)?,
+        load_tree_files_judging(tree_files, root, mode.judge())?,
         mode,
         layout,
+        sink,
     ))
 }
 
@@ -312,81 +320,57 @@ pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
     analysed.into_report()
 }
 
-/// What `pbc compile` produced: the check's findings and, when there were no errors, the model,
-/// which is made as it is written ([`CompiledModel`]).
+/// What `pbc compile` found, and how writing its model went.
 pub struct CompileReport {
-    outcome: CompileOutcome,
+    /// Every finding of the check, the composition's included.
+    pub check: CheckReport,
     /// How many `bindings` blocks the model holds (files mode; a tree's site counts too).
     pub bindings_blocks: usize,
-}
-
-enum CompileOutcome {
-    Refused(CheckReport),
-    Compiled(CompiledModel),
+    /// What the sink made of the model; `None` when the check found errors and the sink was
+    /// not called.
+    pub written: Option<std::io::Result<()>>,
 }
 
 impl CompileReport {
-    fn refused(check: CheckReport) -> CompileReport {
+    fn refused(check: CheckReport, bindings_blocks: usize) -> CompileReport {
         CompileReport {
-            outcome: CompileOutcome::Refused(check),
-            bindings_blocks: 0,
-        }
-    }
-
-    /// The check's findings: errors when there is no model, else any warnings.
-    pub fn check(&self) -> &CheckReport {
-        match &self.outcome {
-            CompileOutcome::Refused(check) => check,
-            CompileOutcome::Compiled(model) => &model.loaded.check,
-        }
-    }
-
-    pub fn has_model(&self) -> bool {
-        matches!(self.outcome, CompileOutcome::Compiled(_))
-    }
-
-    pub fn into_model(self) -> Option<CompiledModel> {
-        match self.outcome {
-            CompileOutcome::Refused(_) => None,
-            CompileOutcome::Compiled(model) => Some(model),
+            check,
+            bindings_blocks,
+            written: None,
         }
     }
 }
 
-/// A checked tree, lowered to its model when the model is written: the model's JSON goes
-/// straight to its file and is never held whole in memory (57 MB of text for 110,000 bindings).
-pub struct CompiledModel {
-    loaded: LoadedTree,
-    mode: CompileMode,
-    layout: JsonLayout,
+/// Where `pbc compile` puts the model. It is called once, and only when the check found no
+/// errors, with the check's report (warnings, the number of files), the number of `bindings`
+/// blocks, and the model to write: the model exists only for the call, which is what lets a
+/// tree be lowered once for both its check and its model.
+pub trait ModelSink: FnOnce(&CheckReport, usize, ModelWriter) -> std::io::Result<()> {}
+
+impl<F: FnOnce(&CheckReport, usize, ModelWriter) -> std::io::Result<()>> ModelSink for F {}
+
+/// A [`ModelSink`] that keeps the model's JSON text in `text` (for a caller that wants it in
+/// memory: tests, benchmarks).
+pub fn keep_text(text: &mut Option<String>) -> impl ModelSink + '_ {
+    move |_: &CheckReport, _: usize, model: ModelWriter| {
+        *text = Some(model.into_text()?);
+        Ok(())
+    }
 }
 
-impl CompiledModel {
+/// A checked tree's model, handed to a [`ModelSink`]: its JSON goes straight to what it is
+/// written to and is never held whole in memory (57 MB of text for 110,000 bindings).
+pub struct ModelWriter<'m> {
+    write: Box<WriteModel<'m>>,
+}
+
+/// What writes a model's JSON (and frees the model) to what it is given.
+type WriteModel<'m> = dyn FnOnce(&mut dyn std::io::Write) -> std::io::Result<()> + 'm;
+
+impl ModelWriter<'_> {
     /// Writes the model's JSON, with a final newline, to `out` (buffered here).
-    pub fn write_to<W: std::io::Write>(self, out: W) -> std::io::Result<()> {
-        use std::io::Write;
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-        let CompiledModel {
-            loaded,
-            mode,
-            layout,
-        } = self;
-        let written = match mode {
-            CompileMode::Tree => layout.write_released(&mut out, loaded.tree_model(lower::PnJson)),
-            CompileMode::Files => layout.write_released(
-                &mut out,
-                lower::compile_files(
-                    &loaded.check.files,
-                    &loaded.origins,
-                    &loaded.lower_inputs(),
-                    lower::PnJson,
-                ),
-            ),
-        };
-        reclaim::release(loaded);
-        written?;
-        out.write_all(b"\n")?;
-        out.flush()
+    pub fn write_to<W: std::io::Write>(self, mut out: W) -> std::io::Result<()> {
+        (self.write)(&mut out)
     }
 
     /// The model's JSON as text, with a final newline.
@@ -396,6 +380,20 @@ impl CompiledModel {
         String::from_utf8(bytes)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
+}
+
+/// Writes `model` as `layout` lays it out, then a newline, through a buffer: the serializer's
+/// many small writes go to the buffer, not through `out`'s dynamic dispatch.
+fn write_model<T: serde::Serialize>(
+    out: &mut dyn std::io::Write,
+    layout: JsonLayout,
+    model: &T,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    layout.write(&mut out, model)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 /// What to compile: a whole tree (layers, categories, environments) or bindings files alone.
@@ -426,49 +424,124 @@ impl JsonLayout {
         }
         .map_err(std::io::Error::from)
     }
-
-    /// [`JsonLayout::write`], then the value is released ([`reclaim`]): nothing reads it after.
-    fn write_released<T: serde::Serialize>(
-        self,
-        out: &mut impl std::io::Write,
-        value: T,
-    ) -> std::io::Result<()> {
-        let written = self.write(out, &value);
-        reclaim::release(value);
-        written
-    }
 }
 
-/// Checks the files and, when the check finds no errors, lowers them to the bindings model.
-/// `origins` are the file names the model records (relative to the tree root), one per input.
+/// Checks the files and, when the check finds no errors, lowers them to the bindings model and
+/// hands it to `sink`. `origins` are the file names the model records (relative to the tree
+/// root), one per input.
 pub fn compile_sources(
     inputs: Vec<SourceInput>,
     origins: Vec<String>,
     mode: CompileMode,
     layout: JsonLayout,
+    sink: impl ModelSink,
 ) -> CompileReport {
-    compile_loaded(load_sources(inputs, origins), mode, layout)
+    compile_loaded(
+        load_judged(inputs, origins, mode.judge()),
+        mode,
+        layout,
+        sink,
+    )
 }
 
-fn compile_loaded(loaded: LoadedTree, mode: CompileMode, layout: JsonLayout) -> CompileReport {
+impl CompileMode {
+    /// How the check judges composition for this mode: a tree's layers are judged on the model
+    /// that is written, lowered once for both; bindings files alone are judged by the check.
+    fn judge(self) -> validate::Composition {
+        match self {
+            CompileMode::Tree => validate::Composition::OnTheWrittenModel,
+            CompileMode::Files => validate::Composition::ForEveryRequest,
+        }
+    }
+}
+
+fn compile_loaded(
+    loaded: LoadedTree,
+    mode: CompileMode,
+    layout: JsonLayout,
+    sink: impl ModelSink,
+) -> CompileReport {
     let bindings_blocks = loaded
         .parsed
         .iter()
         .map(|(_, p)| p.bindings_blocks().count())
         .sum();
-    if loaded.has_errors() {
-        return CompileReport {
-            bindings_blocks,
-            ..CompileReport::refused(loaded.check)
-        };
-    }
+    let LoadedTree {
+        mut check,
+        parsed,
+        origins,
+        environment,
+        hiera,
+        model_judgement,
+    } = loaded;
+    let inputs: Vec<lower::LowerInput> = parsed
+        .iter()
+        .map(|(role, program)| lower::LowerInput { role, program })
+        .collect();
+    let has_errors = |check: &CheckReport| check.diagnostics.iter().any(diag::Diagnostic::is_error);
+    let written = match mode {
+        CompileMode::Files if has_errors(&check) => None,
+        CompileMode::Files => {
+            let files = &check.files;
+            let write = |out: &mut dyn std::io::Write| {
+                let model = lower::compile_files(files, &origins, &inputs, lower::PnJson);
+                let written = write_model(out, layout, &model);
+                reclaim::release(model);
+                written
+            };
+            Some(sink(
+                &check,
+                bindings_blocks,
+                ModelWriter {
+                    write: Box::new(write),
+                },
+            ))
+        }
+        CompileMode::Tree => {
+            // One lowering serves the judgement of the layers and the model written. The
+            // layers are judged whatever else the check found, as `pbc check` judges them.
+            let mut model = lower::compile_tree(
+                &check.files,
+                &origins,
+                &inputs,
+                crate::eval::code::ForInjection,
+            );
+            model.environment = environment;
+            model.hiera = hiera;
+            if let Some(judgement) = &model_judgement {
+                let bindings = crate::compose::Bindings::build(&model.layers.layers);
+                let found =
+                    validate::judge_written_model(&check.files, &model, &bindings, judgement);
+                // Not read again: left to the exit with the model, which is written next.
+                reclaim::release(bindings);
+                check.diagnostics.extend(found);
+                diag::sort(&mut check.diagnostics);
+            }
+            if has_errors(&check) {
+                reclaim::release(model);
+                None
+            } else {
+                let write = move |out: &mut dyn std::io::Write| {
+                    let written = write_model(out, layout, &model);
+                    reclaim::release(model);
+                    written
+                };
+                Some(sink(
+                    &check,
+                    bindings_blocks,
+                    ModelWriter {
+                        write: Box::new(write),
+                    },
+                ))
+            }
+        }
+    };
+    reclaim::release(inputs);
+    reclaim::release(parsed);
     CompileReport {
-        outcome: CompileOutcome::Compiled(CompiledModel {
-            loaded,
-            mode,
-            layout,
-        }),
+        check,
         bindings_blocks,
+        written,
     }
 }
 
@@ -483,6 +556,8 @@ pub struct LoadedTree {
     pub environment: String,
     /// The Hiera 5 levels the files hold (D24), which their Hiera programs index.
     pub hiera: Vec<lower::model::hiera::HieraLevel>,
+    /// Set when the check left the layers' composition to the model `pbc compile` writes.
+    model_judgement: Option<validate::ModelJudgement>,
 }
 
 impl LoadedTree {
@@ -632,6 +707,7 @@ fn load_judged(
         origins: by_id,
         environment: tree::DEFAULT_ENVIRONMENT.to_string(),
         hiera,
+        model_judgement: analysed.model_judgement,
     }
 }
 
@@ -817,6 +893,7 @@ impl Analysed {
             file_count,
             data_files,
             hiera,
+            model_judgement: _,
         } = self;
         reclaim::release((ids, parsed, data_files, hiera));
         CheckReport {
@@ -1565,6 +1642,8 @@ struct Analysed {
     /// relative to that file's directory).
     data_files: Vec<(span::FileId, span::FileId, String)>,
     hiera: Vec<HieraLevelRead>,
+    /// What the judgement of the written model needs ([`validate::Composition::OnTheWrittenModel`]).
+    model_judgement: Option<validate::ModelJudgement>,
 }
 
 /// Which files the rules across files see together.
@@ -1670,6 +1749,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         data_files.push((id, config, rel));
     }
     diagnostics.extend(skipped_links());
+    let mut model_judgement = None;
     let tree_input = |i: usize| validate::TreeInput {
         role: &parsed[i].0,
         program: &parsed[i].1,
@@ -1678,7 +1758,9 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         Scope::OneTree(judge) => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
             let unknown: Vec<&tree::FileRole> = broken.iter().map(|(_, role)| role).collect();
-            diagnostics.extend(validate::check_tree(&files, &all, &unknown, judge));
+            let (found, judgement) = validate::check_tree_judging(&files, &all, &unknown, judge);
+            diagnostics.extend(found);
+            model_judgement = judgement;
         }
         Scope::EachFileAlone => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
@@ -1789,6 +1871,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         file_count,
         data_files,
         hiera: data.hiera,
+        model_judgement,
     }
 }
 

@@ -80,6 +80,37 @@ impl<'a> Embed<'a> for PnJson {
     }
 }
 
+/// The injector's code written as [`PnJson`] embeds it, byte for byte: a literal's value as
+/// JSON, an expression or a lambda as PN, a variable pbc adds as a `var` PN. `pbc compile`
+/// writes a tree's model from the model its check judged (lowered once for both), so
+/// [`ForInjection`](crate::eval::code::ForInjection) and [`PnJson`] must embed the same Puppet
+/// the same way.
+impl serde::Serialize for crate::eval::code::Code<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use crate::eval::code::Code;
+        use crate::eval::Value;
+        let json = match self {
+            // A scalar is written by the serializer itself, as it writes the model's own
+            // strings and numbers (the same escapes as PN's strings): no text to make and
+            // check for each of the commonest values.
+            Code::Value(Value::String(s)) => return serializer.serialize_str(s),
+            Code::Value(Value::Integer(i)) => return serializer.serialize_i64(*i),
+            Code::Value(Value::Boolean(b)) => return serializer.serialize_bool(*b),
+            Code::Value(Value::Undef) => return serializer.serialize_unit(),
+            // Arrays and hashes stay on one line inside an indented model, as embedded JSON.
+            Code::Value(value) => {
+                let mut out = String::new();
+                write_value(value, &mut out);
+                embed(out)
+            }
+            Code::Expr(e) | Code::Template(e, _) => PnJson.expression(e),
+            Code::Lambda(l) => PnJson.lambda(l),
+            Code::Variable(name) => PnJson.variable(name),
+        };
+        json.serialize(serializer)
+    }
+}
+
 /// One checked file to lower.
 pub struct LowerInput<'a> {
     pub role: &'a FileRole,
@@ -129,7 +160,6 @@ pub fn compile_tree<'a, E: Embed<'a>>(
         environments: Vec::new(),
         dynamic: Vec::new(),
     };
-    let mut categories: Option<Vec<Category<E::X>>> = None;
     for input in inputs {
         for site in input.program.body.iter().filter_map(|e| match &e.kind {
             ExprKind::Site(s) => Some(s),
@@ -137,17 +167,6 @@ pub fn compile_tree<'a, E: Embed<'a>>(
         }) {
             for item in &site.items {
                 match item {
-                    SiteItem::Categories { entries, .. } if categories.is_none() => {
-                        categories = Some(
-                            entries
-                                .iter()
-                                .map(|c| Category {
-                                    categorization: c.name.to_string(),
-                                    value: lowerer.embed.expression(&c.value),
-                                })
-                                .collect(),
-                        );
-                    }
                     SiteItem::EnvironmentDefaults { ops, .. } => environments
                         .defaults
                         .extend(ops.iter().map(|op| lowerer.argument(&op.name, &op.value))),
@@ -186,24 +205,54 @@ pub fn compile_tree<'a, E: Embed<'a>>(
         environment: crate::tree::DEFAULT_ENVIRONMENT.to_string(),
         environments,
         categories: EffectiveCategories {
-            categories: effective_categories(
-                categories.unwrap_or_else(|| {
-                    DEFAULT_CATEGORIES
-                        .iter()
-                        .map(|name| Category {
-                            categorization: (*name).into(),
-                            value: lowerer.embed.variable(&format!("::{name}")),
-                        })
-                        .collect()
-                }),
-                &lowerer.embed,
-            ),
+            categories: tree_categories(inputs, &lowerer.embed),
         },
         layers: LayeredBindings {
             layers: named_layers,
         },
         hiera: Vec::new(),
     }
+}
+
+/// The categories a request of the tree has, highest first: the first `categories` a site of
+/// `inputs` declares (ARM-9's defaults without one), with `node`, `environment` and `common`
+/// where D8 puts them.
+pub fn tree_categories<'a, E: Embed<'a>>(
+    inputs: &[LowerInput<'a>],
+    embed: &E,
+) -> Vec<Category<E::X>> {
+    let declared = inputs
+        .iter()
+        .flat_map(|input| input.program.body.iter())
+        .filter_map(|e| match &e.kind {
+            ExprKind::Site(s) => Some(s),
+            _ => None,
+        })
+        .flat_map(|site| site.items.iter())
+        .find_map(|item| match item {
+            SiteItem::Categories { entries, .. } => Some(
+                entries
+                    .iter()
+                    .map(|c| Category {
+                        categorization: c.name.to_string(),
+                        value: embed.expression(&c.value),
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        });
+    effective_categories(
+        declared.unwrap_or_else(|| {
+            DEFAULT_CATEGORIES
+                .iter()
+                .map(|name| Category {
+                    categorization: (*name).into(),
+                    value: embed.variable(&format!("::{name}")),
+                })
+                .collect()
+        }),
+        embed,
+    )
 }
 
 /// The site's layers (its first layer list, else D11's) resolved against the bindings files of

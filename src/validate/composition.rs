@@ -16,7 +16,7 @@ use crate::diag::{codes, Diagnostic, Severity};
 use crate::eval::code::{Code, ForChecking};
 use crate::eval::Value;
 use crate::lower::layers::{compose, default_layers, BindingsSource, MissingRef};
-use crate::lower::model::{NamedLayer, TreeDocument};
+use crate::lower::model::{Category, NamedLayer, TreeDocument};
 use crate::lower::LowerInput;
 use crate::span::{SourceMap, Span};
 use crate::tree::FileRole;
@@ -30,7 +30,7 @@ pub(super) fn check(
     facts: &TreeFacts,
     judge: super::Composition,
     out: &mut Vec<Diagnostic>,
-) {
+) -> Option<ModelJudgement> {
     let mut sources: Vec<BindingsSource> = Vec::new();
     let mut bindings_inputs: Vec<&TreeInput> = Vec::new();
     for input in inputs {
@@ -65,8 +65,12 @@ pub(super) fn check(
     }
 
     if judge == super::Composition::LeftToTheInjector {
-        return;
+        return None;
     }
+    let judgement = ModelJudgement {
+        unknown_from,
+        has_site: facts.has_site,
+    };
     let lower_inputs: Vec<LowerInput> = inputs
         .iter()
         .map(|i| LowerInput {
@@ -74,35 +78,30 @@ pub(super) fn check(
             program: i.program,
         })
         .collect();
-    let model: TreeDocument<Code> =
-        crate::lower::compile_tree(files, &[], &lower_inputs, ForChecking);
-    let levels = category_levels(&model);
-    let words = Words {
-        files,
-        levels: &levels,
-        has_site: facts.has_site,
-        unplaced: false,
-    };
-    let bindings = Bindings::build(&model.layers.layers);
-    for finding in analyse(&bindings, &levels) {
-        if !could_change(&bindings, &finding, unknown_from) {
-            out.push(words.diagnostic(&bindings, &finding));
-        }
-    }
-    if judge == super::Composition::ForEveryRequestThenReport {
-        crate::load::reclaim::release(bindings);
-        crate::load::reclaim::release(model);
+    let levels = category_levels(&crate::lower::tree_categories(&lower_inputs, &ForChecking));
+    let deferred = if judge == super::Composition::OnTheWrittenModel {
+        Some(judgement)
     } else {
-        drop(bindings);
-        crate::load::reclaim::free_in_parallel(
-            model
-                .layers
-                .layers
-                .into_iter()
-                .flat_map(|layer| layer.bindings)
-                .collect(),
-        );
-    }
+        let model: TreeDocument<Code> =
+            crate::lower::compile_tree(files, &[], &lower_inputs, ForChecking);
+        let bindings = Bindings::build(&model.layers.layers);
+        out.extend(judge_layers(files, &levels, &bindings, &judgement));
+        if judge == super::Composition::ForEveryRequestThenReport {
+            crate::load::reclaim::release(bindings);
+            crate::load::reclaim::release(model);
+        } else {
+            drop(bindings);
+            crate::load::reclaim::free_in_parallel(
+                model
+                    .layers
+                    .layers
+                    .into_iter()
+                    .flat_map(|layer| layer.bindings)
+                    .collect(),
+            );
+        }
+        None
+    };
 
     // A file no layer includes still conflicts with itself wherever it is included later.
     let mut placed = vec![false; sources.len()];
@@ -161,6 +160,52 @@ pub(super) fn check(
             }
         }
     }
+    deferred
+}
+
+/// What the check learned that the judgement of the layers needs when it runs on the model
+/// `pbc compile` writes ([`judge_written_model`]).
+#[derive(Clone, Debug)]
+pub struct ModelJudgement {
+    /// The highest layer holding a file of unknown bindings (see [`could_change`]).
+    unknown_from: Option<usize>,
+    has_site: bool,
+}
+
+/// The composition of the layers judged for every request on `model`, the tree's model as
+/// `pbc compile` writes it (lowered with positions and origins: the judgement reads neither),
+/// with the index `bindings` built on it. The findings are the ones [`check`] makes.
+pub fn judge_written_model(
+    files: &SourceMap,
+    model: &TreeDocument<Code>,
+    bindings: &Bindings,
+    judgement: &ModelJudgement,
+) -> Vec<Diagnostic> {
+    let levels = category_levels(&model.categories.categories);
+    judge_layers(files, &levels, bindings, judgement)
+        .into_iter()
+        .map(Diagnostic::across_files)
+        .collect()
+}
+
+/// The findings of the analysis of the layers that no file of unknown bindings could change.
+fn judge_layers(
+    files: &SourceMap,
+    levels: &HashMap<SmolStr, u16>,
+    bindings: &Bindings,
+    judgement: &ModelJudgement,
+) -> Vec<Diagnostic> {
+    let words = Words {
+        files,
+        levels,
+        has_site: judgement.has_site,
+        unplaced: false,
+    };
+    analyse(bindings, levels)
+        .into_iter()
+        .filter(|finding| !could_change(bindings, finding, judgement.unknown_from))
+        .map(|finding| words.diagnostic(bindings, &finding))
+        .collect()
 }
 
 /// Whether a file of unknown bindings in the layer `unknown_from` (or a lower one) could change
@@ -185,8 +230,7 @@ fn could_change(bindings: &Bindings, f: &Finding, unknown_from: Option<usize>) -
 
 /// Each declared category's precedence (D6: the first is highest, `common` is 0), as the
 /// injector ranks the model's effective categories.
-fn category_levels(model: &TreeDocument<Code>) -> HashMap<SmolStr, u16> {
-    let declared = &model.categories.categories;
+fn category_levels(declared: &[Category<Code>]) -> HashMap<SmolStr, u16> {
     let ranked = declared.len().saturating_sub(1);
     declared
         .iter()

@@ -36,14 +36,19 @@ pub struct TreeInput<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Composition {
     /// Judged, and the model the judgement builds is freed: the command builds more after the
-    /// check (`pbc compile` lowers the tree again to write it).
+    /// check (another environment's judgement, the model of `pbc compile FILE...`).
     ForEveryRequest,
     /// Judged as the command's last large work: only its report follows, so the judgement's
     /// model is left to the process's exit ([`crate::load::reclaim`]) instead of being freed
     /// piece by piece (a tenth of `pbc check` on a 10,000-file tree).
     ForEveryRequestThenReport,
+    /// Judged on the model `pbc compile` writes, lowered once for both: the check leaves the
+    /// layers' composition to [`judge_written_model`], with what it learned ([`ModelJudgement`]).
+    OnTheWrittenModel,
     LeftToTheInjector,
 }
+
+pub use composition::{judge_written_model, ModelJudgement};
 
 /// Runs the ARM-8 rules over every file of a tree, then the rules across files. Puppet's own
 /// rules ([`check_program`]) are the caller's to run per file.
@@ -55,6 +60,17 @@ pub fn check_tree(
     unknown: &[&FileRole],
     judge: Composition,
 ) -> Vec<Diagnostic> {
+    check_tree_judging(files, inputs, unknown, judge).0
+}
+
+/// [`check_tree`], and with [`Composition::OnTheWrittenModel`] what the judgement of the
+/// written model needs.
+pub fn check_tree_judging(
+    files: &crate::span::SourceMap,
+    inputs: &[TreeInput],
+    unknown: &[&FileRole],
+    judge: Composition,
+) -> (Vec<Diagnostic>, Option<ModelJudgement>) {
     let mut facts = TreeFacts::default();
     let mut out = Vec::new();
     for (file_facts, found) in each_file(inputs) {
@@ -63,9 +79,9 @@ pub fn check_tree(
     }
     let mut across = Vec::new();
     tree::check(&facts, &mut across);
-    composition::check(files, inputs, unknown, &facts, judge, &mut across);
+    let deferred = composition::check(files, inputs, unknown, &facts, judge, &mut across);
     out.extend(across.into_iter().map(Diagnostic::across_files));
-    out
+    (out, deferred)
 }
 
 /// The ARM-8 rules of each file on its own, for files no environment reads: nothing across
