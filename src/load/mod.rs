@@ -518,12 +518,12 @@ fn compile_loaded(
                 diag::sort(&mut check.diagnostics);
             }
             if has_errors(&check) {
-                reclaim::release(model);
+                reclaim::release_tree(model);
                 None
             } else {
                 let write = move |out: &mut dyn std::io::Write| {
                     let written = write_model(out, layout, &model);
-                    reclaim::release(model);
+                    reclaim::release_tree(model);
                     written
                 };
                 Some(sink(

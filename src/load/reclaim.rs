@@ -29,6 +29,23 @@ pub fn release<T>(value: T) {
     }
 }
 
+/// [`release`] for a tree's model: left to the exit, or else its blocks freed on every core
+/// ([`free_in_parallel`]).
+pub fn release_tree<X: Send>(model: crate::lower::model::TreeDocument<X>) {
+    if EXITS_AFTER_COMMAND.load(Ordering::Relaxed) {
+        std::mem::forget(model);
+    } else {
+        free_in_parallel(
+            model
+                .layers
+                .layers
+                .into_iter()
+                .flat_map(|layer| layer.bindings)
+                .collect(),
+        );
+    }
+}
+
 /// Frees `items` on every core, for a large value that is freed while the command goes on
 /// (its memory is wanted again): freeing millions of small allocations is otherwise a pause
 /// on one core.

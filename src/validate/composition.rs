@@ -88,7 +88,7 @@ pub(super) fn check(
         out.extend(judge_layers(files, &levels, &bindings, &judgement));
         if judge == super::Composition::ForEveryRequestThenReport {
             crate::load::reclaim::release(bindings);
-            crate::load::reclaim::release(model);
+            crate::load::reclaim::release_tree(model);
         } else {
             drop(bindings);
             crate::load::reclaim::free_in_parallel(
