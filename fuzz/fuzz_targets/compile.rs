@@ -8,14 +8,14 @@ mod common;
 
 fuzz_target!(|data: &[u8]| {
     let origins = vec!["manifests/site.pp".into(), "bindings/default.pp".into()];
+    // The model is lowered once, judged, and written to memory when the check allows it.
+    let mut text = None;
     let report = puppet_bindings::compile_sources(
         common::tree(data),
         origins,
         puppet_bindings::CompileMode::Tree,
         puppet_bindings::JsonLayout::Compact,
+        puppet_bindings::keep_text(&mut text),
     );
-    // The model is lowered as it is written.
-    if let Some(model) = report.into_model() {
-        let _ = model.into_text();
-    }
+    assert_eq!(report.written.is_some(), text.is_some());
 });
