@@ -35,15 +35,21 @@ pub fn release_tree<X: Send>(model: crate::lower::model::TreeDocument<X>) {
     if EXITS_AFTER_COMMAND.load(Ordering::Relaxed) {
         std::mem::forget(model);
     } else {
-        free_in_parallel(
-            model
-                .layers
-                .layers
-                .into_iter()
-                .flat_map(|layer| layer.bindings)
-                .collect(),
-        );
+        free_tree_in_parallel(model);
     }
+}
+
+/// Frees a tree's model, its blocks on every core ([`free_in_parallel`]): they are nearly all
+/// of it.
+pub fn free_tree_in_parallel<X: Send>(model: crate::lower::model::TreeDocument<X>) {
+    free_in_parallel(
+        model
+            .layers
+            .layers
+            .into_iter()
+            .flat_map(|layer| layer.bindings)
+            .collect(),
+    );
 }
 
 /// Frees `items` on every core, for a large value that is freed while the command goes on

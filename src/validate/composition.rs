@@ -91,14 +91,7 @@ pub(super) fn check(
             crate::load::reclaim::release_tree(model);
         } else {
             drop(bindings);
-            crate::load::reclaim::free_in_parallel(
-                model
-                    .layers
-                    .layers
-                    .into_iter()
-                    .flat_map(|layer| layer.bindings)
-                    .collect(),
-            );
+            crate::load::reclaim::free_tree_in_parallel(model);
         }
         None
     };
