@@ -479,23 +479,18 @@ fn compile_loaded(
         .map(|(role, program)| lower::LowerInput { role, program })
         .collect();
     let has_errors = |check: &CheckReport| check.diagnostics.iter().any(diag::Diagnostic::is_error);
-    let written = match mode {
+    // What writes the model, when the check lets it be written.
+    let model: Option<Box<WriteModel>> = match mode {
         CompileMode::Files if has_errors(&check) => None,
         CompileMode::Files => {
             let files = &check.files;
-            let write = |out: &mut dyn std::io::Write| {
-                let model = lower::compile_files(files, &origins, &inputs, lower::PnJson);
+            let (origins, inputs) = (&origins, &inputs);
+            Some(Box::new(move |out: &mut dyn std::io::Write| {
+                let model = lower::compile_files(files, origins, inputs, lower::PnJson);
                 let written = write_model(out, layout, &model);
                 reclaim::release(model);
                 written
-            };
-            Some(sink(
-                &check,
-                bindings_blocks,
-                ModelWriter {
-                    write: Box::new(write),
-                },
-            ))
+            }))
         }
         CompileMode::Tree => {
             // One lowering serves the judgement of the layers and the model written. The
@@ -521,21 +516,15 @@ fn compile_loaded(
                 reclaim::release_tree(model);
                 None
             } else {
-                let write = move |out: &mut dyn std::io::Write| {
+                Some(Box::new(move |out: &mut dyn std::io::Write| {
                     let written = write_model(out, layout, &model);
                     reclaim::release_tree(model);
                     written
-                };
-                Some(sink(
-                    &check,
-                    bindings_blocks,
-                    ModelWriter {
-                        write: Box::new(write),
-                    },
-                ))
+                }))
             }
         }
     };
+    let written = model.map(|write| sink(&check, bindings_blocks, ModelWriter { write }));
     reclaim::release(inputs);
     reclaim::release(parsed);
     CompileReport {
