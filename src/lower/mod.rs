@@ -160,25 +160,18 @@ pub fn compile_tree<'a, E: Embed<'a>>(
         environments: Vec::new(),
         dynamic: Vec::new(),
     };
-    for input in inputs {
-        for site in input.program.body.iter().filter_map(|e| match &e.kind {
-            ExprKind::Site(s) => Some(s),
-            _ => None,
-        }) {
-            for item in &site.items {
-                match item {
-                    SiteItem::EnvironmentDefaults { ops, .. } => environments
-                        .defaults
-                        .extend(ops.iter().map(|op| lowerer.argument(&op.name, &op.value))),
-                    SiteItem::Environment { bodies, .. } => environments
-                        .environments
-                        .extend(bodies.iter().map(|b| lowerer.environment(b))),
-                    SiteItem::DynamicEnvironments { bodies, .. } => environments
-                        .dynamic
-                        .extend(bodies.iter().map(|b| lowerer.environment(b))),
-                    _ => {}
-                }
-            }
+    for item in site_items(inputs) {
+        match item {
+            SiteItem::EnvironmentDefaults { ops, .. } => environments
+                .defaults
+                .extend(ops.iter().map(|op| lowerer.argument(&op.name, &op.value))),
+            SiteItem::Environment { bodies, .. } => environments
+                .environments
+                .extend(bodies.iter().map(|b| lowerer.environment(b))),
+            SiteItem::DynamicEnvironments { bodies, .. } => environments
+                .dynamic
+                .extend(bodies.iter().map(|b| lowerer.environment(b))),
+            _ => {}
         }
     }
     let (composed, blocks) = composed_layers(inputs);
@@ -214,6 +207,20 @@ pub fn compile_tree<'a, E: Embed<'a>>(
     }
 }
 
+/// Every item of every `site { }` of `inputs`, in order.
+fn site_items<'i, 'a>(
+    inputs: &'i [LowerInput<'a>],
+) -> impl Iterator<Item = &'a SiteItem> + use<'i, 'a> {
+    inputs
+        .iter()
+        .flat_map(|input| input.program.body.iter())
+        .filter_map(|e| match &e.kind {
+            ExprKind::Site(site) => Some(site.items.iter()),
+            _ => None,
+        })
+        .flatten()
+}
+
 /// The categories a request of the tree has, highest first: the first `categories` a site of
 /// `inputs` declares (ARM-9's defaults without one), with `node`, `environment` and `common`
 /// where D8 puts them.
@@ -221,26 +228,18 @@ pub fn tree_categories<'a, E: Embed<'a>>(
     inputs: &[LowerInput<'a>],
     embed: &E,
 ) -> Vec<Category<E::X>> {
-    let declared = inputs
-        .iter()
-        .flat_map(|input| input.program.body.iter())
-        .filter_map(|e| match &e.kind {
-            ExprKind::Site(s) => Some(s),
-            _ => None,
-        })
-        .flat_map(|site| site.items.iter())
-        .find_map(|item| match item {
-            SiteItem::Categories { entries, .. } => Some(
-                entries
-                    .iter()
-                    .map(|c| Category {
-                        categorization: c.name.to_string(),
-                        value: embed.expression(&c.value),
-                    })
-                    .collect(),
-            ),
-            _ => None,
-        });
+    let declared = site_items(inputs).find_map(|item| match item {
+        SiteItem::Categories { entries, .. } => Some(
+            entries
+                .iter()
+                .map(|c| Category {
+                    categorization: c.name.to_string(),
+                    value: embed.expression(&c.value),
+                })
+                .collect(),
+        ),
+        _ => None,
+    });
     effective_categories(
         declared.unwrap_or_else(|| {
             DEFAULT_CATEGORIES
@@ -260,14 +259,7 @@ pub fn tree_categories<'a, E: Embed<'a>>(
 fn composed_layers<'a>(
     inputs: &[LowerInput<'a>],
 ) -> (Vec<layers::ComposedLayer>, Vec<(usize, &'a BindingsBlock)>) {
-    let specs = inputs
-        .iter()
-        .flat_map(|i| i.program.body.iter())
-        .filter_map(|e| match &e.kind {
-            ExprKind::Site(s) => Some(s),
-            _ => None,
-        })
-        .flat_map(|s| s.items.iter())
+    let specs = site_items(inputs)
         .find_map(|item| match item {
             SiteItem::Layers { layers: l, .. } => Some(l.iter().map(layers::spec_of).collect()),
             _ => None,
