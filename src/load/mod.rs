@@ -504,11 +504,7 @@ fn compile_loaded(
             model.environment = environment;
             model.hiera = hiera;
             if let Some(judgement) = &model_judgement {
-                let bindings = crate::compose::Bindings::build(&model.layers.layers);
-                let found =
-                    validate::judge_written_model(&check.files, &model, &bindings, judgement);
-                // Not read again: left to the exit with the model, which is written next.
-                reclaim::release(bindings);
+                let found = validate::judge_written_model(&check.files, &model, judgement);
                 check.diagnostics.extend(found);
                 diag::sort(&mut check.diagnostics);
             }

@@ -166,19 +166,22 @@ pub struct ModelJudgement {
 }
 
 /// The composition of the layers judged for every request on `model`, the tree's model as
-/// `pbc compile` writes it (lowered with positions and origins: the judgement reads neither),
-/// with the index `bindings` built on it. The findings are the ones [`check`] makes.
+/// `pbc compile` writes it (lowered with positions and origins: the judgement reads neither).
+/// The findings are the ones [`check`] makes. The index built for it is left to the exit: the
+/// model is written next, and the command ends.
 pub fn judge_written_model(
     files: &SourceMap,
     model: &TreeDocument<Code>,
-    bindings: &Bindings,
     judgement: &ModelJudgement,
 ) -> Vec<Diagnostic> {
     let levels = category_levels(&model.categories.categories);
-    judge_layers(files, &levels, bindings, judgement)
+    let bindings = Bindings::build(&model.layers.layers);
+    let found = judge_layers(files, &levels, &bindings, judgement)
         .into_iter()
         .map(Diagnostic::across_files)
-        .collect()
+        .collect();
+    crate::load::reclaim::release(bindings);
+    found
 }
 
 /// The findings of the analysis of the layers that no file of unknown bindings could change.
