@@ -341,6 +341,11 @@ struct FileAst<'a> {
     program: &'a puppet_bindings::ast::Program,
 }
 
+/// pbc allocates a node, a binding or a model entry at a time on every core; mimalloc does that
+/// in about 15% less time than the system's allocator (README, Dependencies).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // A panic is a bug in pbc, never the input's fault: say so, with what to report, and exit

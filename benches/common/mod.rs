@@ -180,3 +180,8 @@ pub fn run_timed(args: &[&str]) -> (f64, u64) {
     }
     best
 }
+
+// The allocator the `pbc` binary ships with, so that in-process figures are those of the
+// command.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
