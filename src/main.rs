@@ -636,48 +636,16 @@ fn compile_command(
         eprintln!("pbc: --cache indexes a tree's model: give the tree's directory");
         return ExitCode::from(2);
     }
-    // What the sink declined, said once compiling is over.
-    enum Declined {
-        NothingToCompile,
-        CannotIndex(String),
-    }
     let mut declined = None;
     let mut reported = false;
-    // Called only when the check found no errors: its warnings are printed, then the model is
-    // written while it exists (it is lowered once, for the check and for the output).
-    let sink = |check: &puppet_bindings::CheckReport,
-                bindings_blocks: usize,
-                model: puppet_bindings::ModelWriter|
-     -> std::io::Result<()> {
-        if files_mode && bindings_blocks == 0 {
-            declined = Some(Declined::NothingToCompile);
-            return Ok(());
-        }
-        let text = out.diagnostics(&check.files, &check.diagnostics, None);
-        let _ = std::io::stderr().write_all(text.as_bytes());
-        reported = true;
-        if cache {
-            let text = model.into_text()?;
-            match puppet_bindings::lower::cache::write(&text) {
-                Ok(bytes) => match output {
-                    Some(path) => write_atomically(path, |file| file.write_all(&bytes)),
-                    None => std::io::stdout()
-                        .lock()
-                        .write_all(&bytes)
-                        .and_then(|()| std::io::stdout().flush()),
-                },
-                Err(e) => {
-                    declined = Some(Declined::CannotIndex(e.to_string()));
-                    Ok(())
-                }
-            }
-        } else {
-            // Written as JSON straight to its output: no text in memory.
-            match output {
-                Some(path) => write_atomically(path, |file| model.write_to(file)),
-                None => model.write_to(std::io::stdout().lock()),
-            }
-        }
+    let sink = CompileSink {
+        out: &out,
+        output,
+        cache,
+        files_mode,
+        declined: &mut declined,
+        reported: &mut reported,
+        draft: None,
     };
     let compiled = match paths {
         [dir] if dir.is_dir() => puppet_bindings::compile_dir(dir, environment, layout, sink),
@@ -734,55 +702,176 @@ fn compile_command(
     }
 }
 
-/// Writes a temporary file beside `path`, then renames it over `path`: readers see the old file
-/// or the whole new one, never a partial model. The temporary file is created exclusively
-/// under a random name (no one can plant a link there), takes the target's permissions, and is
-/// removed on every failure; ones that a killed run left behind are removed by the next run.
-/// A target that exists and is not a regular file (a FIFO, a device, a link) is refused.
+/// What `pbc compile` declined to write, said once compiling is over.
+enum Declined {
+    NothingToCompile,
+    CannotIndex(String),
+}
+
+/// Where `pbc compile` puts the model: its output file, standard output, or the model's cache
+/// format. Its draft is the temporary file that becomes the output (or, for the cache, the
+/// JSON text the cache is made from), so a tree's model is written while its layers are still
+/// judged; the draft is dropped, the output untouched, if the check finds errors.
+struct CompileSink<'a> {
+    out: &'a Output,
+    output: Option<&'a std::path::Path>,
+    cache: bool,
+    files_mode: bool,
+    declined: &'a mut Option<Declined>,
+    /// Whether the check's findings were printed here (before the model is written).
+    reported: &'a mut bool,
+    draft: Option<Draft>,
+}
+
+enum Draft {
+    /// The output file, or why it could not be made (said if the check passes).
+    File(std::io::Result<AtomicFile>),
+    Text(Vec<u8>),
+}
+
+impl puppet_bindings::ModelSink for CompileSink<'_> {
+    fn draft(&mut self) -> Option<&mut (dyn Write + Send)> {
+        let draft = match (self.cache, self.output) {
+            (true, _) => Draft::Text(Vec::new()),
+            (false, Some(path)) => Draft::File(AtomicFile::create(path)),
+            // Standard output cannot take back what it was given.
+            (false, None) => return None,
+        };
+        match self.draft.insert(draft) {
+            Draft::File(Ok(file)) => Some(file.as_file_mut()),
+            Draft::File(Err(_)) => None,
+            Draft::Text(text) => Some(text),
+        }
+    }
+
+    fn accept(
+        self,
+        check: &puppet_bindings::CheckReport,
+        bindings_blocks: usize,
+        model: puppet_bindings::ModelWriter,
+    ) -> std::io::Result<()> {
+        if self.files_mode && bindings_blocks == 0 {
+            *self.declined = Some(Declined::NothingToCompile);
+            return Ok(());
+        }
+        let text = self.out.diagnostics(&check.files, &check.diagnostics, None);
+        let _ = std::io::stderr().write_all(text.as_bytes());
+        *self.reported = true;
+        if self.cache {
+            let text = match self.draft {
+                Some(Draft::Text(mut text)) => {
+                    model.write_to(&mut text)?;
+                    String::from_utf8(text).map_err(std::io::Error::other)?
+                }
+                _ => model.into_text()?,
+            };
+            return match puppet_bindings::lower::cache::write(&text) {
+                Ok(bytes) => match self.output {
+                    Some(path) => write_atomically(path, |file| file.write_all(&bytes)),
+                    None => std::io::stdout()
+                        .lock()
+                        .write_all(&bytes)
+                        .and_then(|()| std::io::stdout().flush()),
+                },
+                Err(e) => {
+                    *self.declined = Some(Declined::CannotIndex(e.to_string()));
+                    Ok(())
+                }
+            };
+        }
+        // Written as JSON straight to its output: no text in memory.
+        match (self.output, self.draft) {
+            (Some(_), Some(Draft::File(file))) => {
+                let mut file = file?;
+                model.write_to(file.as_file_mut())?;
+                file.commit()
+            }
+            (Some(path), _) => write_atomically(path, |file| model.write_to(file)),
+            (None, _) => model.write_to(std::io::stdout().lock()),
+        }
+    }
+}
+
+/// Writes `path` as an [`AtomicFile`]: readers see the old file or the whole new one.
 fn write_atomically(
     path: &std::path::Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    use std::io::{Error, ErrorKind};
-    let permissions = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_file() => Some(m.permissions()),
-        Ok(_) => {
-            return Err(Error::new(
-                ErrorKind::InvalidInput,
-                format!(
-                    "{} exists and is not a regular file; pbc replaces only regular files",
-                    path.display()
-                ),
-            ))
+    let mut file = AtomicFile::create(path)?;
+    write(file.as_file_mut())?;
+    file.commit()
+}
+
+/// A temporary file beside `path` that [`commit`](AtomicFile::commit) renames over `path`:
+/// readers see the old file or the whole new one, never a partial model. The temporary file is
+/// created exclusively under a random name (no one can plant a link there), takes the target's
+/// permissions, and is removed on every failure and when dropped uncommitted; ones that a
+/// killed run left behind are removed by the next run. A target that exists and is not a
+/// regular file (a FIFO, a device, a link) is refused.
+struct AtomicFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+    /// The target's permissions, when it exists.
+    permissions: Option<std::fs::Permissions>,
+}
+
+impl AtomicFile {
+    fn create(path: &std::path::Path) -> std::io::Result<AtomicFile> {
+        use std::io::{Error, ErrorKind};
+        let permissions = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_file() => Some(m.permissions()),
+            Ok(_) => {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "{} exists and is not a regular file; pbc replaces only regular files",
+                        path.display()
+                    ),
+                ))
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = path
+            .file_name()
+            .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
+        let prefix = format!(".{name}.pbc-");
+        remove_stale_temporaries(&dir, &prefix);
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        // A new model is created as any new file is (0666 less the umask), not private as a
+        // temporary would be: CI writes it for others to read.
+        #[cfg(unix)]
+        if permissions.is_none() {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
         }
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
-    let prefix = format!(".{name}.pbc-");
-    remove_stale_temporaries(&dir, &prefix);
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    // A new model is created as any new file is (0666 less the umask), not private as a
-    // temporary would be: CI writes it for others to read.
-    #[cfg(unix)]
-    if permissions.is_none() {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
+        Ok(AtomicFile {
+            tmp: builder.tempfile_in(&dir)?,
+            path: path.to_path_buf(),
+            permissions,
+        })
     }
-    let mut tmp = builder.tempfile_in(&dir)?;
-    write(tmp.as_file_mut())?;
-    tmp.as_file().sync_all()?;
-    if let Some(p) = permissions {
-        tmp.as_file().set_permissions(p)?;
+
+    fn as_file_mut(&mut self) -> &mut std::fs::File {
+        self.tmp.as_file_mut()
     }
-    tmp.persist(path).map(|_| ()).map_err(|e| e.error)
+
+    /// Makes the written file the target, once it is on disk.
+    fn commit(self) -> std::io::Result<()> {
+        self.tmp.as_file().sync_all()?;
+        if let Some(p) = self.permissions {
+            self.tmp.as_file().set_permissions(p)?;
+        }
+        self.tmp
+            .persist(&self.path)
+            .map(|_| ())
+            .map_err(|e| e.error)
+    }
 }
 
 /// Temporary files of our naming pattern older than an hour: left by a run that was killed

@@ -238,9 +238,43 @@ fn compile_writes_the_model_atomically_and_only_when_clean() {
     assert!(stdout.is_empty());
     assert!(stderr.contains("error[CONFLICTING_BINDINGS]"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&out).expect("still there"), written);
+
+    // A tree whose files are clean and whose layers conflict: its model is written to a
+    // temporary file while the layers are judged, and that file is thrown away.
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(tree.join("manifests")).expect("tree");
+    std::fs::create_dir_all(tree.join("bindings")).expect("tree");
+    std::fs::write(
+        tree.join("manifests/site.pp"),
+        "site {\n  bindings => [layer { 'site': include => ['confdir:/a', 'confdir:/b'] }]\n}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        tree.join("bindings/a.pp"),
+        "bindings a { bind 'port' to 1 }\n",
+    )
+    .expect("write");
+    std::fs::write(
+        tree.join("bindings/b.pp"),
+        "bindings b { bind 'port' to 2 }\n",
+    )
+    .expect("write");
+    let tree_arg = tree.to_string_lossy().into_owned();
+    let (code, stdout, stderr) = pbc(&["compile", "-o", &out_arg, &tree_arg]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.is_empty());
+    assert_eq!(
+        stderr.matches("error[").count(),
+        stderr.matches("error[CONFLICTING_BINDINGS]").count(),
+        "only the layers' judgement finds errors: {stderr}"
+    );
+    assert!(stderr.contains("error[CONFLICTING_BINDINGS]"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&out).expect("still there"), written);
+
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
         .expect("temp dir")
         .map(|e| e.expect("entry").file_name())
+        .filter(|name| name != "tree")
         .collect();
     assert_eq!(leftovers.len(), 1, "{leftovers:?}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -341,40 +341,107 @@ impl CompileReport {
     }
 }
 
-/// Where `pbc compile` puts the model. It is called once, and only when the check found no
-/// errors, with the check's report (warnings, the number of files), the number of `bindings`
-/// blocks, and the model to write: the model exists only for the call, which is what lets a
-/// tree be lowered once for both its check and its model.
-pub trait ModelSink: FnOnce(&CheckReport, usize, ModelWriter) -> std::io::Result<()> {}
+/// Where `pbc compile` puts the model. [`accept`](ModelSink::accept) is called once, and only
+/// when the check found no errors, with the check's report (warnings, the number of files), the
+/// number of `bindings` blocks, and the model: the model exists only for the call, which is
+/// what lets a tree be lowered once for both its check and its model. A closure of those three
+/// arguments is a sink.
+pub trait ModelSink {
+    /// Somewhere the model may be written before the check has its last word: a tree's layers
+    /// are judged on the model that is written, and the two then run side by side, on two
+    /// cores. What is written there must not be seen by anyone unless `accept` is called (a
+    /// temporary file, a buffer). `None`, the default, writes the model in `accept` only.
+    fn draft(&mut self) -> Option<&mut (dyn std::io::Write + Send)> {
+        None
+    }
 
-impl<F: FnOnce(&CheckReport, usize, ModelWriter) -> std::io::Result<()>> ModelSink for F {}
+    /// Takes the checked model (see [`ModelWriter::write_to`] for a model already drafted).
+    fn accept(
+        self,
+        check: &CheckReport,
+        bindings_blocks: usize,
+        model: ModelWriter,
+    ) -> std::io::Result<()>;
+}
+
+impl<F: FnOnce(&CheckReport, usize, ModelWriter) -> std::io::Result<()>> ModelSink for F {
+    fn accept(
+        self,
+        check: &CheckReport,
+        bindings_blocks: usize,
+        model: ModelWriter,
+    ) -> std::io::Result<()> {
+        self(check, bindings_blocks, model)
+    }
+}
 
 /// A [`ModelSink`] that keeps the model's JSON text in `text` (for a caller that wants it in
-/// memory: tests, benchmarks).
+/// memory: tests, benchmarks). The text is drafted while the layers are judged, and kept only
+/// if the check passes.
 pub fn keep_text(text: &mut Option<String>) -> impl ModelSink + '_ {
-    move |_: &CheckReport, _: usize, model: ModelWriter| {
-        *text = Some(model.into_text()?);
+    KeepText {
+        text,
+        draft: Vec::new(),
+    }
+}
+
+struct KeepText<'t> {
+    text: &'t mut Option<String>,
+    draft: Vec<u8>,
+}
+
+impl ModelSink for KeepText<'_> {
+    fn draft(&mut self) -> Option<&mut (dyn std::io::Write + Send)> {
+        Some(&mut self.draft)
+    }
+
+    fn accept(mut self, _: &CheckReport, _: usize, model: ModelWriter) -> std::io::Result<()> {
+        model.write_to(&mut self.draft)?;
+        let text = String::from_utf8(self.draft)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        *self.text = Some(text);
         Ok(())
     }
 }
 
-/// A checked tree's model, handed to a [`ModelSink`]: its JSON goes straight to what it is
-/// written to and is never held whole in memory (57 MB of text for 110,000 bindings).
+/// A checked tree's model, handed to [`ModelSink::accept`]: its JSON goes straight to what it
+/// is written to and is never held whole in memory (57 MB of text for 110,000 bindings).
 pub struct ModelWriter<'m> {
-    write: Box<WriteModel<'m>>,
+    state: ModelState<'m>,
+}
+
+enum ModelState<'m> {
+    ToWrite(Box<WriteModel<'m>>),
+    /// Written to the sink's draft while the layers were judged: how that went.
+    Drafted(std::io::Result<()>),
 }
 
 /// What writes a model's JSON (and frees the model) to what it is given.
 type WriteModel<'m> = dyn FnOnce(&mut dyn std::io::Write) -> std::io::Result<()> + 'm;
 
 impl ModelWriter<'_> {
-    /// Writes the model's JSON, with a final newline, to `out` (buffered here).
+    /// Writes the model's JSON, with a final newline, to `out` (buffered here). A model the
+    /// sink's [`draft`](ModelSink::draft) already holds is not written again: `out` must then
+    /// be that draft, and this says how writing it went.
     pub fn write_to<W: std::io::Write>(self, mut out: W) -> std::io::Result<()> {
-        (self.write)(&mut out)
+        match self.state {
+            ModelState::ToWrite(write) => write(&mut out),
+            ModelState::Drafted(written) => written,
+        }
     }
 
-    /// The model's JSON as text, with a final newline.
+    /// Whether the model is already in the sink's draft.
+    pub fn is_drafted(&self) -> bool {
+        matches!(self.state, ModelState::Drafted(_))
+    }
+
+    /// The model's JSON as text, with a final newline (for a sink without a draft).
     pub fn into_text(self) -> std::io::Result<String> {
+        if self.is_drafted() {
+            return Err(std::io::Error::other(
+                "the model was written to the sink's draft",
+            ));
+        }
         let mut bytes = Vec::new();
         self.write_to(&mut bytes)?;
         String::from_utf8(bytes)
@@ -459,7 +526,7 @@ fn compile_loaded(
     loaded: LoadedTree,
     mode: CompileMode,
     layout: JsonLayout,
-    sink: impl ModelSink,
+    mut sink: impl ModelSink,
 ) -> CompileReport {
     let bindings_blocks = loaded
         .parsed
@@ -479,18 +546,20 @@ fn compile_loaded(
         .map(|(role, program)| lower::LowerInput { role, program })
         .collect();
     let has_errors = |check: &CheckReport| check.diagnostics.iter().any(diag::Diagnostic::is_error);
-    // What writes the model, when the check lets it be written.
-    let model: Option<Box<WriteModel>> = match mode {
+    // The model, when the check lets it be written.
+    let model: Option<ModelState> = match mode {
         CompileMode::Files if has_errors(&check) => None,
         CompileMode::Files => {
             let files = &check.files;
             let (origins, inputs) = (&origins, &inputs);
-            Some(Box::new(move |out: &mut dyn std::io::Write| {
-                let model = lower::compile_files(files, origins, inputs, lower::PnJson);
-                let written = write_model(out, layout, &model);
-                reclaim::release(model);
-                written
-            }))
+            Some(ModelState::ToWrite(Box::new(
+                move |out: &mut dyn std::io::Write| {
+                    let model = lower::compile_files(files, origins, inputs, lower::PnJson);
+                    let written = write_model(out, layout, &model);
+                    reclaim::release(model);
+                    written
+                },
+            )))
         }
         CompileMode::Tree => {
             // One lowering serves the judgement of the layers and the model written. The
@@ -503,24 +572,38 @@ fn compile_loaded(
             );
             model.environment = environment;
             model.hiera = hiera;
+            let mut drafted = None;
             if let Some(judgement) = &model_judgement {
-                let found = validate::judge_written_model(&check.files, &model, judgement);
+                // Writing a model the check has already refused would be work thrown away.
+                let draft = if has_errors(&check) {
+                    None
+                } else {
+                    sink.draft()
+                };
+                let (found, written) =
+                    judge_while_drafting(&check.files, &model, judgement, draft, layout);
                 check.diagnostics.extend(found);
                 diag::sort(&mut check.diagnostics);
+                drafted = written;
             }
             if has_errors(&check) {
                 reclaim::release_tree(model);
                 None
+            } else if let Some(written) = drafted {
+                reclaim::release_tree(model);
+                Some(ModelState::Drafted(written))
             } else {
-                Some(Box::new(move |out: &mut dyn std::io::Write| {
-                    let written = write_model(out, layout, &model);
-                    reclaim::release_tree(model);
-                    written
-                }))
+                Some(ModelState::ToWrite(Box::new(
+                    move |out: &mut dyn std::io::Write| {
+                        let written = write_model(out, layout, &model);
+                        reclaim::release_tree(model);
+                        written
+                    },
+                )))
             }
         }
     };
-    let written = model.map(|write| sink(&check, bindings_blocks, ModelWriter { write }));
+    let written = model.map(|state| sink.accept(&check, bindings_blocks, ModelWriter { state }));
     reclaim::release(inputs);
     reclaim::release(parsed);
     CompileReport {
@@ -528,6 +611,29 @@ fn compile_loaded(
         bindings_blocks,
         written,
     }
+}
+
+/// Judges a tree's layers on its model ([`validate::judge_written_model`]) and, when there is a
+/// draft, writes the model to it meanwhile on this thread: the two read the same model, and
+/// each takes about as long as the other. The judgement's findings, and how the draft went.
+fn judge_while_drafting(
+    files: &span::SourceMap,
+    model: &lower::model::TreeDocument<crate::eval::code::Code>,
+    judgement: &validate::ModelJudgement,
+    draft: Option<&mut (dyn std::io::Write + Send)>,
+    layout: JsonLayout,
+) -> (Vec<diag::Diagnostic>, Option<std::io::Result<()>>) {
+    let Some(draft) = draft else {
+        return (validate::judge_written_model(files, model, judgement), None);
+    };
+    std::thread::scope(|scope| {
+        let judging = scope.spawn(|| validate::judge_written_model(files, model, judgement));
+        let written = write_model(draft, layout, model);
+        match judging.join() {
+            Ok(found) => (found, Some(written)),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
 }
 
 /// A checked tree with its programs: what lowering (for `pbc compile`) and the injector (for
