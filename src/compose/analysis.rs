@@ -114,8 +114,8 @@ pub fn analyse(bindings: &Bindings, levels: &HashMap<SmolStr, u16>) -> Vec<Findi
     crate::parallel::parallel_map(jobs, |job| {
         let mut out = Vec::new();
         let first = job * KEYS_PER_JOB;
-        for (key, entry) in keys.iter().enumerate().skip(first).take(KEYS_PER_JOB) {
-            KeyAnalysis::new(bindings, levels, &entry.candidates).run(key, &mut out);
+        for key in (first..keys.len()).take(KEYS_PER_JOB) {
+            KeyAnalysis::new(bindings, levels, bindings.candidates_of(key)).run(key, &mut out);
         }
         out
     })

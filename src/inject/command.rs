@@ -306,10 +306,10 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         let Some(entry) = index.entry(key) else {
             return Vec::new();
         };
-        let mut files: Vec<String> = index.keys[entry]
-            .candidates
+        let mut files: Vec<String> = index
+            .candidates_of(entry)
             .iter()
-            .map(|&c| index.candidates[c].origin.file.clone())
+            .map(|&c| index.candidates[c].origin.file.to_string())
             .collect();
         files.dedup();
         files

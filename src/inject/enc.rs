@@ -36,7 +36,7 @@ pub fn add_to_model<'a>(model: &mut TreeDocument<Code<'a>>, enc: &Enc) {
         .find(|c| c.categorization == "node")
         .map(|c| c.value.clone());
     let origin = Origin {
-        file: enc.file.clone(),
+        file: enc.file.as_str().into(),
         line: 1,
         column: 1,
         span: Span::NONE,

@@ -179,7 +179,7 @@ impl Injector<'_> {
         let result = self.lookup_found_key(key);
         let c = &self.composition;
         let index = c.entry(key);
-        let entry = index.map(|e| &c.bindings.keys[e]);
+        let entry = index.map(|e| c.bindings.candidates_of(e));
         let outcome = index.map(|e| c.winner(e));
         let winner_index = match outcome {
             Some(Ok(Some(w))) => Some(*w),
@@ -191,7 +191,7 @@ impl Injector<'_> {
         };
         let winner_layer = winner_index.map(|w| c.candidates()[w].layer);
         let mut layers: Vec<LayerLines> = Vec::new();
-        for &i in entry.map_or(&[][..], |e| e.candidates.as_slice()) {
+        for &i in entry.unwrap_or_default() {
             let cand = &c.candidates()[i];
             let precedence = c.precedence(i);
             let layer_name = c.layer_names()[cand.layer].to_string();
@@ -270,8 +270,7 @@ impl Injector<'_> {
         let winner = winner_index.map(|w| {
             let wc = &c.candidates()[w];
             let in_layer = entry.map_or(0, |e| {
-                e.candidates
-                    .iter()
+                e.iter()
                     .filter(|&&i| c.candidates()[i].layer == wc.layer && c.precedence(i).is_some())
                     .count()
             });
@@ -379,8 +378,9 @@ impl Injector<'_> {
         let h = self.hiera.as_ref()?;
         let c = &self.composition;
         let entry = c.entry(key)?;
-        if !c.bindings.keys[entry]
-            .candidates
+        if !c
+            .bindings
+            .candidates_of(entry)
             .iter()
             .any(|&i| c.candidates()[i].hiera_level.is_some())
         {

@@ -488,7 +488,7 @@ impl<'m> Injector<'m> {
             Bound::Rebind(_) => {
                 let entry = self.composition.entry(key);
                 let others: Vec<usize> = entry
-                    .map(|e| &self.composition.bindings.keys[e].candidates)
+                    .map(|e| self.composition.bindings.candidates_of(e))
                     .into_iter()
                     .flatten()
                     .copied()

@@ -641,8 +641,8 @@ fn judge_while_drafting(
 pub struct LoadedTree {
     pub check: CheckReport,
     parsed: Vec<(tree::FileRole, ast::Program)>,
-    /// The name the model records for each file, by file id.
-    origins: Vec<String>,
+    /// The name the model records for each file, by file id (shared by every binding's origin).
+    origins: Vec<smol_str::SmolStr>,
     /// The environment the files are (`production` unless one was selected): the model says so.
     pub environment: String,
     /// The Hiera 5 levels the files hold (D24), which their Hiera programs index.
@@ -780,7 +780,7 @@ fn load_judged(
                 .iter_mut()
                 .chain(level.default_hierarchy.iter_mut())
             {
-                entry.origin.file = name(config);
+                entry.origin.file = name(config).into();
             }
             for (file, id) in level.files.iter_mut().zip(ids) {
                 file.file = name(id);
@@ -795,7 +795,7 @@ fn load_judged(
             file_count: analysed.file_count,
         },
         parsed: analysed.parsed,
-        origins: by_id,
+        origins: by_id.into_iter().map(smol_str::SmolStr::from).collect(),
         environment: tree::DEFAULT_ENVIRONMENT.to_string(),
         hiera,
         model_judgement: analysed.model_judgement,
@@ -1211,7 +1211,7 @@ fn read_hiera5_level(
                 files.line_col(config_id, entry.span.start)
             };
             let origin = crate::lower::model::Origin {
-                file: config_name.clone(),
+                file: config_name.as_str().into(),
                 line,
                 column,
                 span: entry.span,

@@ -21,6 +21,7 @@ use crate::span::{SourceMap, Span};
 use crate::tree::FileRole;
 use crate::types::PType;
 use model::*;
+use smol_str::SmolStr;
 
 /// How lowering holds a Puppet expression or value inside the model: as JSON ([`PnJson`]: PN
 /// for expressions, plain JSON for literals) when the model is written, or in a form the
@@ -120,7 +121,7 @@ pub struct LowerInput<'a> {
 /// Lowers bindings files on their own (`pbc compile FILE...`): one `NamedBindings` per block.
 pub fn compile_files<'a, E: Embed<'a>>(
     files: &SourceMap,
-    origin_names: &[String],
+    origin_names: &[SmolStr],
     inputs: &[LowerInput<'a>],
     embed: E,
 ) -> FilesDocument<E::X> {
@@ -146,7 +147,7 @@ pub fn compile_files<'a, E: Embed<'a>>(
 /// each holding the bindings files its URIs resolve to, then the system layer.
 pub fn compile_tree<'a, E: Embed<'a>>(
     files: &SourceMap,
-    origin_names: &[String],
+    origin_names: &[SmolStr],
     inputs: &[LowerInput<'a>],
     embed: E,
 ) -> TreeDocument<E::X> {
@@ -421,7 +422,7 @@ fn embed(json: String) -> Json {
 
 struct Lowerer<'s, E> {
     files: &'s SourceMap,
-    origin_names: &'s [String],
+    origin_names: &'s [SmolStr],
     embed: E,
 }
 
@@ -429,7 +430,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     fn origin(&self, span: Span) -> Origin {
         if !self.embed.positions() {
             return Origin {
-                file: String::new(),
+                file: SmolStr::default(),
                 line: 0,
                 column: 0,
                 span,
@@ -438,7 +439,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
         let (line, column) = self.files.line_col(span.file, span.start);
         let file = match self.origin_names.get(span.file.0 as usize) {
             Some(n) => n.clone(),
-            None => self.files.name(span.file).to_string(),
+            None => self.files.name(span.file).into(),
         };
         Origin {
             file,

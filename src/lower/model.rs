@@ -73,7 +73,7 @@ pub struct FilesDocument<X = Json> {
 /// column (in characters).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Origin {
-    pub file: String,
+    pub file: smol_str::SmolStr,
     pub line: usize,
     pub column: usize,
     /// Where it is in the checked sources (not written: a reader has the three fields above;

@@ -293,7 +293,7 @@ struct Walk<'f, F> {
 /// The binding being walked (an empty file: none).
 #[derive(Default)]
 struct Place {
-    file: String,
+    file: smol_str::SmolStr,
     line: usize,
     column: usize,
 }

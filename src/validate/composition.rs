@@ -302,7 +302,7 @@ impl Words<'_> {
             }
             FindingKind::Abstract { candidate } => {
                 let me = cand(*candidate);
-                let entry = &bindings.keys[f.key].candidates;
+                let entry = bindings.candidates_of(f.key);
                 let mut d = if f.always {
                     Diagnostic::error(
                         codes::ABSTRACT_NOT_OVERRIDDEN,
@@ -376,7 +376,7 @@ impl Words<'_> {
                     .get(id.as_str())
                     .map_or(&[][..], |v| v.as_slice());
                 let (a, b) = (&list[*first], &list[*second]);
-                let array = bindings.keys[f.key].candidates.iter().any(|&i| {
+                let array = bindings.candidates_of(f.key).iter().any(|&i| {
                     matches!(cand(i).bound, Bound::Multibinding(m) if matches!(crate::lower::model::ptype(&m.type_), crate::types::PType::Array(_)))
                 });
                 let named = b.binding.name.as_deref().filter(|n| !n.is_empty());
