@@ -102,6 +102,15 @@ pub fn set_max_file_size(bytes: u64) {
 /// (`/dev/zero`) or a directory is refused, and so is a file larger than the limit: nothing
 /// endless is read until memory runs out. `what` says what the file is for, in the error.
 pub fn read_file(path: &Path, what: &str) -> std::io::Result<Vec<u8>> {
+    read_identified(path, what).1
+}
+
+/// [`read_file`], with the file's identity ([`FileIdentity`]) taken from the open file, when
+/// it could be opened: the `stat` that reading makes anyway, not another one of its path.
+pub fn read_identified(
+    path: &Path,
+    what: &str,
+) -> (Option<FileIdentity>, std::io::Result<Vec<u8>>) {
     use std::io::{Error, ErrorKind, Read};
     let limit = MAX_FILE_SIZE.load(std::sync::atomic::Ordering::Relaxed);
     let fail = |kind: ErrorKind, why: String| {
@@ -110,35 +119,51 @@ pub fn read_file(path: &Path, what: &str) -> std::io::Result<Vec<u8>> {
             format!("cannot read the {what} `{}`: {why}", path.display()),
         )
     };
-    let file = std::fs::File::open(path).map_err(|e| fail(e.kind(), io_reason(&e)))?;
-    let meta = file.metadata().map_err(|e| fail(e.kind(), io_reason(&e)))?;
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) => return (None, Err(fail(e.kind(), io_reason(&e)))),
+    };
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
+        Err(e) => return (None, Err(fail(e.kind(), io_reason(&e)))),
+    };
+    let identity = identity_of(&meta);
     if !meta.is_file() {
-        return Err(fail(
-            ErrorKind::InvalidInput,
-            "it is not a regular file".to_string(),
-        ));
+        return (
+            identity,
+            Err(fail(
+                ErrorKind::InvalidInput,
+                "it is not a regular file".to_string(),
+            )),
+        );
     }
     if meta.len() > limit {
-        return Err(fail(
-            ErrorKind::InvalidData,
-            format!(
-                "it has {} bytes, more than the limit of {limit} (`--max-file-size` raises it)",
-                meta.len()
-            ),
-        ));
+        return (
+            identity,
+            Err(fail(
+                ErrorKind::InvalidData,
+                format!(
+                    "it has {} bytes, more than the limit of {limit} (`--max-file-size` raises it)",
+                    meta.len()
+                ),
+            )),
+        );
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     // A file that grows while being read stops at the limit too.
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(e.kind(), io_reason(&e)))?;
-    if bytes.len() as u64 > limit {
-        return Err(fail(
-            ErrorKind::InvalidData,
-            format!("it grew past the limit of {limit} bytes while being read"),
-        ));
+    if let Err(e) = file.take(limit + 1).read_to_end(&mut bytes) {
+        return (identity, Err(fail(e.kind(), io_reason(&e))));
     }
-    Ok(bytes)
+    if bytes.len() as u64 > limit {
+        return (
+            identity,
+            Err(fail(
+                ErrorKind::InvalidData,
+                format!("it grew past the limit of {limit} bytes while being read"),
+            )),
+        );
+    }
+    (identity, Ok(bytes))
 }
 
 /// The system's reason for an I/O error, without Rust's `(os error N)` suffix.
@@ -220,14 +245,24 @@ pub enum FileIdentity {
 }
 
 pub fn file_identity(path: &Path) -> FileIdentity {
+    if let Some(identity) = std::fs::metadata(path).ok().as_ref().and_then(identity_of) {
+        return identity;
+    }
+    FileIdentity::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// The device and inode `meta` gives, where the system has them.
+fn identity_of(meta: &std::fs::Metadata) -> Option<FileIdentity> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        if let Ok(m) = std::fs::metadata(path) {
-            return FileIdentity::Inode(m.dev(), m.ino());
-        }
+        Some(FileIdentity::Inode(meta.dev(), meta.ino()))
     }
-    FileIdentity::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
 }
 
 /// What `path` is, as [`may_follow`] lets pbc see it, from one `stat` when it is no link:

@@ -122,11 +122,14 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     }
     // Every file once, whatever name it is reached by; an environment's role for it wins over
     // the one its path implies.
-    let mut by_path: std::collections::BTreeMap<source::FileIdentity, tree::TreeFile> =
-        std::collections::BTreeMap::new();
+    let mut by_identity: std::collections::BTreeMap<
+        source::FileIdentity,
+        (&tree::TreeFile, std::io::Result<Vec<u8>>),
+    > = std::collections::BTreeMap::new();
     let everything = tree::discover(&[dir.to_path_buf()])?;
     // A path met again (environments share their modules) is the same file: only distinct
-    // paths are asked for their identity, a `stat` each, on every core.
+    // paths are read, on every core, each file's identity taken from the file opened to read
+    // it (a `stat` of each path as well took a tenth of `pbc check` on 100,000 files).
     let mut seen: std::collections::HashSet<&std::ffi::OsStr> = std::collections::HashSet::new();
     let distinct: Vec<&tree::TreeFile> = environments
         .iter()
@@ -134,11 +137,24 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
         .chain(&everything)
         .filter(|f| seen.insert(f.path.as_os_str()))
         .collect();
-    let identities = parallel_map(distinct.len(), |i| source::file_identity(&distinct[i].path));
-    for (f, identity) in distinct.into_iter().zip(identities) {
-        by_path.entry(identity).or_insert_with(|| f.clone());
+    let read = parallel_map(distinct.len(), |i| {
+        source::read_identified(&distinct[i].path, "manifest")
+    });
+    for (f, (identity, bytes)) in distinct.into_iter().zip(read) {
+        let identity = identity.unwrap_or_else(|| source::file_identity(&f.path));
+        by_identity.entry(identity).or_insert((f, bytes));
     }
-    let inputs = read_inputs(&by_path.values().collect::<Vec<_>>())?;
+    // The first file in that order that cannot be read is the error, as `read_inputs` says.
+    let inputs = by_identity
+        .into_values()
+        .map(|(f, bytes)| {
+            Ok(SourceInput {
+                name: f.display.clone(),
+                role: f.role.clone(),
+                bytes: bytes?,
+            })
+        })
+        .collect::<std::io::Result<Vec<SourceInput>>>()?;
     let groups: Vec<(String, Vec<String>)> = environments
         .into_iter()
         .map(|(name, files)| (name, files.into_iter().map(|f| f.display).collect()))
