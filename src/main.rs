@@ -738,7 +738,7 @@ impl puppet_bindings::ModelSink for CompileSink<'_> {
             (false, None) => return None,
         };
         match self.draft.insert(draft) {
-            Draft::File(Ok(file)) => Some(file.as_file_mut()),
+            Draft::File(Ok(file)) => Some(file),
             Draft::File(Err(_)) => None,
             Draft::Text(text) => Some(text),
         }
@@ -783,7 +783,7 @@ impl puppet_bindings::ModelSink for CompileSink<'_> {
         match (self.output, self.draft) {
             (Some(_), Some(Draft::File(file))) => {
                 let mut file = file?;
-                model.write_to(file.as_file_mut())?;
+                model.write_to(&mut file)?;
                 file.commit()
             }
             (Some(path), _) => write_atomically(path, |file| model.write_to(file)),
@@ -810,6 +810,11 @@ fn write_atomically(
 /// regular file (a FIFO, a device, a link) is refused.
 struct AtomicFile {
     tmp: tempfile::NamedTempFile,
+    /// Written since the last flush to disk was started.
+    unflushed: usize,
+    /// Flushes what was written so far to disk while more is written, so that `commit` waits
+    /// only for the last part (a model is tens of megabytes).
+    flushing: Option<std::thread::JoinHandle<std::io::Result<()>>>,
     path: PathBuf,
     /// The target's permissions, when it exists.
     permissions: Option<std::fs::Permissions>,
@@ -852,6 +857,8 @@ impl AtomicFile {
         }
         Ok(AtomicFile {
             tmp: builder.tempfile_in(&dir)?,
+            unflushed: 0,
+            flushing: None,
             path: path.to_path_buf(),
             permissions,
         })
@@ -862,7 +869,12 @@ impl AtomicFile {
     }
 
     /// Makes the written file the target, once it is on disk.
-    fn commit(self) -> std::io::Result<()> {
+    fn commit(mut self) -> std::io::Result<()> {
+        if let Some(flushing) = self.flushing.take() {
+            flushing
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        }
         self.tmp.as_file().sync_all()?;
         if let Some(p) = self.permissions {
             self.tmp.as_file().set_permissions(p)?;
@@ -871,6 +883,28 @@ impl AtomicFile {
             .persist(&self.path)
             .map(|_| ())
             .map_err(|e| e.error)
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let written = self.tmp.as_file_mut().write(buf)?;
+        self.unflushed += written;
+        // Every 8 MB, unless the last flush is still running.
+        if self.unflushed >= 8 << 20 && self.flushing.as_ref().is_none_or(|f| f.is_finished()) {
+            if let Some(done) = self.flushing.take() {
+                done.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            }
+            let file = self.tmp.as_file().try_clone()?;
+            self.flushing = Some(std::thread::spawn(move || file.sync_data()));
+            self.unflushed = 0;
+        }
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
