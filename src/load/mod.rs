@@ -110,9 +110,21 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     // Per environment, the files it reads; findings about environments that cannot be read.
     let mut environments: Vec<(String, Vec<tree::TreeFile>)> = Vec::new();
     let mut unreadable: Vec<diag::Diagnostic> = Vec::new();
+    // Environments laid out alike (a site's static environments often are) read the same
+    // files: the tree is walked for the first of them only.
+    let mut walked: Vec<(tree::EnvironmentLayout, usize)> = Vec::new();
     for (name, selected) in resolved {
         match selected {
-            Ok(selected) => environments.push((name, selected.layout.files()?)),
+            Ok(selected) => {
+                let files = match walked.iter().find(|(layout, _)| *layout == selected.layout) {
+                    Some(&(_, alike)) => environments[alike].1.clone(),
+                    None => {
+                        walked.push((selected.layout.clone(), environments.len()));
+                        selected.layout.files()?
+                    }
+                };
+                environments.push((name, files));
+            }
             // A request can select it (`--env`), and would fail the same way.
             Err(d) => {
                 unreadable
