@@ -888,16 +888,20 @@ impl AtomicFile {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let written = self.tmp.as_file_mut().write(buf)?;
-        self.unflushed += written;
-        // Every 8 MB, unless the last flush is still running.
-        if self.unflushed >= 8 << 20 && self.flushing.as_ref().is_none_or(|f| f.is_finished()) {
+        // A flush that failed fails the next write, before it writes anything.
+        if self.flushing.as_ref().is_some_and(|f| f.is_finished()) {
             if let Some(done) = self.flushing.take() {
                 done.join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
             }
-            let file = self.tmp.as_file().try_clone()?;
-            self.flushing = Some(std::thread::spawn(move || file.sync_data()));
+        }
+        let written = self.tmp.as_file_mut().write(buf)?;
+        self.unflushed += written;
+        // Every 8 MB, unless the last flush is still running.
+        if self.unflushed >= 8 << 20 && self.flushing.is_none() {
+            if let Ok(file) = self.tmp.as_file().try_clone() {
+                self.flushing = Some(std::thread::spawn(move || file.sync_data()));
+            }
             self.unflushed = 0;
         }
         Ok(written)
