@@ -56,6 +56,12 @@ pub struct CheckReport {
     pub file_count: usize,
 }
 
+impl CheckReport {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(diag::Diagnostic::is_error)
+    }
+}
+
 /// One file of a tree, read into memory.
 pub struct SourceInput {
     /// The name diagnostics show.
@@ -573,10 +579,9 @@ fn compile_loaded(
         .iter()
         .map(|(role, program)| lower::LowerInput { role, program })
         .collect();
-    let has_errors = |check: &CheckReport| check.diagnostics.iter().any(diag::Diagnostic::is_error);
     // The model, when the check lets it be written.
     let model: Option<ModelState> = match mode {
-        CompileMode::Files if has_errors(&check) => None,
+        CompileMode::Files if check.has_errors() => None,
         CompileMode::Files => {
             let files = &check.files;
             let (origins, inputs) = (&origins, &inputs);
@@ -603,7 +608,7 @@ fn compile_loaded(
             let mut drafted = None;
             if let Some(judgement) = &model_judgement {
                 // Writing a model the check has already refused would be work thrown away.
-                let draft = if has_errors(&check) {
+                let draft = if check.has_errors() {
                     None
                 } else {
                     sink.draft()
@@ -614,7 +619,7 @@ fn compile_loaded(
                 diag::sort(&mut check.diagnostics);
                 drafted = written;
             }
-            if has_errors(&check) {
+            if check.has_errors() {
                 reclaim::release_tree(model);
                 None
             } else if let Some(written) = drafted {
@@ -681,10 +686,7 @@ pub struct LoadedTree {
 
 impl LoadedTree {
     pub fn has_errors(&self) -> bool {
-        self.check
-            .diagnostics
-            .iter()
-            .any(diag::Diagnostic::is_error)
+        self.check.has_errors()
     }
 
     /// Errors other than composition errors (D18: those belong to a key and a request, and
