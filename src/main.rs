@@ -767,7 +767,11 @@ impl puppet_bindings::ModelSink for CompileSink<'_> {
             };
             return match puppet_bindings::lower::cache::write(&text) {
                 Ok(bytes) => match self.output {
-                    Some(path) => write_atomically(path, |file| file.write_all(&bytes)),
+                    Some(path) => {
+                        let mut file = AtomicFile::create(path)?;
+                        file.write_all(&bytes)?;
+                        file.commit()
+                    }
                     None => std::io::stdout()
                         .lock()
                         .write_all(&bytes)
@@ -781,25 +785,17 @@ impl puppet_bindings::ModelSink for CompileSink<'_> {
         }
         // Written as JSON straight to its output: no text in memory.
         match (self.output, self.draft) {
-            (Some(_), Some(Draft::File(file))) => {
-                let mut file = file?;
+            (Some(path), draft) => {
+                let mut file = match draft {
+                    Some(Draft::File(file)) => file?,
+                    _ => AtomicFile::create(path)?,
+                };
                 model.write_to(&mut file)?;
                 file.commit()
             }
-            (Some(path), _) => write_atomically(path, |file| model.write_to(file)),
             (None, _) => model.write_to(std::io::stdout().lock()),
         }
     }
-}
-
-/// Writes `path` as an [`AtomicFile`]: readers see the old file or the whole new one.
-fn write_atomically(
-    path: &std::path::Path,
-    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let mut file = AtomicFile::create(path)?;
-    write(file.as_file_mut())?;
-    file.commit()
 }
 
 /// A temporary file beside `path` that [`commit`](AtomicFile::commit) renames over `path`:
@@ -864,17 +860,19 @@ impl AtomicFile {
         })
     }
 
-    fn as_file_mut(&mut self) -> &mut std::fs::File {
-        self.tmp.as_file_mut()
+    /// How the flush started last went, once it is over (none: `Ok`).
+    fn flushed(&mut self) -> std::io::Result<()> {
+        match self.flushing.take() {
+            Some(flushing) => flushing
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => Ok(()),
+        }
     }
 
     /// Makes the written file the target, once it is on disk.
     fn commit(mut self) -> std::io::Result<()> {
-        if let Some(flushing) = self.flushing.take() {
-            flushing
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        }
+        self.flushed()?;
         self.tmp.as_file().sync_all()?;
         if let Some(p) = self.permissions {
             self.tmp.as_file().set_permissions(p)?;
@@ -890,10 +888,7 @@ impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         // A flush that failed fails the next write, before it writes anything.
         if self.flushing.as_ref().is_some_and(|f| f.is_finished()) {
-            if let Some(done) = self.flushing.take() {
-                done.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            }
+            self.flushed()?;
         }
         let written = self.tmp.as_file_mut().write(buf)?;
         self.unflushed += written;
