@@ -280,6 +280,36 @@ fn compile_writes_the_model_atomically_and_only_when_clean() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A model larger than the parts `pbc compile -o` flushes to disk while it writes (8 MB) is
+/// written whole: the file is what standard output gets, and no temporary file stays.
+#[test]
+fn compile_writes_a_large_model_whole() {
+    let dir = std::env::temp_dir().join(format!("pbc-large-model-{}", std::process::id()));
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(tree.join("bindings")).expect("temp dir");
+    let mut source = String::from("bindings default {\n");
+    for i in 0..20_000 {
+        source.push_str(&format!("  bind 'key{i}' to 'value {i}'\n"));
+    }
+    source.push_str("}\n");
+    std::fs::write(tree.join("bindings/default.pp"), source).expect("write");
+    let tree_arg = tree.to_string_lossy().into_owned();
+    let out = dir.join("model.json");
+    let out_arg = out.to_string_lossy().into_owned();
+    let (code, stdout, stderr) = pbc(&["compile", &tree_arg]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.len() > 8 << 20, "{} bytes", stdout.len());
+    let (code, _, stderr) = pbc(&["compile", "-o", &out_arg, &tree_arg]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(std::fs::read_to_string(&out).expect("written") == stdout);
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("temp dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn compile_files_mode_and_usage_errors() {
     let (code, stdout, _) = pbc(&[
