@@ -119,51 +119,41 @@ pub fn read_identified(
             format!("cannot read the {what} `{}`: {why}", path.display()),
         )
     };
-    let file = match std::fs::File::open(path) {
-        Ok(file) => file,
+    let opened = std::fs::File::open(path).and_then(|file| Ok((file.metadata()?, file)));
+    let (meta, file) = match opened {
+        Ok(opened) => opened,
         Err(e) => return (None, Err(fail(e.kind(), io_reason(&e)))),
     };
-    let meta = match file.metadata() {
-        Ok(meta) => meta,
-        Err(e) => return (None, Err(fail(e.kind(), io_reason(&e)))),
-    };
-    let identity = identity_of(&meta);
-    if !meta.is_file() {
-        return (
-            identity,
-            Err(fail(
+    let read = || {
+        if !meta.is_file() {
+            return Err(fail(
                 ErrorKind::InvalidInput,
                 "it is not a regular file".to_string(),
-            )),
-        );
-    }
-    if meta.len() > limit {
-        return (
-            identity,
-            Err(fail(
+            ));
+        }
+        if meta.len() > limit {
+            return Err(fail(
                 ErrorKind::InvalidData,
                 format!(
                     "it has {} bytes, more than the limit of {limit} (`--max-file-size` raises it)",
                     meta.len()
                 ),
-            )),
-        );
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // A file that grows while being read stops at the limit too.
-    if let Err(e) = file.take(limit + 1).read_to_end(&mut bytes) {
-        return (identity, Err(fail(e.kind(), io_reason(&e))));
-    }
-    if bytes.len() as u64 > limit {
-        return (
-            identity,
-            Err(fail(
+            ));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        // A file that grows while being read stops at the limit too.
+        file.take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| fail(e.kind(), io_reason(&e)))?;
+        if bytes.len() as u64 > limit {
+            return Err(fail(
                 ErrorKind::InvalidData,
                 format!("it grew past the limit of {limit} bytes while being read"),
-            )),
-        );
-    }
-    (identity, Ok(bytes))
+            ));
+        }
+        Ok(bytes)
+    };
+    (identity_of(&meta), read())
 }
 
 /// The system's reason for an I/O error, without Rust's `(os error N)` suffix.
