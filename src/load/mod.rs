@@ -465,7 +465,7 @@ impl ModelWriter<'_> {
     }
 
     /// Whether the model is already in the sink's draft.
-    pub fn is_drafted(&self) -> bool {
+    fn is_drafted(&self) -> bool {
         matches!(self.state, ModelState::Drafted(_))
     }
 
