@@ -31,6 +31,30 @@ pub struct Program {
 }
 
 impl Program {
+    /// What remains of a bindings file once it is judged and its block lowered (`pbc compile`
+    /// of a tree): its `bindings NAME { }` blocks without their items, for the rules and the
+    /// layers that place files by their blocks' names. The rest of the tree is freed.
+    pub fn into_outline(self) -> Program {
+        let body = self
+            .body
+            .into_iter()
+            .filter_map(|e| match e.kind {
+                ExprKind::Bindings(mut block) => {
+                    block.items = Vec::new();
+                    Some(Expr {
+                        kind: ExprKind::Bindings(block),
+                        ..e
+                    })
+                }
+                _ => None,
+            })
+            .collect();
+        Program {
+            body,
+            span: self.span,
+        }
+    }
+
     /// The file's `bindings NAME { }` blocks (a checked file has at most one).
     pub fn bindings_blocks(&self) -> impl Iterator<Item = &BindingsBlock> {
         self.body.iter().filter_map(|e| match &e.kind {

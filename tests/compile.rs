@@ -547,19 +547,36 @@ fn the_code_model_is_written_as_the_json_model() {
   bind 'typed' to Integer[1, 5]
   when node 'Web.Example.COM' { bind 'text' to 'node' }
   bind 'fact' to $::osfamily
+  bind 'transformed' to 1 { transformer => |$x| { $x + 1 } }
 }
 "#;
-    let inputs = vec![SourceInput {
-        name: "bindings/default.pp".into(),
-        role: tree::FileRole::Bindings {
-            expected_name: "default".into(),
-            module: None,
-        },
-        bytes: source.as_bytes().to_vec(),
-    }];
-    let loaded = puppet_bindings::load_sources(inputs, vec!["bindings/default.pp".into()]);
+    let inputs = || {
+        vec![SourceInput {
+            name: "bindings/default.pp".into(),
+            role: tree::FileRole::Bindings {
+                expected_name: "default".into(),
+                module: None,
+            },
+            bytes: source.as_bytes().to_vec(),
+        }]
+    };
+    let origins = vec!["bindings/default.pp".to_string()];
+    // `pbc compile` of a tree lowers each bindings file as it is parsed and frees its tree,
+    // keeping copies of the code it embeds: the same model.
+    let mut compiled = None;
+    let report = compile_sources(
+        inputs(),
+        origins.clone(),
+        CompileMode::Tree,
+        JsonLayout::Indented,
+        keep_text(&mut compiled),
+    );
+    assert!(report.written.is_some_and(|w| w.is_ok()), "compiles");
+    let loaded = puppet_bindings::load_sources(inputs(), origins);
     assert!(!loaded.has_errors(), "the bindings check");
     let as_json = loaded.tree_model(puppet_bindings::lower::PnJson);
+    let written = serde_json::to_string_pretty(&as_json).expect("writes") + "\n";
+    assert_eq!(compiled.as_deref(), Some(written.as_str()));
     let as_code = loaded.tree_model(puppet_bindings::eval::code::ForInjection);
     for (json, code) in [
         (

@@ -12,14 +12,42 @@ use smol_str::SmolStr;
 #[derive(Clone, Debug)]
 pub enum Code<'a> {
     Value(Value),
-    Expr(&'a Expr),
+    Expr(Subtree<'a, Expr>),
     /// An interpolated string of literal text and top-scope variables (`"${::fqdn}-web"`, the
     /// commonest computed value): written from the facts without an evaluator, and without
     /// walking the expression, which is kept for what only the evaluator does (an unknown
     /// variable, the lookup's budget spent).
-    Template(&'a Expr, Box<[TemplatePart]>),
-    Lambda(&'a Lambda),
+    Template(Subtree<'a, Expr>, Box<[TemplatePart]>),
+    Lambda(Subtree<'a, Lambda>),
     Variable(SmolStr),
+}
+
+/// Where embedded code's tree is: in the program it was lowered from, borrowed, or a copy of
+/// its own, for a model that outlives its programs (`pbc compile` frees each bindings file's
+/// tree once the file is lowered, and keeps only the few expressions it embeds).
+#[derive(Debug)]
+pub enum Subtree<'a, T> {
+    Borrowed(&'a T),
+    Owned(std::sync::Arc<T>),
+}
+
+impl<T> Clone for Subtree<'_, T> {
+    fn clone(&self) -> Self {
+        match self {
+            Subtree::Borrowed(t) => Subtree::Borrowed(t),
+            Subtree::Owned(t) => Subtree::Owned(t.clone()),
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Subtree<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match self {
+            Subtree::Borrowed(t) => t,
+            Subtree::Owned(t) => t,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -32,14 +60,19 @@ pub enum TemplatePart {
 impl<'a> Code<'a> {
     /// How an expression that is not a literal is held: a [`Code::Template`] where it is one.
     pub fn expression(e: &'a Expr) -> Code<'a> {
-        match template_parts(e) {
+        Code::holding(Subtree::Borrowed(e))
+    }
+
+    /// [`Code::expression`] for an expression however it is held.
+    fn holding(e: Subtree<'a, Expr>) -> Code<'a> {
+        match template_parts(&e) {
             Some(parts) => Code::Template(e, parts),
             None => Code::Expr(e),
         }
     }
 
     /// The expression, where the code is one.
-    pub fn expr(&self) -> Option<&'a Expr> {
+    pub fn expr(&self) -> Option<&Expr> {
         match self {
             Code::Expr(e) | Code::Template(e, _) => Some(e),
             _ => None,
@@ -135,7 +168,7 @@ impl<'a> Embed<'a> for ForInjection {
         super::literal_value(e).map(Code::Value)
     }
     fn lambda(&self, l: &'a Lambda) -> Code<'a> {
-        Code::Lambda(l)
+        Code::Lambda(Subtree::Borrowed(l))
     }
     fn string(&self, s: &str) -> Code<'a> {
         Code::Value(Value::string(s))
@@ -147,6 +180,35 @@ impl<'a> Embed<'a> for ForInjection {
         Code::Value(Value::Boolean(b))
     }
     fn undef(&self) -> Code<'a> {
+        Code::Value(Value::Undef)
+    }
+}
+
+/// [`ForInjection`] for a model that outlives the program it is lowered from: the little
+/// embedded code that is not a literal value is copied out of the tree.
+pub struct ForInjectionDetached;
+
+impl<'a> Embed<'a> for ForInjectionDetached {
+    type X = Code<'static>;
+    fn expression(&self, e: &'a Expr) -> Code<'static> {
+        Code::holding(Subtree::Owned(std::sync::Arc::new(e.clone())))
+    }
+    fn literal(&self, e: &'a Expr) -> Option<Code<'static>> {
+        super::literal_value(e).map(Code::Value)
+    }
+    fn lambda(&self, l: &'a Lambda) -> Code<'static> {
+        Code::Lambda(Subtree::Owned(std::sync::Arc::new(l.clone())))
+    }
+    fn string(&self, s: &str) -> Code<'static> {
+        Code::Value(Value::string(s))
+    }
+    fn variable(&self, name: &str) -> Code<'static> {
+        Code::Variable(name.into())
+    }
+    fn boolean(&self, b: bool) -> Code<'static> {
+        Code::Value(Value::Boolean(b))
+    }
+    fn undef(&self) -> Code<'static> {
         Code::Value(Value::Undef)
     }
 }
@@ -238,7 +300,7 @@ mod tests {
                 for budget in [crate::eval::MAX_VALUE_BYTES, 4] {
                     assert_eq!(
                         outcome(&compiled, &top, strict, budget),
-                        outcome(&Code::Expr(&e), &top, strict, budget),
+                        outcome(&Code::Expr(Subtree::Borrowed(&e)), &top, strict, budget),
                         "{src}, strict {strict}, budget {budget}"
                     );
                 }

@@ -136,7 +136,7 @@ fn array<'m>(
 ) -> EvalResult<Value> {
     check_types(m, key, element, produced, true)?;
     let combinator = match option(&m.producer_args, "combinator") {
-        Some(Code::Lambda(l)) => Some(*l),
+        Some(Code::Lambda(l)) => Some(&**l),
         _ => None,
     };
     let mut kept: Vec<Value> = Vec::new();

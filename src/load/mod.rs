@@ -570,6 +570,7 @@ fn compile_loaded(
     let LoadedTree {
         mut check,
         parsed,
+        lowered,
         origins,
         environment,
         hiera,
@@ -597,10 +598,11 @@ fn compile_loaded(
         CompileMode::Tree => {
             // One lowering serves the judgement of the layers and the model written. The
             // layers are judged whatever else the check found, as `pbc check` judges them.
-            let mut model = lower::compile_tree(
+            let mut model = lower::compile_tree_from(
                 &check.files,
                 &origins,
                 &inputs,
+                lowered,
                 crate::eval::code::ForInjection,
             );
             model.environment = environment;
@@ -674,6 +676,10 @@ fn judge_while_drafting(
 pub struct LoadedTree {
     pub check: CheckReport,
     parsed: Vec<(tree::FileRole, ast::Program)>,
+    /// By parsed file, the block of a bindings file `pbc compile` lowered while parsing it (its
+    /// program keeps only an outline). Only a tree loaded for `pbc compile` has any; the
+    /// lookups, which lower from the programs, load theirs whole.
+    lowered: Vec<Option<LoweredBlock>>,
     /// The name the model records for each file, by file id (shared by every binding's origin).
     origins: Vec<smol_str::SmolStr>,
     /// The environment the files are (`production` unless one was selected): the model says so.
@@ -767,7 +773,16 @@ fn load_judged(
     let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
     paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
     let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
-    let analysed = analyse(inputs, Scope::OneTree(judge));
+    // A compiled tree's bindings files are lowered as they are parsed, their origins named by id
+    // (which follow input order) as the model names them.
+    let names: Vec<smol_str::SmolStr>;
+    let scope = if judge == validate::Composition::OnTheWrittenModel {
+        names = origins.iter().map(smol_str::SmolStr::from).collect();
+        Scope::Compiled(&names)
+    } else {
+        Scope::OneTree(judge)
+    };
+    let analysed = analyse(inputs, scope);
     // Origins by file id: ids follow input order.
     let mut by_id = vec![String::new(); analysed.files.len()];
     for (id, origin) in analysed.ids.iter().zip(origins) {
@@ -825,6 +840,7 @@ fn load_judged(
             file_count: analysed.file_count,
         },
         parsed: analysed.parsed,
+        lowered: analysed.lowered,
         origins: by_id.into_iter().map(smol_str::SmolStr::from).collect(),
         environment: tree::DEFAULT_ENVIRONMENT.to_string(),
         hiera,
@@ -1014,9 +1030,10 @@ impl Analysed {
             file_count,
             data_files,
             hiera,
+            lowered,
             model_judgement: _,
         } = self;
-        reclaim::release((ids, parsed, data_files, hiera));
+        reclaim::release((ids, parsed, lowered, data_files, hiera));
         CheckReport {
             files,
             diagnostics,
@@ -1758,6 +1775,8 @@ struct Analysed {
     ids: Vec<span::FileId>,
     diagnostics: Vec<diag::Diagnostic>,
     parsed: Vec<(tree::FileRole, ast::Program)>,
+    /// By parsed file, its bindings block when `Scope::Compiled` lowered it while parsing.
+    lowered: Vec<Option<LoweredBlock>>,
     file_count: usize,
     /// The data files read for `hiera.yaml` files: (data file, its `hiera.yaml`, its path
     /// relative to that file's directory).
@@ -1771,6 +1790,10 @@ struct Analysed {
 enum Scope<'e> {
     /// All of them: one tree.
     OneTree(validate::Composition),
+    /// All of them, one tree whose model `pbc compile` writes (judged as
+    /// [`validate::Composition::OnTheWrittenModel`]), its bindings files lowered as they are
+    /// parsed and their trees freed: the model's origins name the files as these do, by id.
+    Compiled(&'e [smol_str::SmolStr]),
     /// Each environment's (its name and the names of the files it reads); files no environment
     /// reads get only their own rules.
     Environments(&'e [(String, Vec<String>)]),
@@ -1817,15 +1840,22 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
             },
         }
     }
-    let results = parse_all(&files, &jobs);
+    let digest = match scope {
+        Scope::Compiled(origins) => Some(origins),
+        _ => None,
+    };
+    let results = parse_all(&files, &jobs, digest);
     let mut parsed = Vec::with_capacity(results.len());
     let mut parsed_ids = Vec::with_capacity(results.len());
-    for ((id, role), result) in jobs.into_iter().zip(results) {
+    // By parsed file, what its parse already made of it (with `Scope::Compiled`).
+    let mut digested: Vec<Option<Digested>> = Vec::with_capacity(results.len());
+    for ((id, role), (result, digest)) in jobs.into_iter().zip(results) {
         diagnostics.extend(result.diagnostics);
         match result.program {
             Some(program) => {
                 parsed.push((role, program));
                 parsed_ids.push(id);
+                digested.push(digest);
             }
             None if matches!(role, tree::FileRole::Bindings { .. }) => broken.push((id, role)),
             None => {}
@@ -1870,16 +1900,35 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         data_files.push((id, config, rel));
     }
     diagnostics.extend(skipped_links());
+    digested.resize_with(parsed.len(), || None);
+    let (judged, lowered): (Vec<_>, Vec<_>) = digested
+        .into_iter()
+        .map(|d| match d {
+            Some(d) => (Some(d.judgement), d.lowered),
+            None => (None, None),
+        })
+        .unzip();
     let mut model_judgement = None;
     let tree_input = |i: usize| validate::TreeInput {
         role: &parsed[i].0,
         program: &parsed[i].1,
+        lowered: lowered[i].as_ref(),
     };
     match scope {
         Scope::OneTree(judge) => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
             let unknown: Vec<&tree::FileRole> = broken.iter().map(|(_, role)| role).collect();
-            let (found, judgement) = validate::check_tree_judging(&files, &all, &unknown, judge);
+            let (found, judgement) =
+                validate::check_tree_judging(&files, &all, judged, &unknown, judge);
+            diagnostics.extend(found);
+            model_judgement = judgement;
+        }
+        Scope::Compiled(_) => {
+            let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
+            let unknown: Vec<&tree::FileRole> = broken.iter().map(|(_, role)| role).collect();
+            let judge = validate::Composition::OnTheWrittenModel;
+            let (found, judgement) =
+                validate::check_tree_judging(&files, &all, judged, &unknown, judge);
             diagnostics.extend(found);
             model_judgement = judgement;
         }
@@ -1989,6 +2038,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
         ids,
         diagnostics,
         parsed,
+        lowered,
         file_count,
         data_files,
         hiera: data.hiera,
@@ -2099,11 +2149,46 @@ fn not_in_any_environment(file: span::FileId, program: &ast::Program) -> diag::D
     .with_note("note: an environment reads its `manifest`, the files under its `bindingsdir` and the `bindings/` of the modules on its `modulepath` (see environments.pp)")
 }
 
-/// [`parse_and_validate`] for every job, in job order, spread over the available cores.
-fn parse_all(files: &span::SourceMap, jobs: &[(span::FileId, tree::FileRole)]) -> Vec<Parsed> {
+/// A bindings block lowered for a model that outlives its file's tree.
+type LoweredBlock = lower::model::NamedBindings<crate::eval::code::Code<'static>>;
+
+/// What `pbc compile` of a tree makes of a bindings file as soon as it is parsed, so that its
+/// tree can be freed then: a tree of such files is otherwise held whole until the model is
+/// written, several times the size of its source.
+struct Digested {
+    /// The file's own ARM-8 rules.
+    judgement: validate::FileJudgement,
+    /// Its block, for the model and the rules across files.
+    lowered: Option<LoweredBlock>,
+}
+
+/// [`parse_and_validate`] for every job, in job order, spread over the available cores. With
+/// `digest` (the origins the model names files by, by id), each bindings file is also judged on
+/// its own and lowered, and only the outline of its program is kept
+/// ([`ast::Program::into_outline`]).
+fn parse_all(
+    files: &span::SourceMap,
+    jobs: &[(span::FileId, tree::FileRole)],
+    digest: Option<&[smol_str::SmolStr]>,
+) -> Vec<(Parsed, Option<Digested>)> {
     parallel_map(jobs.len(), |i| {
         let (id, role) = &jobs[i];
         let mut result = parse_and_validate(*id, files.source(*id));
+        if let (Some(origins), tree::FileRole::Bindings { .. }, Some(program)) =
+            (digest, role, &result.program)
+        {
+            let digested = Digested {
+                judgement: validate::judge_file(role, program),
+                lowered: lower::lower_block(
+                    files,
+                    origins,
+                    program,
+                    crate::eval::code::ForInjectionDetached,
+                ),
+            };
+            result.program = result.program.map(ast::Program::into_outline);
+            return (result, Some(digested));
+        }
         // A plain manifest without `site` or `bindings` blocks (which D1 allows only at the top
         // level) means nothing to the tree-wide rules, to lowering or to the injector: its
         // AST is freed here, on the thread that built it, in parallel with the others.
@@ -2116,6 +2201,6 @@ fn parse_all(files: &span::SourceMap, jobs: &[(span::FileId, tree::FileRole)]) -
         {
             result.program = None;
         }
-        result
+        (result, None)
     })
 }

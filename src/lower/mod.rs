@@ -22,13 +22,14 @@ use crate::tree::FileRole;
 use crate::types::PType;
 use model::*;
 use smol_str::SmolStr;
+use std::collections::HashMap;
 
 /// How lowering holds a Puppet expression or value inside the model: as JSON ([`PnJson`]: PN
 /// for expressions, plain JSON for literals) when the model is written, or in a form the
 /// injector evaluates when it reads the model in memory. Lowering itself is the same for both.
 /// Blocks lower on every core: an embedding is shared by them, and what it makes is sent back.
 pub trait Embed<'a>: Sync {
-    type X: Send;
+    type X: Send + Clone;
     /// An expression evaluated per request.
     fn expression(&self, e: &'a Expr) -> Self::X;
     /// `e` as a literal value, or `None` when it needs evaluating.
@@ -143,6 +144,23 @@ pub fn compile_files<'a, E: Embed<'a>>(
     }
 }
 
+/// The first bindings block of a file (the one a tree's layers take), lowered on its own: what
+/// `pbc compile` keeps of a bindings file once it is checked, instead of its tree.
+pub fn lower_block<'a, E: Embed<'a>>(
+    files: &SourceMap,
+    origin_names: &[SmolStr],
+    program: &'a Program,
+    embed: E,
+) -> Option<NamedBindings<E::X>> {
+    let lowerer = Lowerer {
+        files,
+        origin_names,
+        embed,
+    };
+    let block = program.bindings_blocks().next()?;
+    Some(lowerer.named_bindings(block))
+}
+
 /// Lowers a whole tree (`pbc compile DIR`): environments, effective categories and the layers,
 /// each holding the bindings files its URIs resolve to, then the system layer.
 pub fn compile_tree<'a, E: Embed<'a>>(
@@ -151,6 +169,21 @@ pub fn compile_tree<'a, E: Embed<'a>>(
     inputs: &[LowerInput<'a>],
     embed: E,
 ) -> TreeDocument<E::X> {
+    compile_tree_from(files, origin_names, inputs, Vec::new(), embed)
+}
+
+/// [`compile_tree`] where some inputs' blocks are `lowered` already (by input, from
+/// [`lower_block`] with the same `embed`): those are moved into their layers (copied for a
+/// second layer that includes the same file), and their programs' items are not read.
+pub fn compile_tree_from<'a, E: Embed<'a>>(
+    files: &SourceMap,
+    origin_names: &[SmolStr],
+    inputs: &[LowerInput<'a>],
+    mut lowered: Vec<Option<NamedBindings<E::X>>>,
+    embed: E,
+) -> TreeDocument<E::X> {
+    lowered.resize_with(inputs.len(), || None);
+    let has_lowered: Vec<bool> = lowered.iter().map(Option::is_some).collect();
     let lowerer = Lowerer {
         files,
         origin_names,
@@ -181,9 +214,31 @@ pub fn compile_tree<'a, E: Embed<'a>>(
         .iter()
         .flat_map(|l| l.files.iter().copied())
         .collect();
-    let mut lowered =
-        crate::parallel::parallel_map(jobs.len(), |j| lowerer.named_bindings(blocks[jobs[j]].1))
-            .into_iter();
+    let fresh = crate::parallel::parallel_map(jobs.len(), |j| {
+        let (input, block) = blocks[jobs[j]];
+        (!has_lowered[input]).then(|| lowerer.named_bindings(block))
+    });
+    // Where each input's lowered block went first: a second layer with the file copies it.
+    let mut placed: HashMap<usize, usize> = HashMap::new();
+    let mut in_order: Vec<NamedBindings<E::X>> = Vec::with_capacity(jobs.len());
+    for (j, fresh) in fresh.into_iter().enumerate() {
+        let input = blocks[jobs[j]].0;
+        let block = match fresh {
+            Some(block) => block,
+            None => match lowered[input].take() {
+                Some(block) => {
+                    placed.insert(input, j);
+                    block
+                }
+                None => match placed.get(&input) {
+                    Some(&first) => in_order[first].clone(),
+                    None => lowerer.named_bindings(blocks[jobs[j]].1),
+                },
+            },
+        };
+        in_order.push(block);
+    }
+    let mut lowered = in_order.into_iter();
     let mut named_layers: Vec<NamedLayer<E::X>> = composed
         .into_iter()
         .map(|l| NamedLayer {

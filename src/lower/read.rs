@@ -16,7 +16,7 @@ use super::model::{
 };
 use crate::ast::{Expr, Lambda};
 use crate::diag::{codes, Diagnostic};
-use crate::eval::code::Code;
+use crate::eval::code::{Code, Subtree};
 use crate::eval::Value;
 use crate::span::Span;
 use serde::Deserialize;
@@ -92,7 +92,7 @@ fn bind(slots: TreeDocument<Slot>, store: &Store) -> TreeDocument<Code<'_>> {
             Slot::Value(v) => Code::Value(v),
             Slot::Variable(name) => Code::Variable(name),
             Slot::Expr(i) => Code::expression(&store.exprs[i]),
-            Slot::Lambda(i) => Code::Lambda(&store.lambdas[i]),
+            Slot::Lambda(i) => Code::Lambda(Subtree::Borrowed(&store.lambdas[i])),
         })
     };
     // Binding slots cannot fail.

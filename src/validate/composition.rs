@@ -82,8 +82,9 @@ pub(super) fn check(
     let deferred = if judge == super::Composition::OnTheWrittenModel {
         Some(judgement)
     } else {
+        let lowered = inputs.iter().map(|i| i.lowered.cloned()).collect();
         let model: TreeDocument<Code> =
-            crate::lower::compile_tree(files, &[], &lower_inputs, ForChecking);
+            crate::lower::compile_tree_from(files, &[], &lower_inputs, lowered, ForChecking);
         let bindings = Bindings::build(&model.layers.layers);
         out.extend(judge_layers(files, &levels, &bindings, &judgement));
         if judge == super::Composition::ForEveryRequestThenReport {
@@ -107,14 +108,11 @@ pub(super) fn check(
             excluded[f] = true;
         }
     }
-    let unplaced: Vec<LowerInput> = bindings_inputs
+    let unplaced: Vec<&TreeInput> = bindings_inputs
         .iter()
         .zip(&placed)
         .filter(|(_, placed)| !**placed)
-        .map(|(i, _)| LowerInput {
-            role: i.role,
-            program: i.program,
-        })
+        .map(|(i, _)| *i)
         .collect();
     // Without a site the layers are D11's defaults, and a module's other bindings files are
     // alternatives for the site that uses it to include. An excluded file is left out on
@@ -140,10 +138,19 @@ pub(super) fn check(
         unplaced: true,
     };
     for input in unplaced {
-        let alone = crate::lower::compile_files(files, &[], &[input], ForChecking);
+        let bindings = match input.lowered {
+            Some(lowered) => vec![lowered.clone()],
+            None => {
+                let input = LowerInput {
+                    role: input.role,
+                    program: input.program,
+                };
+                crate::lower::compile_files(files, &[], &[input], ForChecking).bindings
+            }
+        };
         let layer = [NamedLayer {
             name: String::new(),
-            bindings: alone.bindings,
+            bindings,
             providers: Vec::new(),
         }];
         let bindings = Bindings::build(&layer);

@@ -28,6 +28,9 @@ use smol_str::SmolStr;
 pub struct TreeInput<'a> {
     pub role: &'a FileRole,
     pub program: &'a Program,
+    /// A bindings file `pbc compile` lowered while parsing it: its program keeps only the
+    /// outline of its block ([`Program::into_outline`]), and the rules read its bindings here.
+    pub lowered: Option<&'a crate::lower::model::NamedBindings<crate::eval::code::Code<'a>>>,
 }
 
 /// Whether the rules across files judge composition (conflicts, abstract and `override`
@@ -60,20 +63,26 @@ pub fn check_tree(
     unknown: &[&FileRole],
     judge: Composition,
 ) -> Vec<Diagnostic> {
-    check_tree_judging(files, inputs, unknown, judge).0
+    check_tree_judging(files, inputs, Vec::new(), unknown, judge).0
 }
 
 /// [`check_tree`], and with [`Composition::OnTheWrittenModel`] what the judgement of the
-/// written model needs.
+/// written model needs. `judged`: by input, the rules of the files already judged on their
+/// own ([`judge_file`]; the others are judged here).
 pub fn check_tree_judging(
     files: &crate::span::SourceMap,
     inputs: &[TreeInput],
+    judged: Vec<Option<FileJudgement>>,
     unknown: &[&FileRole],
     judge: Composition,
 ) -> (Vec<Diagnostic>, Option<ModelJudgement>) {
     let mut facts = TreeFacts::default();
     let mut out = Vec::new();
-    for (file_facts, found) in each_file(inputs) {
+    for FileJudgement {
+        facts: file_facts,
+        found,
+    } in each_file(inputs, judged)
+    {
         facts.absorb(file_facts);
         out.extend(found);
     }
@@ -87,23 +96,41 @@ pub fn check_tree_judging(
 /// The ARM-8 rules of each file on its own, for files no environment reads: nothing across
 /// files applies to them.
 pub fn check_each_file(inputs: &[TreeInput]) -> Vec<Diagnostic> {
-    each_file(inputs)
+    each_file(inputs, Vec::new())
         .into_iter()
-        .flat_map(|(_, found)| found)
+        .flat_map(|judged| judged.found)
         .collect()
 }
 
-/// The ARM-8 rules of each file on its own, on every core: what each file's facts are and what
-/// it breaks, in file order (so the result does not depend on how the files were shared out).
-fn each_file(inputs: &[TreeInput]) -> Vec<(TreeFacts, Vec<Diagnostic>)> {
-    crate::parallel::parallel_map(inputs.len(), |i| {
-        let input = &inputs[i];
-        let mut facts = TreeFacts::default();
-        let mut out = Vec::new();
-        site::check_file(input.role, input.program, &mut facts, &mut out);
-        bindings::check_file(input.role, input.program, &mut facts, &mut out);
-        (facts, out)
+/// What the ARM-8 rules of one file on its own found: the facts the rules across files need,
+/// and what the file breaks.
+pub struct FileJudgement {
+    facts: TreeFacts,
+    found: Vec<Diagnostic>,
+}
+
+/// The ARM-8 rules of one file on its own.
+pub fn judge_file(role: &FileRole, program: &Program) -> FileJudgement {
+    let mut facts = TreeFacts::default();
+    let mut found = Vec::new();
+    site::check_file(role, program, &mut facts, &mut found);
+    bindings::check_file(role, program, &mut facts, &mut found);
+    FileJudgement { facts, found }
+}
+
+/// [`judge_file`] for each input not already `judged`, on every core, in file order (so the
+/// result does not depend on how the files were shared out).
+fn each_file(inputs: &[TreeInput], mut judged: Vec<Option<FileJudgement>>) -> Vec<FileJudgement> {
+    judged.resize_with(inputs.len(), || None);
+    let unjudged: Vec<usize> = (0..inputs.len()).filter(|&i| judged[i].is_none()).collect();
+    let mut fresh = crate::parallel::parallel_map(unjudged.len(), |j| {
+        judge_file(inputs[unjudged[j]].role, inputs[unjudged[j]].program)
     })
+    .into_iter();
+    judged
+        .into_iter()
+        .filter_map(|already| already.or_else(|| fresh.next()))
+        .collect()
 }
 
 /// What the per-file passes learn that the rules across files need.
