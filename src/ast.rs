@@ -31,9 +31,10 @@ pub struct Program {
 }
 
 impl Program {
-    /// What remains of a bindings file once it is judged and its block lowered (`pbc compile`
-    /// of a tree): its `bindings NAME { }` blocks without their items, for the rules and the
-    /// layers that place files by their blocks' names. The rest of the tree is freed.
+    /// What remains of a bindings file once it is judged and its block lowered (`pbc check`,
+    /// `pbc compile` of a tree): its `bindings NAME { }` blocks without their items, for the
+    /// layers that place files by their blocks' names, and any `site { }` it has (which
+    /// declares for the whole tree, and is small). The rest of the tree is freed.
     pub fn into_outline(self) -> Program {
         let body = self
             .body
@@ -46,6 +47,7 @@ impl Program {
                         ..e
                     })
                 }
+                ExprKind::Site(_) => Some(e),
                 _ => None,
             })
             .collect();

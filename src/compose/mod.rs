@@ -17,8 +17,8 @@ pub mod multibind;
 use crate::eval::code::Code;
 use crate::lower::keys::Key;
 use crate::lower::model::{
-    model_is_data, ptype, AbstractBinding, Binding, Category, DataPath, Multibinding, NamedLayer,
-    Origin, ProducerDescriptor, Rebinding, TypeModel,
+    model_is_data, ptype, AbstractBinding, Binding, Category, DataPath, Multibinding,
+    NamedBindings, NamedLayer, Origin, ProducerDescriptor, Rebinding, TypeModel,
 };
 use crate::types::PType;
 use smol_str::SmolStr;
@@ -120,6 +120,13 @@ struct IndexedPredicate {
     value: Option<usize>,
 }
 
+/// A layer as the index reads it: its name and its blocks, in order, wherever they are held
+/// (the check's blocks are lowered as their files are parsed, and are not moved into a model).
+pub struct LayerView<'m> {
+    pub name: &'m str,
+    pub bindings: Vec<&'m NamedBindings<Code<'m>>>,
+}
+
 /// One key; its candidates are [`Bindings::candidates_of`] it.
 pub struct KeyEntry {
     pub key: Key,
@@ -190,6 +197,18 @@ impl<'m> Bindings<'m> {
     }
 
     pub fn build(layers: &'m [NamedLayer<Code<'m>>]) -> Bindings<'m> {
+        let views: Vec<LayerView<'m>> = layers
+            .iter()
+            .map(|l| LayerView {
+                name: &l.name,
+                bindings: l.bindings.iter().collect(),
+            })
+            .collect();
+        Bindings::build_from(&views)
+    }
+
+    /// [`Bindings::build`] for layers whose blocks are held elsewhere.
+    pub fn build_from(layers: &[LayerView<'m>]) -> Bindings<'m> {
         // Sized for the top-level bindings (most bindings are): growing costs more than the
         // lookups it serves.
         let estimate: usize = layers
@@ -209,7 +228,7 @@ impl<'m> Bindings<'m> {
             category_names: Vec::new(),
             predicate_values: HashMap::new(),
             predicates: Vec::new(),
-            layer_names: layers.iter().map(|l| l.name.as_str()).collect(),
+            layer_names: layers.iter().map(|l| l.name).collect(),
             renamed: Vec::new(),
             keys_in_order: std::sync::OnceLock::new(),
             request_independent: std::sync::OnceLock::new(),
@@ -217,7 +236,7 @@ impl<'m> Bindings<'m> {
         let mut order = 0usize;
         let mut category_ids: HashMap<&'m str, usize> = HashMap::new();
         for (layer, named_layer) in layers.iter().enumerate() {
-            for nb in &named_layer.bindings {
+            for &nb in &named_layer.bindings {
                 // An explicit stack: `when` nesting is bounded, but passes do not recurse.
                 let mut stack: Vec<(std::slice::Iter<'m, AbstractBinding<Code<'m>>>, _)> =
                     vec![(nb.bindings.iter(), None)];

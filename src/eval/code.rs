@@ -184,11 +184,14 @@ impl<'a> Embed<'a> for ForInjection {
     }
 }
 
-/// [`ForInjection`] for a model that outlives the program it is lowered from: the little
-/// embedded code that is not a literal value is copied out of the tree.
-pub struct ForInjectionDetached;
+/// [`ForInjection`] (or, without `positions`, [`ForChecking`]) for blocks that outlive the
+/// program they are lowered from: the little embedded code that is not a literal value is
+/// copied out of the tree.
+pub struct Detached {
+    pub positions: bool,
+}
 
-impl<'a> Embed<'a> for ForInjectionDetached {
+impl<'a> Embed<'a> for Detached {
     type X = Code<'static>;
     fn expression(&self, e: &'a Expr) -> Code<'static> {
         Code::holding(Subtree::Owned(std::sync::Arc::new(e.clone())))
@@ -210,6 +213,9 @@ impl<'a> Embed<'a> for ForInjectionDetached {
     }
     fn undef(&self) -> Code<'static> {
         Code::Value(Value::Undef)
+    }
+    fn positions(&self) -> bool {
+        self.positions
     }
 }
 

@@ -102,7 +102,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             // guessed.
             let discovered = tree::discover(&[dir.to_path_buf()])?;
             let files = read_inputs(&discovered.iter().collect::<Vec<_>>())?;
-            let mut analysed = analyse(files, Scope::EachFileAlone);
+            let mut analysed = analyse(files, Scope::EachFileAlone, None);
             let d = d.with_note(
                 "note: without the environments each file was checked on its own; the rules across files did not run",
             );
@@ -177,7 +177,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
         .into_iter()
         .map(|(name, files)| (name, files.into_iter().map(|f| f.display).collect()))
         .collect();
-    let mut analysed = analyse(inputs, Scope::Environments(&groups));
+    let mut analysed = analyse(inputs, Scope::Environments(&groups), Some(Digest::CHECK));
     for d in unreadable {
         analysed
             .diagnostics
@@ -350,6 +350,7 @@ pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
     let analysed = analyse(
         inputs,
         Scope::OneTree(validate::Composition::ForEveryRequestThenReport),
+        Some(Digest::CHECK),
     );
     analysed.into_report()
 }
@@ -776,13 +777,16 @@ fn load_judged(
     // A compiled tree's bindings files are lowered as they are parsed, their origins named by id
     // (which follow input order) as the model names them.
     let names: Vec<smol_str::SmolStr>;
-    let scope = if judge == validate::Composition::OnTheWrittenModel {
+    let digest = if judge == validate::Composition::OnTheWrittenModel {
         names = origins.iter().map(smol_str::SmolStr::from).collect();
-        Scope::Compiled(&names)
+        Some(Digest {
+            origins: &names,
+            positions: true,
+        })
     } else {
-        Scope::OneTree(judge)
+        None
     };
-    let analysed = analyse(inputs, scope);
+    let analysed = analyse(inputs, Scope::OneTree(judge), digest);
     // Origins by file id: ids follow input order.
     let mut by_id = vec![String::new(); analysed.files.len()];
     for (id, origin) in analysed.ids.iter().zip(origins) {
@@ -1790,10 +1794,6 @@ struct Analysed {
 enum Scope<'e> {
     /// All of them: one tree.
     OneTree(validate::Composition),
-    /// All of them, one tree whose model `pbc compile` writes (judged as
-    /// [`validate::Composition::OnTheWrittenModel`]), its bindings files lowered as they are
-    /// parsed and their trees freed: the model's origins name the files as these do, by id.
-    Compiled(&'e [smol_str::SmolStr]),
     /// Each environment's (its name and the names of the files it reads); files no environment
     /// reads get only their own rules.
     Environments(&'e [(String, Vec<String>)]),
@@ -1803,7 +1803,7 @@ enum Scope<'e> {
 
 /// Files are taken in name order, whatever order they come in: everything after (layer
 /// composition, which of two conflicting bindings is reported first) follows that order.
-fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
+fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -> Analysed {
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
     let file_count = inputs.len();
     let mut files = span::SourceMap::new();
@@ -1840,10 +1840,6 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
             },
         }
     }
-    let digest = match scope {
-        Scope::Compiled(origins) => Some(origins),
-        _ => None,
-    };
     let results = parse_all(&files, &jobs, digest);
     let mut parsed = Vec::with_capacity(results.len());
     let mut parsed_ids = Vec::with_capacity(results.len());
@@ -1923,20 +1919,12 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
             diagnostics.extend(found);
             model_judgement = judgement;
         }
-        Scope::Compiled(_) => {
-            let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
-            let unknown: Vec<&tree::FileRole> = broken.iter().map(|(_, role)| role).collect();
-            let judge = validate::Composition::OnTheWrittenModel;
-            let (found, judgement) =
-                validate::check_tree_judging(&files, &all, judged, &unknown, judge);
-            diagnostics.extend(found);
-            model_judgement = judgement;
-        }
         Scope::EachFileAlone => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
-            diagnostics.extend(validate::check_each_file(&all));
+            diagnostics.extend(validate::check_each_file(&all, judged));
         }
         Scope::Environments(environments) => {
+            let mut judged = judged;
             let mut read = vec![false; parsed.len()];
             let mut found: Vec<(diag::Diagnostic, &str)> = Vec::new();
             // Files by name, once: an environment's members are looked up, not searched for
@@ -2014,8 +2002,15 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
                     } else {
                         validate::Composition::ForEveryRequest
                     };
-                    findings_of[number] =
-                        Some(validate::check_tree(&files, &inputs, &unknown, judge));
+                    // A file two judgements read was judged on its own once, while parsed.
+                    let judged_here = members.iter().map(|&i| judged[i].clone()).collect();
+                    findings_of[number] = Some(validate::check_tree(
+                        &files,
+                        &inputs,
+                        judged_here,
+                        &unknown,
+                        judge,
+                    ));
                 }
                 let findings = findings_of[number].clone().unwrap_or_default();
                 found.extend(findings.into_iter().map(|d| (d, environment.as_str())));
@@ -2023,7 +2018,8 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope) -> Analysed {
             diagnostics.extend(naming_environments(found, environments.len()));
             let unread: Vec<usize> = (0..parsed.len()).filter(|&i| !read[i]).collect();
             let inputs: Vec<validate::TreeInput> = unread.iter().map(|&i| tree_input(i)).collect();
-            diagnostics.extend(validate::check_each_file(&inputs));
+            let judged_here = unread.iter().map(|&i| judged[i].take()).collect();
+            diagnostics.extend(validate::check_each_file(&inputs, judged_here));
             for i in unread {
                 if parsed[i].0 != tree::FileRole::Environments {
                     diagnostics
@@ -2152,9 +2148,28 @@ fn not_in_any_environment(file: span::FileId, program: &ast::Program) -> diag::D
 /// A bindings block lowered for a model that outlives its file's tree.
 type LoweredBlock = lower::model::NamedBindings<crate::eval::code::Code<'static>>;
 
-/// What `pbc compile` of a tree makes of a bindings file as soon as it is parsed, so that its
-/// tree can be freed then: a tree of such files is otherwise held whole until the model is
-/// written, several times the size of its source.
+/// Whether and how [`parse_all`] digests bindings files ([`Digested`]): for a command that
+/// needs their programs no further than the rules and the model, `pbc check` and `pbc compile`
+/// of a tree (the lookups evaluate the programs).
+#[derive(Clone, Copy)]
+struct Digest<'o> {
+    /// The names the model's origins give files, by id.
+    origins: &'o [smol_str::SmolStr],
+    /// Whether origins get their line and column: only a model that is written shows them.
+    positions: bool,
+}
+
+impl Digest<'_> {
+    /// For `pbc check`: no model is written.
+    const CHECK: Digest<'static> = Digest {
+        origins: &[],
+        positions: false,
+    };
+}
+
+/// What `pbc check` or `pbc compile` makes of a bindings file as soon as it is parsed, so
+/// that its tree can be freed then: a tree of such files is otherwise held whole until the
+/// layers are judged and the model written, several times the size of its source.
 struct Digested {
     /// The file's own ARM-8 rules.
     judgement: validate::FileJudgement,
@@ -2163,27 +2178,28 @@ struct Digested {
 }
 
 /// [`parse_and_validate`] for every job, in job order, spread over the available cores. With
-/// `digest` (the origins the model names files by, by id), each bindings file is also judged on
-/// its own and lowered, and only the outline of its program is kept
-/// ([`ast::Program::into_outline`]).
+/// `digest`, each bindings file is also judged on its own and lowered, and only the outline of
+/// its program is kept ([`ast::Program::into_outline`]).
 fn parse_all(
     files: &span::SourceMap,
     jobs: &[(span::FileId, tree::FileRole)],
-    digest: Option<&[smol_str::SmolStr]>,
+    digest: Option<Digest>,
 ) -> Vec<(Parsed, Option<Digested>)> {
     parallel_map(jobs.len(), |i| {
         let (id, role) = &jobs[i];
         let mut result = parse_and_validate(*id, files.source(*id));
-        if let (Some(origins), tree::FileRole::Bindings { .. }, Some(program)) =
+        if let (Some(digest), tree::FileRole::Bindings { .. }, Some(program)) =
             (digest, role, &result.program)
         {
             let digested = Digested {
                 judgement: validate::judge_file(role, program),
                 lowered: lower::lower_block(
                     files,
-                    origins,
+                    digest.origins,
                     program,
-                    crate::eval::code::ForInjectionDetached,
+                    crate::eval::code::Detached {
+                        positions: digest.positions,
+                    },
                 ),
             };
             result.program = result.program.map(ast::Program::into_outline);

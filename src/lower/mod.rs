@@ -339,6 +339,16 @@ fn composed_layers<'a>(
     (layers::compose(&specs, &sources).0, blocks)
 }
 
+/// The layers of a tree as [`compile_tree`] composes them, without the system layer
+/// ([`system_layer`]): each layer's name and the inputs whose blocks it holds, in order.
+pub fn layer_placement(inputs: &[LowerInput]) -> Vec<(String, Vec<usize>)> {
+    let (composed, blocks) = composed_layers(inputs);
+    composed
+        .into_iter()
+        .map(|l| (l.name, l.files.iter().map(|&f| blocks[f].0).collect()))
+        .collect()
+}
+
 /// The bindings files of a tree that no layer includes (indexes into `inputs`): their
 /// bindings never apply, and `pbc lookup` says so for a key only they bind.
 pub fn unplaced_files(inputs: &[LowerInput]) -> Vec<usize> {
@@ -402,7 +412,7 @@ pub const SYSTEM_LAYER: &str = "puppet-default";
 
 /// The multibinds every injector has (ARM-8 "Binding Classes", "Custom Bindings Provider") and
 /// `/classes`, in the lowest layer.
-fn system_layer<X>() -> NamedLayer<X> {
+pub fn system_layer<X>() -> NamedLayer<X> {
     let origin = Origin {
         file: "<system>".into(),
         line: 0,

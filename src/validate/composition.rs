@@ -11,7 +11,7 @@
 
 use super::{TreeFacts, TreeInput};
 use crate::compose::analysis::{analyse, Condition, Finding, FindingKind};
-use crate::compose::{Bindings, Bound};
+use crate::compose::{Bindings, Bound, LayerView};
 use crate::diag::{codes, Diagnostic, Severity};
 use crate::eval::code::{Code, ForChecking};
 use crate::eval::Value;
@@ -82,17 +82,45 @@ pub(super) fn check(
     let deferred = if judge == super::Composition::OnTheWrittenModel {
         Some(judgement)
     } else {
-        let lowered = inputs.iter().map(|i| i.lowered.cloned()).collect();
-        let model: TreeDocument<Code> =
-            crate::lower::compile_tree_from(files, &[], &lower_inputs, lowered, ForChecking);
-        let bindings = Bindings::build(&model.layers.layers);
+        // The layers' blocks where they are: lowered as their files were parsed, or here, on
+        // every core, for the files that were not. No model is built around them.
+        let placement = crate::lower::layer_placement(&lower_inputs);
+        let mut unlowered: Vec<usize> = placement
+            .iter()
+            .flat_map(|(_, placed)| placed.iter().copied())
+            .filter(|&i| inputs[i].lowered.is_none())
+            .collect();
+        unlowered.sort_unstable();
+        unlowered.dedup();
+        let here = crate::parallel::parallel_map(unlowered.len(), |j| {
+            crate::lower::lower_block(files, &[], inputs[unlowered[j]].program, ForChecking)
+        });
+        let block_of = |i: usize| {
+            inputs[i].lowered.or_else(|| {
+                let k = unlowered.binary_search(&i).ok()?;
+                here[k].as_ref()
+            })
+        };
+        let system: NamedLayer<Code> = crate::lower::system_layer();
+        let views: Vec<LayerView> = placement
+            .iter()
+            .map(|(name, placed)| LayerView {
+                name,
+                bindings: placed.iter().filter_map(|&i| block_of(i)).collect(),
+            })
+            .chain(std::iter::once(LayerView {
+                name: &system.name,
+                bindings: system.bindings.iter().collect(),
+            }))
+            .collect();
+        let bindings = Bindings::build_from(&views);
         out.extend(judge_layers(files, &levels, &bindings, &judgement));
         if judge == super::Composition::ForEveryRequestThenReport {
             crate::load::reclaim::release(bindings);
-            crate::load::reclaim::release_tree(model);
+            crate::load::reclaim::release(here);
         } else {
             drop(bindings);
-            crate::load::reclaim::free_tree_in_parallel(model);
+            crate::load::reclaim::free_in_parallel(here);
         }
         None
     };

@@ -56,19 +56,21 @@ pub use composition::{judge_written_model, ModelJudgement};
 /// Runs the ARM-8 rules over every file of a tree, then the rules across files. Puppet's own
 /// rules ([`check_program`]) are the caller's to run per file.
 /// `unknown`: the roles of the tree's bindings files that did not parse. What they bind is
-/// unknown: the rules across files report nothing those files could change.
+/// unknown: the rules across files report nothing those files could change. `judged`: by
+/// input, the rules of the files already judged on their own ([`judge_file`]; the others are
+/// judged here).
 pub fn check_tree(
     files: &crate::span::SourceMap,
     inputs: &[TreeInput],
+    judged: Vec<Option<FileJudgement>>,
     unknown: &[&FileRole],
     judge: Composition,
 ) -> Vec<Diagnostic> {
-    check_tree_judging(files, inputs, Vec::new(), unknown, judge).0
+    check_tree_judging(files, inputs, judged, unknown, judge).0
 }
 
 /// [`check_tree`], and with [`Composition::OnTheWrittenModel`] what the judgement of the
-/// written model needs. `judged`: by input, the rules of the files already judged on their
-/// own ([`judge_file`]; the others are judged here).
+/// written model needs.
 pub fn check_tree_judging(
     files: &crate::span::SourceMap,
     inputs: &[TreeInput],
@@ -94,9 +96,12 @@ pub fn check_tree_judging(
 }
 
 /// The ARM-8 rules of each file on its own, for files no environment reads: nothing across
-/// files applies to them.
-pub fn check_each_file(inputs: &[TreeInput]) -> Vec<Diagnostic> {
-    each_file(inputs, Vec::new())
+/// files applies to them. `judged` as for [`check_tree`].
+pub fn check_each_file(
+    inputs: &[TreeInput],
+    judged: Vec<Option<FileJudgement>>,
+) -> Vec<Diagnostic> {
+    each_file(inputs, judged)
         .into_iter()
         .flat_map(|judged| judged.found)
         .collect()
@@ -104,6 +109,7 @@ pub fn check_each_file(inputs: &[TreeInput]) -> Vec<Diagnostic> {
 
 /// What the ARM-8 rules of one file on its own found: the facts the rules across files need,
 /// and what the file breaks.
+#[derive(Clone)]
 pub struct FileJudgement {
     facts: TreeFacts,
     found: Vec<Diagnostic>,
@@ -134,7 +140,7 @@ fn each_file(inputs: &[TreeInput], mut judged: Vec<Option<FileJudgement>>) -> Ve
 }
 
 /// What the per-file passes learn that the rules across files need.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct TreeFacts {
     /// Whether any file has a `site { }` block.
     pub has_site: bool,
@@ -177,18 +183,21 @@ impl TreeFacts {
 }
 
 /// One `site { categories { } }`.
+#[derive(Clone)]
 pub struct CategoriesDecl {
     pub names: Vec<(SmolStr, Span)>,
     pub span: Span,
 }
 
 /// A literal bindings URI in a layer's `include` or `exclude`.
+#[derive(Clone)]
 pub struct LayerRef {
     pub uri: String,
     pub span: Span,
 }
 
 /// A `multibind` with a literal id.
+#[derive(Clone)]
 pub struct MultibindDecl {
     pub id: String,
     /// The multibind's type, when it is a valid Array or Hash type.
@@ -197,6 +206,7 @@ pub struct MultibindDecl {
 }
 
 /// A `bind ... in 'id'`.
+#[derive(Clone)]
 pub struct Contribution {
     pub id: String,
     pub id_span: Span,
