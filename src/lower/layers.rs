@@ -169,10 +169,18 @@ pub fn compose(
 ) -> (Vec<ComposedLayer>, Vec<MissingRef>) {
     let mut composed = Vec::with_capacity(layers.len());
     let mut missing = Vec::new();
+    // A site may name each of thousands of files: a named file is looked up, not searched for.
+    let mut by_name: ByName = std::collections::HashMap::new();
+    for (i, s) in sources.iter().enumerate() {
+        if s.hiera.is_none() {
+            by_name.entry((s.module, s.name)).or_default().push(i);
+        }
+    }
+    let resolve = |uri: &str| resolve(uri, sources, &by_name);
     for layer in layers {
         let mut excluded: Vec<usize> = Vec::new();
         for r in &layer.exclude {
-            if let Resolved::Files { files, .. } = resolve(&r.uri, sources) {
+            if let Resolved::Files { files, .. } = resolve(&r.uri) {
                 excluded.extend(files);
             }
         }
@@ -182,7 +190,7 @@ pub fn compose(
         let mut taken: std::collections::HashSet<usize> = std::collections::HashSet::new();
         let mut external = Vec::new();
         for r in &layer.include {
-            match resolve(&r.uri, sources) {
+            match resolve(&r.uri) {
                 Resolved::Files {
                     files: found,
                     optional,
@@ -227,7 +235,11 @@ enum Resolved {
     Invalid,
 }
 
-fn resolve(uri: &str, sources: &[BindingsSource]) -> Resolved {
+/// The bindings files (not Hiera data) by module (`None`: the confdir's) and name, each list
+/// in source order.
+type ByName<'s> = std::collections::HashMap<(Option<&'s str>, &'s str), Vec<usize>>;
+
+fn resolve(uri: &str, sources: &[BindingsSource], by_name: &ByName) -> Resolved {
     let Some((scheme, rest)) = uri.split_once(':') else {
         return Resolved::Invalid;
     };
@@ -254,10 +266,9 @@ fn resolve(uri: &str, sources: &[BindingsSource]) -> Resolved {
     if path.is_empty() || path[usize::from(wildcard)..].contains(['*', '/']) {
         return Resolved::Invalid;
     }
+    let named = |module: Option<&str>| by_name.get(&(module, path)).cloned().unwrap_or_default();
     let files: Vec<usize> = if scheme == "confdir" {
-        matching(sources, |s| {
-            s.hiera.is_none() && s.module.is_none() && s.name == path
-        })
+        named(None)
     } else {
         match path.split_once("::") {
             Some(("*", name)) => {
@@ -269,9 +280,7 @@ fn resolve(uri: &str, sources: &[BindingsSource]) -> Resolved {
                         })
                 })
             }
-            Some((module, _)) => matching(sources, |s| {
-                s.hiera.is_none() && s.module == Some(module) && s.name == path
-            }),
+            Some((module, _)) => named(Some(module)),
             None => return Resolved::Invalid,
         }
     };
