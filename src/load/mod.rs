@@ -1263,8 +1263,8 @@ fn read_hiera5_level(
             };
             let origin = crate::lower::model::Origin {
                 file: config_name.as_str().into(),
-                line,
-                column,
+                line: u32::try_from(line).unwrap_or(u32::MAX),
+                column: u32::try_from(column).unwrap_or(u32::MAX),
                 span: entry.span,
             };
             let unsupported = |why: String| model::HieraLocations::Unsupported { why };

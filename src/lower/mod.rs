@@ -423,7 +423,7 @@ pub fn system_layer<X>() -> NamedLayer<X> {
         element_type: Box::new(TypeModel::PStringType),
     };
     let multibind = |name: &str, type_: TypeModel, producer: ProducerDescriptor<X>| {
-        AbstractBinding::Multibinding(Multibinding {
+        AbstractBinding::Multibinding(Box::new(Multibinding {
             type_,
             name: Some(name.into()),
             override_: false,
@@ -433,7 +433,7 @@ pub fn system_layer<X>() -> NamedLayer<X> {
             producer_args: Vec::new(),
             id: Some(name.into()),
             origin: origin.clone(),
-        })
+        }))
     };
     let bindings = vec![
         multibind(
@@ -506,10 +506,11 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             Some(n) => n.clone(),
             None => self.files.name(span.file).into(),
         };
+        // Spans are 32-bit offsets: a line or column always fits.
         Origin {
             file,
-            line,
-            column,
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(column).unwrap_or(u32::MAX),
             span,
         }
     }
@@ -616,7 +617,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                     }
                     None => Some(ProducerDescriptor::HashMultibindProducerDescriptor),
                 };
-                out.push(AbstractBinding::Multibinding(Multibinding {
+                out.push(AbstractBinding::Multibinding(Box::new(Multibinding {
                     type_: type_model(&type_),
                     name,
                     override_: flags.override_.is_some(),
@@ -626,7 +627,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                     producer_args: self.options(options),
                     id,
                     origin,
-                }));
+                })));
             }
             BindOpKind::Map {
                 flags,
@@ -772,8 +773,8 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                         // `bind Type[X] in 'id'`: the contribution is an instance of X.
                         (None, Some(PType::Runtime(Some(class))), BindKey::Type { .. }) => {
                             Some(ProducerDescriptor::InstanceProducerDescriptor {
-                                class_name: class.to_string(),
-                                arguments: Vec::new(),
+                                class_name: class.as_str().into(),
+                                arguments: Box::default(),
                             })
                         }
                         _ => None,
@@ -867,12 +868,12 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                 let inner = match (PType::from_expr(expr), expr.literal_text()) {
                     (Ok(PType::Runtime(Some(class))), _) => {
                         ProducerDescriptor::InstanceProducerDescriptor {
-                            class_name: class.to_string(),
-                            arguments: Vec::new(),
+                            class_name: class.as_str().into(),
+                            arguments: Box::default(),
                         }
                     }
                     (_, Some(name)) => ProducerDescriptor::LookupProducerDescriptor {
-                        type_: TypeModel::PDataType,
+                        type_: Box::new(TypeModel::PDataType),
                         name: name.to_string(),
                     },
                     _ => ProducerDescriptor::EvaluatingProducerDescriptor {
@@ -896,8 +897,8 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             ProducerDescriptor::ConstantProducerDescriptor { value }
         } else if let Ok(PType::Runtime(Some(class))) = PType::from_expr(e) {
             ProducerDescriptor::InstanceProducerDescriptor {
-                class_name: class.to_string(),
-                arguments: Vec::new(),
+                class_name: class.as_str().into(),
+                arguments: Box::default(),
             }
         } else if e.contains_query() {
             ProducerDescriptor::QueryProducerDescriptor {

@@ -74,8 +74,8 @@ pub struct FilesDocument<X = Json> {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Origin {
     pub file: smol_str::SmolStr,
-    pub line: usize,
-    pub column: usize,
+    pub line: u32,
+    pub column: u32,
     /// Where it is in the checked sources (not written: a reader has the three fields above;
     /// [`Span::NONE`](crate::span::Span::NONE) in a model read back).
     #[serde(skip, default = "no_span")]
@@ -95,7 +95,7 @@ pub struct NamedBindings<X = Json> {
 #[serde(tag = "kind")]
 pub enum AbstractBinding<X = Json> {
     Binding(Binding<X>),
-    Multibinding(Multibinding<X>),
+    Multibinding(Box<Multibinding<X>>),
     /// `when`: the predicates are ANDed; `or` gives one copy per alternative (D7).
     CategorizedBindings {
         predicates: Vec<Category<X>>,
@@ -240,10 +240,11 @@ pub enum ProducerDescriptor<X = Json> {
     EvaluatingProducerDescriptor {
         expression: X,
     },
-    /// `Type[Cls]`: an instance of the class.
+    /// `Type[Cls]`: an instance of the class. (The rare producers' parts are boxed: a binding
+    /// holds a producer in place, and most are constants.)
     InstanceProducerDescriptor {
-        class_name: String,
-        arguments: Vec<X>,
+        class_name: Box<str>,
+        arguments: Box<[X]>,
     },
     /// `to producer X`: the value comes from a producer that `X` gives.
     ProducerProducerDescriptor {
@@ -252,7 +253,7 @@ pub enum ProducerDescriptor<X = Json> {
     /// A lookup of another key (`to producer 'name'` names the key of a bound producer).
     LookupProducerDescriptor {
         #[serde(rename = "type")]
-        type_: TypeModel,
+        type_: Box<TypeModel>,
         name: String,
     },
     ArrayMultibindProducerDescriptor,
@@ -268,8 +269,8 @@ pub enum ProducerDescriptor<X = Json> {
     /// ARM-8 "Classes": `/classes` is the `included` multibind's classes minus the `excluded`
     /// one's (an include beats a lower-precedence exclude).
     ClassesProducerDescriptor {
-        included: String,
-        excluded: String,
+        included: Box<str>,
+        excluded: Box<str>,
     },
     /// A key of Hiera 5 data (D24): what Hiera answers for it across every level of
     /// `TreeDocument::hiera`, placed at the level `level` (which must find it for the request).

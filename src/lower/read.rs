@@ -323,7 +323,8 @@ impl<F> Walk<'_, F> {
         if self.at.file != origin.file {
             self.at.file.clone_from(&origin.file);
         }
-        (self.at.line, self.at.column) = (origin.line, origin.column);
+        let widen = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
+        (self.at.line, self.at.column) = (widen(origin.line), widen(origin.column));
     }
 
     fn document<X, Y>(&mut self, d: TreeDocument<X>) -> Walked<TreeDocument<Y>>
@@ -452,7 +453,7 @@ impl<F> Walk<'_, F> {
             }
             AbstractBinding::Multibinding(m) => {
                 self.at(&m.origin);
-                AbstractBinding::Multibinding(Multibinding {
+                AbstractBinding::Multibinding(Box::new(Multibinding {
                     type_: m.type_,
                     name: m.name,
                     override_: m.override_,
@@ -462,7 +463,7 @@ impl<F> Walk<'_, F> {
                     producer_args: self.arguments(m.producer_args)?,
                     id: m.id,
                     origin: m.origin,
-                })
+                }))
             }
             AbstractBinding::CategorizedBindings {
                 predicates,
@@ -572,6 +573,7 @@ impl<F> Walk<'_, F> {
             } => P::InstanceProducerDescriptor {
                 class_name,
                 arguments: arguments
+                    .into_vec()
                     .into_iter()
                     .map(|a| self.one(a, SlotKind::Expression))
                     .collect::<Walked<_>>()?,

@@ -248,8 +248,8 @@ impl<'de, X: Deserialize<'de>> Tagged<'de> for ProducerDescriptor<X> {
             "InstanceProducerDescriptor" => {
                 let i: shapes::Instance<X> = rest(map)?;
                 P::InstanceProducerDescriptor {
-                    class_name: i.class_name,
-                    arguments: i.arguments,
+                    class_name: i.class_name.into(),
+                    arguments: i.arguments.into(),
                 }
             }
             "ProducerProducerDescriptor" => P::ProducerProducerDescriptor {
@@ -258,7 +258,7 @@ impl<'de, X: Deserialize<'de>> Tagged<'de> for ProducerDescriptor<X> {
             "LookupProducerDescriptor" => {
                 let l: shapes::Lookup = rest(map)?;
                 P::LookupProducerDescriptor {
-                    type_: l.type_,
+                    type_: Box::new(l.type_),
                     name: l.name,
                 }
             }
@@ -279,8 +279,8 @@ impl<'de, X: Deserialize<'de>> Tagged<'de> for ProducerDescriptor<X> {
             "ClassesProducerDescriptor" => {
                 let c: shapes::Classes = rest(map)?;
                 P::ClassesProducerDescriptor {
-                    included: c.included,
-                    excluded: c.excluded,
+                    included: c.included.into(),
+                    excluded: c.excluded.into(),
                 }
             }
             "HieraProducerDescriptor" => P::HieraProducerDescriptor {
