@@ -321,18 +321,38 @@ impl ListingCache {
     /// `modules/ntp` and as `/etc/puppet/modules/ntp` is listed once. A path with nothing to
     /// normalise (no `.` component, no doubled or trailing separator) is taken as it is.
     fn key(&self, dir: &Path) -> std::ffi::OsString {
-        if is_plain(dir) {
-            if dir.is_absolute() {
-                return dir.as_os_str().to_owned();
-            }
-            if let Some(cwd) = &self.cwd {
-                return cwd.join(dir).into_os_string();
-            }
+        let Some(cwd) = &self.cwd else {
+            return std::path::absolute(dir)
+                .unwrap_or_else(|_| dir.to_path_buf())
+                .into_os_string();
+        };
+        let mut key = absolute_name(dir, cwd).into_owned();
+        // As `std::path::absolute` does: `dir/` stays a directory's name.
+        if dir.as_os_str().as_encoded_bytes().ends_with(b"/") {
+            key.push("");
         }
-        std::path::absolute(dir)
-            .unwrap_or_else(|_| dir.to_path_buf())
-            .into_os_string()
+        key.into_os_string()
     }
+}
+
+/// `path` as [`std::path::absolute`] writes it (below `cwd` when relative, without `.`
+/// components or doubled separators), without asking the system for the working directory:
+/// a walk of `.` meets every path as `./modules/...`. Two names of one file that differ only
+/// so are equal here. A trailing separator is dropped.
+pub fn absolute_name<'p>(path: &'p Path, cwd: &Path) -> std::borrow::Cow<'p, Path> {
+    if path.is_absolute() && is_plain(path) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut out = if path.is_absolute() {
+        PathBuf::new()
+    } else {
+        cwd.to_path_buf()
+    };
+    out.extend(
+        path.components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir)),
+    );
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether `path` is already as [`std::path::absolute`] would write it below an absolute
@@ -645,5 +665,43 @@ mod tests {
         assert!(is_plain(Path::new("modules/ntp/bindings")));
         assert!(!is_plain(Path::new("modules/./ntp")));
         assert!(!is_plain(Path::new("modules//ntp")));
+    }
+
+    /// Every name of a directory is listed under what `std::path::absolute` makes of it, though
+    /// it is made without asking the system; a file's name without its trailing separator.
+    #[test]
+    fn listing_keys_are_the_absolute_form() {
+        let cwd = std::env::current_dir().expect("a working directory");
+        let cache = ListingCache {
+            cwd: Some(cwd.clone()),
+            listed: Default::default(),
+        };
+        for p in [
+            "modules/ntp",
+            "./modules/ntp",
+            "./modules/./ntp/",
+            "modules//ntp",
+            "/etc//puppet/./modules/",
+            "a/../b",
+            "./..",
+            "..",
+            "/",
+            "./a",
+            "a/.",
+            ".",
+            "./",
+            "a/",
+        ] {
+            let path = Path::new(p);
+            let normal = std::path::absolute(path).expect("absolute");
+            assert_eq!(cache.key(path), normal.as_os_str(), "{p}");
+            let file = absolute_name(path, &cwd);
+            let trimmed = normal.as_os_str().as_encoded_bytes();
+            let trimmed = match trimmed.strip_suffix(b"/") {
+                Some(t) if !t.is_empty() => t,
+                _ => trimmed,
+            };
+            assert_eq!(file.as_os_str().as_encoded_bytes(), trimmed, "{p}");
+        }
     }
 }

@@ -505,7 +505,14 @@ fn pbc_with_input(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
         .spawn()
         .expect("pbc runs");
     if let Some(mut input) = child.stdin.take() {
-        input.write_all(stdin).expect("stdin written");
+        // pbc may end without reading its input (a usage error): the pipe is then closed.
+        if let Err(e) = input.write_all(stdin) {
+            assert_eq!(
+                e.kind(),
+                std::io::ErrorKind::BrokenPipe,
+                "stdin written: {e}"
+            );
+        }
     }
     let out = child.wait_with_output().expect("pbc ends");
     (

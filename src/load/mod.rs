@@ -145,15 +145,25 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
         (&tree::TreeFile, std::io::Result<Vec<u8>>),
     > = std::collections::BTreeMap::new();
     let everything = tree::discover(&[dir.to_path_buf()])?;
-    // A path met again (environments share their modules) is the same file: only distinct
-    // paths are read, on every core, each file's identity taken from the file opened to read
-    // it (not from another `stat` of its path), and only the first name of each file is kept.
-    let mut seen: std::collections::HashSet<&std::ffi::OsStr> = std::collections::HashSet::new();
+    // A path met again (environments share their modules; the environments' paths are below
+    // the canonical directory, the walk of `dir` may name the same files `./modules/...`) is
+    // the same file: only distinct paths are read, on every core, each file's identity taken
+    // from the file opened to read it (not from another `stat` of its path), and only the
+    // first name of each file is kept.
+    let cwd = std::env::current_dir()?;
+    // By the name's bytes: hashing a `Path` walks its components.
+    let mut seen: std::collections::HashSet<std::borrow::Cow<std::ffi::OsStr>> =
+        std::collections::HashSet::new();
     let distinct: Vec<&tree::TreeFile> = environments
         .iter()
         .flat_map(|(_, f)| f)
         .chain(&everything)
-        .filter(|f| seen.insert(f.path.as_os_str()))
+        .filter(|f| {
+            seen.insert(match source::absolute_name(&f.path, &cwd) {
+                std::borrow::Cow::Borrowed(p) => std::borrow::Cow::Borrowed(p.as_os_str()),
+                std::borrow::Cow::Owned(p) => std::borrow::Cow::Owned(p.into_os_string()),
+            })
+        })
         .collect();
     let read = parallel_map(distinct.len(), |i| {
         source::read_identified(&distinct[i].path, "manifest")
