@@ -113,23 +113,28 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             return Ok(Some(analysed.into_report()));
         }
     };
-    // Per environment, the files it reads; findings about environments that cannot be read.
-    let mut environments: Vec<(String, Vec<tree::TreeFile>)> = Vec::new();
+    // Per environment, its name and which of `layouts` it reads; findings about environments
+    // that cannot be read.
+    let mut environments: Vec<(String, usize)> = Vec::new();
     let mut unreadable: Vec<diag::Diagnostic> = Vec::new();
-    // Environments laid out alike (a site's static environments often are) read the same
-    // files: the tree is walked for the first of them only.
-    let mut walked: Vec<(tree::EnvironmentLayout, usize)> = Vec::new();
+    // Each distinct layout and its files: environments laid out alike (a site's static
+    // environments often are) read the same files, walked and held once.
+    let mut layouts: Vec<(tree::EnvironmentLayout, Vec<tree::TreeFile>)> = Vec::new();
     for (name, selected) in resolved {
         match selected {
             Ok(selected) => {
-                let files = match walked.iter().find(|(layout, _)| *layout == selected.layout) {
-                    Some(&(_, alike)) => environments[alike].1.clone(),
+                let alike = layouts
+                    .iter()
+                    .position(|(layout, _)| *layout == selected.layout);
+                let index = match alike {
+                    Some(index) => index,
                     None => {
-                        walked.push((selected.layout.clone(), environments.len()));
-                        selected.layout.files()?
+                        let files = selected.layout.files()?;
+                        layouts.push((selected.layout, files));
+                        layouts.len() - 1
                     }
                 };
-                environments.push((name, files));
+                environments.push((name, index));
             }
             // A request can select it (`--env`), and would fail the same way.
             Err(d) => {
@@ -154,7 +159,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     // By the name's bytes: hashing a `Path` walks its components.
     let mut seen: std::collections::HashSet<std::borrow::Cow<std::ffi::OsStr>> =
         std::collections::HashSet::new();
-    let distinct: Vec<&tree::TreeFile> = environments
+    let distinct: Vec<&tree::TreeFile> = layouts
         .iter()
         .flat_map(|(_, f)| f)
         .chain(&everything)
@@ -183,9 +188,13 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             })
         })
         .collect::<std::io::Result<Vec<SourceInput>>>()?;
-    let groups: Vec<(String, Vec<String>)> = environments
+    let names: Vec<Vec<String>> = layouts
         .into_iter()
-        .map(|(name, files)| (name, files.into_iter().map(|f| f.display).collect()))
+        .map(|(_, files)| files.into_iter().map(|f| f.display).collect())
+        .collect();
+    let groups: Vec<(String, &[String])> = environments
+        .into_iter()
+        .map(|(name, layout)| (name, names[layout].as_slice()))
         .collect();
     let mut analysed = analyse(inputs, Scope::Environments(&groups), Some(Digest::CHECK));
     for d in unreadable {
@@ -1806,7 +1815,7 @@ enum Scope<'e> {
     OneTree(validate::Composition),
     /// Each environment's (its name and the names of the files it reads); files no environment
     /// reads get only their own rules.
-    Environments(&'e [(String, Vec<String>)]),
+    Environments(&'e [(String, &'e [String])]),
     /// None: the environments are unknown, each file gets only its own rules.
     EachFileAlone,
 }
@@ -1996,6 +2005,14 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
             for (judgement, number) in numbered {
                 judgements[number] = Some(judgement);
             }
+            // How many judgements still read each file: the last takes its own rules' facts,
+            // the others a copy.
+            let mut readers = vec![0u32; parsed.len()];
+            for (members, _) in judgements.iter().flatten() {
+                for &i in members {
+                    readers[i] += 1;
+                }
+            }
             let mut findings_of: Vec<Option<Vec<diag::Diagnostic>>> = vec![None; judgements.len()];
             for ((environment, _), &number) in environments.iter().zip(&judgement_of) {
                 if let Some((members, broken_names)) = judgements[number].take() {
@@ -2013,7 +2030,17 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
                         validate::Composition::ForEveryRequest
                     };
                     // A file two judgements read was judged on its own once, while parsed.
-                    let judged_here = members.iter().map(|&i| judged[i].clone()).collect();
+                    let judged_here = members
+                        .iter()
+                        .map(|&i| {
+                            readers[i] -= 1;
+                            if readers[i] == 0 {
+                                judged[i].take()
+                            } else {
+                                judged[i].clone()
+                            }
+                        })
+                        .collect();
                     findings_of[number] = Some(validate::check_tree(
                         &files,
                         &inputs,
