@@ -1798,7 +1798,7 @@ struct Analysed {
     ids: Vec<span::FileId>,
     diagnostics: Vec<diag::Diagnostic>,
     parsed: Vec<(tree::FileRole, ast::Program)>,
-    /// By parsed file, its bindings block when `Scope::Compiled` lowered it while parsing.
+    /// By parsed file, its bindings block when the parse digested it ([`Digest`]).
     lowered: Vec<Option<LoweredBlock>>,
     file_count: usize,
     /// The data files read for `hiera.yaml` files: (data file, its `hiera.yaml`, its path
@@ -1862,7 +1862,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
     let results = parse_all(&files, &jobs, digest);
     let mut parsed = Vec::with_capacity(results.len());
     let mut parsed_ids = Vec::with_capacity(results.len());
-    // By parsed file, what its parse already made of it (with `Scope::Compiled`).
+    // By parsed file, what its parse already made of it (with a `Digest`).
     let mut digested: Vec<Option<Digested>> = Vec::with_capacity(results.len());
     for ((id, role), (result, digest)) in jobs.into_iter().zip(results) {
         diagnostics.extend(result.diagnostics);

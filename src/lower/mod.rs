@@ -145,7 +145,7 @@ pub fn compile_files<'a, E: Embed<'a>>(
 }
 
 /// The first bindings block of a file (the one a tree's layers take), lowered on its own: what
-/// `pbc compile` keeps of a bindings file once it is checked, instead of its tree.
+/// `pbc check` and `pbc compile` keep of a bindings file once it is parsed, instead of its tree.
 pub fn lower_block<'a, E: Embed<'a>>(
     files: &SourceMap,
     origin_names: &[SmolStr],
@@ -173,7 +173,8 @@ pub fn compile_tree<'a, E: Embed<'a>>(
 }
 
 /// [`compile_tree`] where some inputs' blocks are `lowered` already (by input, from
-/// [`lower_block`] with the same `embed`): those are moved into their layers (copied for a
+/// [`lower_block`] with an embedding that gives the code `embed` gives, such as
+/// `eval::code::Detached` for `ForInjection`): those are moved into their layers (copied for a
 /// second layer that includes the same file), and their programs' items are not read.
 pub fn compile_tree_from<'a, E: Embed<'a>>(
     files: &SourceMap,

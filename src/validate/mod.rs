@@ -28,8 +28,9 @@ use smol_str::SmolStr;
 pub struct TreeInput<'a> {
     pub role: &'a FileRole,
     pub program: &'a Program,
-    /// A bindings file `pbc compile` lowered while parsing it: its program keeps only the
-    /// outline of its block ([`Program::into_outline`]), and the rules read its bindings here.
+    /// The block of a bindings file `pbc check` or `pbc compile` lowered while parsing it: its
+    /// program keeps only an outline ([`Program::into_outline`]), and the rules read its
+    /// bindings here.
     pub lowered: Option<&'a crate::lower::model::NamedBindings<crate::eval::code::Code<'a>>>,
 }
 
