@@ -23,8 +23,8 @@ pub enum Code<'a> {
 }
 
 /// Where embedded code's tree is: in the program it was lowered from, borrowed, or a copy of
-/// its own, for a model that outlives its programs (`pbc compile` frees each bindings file's
-/// tree once the file is lowered, and keeps only the few expressions it embeds).
+/// its own, for blocks that outlive their programs (`pbc check` and `pbc compile` free each
+/// bindings file's tree once the file is lowered, and keep only the few expressions it embeds).
 #[derive(Debug)]
 pub enum Subtree<'a, T> {
     Borrowed(&'a T),
@@ -203,16 +203,16 @@ impl<'a> Embed<'a> for Detached {
         Code::Lambda(Subtree::Owned(std::sync::Arc::new(l.clone())))
     }
     fn string(&self, s: &str) -> Code<'static> {
-        Code::Value(Value::string(s))
+        ForInjection.string(s)
     }
     fn variable(&self, name: &str) -> Code<'static> {
-        Code::Variable(name.into())
+        ForInjection.variable(name)
     }
     fn boolean(&self, b: bool) -> Code<'static> {
-        Code::Value(Value::Boolean(b))
+        ForInjection.boolean(b)
     }
     fn undef(&self) -> Code<'static> {
-        Code::Value(Value::Undef)
+        ForInjection.undef()
     }
     fn positions(&self) -> bool {
         self.positions
