@@ -158,6 +158,43 @@ fn origins(model: &str) -> Vec<String> {
     out
 }
 
+/// A file two layers include is in both, whole: `pbc compile` lowers a bindings file once, as
+/// it parses it, and the second layer gets a copy.
+#[test]
+fn a_file_two_layers_include_is_in_both() {
+    let root = site(
+        "two_layers_one_file",
+        &[
+            (
+                "manifests/site.pp",
+                "site {\n  bindings => [\n    layer { 'high': include => 'confdir:/default' },\n    layer { 'low': include => 'confdir:/default' },\n  ]\n}\n",
+            ),
+            (
+                "bindings/default.pp",
+                "bindings default {\n  bind 'a' to 1\n  bind 'b' to \"${::fqdn}-b\"\n  when node 'x' { bind 'a' to 2 }\n}\n",
+            ),
+        ],
+    );
+    let model = compile_site(&root, None).unwrap_or_else(|d| panic!("compiles:\n{d}"));
+    let doc: serde_json::Value = serde_json::from_str(&model).expect("JSON");
+    let block = |layer: &str| {
+        doc["layers"]["layers"]
+            .as_array()
+            .expect("layers")
+            .iter()
+            .find(|l| l["name"] == layer)
+            .map(|l| l["bindings"].clone())
+            .unwrap_or_else(|| panic!("the layer {layer}"))
+    };
+    let (high, low) = (block("high"), block("low"));
+    assert_eq!(high, low);
+    assert_eq!(
+        high[0]["bindings"].as_array().map(Vec::len),
+        Some(3),
+        "{high}"
+    );
+}
+
 /// A directory `manifest` is every manifest in it; `undef` and `default` leave an attribute
 /// at its default; a computed value that is not a path is an error at the attribute.
 #[test]
