@@ -22,7 +22,6 @@ use crate::tree::FileRole;
 use crate::types::PType;
 use model::*;
 use smol_str::SmolStr;
-use std::collections::HashMap;
 
 /// How lowering holds a Puppet expression or value inside the model: as JSON ([`PnJson`]: PN
 /// for expressions, plain JSON for literals) when the model is written, or in a form the
@@ -219,24 +218,16 @@ pub fn compile_tree_from<'a, E: Embed<'a>>(
         let (input, block) = blocks[jobs[j]];
         (!has_lowered[input]).then(|| lowerer.named_bindings(block))
     });
-    // Where each input's lowered block went first: a second layer with the file copies it.
-    let mut placed: HashMap<usize, usize> = HashMap::new();
+    // By input, where its block went first: a second layer with the file copies it.
+    let mut first_at: Vec<Option<usize>> = vec![None; inputs.len()];
     let mut in_order: Vec<NamedBindings<E::X>> = Vec::with_capacity(jobs.len());
     for (j, fresh) in fresh.into_iter().enumerate() {
         let input = blocks[jobs[j]].0;
-        let block = match fresh {
-            Some(block) => block,
-            None => match lowered[input].take() {
-                Some(block) => {
-                    placed.insert(input, j);
-                    block
-                }
-                None => match placed.get(&input) {
-                    Some(&first) => in_order[first].clone(),
-                    None => lowerer.named_bindings(blocks[jobs[j]].1),
-                },
-            },
-        };
+        let block = fresh
+            .or_else(|| lowered[input].take())
+            .or_else(|| first_at[input].map(|first| in_order[first].clone()))
+            .unwrap_or_else(|| lowerer.named_bindings(blocks[jobs[j]].1));
+        first_at[input].get_or_insert(j);
         in_order.push(block);
     }
     let mut lowered = in_order.into_iter();
