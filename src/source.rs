@@ -326,7 +326,7 @@ impl ListingCache {
                 .unwrap_or_else(|_| dir.to_path_buf())
                 .into_os_string();
         };
-        let mut key = absolute_name(dir, cwd).into_owned();
+        let mut key = PathBuf::from(absolute_name(dir, cwd).into_owned());
         // As `std::path::absolute` does: `dir/` stays a directory's name.
         if dir.as_os_str().as_encoded_bytes().ends_with(b"/") {
             key.push("");
@@ -338,10 +338,11 @@ impl ListingCache {
 /// `path` as [`std::path::absolute`] writes it (below `cwd` when relative, without `.`
 /// components or doubled separators), without asking the system for the working directory:
 /// a walk of `.` meets every path as `./modules/...`. Two names of one file that differ only
-/// so are equal here. A trailing separator is dropped.
-pub fn absolute_name<'p>(path: &'p Path, cwd: &Path) -> std::borrow::Cow<'p, Path> {
+/// so are equal here, as bytes (hashing a `Path` walks its components). A trailing separator
+/// is dropped.
+pub fn absolute_name<'p>(path: &'p Path, cwd: &Path) -> std::borrow::Cow<'p, std::ffi::OsStr> {
     if path.is_absolute() && is_plain(path) {
-        return std::borrow::Cow::Borrowed(path);
+        return std::borrow::Cow::Borrowed(path.as_os_str());
     }
     let mut out = if path.is_absolute() {
         PathBuf::new()
@@ -352,7 +353,7 @@ pub fn absolute_name<'p>(path: &'p Path, cwd: &Path) -> std::borrow::Cow<'p, Pat
         path.components()
             .filter(|c| !matches!(c, std::path::Component::CurDir)),
     );
-    std::borrow::Cow::Owned(out)
+    std::borrow::Cow::Owned(out.into_os_string())
 }
 
 /// Whether `path` is already as [`std::path::absolute`] would write it below an absolute
@@ -701,7 +702,7 @@ mod tests {
                 Some(t) if !t.is_empty() => t,
                 _ => trimmed,
             };
-            assert_eq!(file.as_os_str().as_encoded_bytes(), trimmed, "{p}");
+            assert_eq!(file.as_encoded_bytes(), trimmed, "{p}");
         }
     }
 }

@@ -155,20 +155,15 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
     // the same file: only distinct paths are read, on every core, each file's identity taken
     // from the file opened to read it (not from another `stat` of its path), and only the
     // first name of each file is kept.
-    let cwd = std::env::current_dir()?;
-    // By the name's bytes: hashing a `Path` walks its components.
+    // Without a working directory, relative names are compared as they are.
+    let cwd = std::env::current_dir().unwrap_or_default();
     let mut seen: std::collections::HashSet<std::borrow::Cow<std::ffi::OsStr>> =
         std::collections::HashSet::new();
     let distinct: Vec<&tree::TreeFile> = layouts
         .iter()
         .flat_map(|(_, f)| f)
         .chain(&everything)
-        .filter(|f| {
-            seen.insert(match source::absolute_name(&f.path, &cwd) {
-                std::borrow::Cow::Borrowed(p) => std::borrow::Cow::Borrowed(p.as_os_str()),
-                std::borrow::Cow::Owned(p) => std::borrow::Cow::Owned(p.into_os_string()),
-            })
-        })
+        .filter(|f| seen.insert(source::absolute_name(&f.path, &cwd)))
         .collect();
     let read = parallel_map(distinct.len(), |i| {
         source::read_identified(&distinct[i].path, "manifest")
