@@ -1228,12 +1228,55 @@ impl Expr {
     /// order. `f` returns whether to look inside the node it was given. Uses an explicit stack,
     /// so arbitrarily long chains cannot overflow the call stack.
     pub fn walk<'a>(&'a self, mut f: impl FnMut(&'a Expr) -> bool) {
-        let mut stack: Vec<&'a Expr> = vec![self];
-        let mut children: Vec<&'a Expr> = Vec::new();
-        while let Some(e) = stack.pop() {
+        // The first child is visited next without passing through the stack, so a walk over
+        // a chain of single children (most values: a string, a number, `-1`) allocates nothing.
+        let mut stack: Vec<&'a Expr> = Vec::new();
+        let mut next = Some(self);
+        while let Some(e) = next.take().or_else(|| stack.pop()) {
             if f(e) {
-                e.for_each_child(&mut |c| children.push(c));
-                stack.extend(children.drain(..).rev());
+                let siblings = stack.len();
+                e.for_each_child(&mut |c| match next {
+                    None => next = Some(c),
+                    Some(_) => stack.push(c),
+                });
+                stack[siblings..].reverse();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same visit written recursively: `walk` must match it node for node.
+    fn preorder<'a>(e: &'a Expr, look_inside: &dyn Fn(&Expr) -> bool, out: &mut Vec<&'a Expr>) {
+        out.push(e);
+        if look_inside(e) {
+            e.for_each_child(&mut |c| preorder(c, look_inside, out));
+        }
+    }
+
+    #[test]
+    fn walk_visits_parents_first_in_source_order() {
+        let src = "$x = [1, [2, -3], { 'a' => f(4, 5) }, \"${y}z\"] + g(6)[7]\n$z = $x ? { 1 => 2, default => [3] }\n";
+        let parsed = crate::parser::parse_file(crate::span::FileId(0), src);
+        let program = parsed.program.expect("the sample parses");
+        let everywhere = |_: &Expr| true;
+        let not_in_arrays = |e: &Expr| !matches!(e.kind, ExprKind::Array { .. });
+        let choices: [&dyn Fn(&Expr) -> bool; 2] = [&everywhere, &not_in_arrays];
+        for look_inside in choices {
+            for statement in &program.body {
+                let mut expected = Vec::new();
+                preorder(statement, look_inside, &mut expected);
+                let mut walked = Vec::new();
+                statement.walk(|e| {
+                    walked.push(e);
+                    look_inside(e)
+                });
+                let spans = |v: &[&Expr]| v.iter().map(|e| e.span).collect::<Vec<_>>();
+                assert!(expected.len() > 5);
+                assert_eq!(spans(&walked), spans(&expected));
             }
         }
     }

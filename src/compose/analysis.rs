@@ -209,11 +209,18 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
         let mut tallies: BTreeMap<Identity, Tally> = BTreeMap::new();
         let mut order: Vec<Identity> = Vec::new();
         let mut matched: Vec<BTreeSet<Span>> = Vec::with_capacity(count);
+        // A binding outside any `when`: the same precedence for every class.
+        let unconditional: Precedence = Rc::from([0u16]);
+        let mut precedence: Vec<Option<Precedence>> = Vec::with_capacity(nodes.len());
         for (class_index, class) in classes.iter().enumerate() {
-            let precedence = self.precedences(&nodes, &domain, &class);
+            self.precedences(&nodes, &domain, &class, &mut precedence);
+            // `nodes` is in index order: a node's precedence is found by its place there.
             let of = |when: Option<usize>| match when {
-                None => Some(Rc::from(vec![0u16])),
-                Some(w) => precedence.get(&w).cloned().flatten(),
+                None => Some(unconditional.clone()),
+                Some(w) => nodes
+                    .binary_search(&w)
+                    .ok()
+                    .and_then(|at| precedence[at].clone()),
             };
             let mut spans = BTreeSet::new();
             for &i in self.list {
@@ -394,20 +401,23 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
             .collect()
     }
 
-    /// Each node's precedence for the requests of `class` (`None`: a predicate fails).
+    /// Into `out`, each node's precedence for the requests of `class`, by its place in `nodes`
+    /// (`None`: a predicate fails). `nodes` is in index order, parents first.
     fn precedences(
         &self,
         nodes: &[usize],
         domain: &[(Dimension, Vec<Slot>)],
         class: &[usize],
-    ) -> HashMap<usize, Option<Precedence>> {
-        let mut raw: HashMap<usize, Option<Vec<u16>>> = HashMap::with_capacity(nodes.len());
-        let mut out = HashMap::with_capacity(nodes.len());
+        out: &mut Vec<Option<Precedence>>,
+    ) {
+        out.clear();
+        // By place in `nodes`, the levels of the node's predicates and its parents'.
+        let mut raw: Vec<Option<Vec<u16>>> = Vec::with_capacity(nodes.len());
         for &w in nodes {
             let node = &self.bindings.whens[w];
             let mut levels = match node.parent {
                 None => Some(Vec::new()),
-                Some(p) => raw.get(&p).cloned().flatten(),
+                Some(p) => nodes.binary_search(&p).ok().and_then(|at| raw[at].clone()),
             };
             for (index, p) in node.predicates.iter().enumerate() {
                 let Some(acc) = levels.as_mut() else { break };
@@ -448,10 +458,9 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
                     levels = None;
                 }
             }
-            out.insert(w, levels.clone().map(normalise));
-            raw.insert(w, levels);
+            out.push(levels.clone().map(normalise));
+            raw.push(levels);
         }
-        out
     }
 }
 

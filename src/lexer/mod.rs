@@ -866,18 +866,14 @@ impl<'s> Lexer<'s> {
                 }
                 None
             };
-            let mut candidates = Vec::with_capacity(4);
-            if let Some(f) = frac_end {
-                if let Some(e) = exp(f) {
-                    candidates.push(e);
-                }
-                candidates.push(f);
-            }
-            if let Some(e) = exp(int_end) {
-                candidates.push(e);
-            }
-            candidates.push(int_end);
-            matched = candidates.into_iter().find(|&p| boundary(p));
+            // The longest forms first; in place, as every number in a file comes through here.
+            let candidates = [
+                frac_end.and_then(exp),
+                frac_end,
+                exp(int_end),
+                Some(int_end),
+            ];
+            matched = candidates.into_iter().flatten().find(|&p| boundary(p));
         }
         let Some(stop) = matched else {
             let mut p = start;

@@ -572,6 +572,10 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             // Only `common` may go without a value, and its value is never compared.
             None => self.embed.string("true"),
             Some(v) => match predicate_text(v) {
+                // Most values are ASCII and lower case already: they are taken as they are.
+                Some(text) if text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase()) => {
+                    self.embed.string(text)
+                }
                 Some(text) => self.embed.string(&text.to_lowercase()),
                 None => self.embed.expression(v),
             },
@@ -973,11 +977,11 @@ fn inferred(value: &Expr) -> PType {
 
 /// A predicate value as text: a string, a bare word, a number or a boolean (`None` for a value
 /// only a request can tell).
-pub(crate) fn predicate_text(e: &Expr) -> Option<String> {
+pub(crate) fn predicate_text(e: &Expr) -> Option<&str> {
     match &e.kind {
-        ExprKind::Boolean { value } => Some(value.to_string()),
-        ExprKind::Integer { text, .. } | ExprKind::Float { text, .. } => Some(text.to_string()),
-        _ => e.literal_text().map(str::to_string),
+        ExprKind::Boolean { value } => Some(if *value { "true" } else { "false" }),
+        ExprKind::Integer { text, .. } | ExprKind::Float { text, .. } => Some(text),
+        _ => e.literal_text(),
     }
 }
 
@@ -1013,13 +1017,17 @@ fn write_value(v: &crate::eval::Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                crate::pn::write_json_string(out, &k.to_display_string());
+                match k {
+                    Value::String(s) => crate::pn::write_json_string(out, s),
+                    other => crate::pn::write_json_string(out, &other.to_display_string()),
+                }
                 out.push(':');
                 write_value(item, out);
             }
             out.push('}');
         }
-        // Strings, and what a literal never is (regexes, types, `default`) as their text.
+        Value::String(s) => crate::pn::write_json_string(out, s),
+        // What a literal never is (regexes, types, `default`), as its text.
         other => crate::pn::write_json_string(out, &other.to_display_string()),
     }
 }
