@@ -398,11 +398,14 @@ fn joined(base: &Path, path: &str) -> PathBuf {
 /// files and its `metadata.json`.
 fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(PathBuf, FileRole)>> {
     let mut out = Vec::new();
-    // The module's directory is listed (for its `hiera.yaml` files): what it holds is read
-    // from that listing rather than asked of the system name by name.
+    // The module's directory is listed once (for its `hiera.yaml` files): what it holds is
+    // read from that listing rather than asked of the system name by name.
+    let Ok(entries) = crate::source::list_dir(path) else {
+        return Ok(out);
+    };
+    let child_type = |name: &str| crate::source::listed_type(path, &entries, name, root);
     let bindings = path.join("bindings");
-    let has_bindings =
-        crate::source::child_type(path, "bindings", root).is_some_and(|t| t.is_dir());
+    let has_bindings = child_type("bindings").is_some_and(|t| t.is_dir());
     let bindings_files = if has_bindings {
         manifests_in(&bindings, root)?
     } else {
@@ -418,7 +421,7 @@ fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(Pa
             },
         ));
     }
-    for (dir, file) in hiera_configs(path, root) {
+    for (dir, file) in hiera_configs_listed(path, &entries, root) {
         out.push((
             file,
             FileRole::HieraConfig {
@@ -427,7 +430,7 @@ fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(Pa
             },
         ));
     }
-    if crate::source::child_type(path, "metadata.json", root).is_some_and(|t| t.is_file()) {
+    if child_type("metadata.json").is_some_and(|t| t.is_file()) {
         out.push((
             path.join("metadata.json"),
             FileRole::DataProvider {
@@ -458,10 +461,19 @@ fn manifests_in(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// The `hiera.yaml` files of a module or of the site: at its root (`""`) and one directory
 /// below (`module-hiera:/MODULE/DIR`, `confdir-hiera:/DIR`), with the directory, in name order.
 fn hiera_configs(module: &Path, root: &Path) -> Vec<(String, PathBuf)> {
+    match crate::source::list_dir(module) {
+        Ok(entries) => hiera_configs_listed(module, &entries, root),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// [`hiera_configs`] of `module`, listed as `entries`.
+fn hiera_configs_listed(
+    module: &Path,
+    entries: &[crate::source::Entry],
+    root: &Path,
+) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    let Ok(entries) = crate::source::list_dir(module) else {
-        return out;
-    };
     let is_file = |p: &Path| crate::source::followed_type(p, root).is_some_and(|t| t.is_file());
     let mut below: Vec<(String, PathBuf)> = Vec::new();
     for e in entries.iter() {

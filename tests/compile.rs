@@ -629,3 +629,74 @@ fn the_code_model_is_written_as_the_json_model() {
         assert!(json.contains(r#""tab\there"#), "{json}");
     }
 }
+
+/// The model `pbc compile` writes of a tree, each bindings file lowered as it is parsed and its
+/// tree freed, is in both layouts byte for byte the model lowered from the whole programs, as
+/// serde writes it: every corpus tree, and one of 300 modules.
+#[test]
+fn a_tree_model_is_the_model_of_the_whole_programs() {
+    let generated = tempfile::tempdir().expect("a temporary directory");
+    let root = generated.path();
+    std::fs::create_dir_all(root.join("bindings")).expect("writable");
+    std::fs::write(
+        root.join("bindings/default.pp"),
+        "bindings default {\n  bind 'site' to \"tab\\there\"\n}\n",
+    )
+    .expect("writable");
+    for m in 0..300 {
+        let dir = root.join(format!("modules/m{m}/bindings"));
+        std::fs::create_dir_all(&dir).expect("writable");
+        let text = format!(
+            "bindings m{m}::default {{\n  bind 'm{m}::a' to [{m}, 'x', {{ 'k' => true }}]\n  \
+             when node 'n{m}' {{ bind Integer, 'm{m}::b' to {m} }}\n  bind 'm{m}::c' to \"${{::fqdn}}-{m}\"\n}}\n"
+        );
+        std::fs::write(dir.join("default.pp"), text).expect("writable");
+    }
+    let mut trees: Vec<PathBuf> = [
+        "corpus/check/trees",
+        "corpus/compile/trees",
+        "corpus/lookup/trees",
+    ]
+    .iter()
+    .flat_map(|d| sorted_dirs(d))
+    .collect();
+    trees.push(root.to_path_buf());
+    let mut written = 0;
+    for tree in &trees {
+        let files = tree::discover(std::slice::from_ref(tree)).expect("corpus is readable");
+        let loaded = puppet_bindings::load_tree_files(&files, Some(tree)).expect("readable");
+        if loaded.has_errors() {
+            continue;
+        }
+        let model = loaded.tree_model(puppet_bindings::lower::PnJson);
+        for (layout, serde_text) in [
+            (
+                JsonLayout::Indented,
+                serde_json::to_string_pretty(&model).expect("writes"),
+            ),
+            (
+                JsonLayout::Compact,
+                serde_json::to_string(&model).expect("writes"),
+            ),
+        ] {
+            let mut text = None;
+            let report = compile_tree_files(&files, Some(tree), CompileMode::Tree, layout, {
+                keep_text(&mut text)
+            })
+            .expect("readable");
+            assert!(report.written.is_some_and(|w| w.is_ok()));
+            assert_eq!(
+                text.as_deref(),
+                Some(format!("{serde_text}\n").as_str()),
+                "{} ({layout:?})",
+                tree.display()
+            );
+            written += 1;
+        }
+        if tree == root {
+            let blocks: usize = model.layers.layers.iter().map(|l| l.bindings.len()).sum();
+            assert!(blocks > 300, "{blocks} blocks");
+        }
+    }
+    assert!(written > 40, "{written} models written");
+}
