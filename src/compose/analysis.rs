@@ -212,8 +212,11 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
         // A binding outside any `when`: the same precedence for every class.
         let unconditional: Precedence = Rc::from([0u16]);
         let mut precedence: Vec<Option<Precedence>> = Vec::with_capacity(nodes.len());
-        for (class_index, class) in classes.iter().enumerate() {
-            self.precedences(&nodes, &domain, &class, &mut precedence);
+        let mut levels = Levels::default();
+        let mut class = vec![0; sizes.len()];
+        for class_index in 0..count {
+            classes.class_into(class_index, &mut class);
+            self.precedences(&nodes, &domain, &class, &mut levels, &mut precedence);
             // `nodes` is in index order: a node's precedence is found by its place there.
             let of = |when: Option<usize>| match when {
                 None => Some(unconditional.clone()),
@@ -408,16 +411,19 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
         nodes: &[usize],
         domain: &[(Dimension, Vec<Slot>)],
         class: &[usize],
+        levels_of: &mut Levels,
         out: &mut Vec<Option<Precedence>>,
     ) {
         out.clear();
-        // By place in `nodes`, the levels of the node's predicates and its parents'.
-        let mut raw: Vec<Option<Vec<u16>>> = Vec::with_capacity(nodes.len());
+        levels_of.clear();
         for &w in nodes {
             let node = &self.bindings.whens[w];
             let mut levels = match node.parent {
                 None => Some(Vec::new()),
-                Some(p) => nodes.binary_search(&p).ok().and_then(|at| raw[at].clone()),
+                Some(p) => nodes
+                    .binary_search(&p)
+                    .ok()
+                    .and_then(|at| levels_of.get(at).map(<[u16]>::to_vec)),
             };
             for (index, p) in node.predicates.iter().enumerate() {
                 let Some(acc) = levels.as_mut() else { break };
@@ -458,8 +464,8 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
                     levels = None;
                 }
             }
-            out.push(levels.clone().map(normalise));
-            raw.push(levels);
+            levels_of.push(levels.as_deref());
+            out.push(levels.map(normalise));
         }
     }
 }
@@ -473,6 +479,36 @@ fn path_tests<'m>(node: &super::WhenNode<'m>) -> Vec<(&'m str, &'m str)> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Each `when` node's levels (its predicates' and its parents'), by its place in a key's nodes,
+/// in one list: `None` where a predicate fails.
+#[derive(Default)]
+struct Levels {
+    flat: Vec<u16>,
+    /// Where each node's levels are in `flat`.
+    spans: Vec<Option<std::ops::Range<usize>>>,
+}
+
+impl Levels {
+    fn clear(&mut self) {
+        self.flat.clear();
+        self.spans.clear();
+    }
+
+    fn push(&mut self, levels: Option<&[u16]>) {
+        let span = levels.map(|l| {
+            let start = self.flat.len();
+            self.flat.extend_from_slice(l);
+            start..self.flat.len()
+        });
+        self.spans.push(span);
+    }
+
+    fn get(&self, at: usize) -> Option<&[u16]> {
+        let span = self.spans.get(at)?.clone()?;
+        self.flat.get(span)
+    }
 }
 
 /// The text a literal predicate value matches (as the injector compares it: lower-cased).
@@ -496,13 +532,18 @@ impl Classes<'_> {
     }
 
     /// The `n`th combination (the last category varies fastest).
-    fn class(&self, mut n: usize) -> Vec<usize> {
+    fn class(&self, n: usize) -> Vec<usize> {
         let mut class = vec![0; self.sizes.len()];
+        self.class_into(n, &mut class);
+        class
+    }
+
+    /// [`Classes::class`] into `class`, which has room for one slot per category.
+    fn class_into(&self, mut n: usize, class: &mut [usize]) {
         for (ci, &size) in self.sizes.iter().enumerate().rev() {
             class[ci] = n % size;
             n /= size;
         }
-        class
     }
 }
 
