@@ -277,20 +277,16 @@ pub fn entry_type(dir: &Path, entry: &Entry, root: &Path) -> Option<std::fs::Fil
     followed_type(&dir.join(&entry.name), root)
 }
 
-/// [`followed_type`] of `dir/name`, read from `dir`'s listing: for a directory that a walk
-/// lists anyway, this costs no system call where a `stat` of a missing file would.
-pub fn child_type(dir: &Path, name: &str, root: &Path) -> Option<std::fs::FileType> {
-    listed_type(dir, &list_dir(dir).ok()?, name, root)
-}
-
-/// [`child_type`] when this command has listed `dir` already; `None` when it has not (a `stat`
+/// [`listed_type`] when this command has listed `dir` already; `None` when it has not (a `stat`
 /// then costs less than a listing).
 pub fn listed_child_type(dir: &Path, name: &str, root: &Path) -> Option<Option<std::fs::FileType>> {
     let (_, listed) = cached_listing(dir);
     Some(listed_type(dir, &listed?, name, root))
 }
 
-/// [`child_type`] of `dir/name`, from `entries`, the listing of `dir` the caller holds.
+/// [`followed_type`] of `dir/name`, read from `entries`, the listing of `dir` the caller holds:
+/// for a directory that a walk lists anyway, this costs no system call where a `stat` of a
+/// missing file would.
 pub fn listed_type(
     dir: &Path,
     entries: &[Entry],
