@@ -1270,17 +1270,13 @@ fn read_hiera5_level(
     ] {
         for entry in entries {
             // Puppet's default configuration is written nowhere: its file's start.
-            let (line, column) = if entry.span.is_none() {
+            let position = if entry.span.is_none() {
                 (1, 1)
             } else {
                 files.line_col(config_id, entry.span.start)
             };
-            let origin = crate::lower::model::Origin {
-                file: config_name.as_str().into(),
-                line: u32::try_from(line).unwrap_or(u32::MAX),
-                column: u32::try_from(column).unwrap_or(u32::MAX),
-                span: entry.span,
-            };
+            let origin =
+                crate::lower::model::Origin::new(config_name.as_str().into(), position, entry.span);
             let unsupported = |why: String| model::HieraLocations::Unsupported { why };
             let (locations, searches): (model::HieraLocations, Vec<(String, Option<String>)>) =
                 if !entry.supported {

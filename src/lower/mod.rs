@@ -493,18 +493,11 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                 span,
             };
         }
-        let (line, column) = self.files.line_col(span.file, span.start);
         let file = match self.origin_names.get(span.file.0 as usize) {
             Some(n) => n.clone(),
             None => self.files.name(span.file).into(),
         };
-        // Spans are 32-bit offsets: a line or column always fits.
-        Origin {
-            file,
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-            column: u32::try_from(column).unwrap_or(u32::MAX),
-            span,
-        }
+        Origin::new(file, self.files.line_col(span.file, span.start), span)
     }
 
     fn named_bindings(&self, block: &'a BindingsBlock) -> NamedBindings<E::X> {

@@ -358,6 +358,25 @@ pub struct EnvironmentEntry<X = Json> {
     pub origin: Origin,
 }
 
+impl Origin {
+    /// An origin at the 1-based `(line, column)` that [`SourceMap::line_col`] gives for `span`
+    /// in a file named `file`. Spans are 32-bit offsets, so a line or column always fits.
+    ///
+    /// [`SourceMap::line_col`]: crate::span::SourceMap::line_col
+    pub fn new(
+        file: smol_str::SmolStr,
+        (line, column): (usize, usize),
+        span: crate::span::Span,
+    ) -> Origin {
+        Origin {
+            file,
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(column).unwrap_or(u32::MAX),
+            span,
+        }
+    }
+}
+
 fn no_span() -> crate::span::Span {
     crate::span::Span::NONE
 }
