@@ -149,7 +149,7 @@ pub struct Bindings<'m> {
     /// Other keys by [`Key::id`].
     typed_keys: HashMap<String, usize>,
     /// By multibind id, in document order.
-    pub contributions: HashMap<String, Vec<Contribution<'m>>>,
+    pub contributions: HashMap<&'m str, Vec<Contribution<'m>>>,
     pub whens: Vec<WhenNode<'m>>,
     /// Every category name the `when`s test, once: a request finds each name's value once, and
     /// a predicate reads it by id.
@@ -275,7 +275,7 @@ impl<'m> Bindings<'m> {
                             parent: when,
                             predicates,
                             predicates_at,
-                            path: path.as_ref(),
+                            path: path.as_deref(),
                         });
                         stack.push((bindings.iter(), Some(b.whens.len() - 1)));
                     } else {
@@ -334,7 +334,7 @@ impl<'m> Bindings<'m> {
             AbstractBinding::Binding(b) => {
                 if let Some(id) = &b.multibind_id {
                     self.contributions
-                        .entry(id.clone())
+                        .entry(id)
                         .or_default()
                         .push(Contribution {
                             binding: b,

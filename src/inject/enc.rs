@@ -56,14 +56,14 @@ pub fn add_to_model<'a>(model: &mut TreeDocument<Code<'a>>, enc: &Enc) {
         let binding = |name: Option<String>, multibind_id: Option<&str>, value: Value| {
             AbstractBinding::Binding(Binding {
                 type_: TypeModel::PDataType,
-                name,
+                name: name.map(String::into_boxed_str),
                 override_: false,
                 abstract_: false,
-                multibind_id: multibind_id.map(str::to_string),
+                multibind_id: multibind_id.map(Box::from),
                 producer: Some(ProducerDescriptor::ConstantProducerDescriptor {
                     value: Code::Value(value),
                 }),
-                producer_args: Vec::new(),
+                producer_args: Box::default(),
                 origin: origin.clone(),
             })
         };

@@ -85,7 +85,7 @@ pub(super) fn contributions<'m>(
             continue;
         };
         out.push(Produced {
-            name: b.name.clone(),
+            name: b.name.as_deref().map(str::to_string),
             value,
             layer,
             precedence,

@@ -73,7 +73,7 @@ struct When {
     id: u32,
     predicates: Vec<Category<Json>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    path: Option<DataPath<Json>>,
+    path: Option<Box<DataPath<Json>>>,
     origin: Origin,
 }
 
@@ -236,16 +236,20 @@ impl Out<'_> {
 
 /// The names a binding is found under.
 fn answers(b: &AbstractBinding<Json>) -> Vec<String> {
-    let name = |n: &Option<String>| n.clone().unwrap_or_default();
+    let name = |n: Option<&str>| n.unwrap_or_default().to_string();
     match b {
         AbstractBinding::Binding(b) => match &b.multibind_id {
             Some(id) => vec![format!("+{id}")],
-            None => vec![name(&b.name)],
+            None => vec![name(b.name.as_deref())],
         },
-        AbstractBinding::Multibinding(m) => vec![name(&m.name)],
-        AbstractBinding::AliasBinding(r) | AbstractBinding::Rebinding(r) => vec![name(&r.name)],
+        AbstractBinding::Multibinding(m) => vec![name(m.name.as_deref())],
+        AbstractBinding::AliasBinding(r) | AbstractBinding::Rebinding(r) => {
+            vec![name(r.name.as_deref())]
+        }
         // A lookup of the key it erases must see it.
-        AbstractBinding::RenamedBinding(r) => vec![name(&r.name), name(&r.from_name)],
+        AbstractBinding::RenamedBinding(r) => {
+            vec![name(r.name.as_deref()), name(r.from_name.as_deref())]
+        }
         AbstractBinding::ParametersBinding { name, .. }
         | AbstractBinding::ParameterMapBinding { name, .. } => vec![name.clone()],
         AbstractBinding::DependencyBinding { .. } | AbstractBinding::CategorizedBindings { .. } => {

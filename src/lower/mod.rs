@@ -456,7 +456,7 @@ pub fn system_layer<X>() -> NamedLayer<X> {
                 included: "included_classes".into(),
                 excluded: "excluded_classes".into(),
             }),
-            producer_args: Vec::new(),
+            producer_args: Box::default(),
             origin: origin.clone(),
         }),
     ];
@@ -529,7 +529,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                     for conjunction in condition {
                         out.push(AbstractBinding::CategorizedBindings {
                             predicates: conjunction.iter().map(|p| self.predicate(p)).collect(),
-                            path: path.as_deref().map(|p| self.data_path(p)),
+                            path: path.as_deref().map(|p| Box::new(self.data_path(p))),
                             bindings: self.items(items, copies),
                             origin: self.origin(*span),
                         });
@@ -703,12 +703,12 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                             };
                             out.push(AbstractBinding::Binding(Binding {
                                 type_: type_model(&inferred(&en.value)),
-                                name: Some(format!("/param/{target_name}/{p}")),
+                                name: Some(format!("/param/{target_name}/{p}").into()),
                                 override_,
                                 abstract_: false,
                                 multibind_id: None,
                                 producer: Some(self.value_producer(&en.value, optional)),
-                                producer_args: self.options(options),
+                                producer_args: self.options(options).into(),
                                 origin: self.origin(en.key.span),
                             }));
                         }
@@ -736,12 +736,12 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                         .unwrap_or(PType::Data);
                     out.push(AbstractBinding::Binding(Binding {
                         type_: type_model(&ty),
-                        name: Some(format!("/var/{name}")),
+                        name: Some(format!("/var/{name}").into()),
                         override_,
                         abstract_,
                         multibind_id: None,
                         producer: v.map(|v| self.value_producer(v, optional)),
-                        producer_args: self.options(options),
+                        producer_args: self.options(options).into(),
                         origin: self.origin(span),
                     }));
                 }
@@ -771,12 +771,12 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                 };
                 out.push(AbstractBinding::Binding(Binding {
                     type_: type_model(&type_),
-                    name: name.and_then(|n| n.literal_text()).map(str::to_string),
+                    name: name.and_then(|n| n.literal_text()).map(Box::from),
                     override_,
                     abstract_,
-                    multibind_id,
+                    multibind_id: multibind_id.map(String::into_boxed_str),
                     producer,
-                    producer_args: self.options(options),
+                    producer_args: self.options(options).into(),
                     origin,
                 }));
             }
@@ -839,9 +839,9 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                 name: None,
                 override_: false,
                 abstract_: false,
-                multibind_id: Some(id.to_string()),
+                multibind_id: Some(id.into()),
                 producer: Some(producer),
-                producer_args: Vec::new(),
+                producer_args: Box::default(),
                 origin: self.origin(n.span),
             }));
         }
@@ -1070,14 +1070,16 @@ fn type_model_at(t: &PType, depth: usize) -> TypeModel {
             element_type: Box::new(type_model_at(v, depth + 1)),
         },
         PType::Class(c) => TypeModel::PHostClassType {
-            class_name: c.as_ref().map(|c| c.to_string()),
+            class_name: c.as_deref().map(Box::from),
         },
-        PType::Resource { type_name, title } => TypeModel::PResourceType {
-            type_name: type_name.to_string(),
-            title: title.as_ref().map(|t| t.to_string()),
-        },
+        PType::Resource { type_name, title } => {
+            TypeModel::PResourceType(Box::new(model::ResourceTypeModel {
+                type_name: type_name.to_string(),
+                title: title.as_ref().map(|t| t.to_string()),
+            }))
+        }
         PType::Runtime(c) => TypeModel::PRuntimeType {
-            class_name: c.as_ref().map(|c| c.to_string()),
+            class_name: c.as_deref().map(Box::from),
         },
     }
 }

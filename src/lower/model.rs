@@ -101,7 +101,7 @@ pub enum AbstractBinding<X = Json> {
         predicates: Vec<Category<X>>,
         /// Only for a data file (ARM-9): which requests its hierarchy path names it for.
         #[serde(skip_serializing_if = "Option::is_none")]
-        path: Option<DataPath<X>>,
+        path: Option<Box<DataPath<X>>>,
         bindings: Vec<AbstractBinding<X>>,
         origin: Origin,
     },
@@ -140,19 +140,22 @@ pub enum AbstractBinding<X = Json> {
     },
 }
 
-/// Puppet 3.4's `Binding`; a contribution when `multibind_id` is set.
+/// Puppet 3.4's `Binding`; a contribution when `multibind_id` is set. Its strings and options
+/// are boxed, not growable: a tree's bindings are held in place in their blocks (110,000 of them
+/// for a 10,000-file tree), and every word a binding saves is a megabyte there
+/// (`a_binding_stays_small`).
 #[derive(Clone, Serialize, Deserialize)]
 pub struct Binding<X = Json> {
     #[serde(rename = "type")]
     pub type_: TypeModel,
-    pub name: Option<String>,
+    pub name: Option<Box<str>>,
     #[serde(rename = "override")]
     pub override_: bool,
     #[serde(rename = "abstract")]
     pub abstract_: bool,
-    pub multibind_id: Option<String>,
+    pub multibind_id: Option<Box<str>>,
     pub producer: Option<ProducerDescriptor<X>>,
-    pub producer_args: Vec<NamedArgument<X>>,
+    pub producer_args: Box<[NamedArgument<X>]>,
     pub origin: Origin,
 }
 
@@ -302,15 +305,21 @@ pub enum TypeModel {
         element_type: Box<TypeModel>,
     },
     PHostClassType {
-        class_name: Option<String>,
+        class_name: Option<Box<str>>,
     },
-    PResourceType {
-        type_name: String,
-        title: Option<String>,
-    },
+    /// A resource type, boxed: most bindings are of other types, and each holds its type in
+    /// place.
+    PResourceType(Box<ResourceTypeModel>),
     PRuntimeType {
-        class_name: Option<String>,
+        class_name: Option<Box<str>>,
     },
+}
+
+/// What `TypeModel::PResourceType` holds (written as that type's own fields).
+#[derive(Clone, Serialize)]
+pub struct ResourceTypeModel {
+    pub type_name: String,
+    pub title: Option<String>,
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -426,9 +435,9 @@ pub fn ptype(t: &TypeModel) -> PType {
         TypeModel::PHostClassType { class_name } => {
             PType::Class(class_name.as_deref().map(smol_str::SmolStr::new))
         }
-        TypeModel::PResourceType { type_name, title } => PType::Resource {
-            type_name: type_name.into(),
-            title: title.as_deref().map(smol_str::SmolStr::new),
+        TypeModel::PResourceType(r) => PType::Resource {
+            type_name: r.type_name.as_str().into(),
+            title: r.title.as_deref().map(smol_str::SmolStr::new),
         },
         TypeModel::PRuntimeType { class_name } => {
             PType::Runtime(class_name.as_deref().map(smol_str::SmolStr::new))
@@ -488,6 +497,16 @@ fn model_is_literal(t: &TypeModel) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tree's model is mostly its bindings, each in a slot of this size: a larger field in
+    /// any variant makes every slot larger (a resource type, a data path and the multibinding
+    /// are boxed for this).
+    #[test]
+    fn a_binding_stays_small() {
+        use crate::eval::code::Code;
+        assert!(std::mem::size_of::<AbstractBinding<Code>>() <= 168);
+        assert!(std::mem::size_of::<TypeModel>() <= 24);
+    }
 
     /// The type check on the model agrees with the type system's on every kind of type and
     /// value, nested ones included.
@@ -555,10 +574,10 @@ mod tests {
             TypeModel::PPatternType,
             TypeModel::PNilType,
             TypeModel::PHostClassType { class_name: None },
-            TypeModel::PResourceType {
+            TypeModel::PResourceType(Box::new(ResourceTypeModel {
                 type_name: "File".into(),
                 title: None,
-            },
+            })),
             TypeModel::PRuntimeType { class_name: None },
         ]
     }

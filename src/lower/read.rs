@@ -447,7 +447,7 @@ impl<F> Walk<'_, F> {
                     abstract_: b.abstract_,
                     multibind_id: b.multibind_id,
                     producer: b.producer.map(|p| self.producer(p)).transpose()?,
-                    producer_args: self.arguments(b.producer_args)?,
+                    producer_args: self.arguments(b.producer_args.into_vec())?.into(),
                     origin: b.origin,
                 })
             }
@@ -474,7 +474,7 @@ impl<F> Walk<'_, F> {
                 self.at(&origin);
                 AbstractBinding::CategorizedBindings {
                     predicates: self.categories(predicates)?,
-                    path: path.map(|p| self.data_path(p)).transpose()?,
+                    path: path.map(|p| self.data_path(*p).map(Box::new)).transpose()?,
                     bindings: self.bindings(bindings)?,
                     origin,
                 }

@@ -163,7 +163,7 @@ mod shapes {
 
     #[derive(Deserialize)]
     pub struct ClassName {
-        pub class_name: Option<String>,
+        pub class_name: Option<Box<str>>,
     }
 
     #[derive(Deserialize)]
@@ -184,7 +184,7 @@ impl<'de, X: Deserialize<'de>> Tagged<'de> for AbstractBinding<X> {
                 let c: shapes::Categorized<X> = rest(map)?;
                 AbstractBinding::CategorizedBindings {
                     predicates: c.predicates,
-                    path: c.path,
+                    path: c.path.map(Box::new),
                     bindings: c.bindings,
                     origin: c.origin,
                 }
@@ -329,10 +329,10 @@ impl<'de> Tagged<'de> for TypeModel {
             }),
             "PResourceType" => {
                 let r: shapes::Resource = rest(map)?;
-                Ok(T::PResourceType {
+                Ok(T::PResourceType(Box::new(super::ResourceTypeModel {
                     type_name: r.type_name,
                     title: r.title,
-                })
+                })))
             }
             "PRuntimeType" => Ok(T::PRuntimeType {
                 class_name: rest::<shapes::ClassName, A>(map)?.class_name,
