@@ -208,6 +208,12 @@ impl<'m> Bindings<'m> {
     }
 
     /// [`Bindings::build`] for layers whose blocks are held elsewhere.
+    ///
+    /// The walk over the blocks and the numbering of their keys run side by side on two cores
+    /// when there are two: each takes about half of the index's time, most of it waiting on
+    /// memory (the walk reading every binding from the model, the keys probing their maps).
+    /// The walk hands each candidate's key over in batches, in candidate order, so the keys are
+    /// numbered exactly as one thread numbers them.
     pub fn build_from(layers: &[LayerView<'m>]) -> Bindings<'m> {
         // Sized for the top-level bindings (most bindings are): growing costs more than the
         // lookups it serves.
@@ -216,12 +222,85 @@ impl<'m> Bindings<'m> {
             .flat_map(|l| &l.bindings)
             .map(|nb| nb.bindings.len())
             .sum();
+        let two_cores = std::thread::available_parallelism().is_ok_and(|c| c.get() > 1);
+        Bindings::build_keyed(
+            layers,
+            estimate,
+            two_cores && estimate >= KEYS_ON_THEIR_OWN_THREAD,
+        )
+    }
+
+    /// The index, its keys numbered on a thread of their own (`beside`) or by the walk's.
+    fn build_keyed(layers: &[LayerView<'m>], estimate: usize, beside: bool) -> Bindings<'m> {
+        if !beside {
+            let mut keys = KeyIndex::with_capacity(estimate);
+            let mut b = Bindings::walk(layers, estimate, &mut |r| keys.add(&r));
+            b.take_keys(keys);
+            return b;
+        }
+        std::thread::scope(|scope| {
+            let (batches, batches_in) = std::sync::mpsc::sync_channel::<Vec<KeyRef<'m>>>(8);
+            let (spent, spent_in) = std::sync::mpsc::channel::<Vec<KeyRef<'m>>>();
+            let keying = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let mut keys = KeyIndex::with_capacity(estimate);
+                for mut batch in batches_in {
+                    for r in &batch {
+                        keys.add(r);
+                    }
+                    batch.clear();
+                    // The walk reuses the batch: no new memory to fault in per batch.
+                    let _ = spent.send(batch);
+                }
+                keys
+            });
+            let Ok(keying) = keying else {
+                let mut keys = KeyIndex::with_capacity(estimate);
+                let mut b = Bindings::walk(layers, estimate, &mut |r| keys.add(&r));
+                b.take_keys(keys);
+                return b;
+            };
+            let mut batch = Vec::with_capacity(KEY_BATCH);
+            let mut b = Bindings::walk(layers, estimate, &mut |r| {
+                batch.push(r);
+                if batch.len() == KEY_BATCH {
+                    let next = spent_in
+                        .try_recv()
+                        .unwrap_or_else(|_| Vec::with_capacity(KEY_BATCH));
+                    let _ = batches.send(std::mem::replace(&mut batch, next));
+                }
+            });
+            let _ = batches.send(batch);
+            drop(batches);
+            match keying.join() {
+                Ok(keys) => b.take_keys(keys),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+            b
+        })
+    }
+
+    /// The numbered keys, once every candidate is known.
+    fn take_keys(&mut self, keys: KeyIndex<'m>) {
+        self.keys = keys.keys;
+        self.key_of = keys.key_of;
+        self.data_keys = keys.data_keys;
+        self.typed_keys = keys.typed_keys;
+        self.group_by_key();
+    }
+
+    /// Walks the layers' blocks in order: the candidates, `when`s, predicates and
+    /// contributions of the index, each candidate's key handed to `key` in candidate order.
+    fn walk(
+        layers: &[LayerView<'m>],
+        estimate: usize,
+        key: &mut dyn FnMut(KeyRef<'m>),
+    ) -> Bindings<'m> {
         let mut b = Bindings {
             candidates: Vec::with_capacity(estimate),
-            keys: Vec::with_capacity(estimate),
+            keys: Vec::new(),
             by_key: Vec::new(),
-            key_of: Vec::with_capacity(estimate),
-            data_keys: HashMap::with_capacity(estimate),
+            key_of: Vec::new(),
+            data_keys: HashMap::new(),
             typed_keys: HashMap::new(),
             contributions: HashMap::new(),
             whens: Vec::new(),
@@ -285,12 +364,11 @@ impl<'m> Bindings<'m> {
                             when,
                             order,
                         };
-                        b.add(item, &at);
+                        b.add(item, &at, key);
                     }
                 }
             }
         }
-        b.group_by_key();
         b
     }
 
@@ -318,7 +396,12 @@ impl<'m> Bindings<'m> {
         &self.by_key[e.first as usize..(e.first + e.count) as usize]
     }
 
-    fn add(&mut self, item: &'m AbstractBinding<Code<'m>>, at: &Place<'m>) {
+    fn add(
+        &mut self,
+        item: &'m AbstractBinding<Code<'m>>,
+        at: &Place<'m>,
+        key: &mut dyn FnMut(KeyRef<'m>),
+    ) {
         let candidate =
             |bound: Bound<'m>, origin: &'m Origin, is_abstract, is_override| Candidate {
                 bound,
@@ -400,25 +483,11 @@ impl<'m> Bindings<'m> {
             self.renamed.push(index);
         }
         self.candidates.push(cand);
-        let next = self.keys.len();
-        let entry = if model_is_data(ty) {
-            *self.data_keys.entry(name).or_insert(next)
-        } else {
-            *self
-                .typed_keys
-                .entry(Key::id_of(&ptype(ty), name))
-                .or_insert(next)
-        };
-        if entry == next {
-            self.keys.push(KeyEntry {
-                key: Key::new(ptype(ty), name),
-                first: 0,
-                count: 0,
-            });
-        }
-        // Counted here, placed once every candidate is known (`group_by_key`).
-        self.keys[entry].count += 1;
-        self.key_of.push(entry as u32);
+        key(KeyRef {
+            ty,
+            name,
+            data: model_is_data(ty),
+        });
     }
 
     /// The key's index in `keys`.
@@ -433,6 +502,64 @@ impl<'m> Bindings<'m> {
     /// The multibind id a multibinding collects (`as 'id'`, else its name).
     pub fn multibind_id<'a>(m: &'a Multibinding<Code>) -> Option<&'a str> {
         m.id.as_deref().or(m.name.as_deref())
+    }
+}
+
+/// Below this many top-level bindings the keys are numbered on the walk's own thread: a thread
+/// costs more than it saves.
+const KEYS_ON_THEIR_OWN_THREAD: usize = 4096;
+
+/// How many keys the walk hands over at a time.
+const KEY_BATCH: usize = 1024;
+
+/// A candidate's key, as the walk hands it to the numbering.
+struct KeyRef<'m> {
+    ty: &'m TypeModel,
+    name: &'m str,
+    /// [`model_is_data`] of `ty`, found where the walk has the type at hand.
+    data: bool,
+}
+
+/// The keys of the index, numbered in the order their first candidates come, with the key of
+/// each candidate.
+struct KeyIndex<'m> {
+    keys: Vec<KeyEntry>,
+    key_of: Vec<u32>,
+    data_keys: HashMap<&'m str, usize>,
+    typed_keys: HashMap<String, usize>,
+}
+
+impl<'m> KeyIndex<'m> {
+    fn with_capacity(candidates: usize) -> KeyIndex<'m> {
+        KeyIndex {
+            keys: Vec::with_capacity(candidates),
+            key_of: Vec::with_capacity(candidates),
+            data_keys: HashMap::with_capacity(candidates),
+            typed_keys: HashMap::new(),
+        }
+    }
+
+    /// The next candidate's key.
+    fn add(&mut self, r: &KeyRef<'m>) {
+        let next = self.keys.len();
+        let entry = if r.data {
+            *self.data_keys.entry(r.name).or_insert(next)
+        } else {
+            *self
+                .typed_keys
+                .entry(Key::id_of(&ptype(r.ty), r.name))
+                .or_insert(next)
+        };
+        if entry == next {
+            self.keys.push(KeyEntry {
+                key: Key::new(ptype(r.ty), r.name),
+                first: 0,
+                count: 0,
+            });
+        }
+        // Counted here, placed once every candidate is known (`group_by_key`).
+        self.keys[entry].count += 1;
+        self.key_of.push(entry as u32);
     }
 }
 
@@ -884,6 +1011,79 @@ pub fn key_order(a: &Key, b: &Key) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Keys numbered on a thread of their own are the keys one thread numbers: the same
+    /// entries, in the same order, with the same candidates (large trees take the first way,
+    /// the corpus's small ones the second).
+    #[test]
+    fn keys_numbered_beside_the_walk_are_the_walks_own() {
+        use crate::lower::model::{Binding, Category, Origin, ProducerDescriptor};
+        let origin = Origin::new("m.pp".into(), (1, 1), crate::span::Span::NONE);
+        let binding = |i: usize| {
+            AbstractBinding::Binding(Binding {
+                // Every seventh a class key, the rest Data keys; names repeat across layers.
+                type_: if i % 7 == 0 {
+                    TypeModel::PHostClassType {
+                        class_name: Some(format!("c{}", i % 50).into()),
+                    }
+                } else {
+                    TypeModel::PStringType
+                },
+                name: Some(format!("k{}", i % 4000).into()),
+                override_: false,
+                abstract_: false,
+                multibind_id: (i % 11 == 0).then(|| Box::from("all")),
+                producer: Some(ProducerDescriptor::ConstantProducerDescriptor {
+                    value: Code::Value(crate::eval::Value::String(i.to_string().into())),
+                }),
+                producer_args: Box::default(),
+                origin: origin.clone(),
+            })
+        };
+        let blocks: Vec<NamedBindings<Code>> = (0..30)
+            .map(|block| {
+                let mut bindings: Vec<_> = (0..300).map(|i| binding(block * 300 + i)).collect();
+                // Some under a `when`, as a block's nested bindings are walked.
+                let nested = bindings.split_off(250);
+                bindings.push(AbstractBinding::CategorizedBindings {
+                    predicates: vec![Category {
+                        categorization: "node".into(),
+                        value: Code::Value(crate::eval::Value::String(format!("n{block}").into())),
+                    }],
+                    path: None,
+                    bindings: nested,
+                    origin: origin.clone(),
+                });
+                NamedBindings {
+                    name: format!("b{block}"),
+                    bindings,
+                    origin: origin.clone(),
+                }
+            })
+            .collect();
+        let views: Vec<LayerView> = blocks
+            .chunks(10)
+            .enumerate()
+            .map(|(layer, chunk)| LayerView {
+                name: ["site", "modules", "defaults"][layer],
+                bindings: chunk.iter().collect(),
+            })
+            .collect();
+        let one = Bindings::build_keyed(&views, 7_500, false);
+        let two = Bindings::build_keyed(&views, 7_500, true);
+        assert_eq!(one.candidates.len(), 30 * 300 - 30 * 300 / 11 - 1);
+        assert_eq!(one.keys.len(), two.keys.len());
+        for (entry, (a, b)) in one.keys.iter().zip(&two.keys).enumerate() {
+            assert_eq!(a.key, b.key);
+            assert_eq!(one.candidates_of(entry), two.candidates_of(entry));
+            assert_eq!(one.entry(&a.key), Some(entry));
+            assert_eq!(two.entry(&b.key), Some(entry));
+        }
+        assert_eq!(
+            one.contributions["all"].len(),
+            two.contributions["all"].len()
+        );
+    }
 
     /// A `when`'s levels are taken as its precedence as they are exactly when normalising
     /// would leave them: every list of up to three levels from 0 to 3.
