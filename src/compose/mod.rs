@@ -233,10 +233,7 @@ impl<'m> Bindings<'m> {
     /// The index, its keys numbered on a thread of their own (`beside`) or by the walk's.
     fn build_keyed(layers: &[LayerView<'m>], estimate: usize, beside: bool) -> Bindings<'m> {
         if !beside {
-            let mut keys = KeyIndex::with_capacity(estimate);
-            let mut b = Bindings::walk(layers, estimate, &mut |r| keys.add(&r));
-            b.take_keys(keys);
-            return b;
+            return Bindings::keyed_by_the_walk(layers, estimate);
         }
         std::thread::scope(|scope| {
             let (batches, batches_in) = std::sync::mpsc::sync_channel::<Vec<KeyRef<'m>>>(8);
@@ -254,10 +251,7 @@ impl<'m> Bindings<'m> {
                 keys
             });
             let Ok(keying) = keying else {
-                let mut keys = KeyIndex::with_capacity(estimate);
-                let mut b = Bindings::walk(layers, estimate, &mut |r| keys.add(&r));
-                b.take_keys(keys);
-                return b;
+                return Bindings::keyed_by_the_walk(layers, estimate);
             };
             let mut batch = Vec::with_capacity(KEY_BATCH);
             let mut b = Bindings::walk(layers, estimate, &mut |r| {
@@ -277,6 +271,14 @@ impl<'m> Bindings<'m> {
             }
             b
         })
+    }
+
+    /// The index, its keys numbered by the walk's thread as it goes.
+    fn keyed_by_the_walk(layers: &[LayerView<'m>], estimate: usize) -> Bindings<'m> {
+        let mut keys = KeyIndex::with_capacity(estimate);
+        let mut b = Bindings::walk(layers, estimate, &mut |r| keys.add(&r));
+        b.take_keys(keys);
+        b
     }
 
     /// The numbered keys, once every candidate is known.
