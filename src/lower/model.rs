@@ -315,8 +315,8 @@ pub enum TypeModel {
     },
 }
 
-/// What `TypeModel::PResourceType` holds (written as that type's own fields).
-#[derive(Clone, Serialize)]
+/// What `TypeModel::PResourceType` holds (written and read as that type's own fields).
+#[derive(Clone, Serialize, Deserialize)]
 pub struct ResourceTypeModel {
     pub type_name: String,
     pub title: Option<String>,
@@ -580,6 +580,33 @@ mod tests {
             })),
             TypeModel::PRuntimeType { class_name: None },
         ]
+    }
+
+    /// Every kind of type is written with its fields beside its `kind` (a boxed resource type
+    /// too) and read back as it was written.
+    #[test]
+    fn types_are_written_flat_and_read_back() {
+        let mut types = scalar_types();
+        types.push(TypeModel::PResourceType(Box::new(ResourceTypeModel {
+            type_name: "File".into(),
+            title: Some("/etc/motd".into()),
+        })));
+        types.push(TypeModel::PHostClassType {
+            class_name: Some("ntp".into()),
+        });
+        for t in types {
+            let text = serde_json::to_string(&t).unwrap_or_default();
+            let back: TypeModel = serde_json::from_str(&text).expect("a type");
+            assert_eq!(serde_json::to_string(&back).unwrap_or_default(), text);
+        }
+        let file = TypeModel::PResourceType(Box::new(ResourceTypeModel {
+            type_name: "File".into(),
+            title: Some("x".into()),
+        }));
+        assert_eq!(
+            serde_json::to_string(&file).unwrap_or_default(),
+            r#"{"kind":"PResourceType","type_name":"File","title":"x"}"#
+        );
     }
 
     /// The shortcut on the model agrees with the type system on every kind of type.

@@ -165,12 +165,6 @@ mod shapes {
     pub struct ClassName {
         pub class_name: Option<Box<str>>,
     }
-
-    #[derive(Deserialize)]
-    pub struct Resource {
-        pub type_name: String,
-        pub title: Option<String>,
-    }
 }
 
 impl<'de, X: Deserialize<'de>> Tagged<'de> for AbstractBinding<X> {
@@ -327,13 +321,7 @@ impl<'de> Tagged<'de> for TypeModel {
             "PHostClassType" => Ok(T::PHostClassType {
                 class_name: rest::<shapes::ClassName, A>(map)?.class_name,
             }),
-            "PResourceType" => {
-                let r: shapes::Resource = rest(map)?;
-                Ok(T::PResourceType(Box::new(super::ResourceTypeModel {
-                    type_name: r.type_name,
-                    title: r.title,
-                })))
-            }
+            "PResourceType" => Ok(T::PResourceType(Box::new(rest(map)?))),
             "PRuntimeType" => Ok(T::PRuntimeType {
                 class_name: rest::<shapes::ClassName, A>(map)?.class_name,
             }),
