@@ -228,7 +228,7 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
             let mut spans = BTreeSet::new();
             for &i in self.list {
                 let c = &self.bindings.candidates[i];
-                if of(c.when).is_some() {
+                if of(c.when()).is_some() {
                     spans.insert(c.origin.span);
                 }
             }
@@ -253,7 +253,7 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
             };
             let candidates = &self.bindings.candidates;
             let span = |i: usize| candidates[i].origin.span;
-            match resolve(candidates, self.list, &|i| of(candidates[i].when)) {
+            match resolve(candidates, self.list, &|i| of(candidates[i].when())) {
                 Err(ComposeError::Conflict { first, second }) => record(
                     Identity::Conflict(span(first), span(second)),
                     FindingKind::Conflict { first, second },
@@ -354,7 +354,7 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
         let whens = self
             .list
             .iter()
-            .map(|&i| self.bindings.candidates[i].when)
+            .map(|&i| self.bindings.candidates[i].when())
             .chain(
                 self.multibinds
                     .iter()

@@ -60,7 +60,26 @@ pub enum Bound<'m> {
     Renamed(&'m Rebinding),
     Rebind(&'m Rebinding),
     /// `bind parameters T to R[t]`, `bind map`: they need resources pbc does not evaluate.
-    NeedsRuntime(&'m str),
+    NeedsRuntime(RuntimeOnly),
+}
+
+/// A binding only Puppet's catalog can produce: a byte, not its text, since a candidate holds
+/// it in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuntimeOnly {
+    /// `bind parameters T to R[t]`
+    Parameters,
+    /// `bind map FROM to TO { }`
+    Map,
+}
+
+impl std::fmt::Display for RuntimeOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RuntimeOnly::Parameters => "bind parameters ... to a resource",
+            RuntimeOnly::Map => "bind map",
+        })
+    }
 }
 
 /// One `when` (after lowering, one alternative of an `or`): its own predicates and the `when`
@@ -74,20 +93,41 @@ pub struct WhenNode<'m> {
     pub path: Option<&'m DataPath<Code<'m>>>,
 }
 
-/// One binding of a key, where it is and under which `when`.
+/// One binding of a key, where it is and under which `when`. Its numbers are held in 32 bits
+/// (a tree's index has one candidate per binding, 1.5 million at 100,000 files, and the key
+/// entries already count them in 32 bits): read them with [`Candidate::layer`],
+/// [`Candidate::when`] and [`Candidate::hiera_level`].
 pub struct Candidate<'m> {
     pub bound: Bound<'m>,
-    pub layer: usize,
-    /// The `bindings NAME` it is written in.
-    pub bindings: &'m str,
     pub origin: &'m Origin,
-    /// The innermost `when` around it; `None` at the top level (`common`).
-    pub when: Option<usize>,
+    /// The `bindings NAME` it is written in, in [`Bindings::block_names`].
+    block: u32,
+    layer: u32,
+    /// The innermost `when` around it; [`Candidate::NONE`] at the top level (`common`).
+    when: u32,
+    /// A key of Hiera 5 data: the level it stands for, which must be the one that places the
+    /// key for the request (D24); [`Candidate::NONE`] for every other binding.
+    hiera_level: u32,
     pub is_abstract: bool,
     pub is_override: bool,
-    /// A key of Hiera 5 data: the level it stands for, which must be the one that places the
-    /// key for the request (D24).
-    pub hiera_level: Option<usize>,
+}
+
+impl Candidate<'_> {
+    const NONE: u32 = u32::MAX;
+
+    pub fn layer(&self) -> usize {
+        self.layer as usize
+    }
+
+    /// The innermost `when` around it; `None` at the top level (`common`).
+    pub fn when(&self) -> Option<usize> {
+        (self.when != Self::NONE).then_some(self.when as usize)
+    }
+
+    /// A key of Hiera 5 data: the level it stands for (D24).
+    pub fn hiera_level(&self) -> Option<usize> {
+        (self.hiera_level != Self::NONE).then_some(self.hiera_level as usize)
+    }
 }
 
 /// A contribution to a multibind (`bind ... in 'id'`).
@@ -127,18 +167,31 @@ pub struct LayerView<'m> {
     pub bindings: Vec<&'m NamedBindings<Code<'m>>>,
 }
 
-/// One key; its candidates are [`Bindings::candidates_of`] it.
-pub struct KeyEntry {
-    pub key: Key,
+/// One key; its candidates are [`Bindings::candidates_of`] it. Its name and type are its first
+/// candidate's, borrowed from the model: an index has an entry per key (a million at 100,000
+/// files), and [`KeyEntry::key`] builds the [`Key`] when a lookup or a message needs it.
+pub struct KeyEntry<'m> {
+    name: &'m str,
+    ty: &'m TypeModel,
     /// Where its candidates start in [`Bindings::by_key`], and how many there are.
     first: u32,
     count: u32,
 }
 
+impl KeyEntry<'_> {
+    pub fn key(&self) -> Key {
+        Key::new(ptype(self.ty), self.name)
+    }
+
+    pub fn name(&self) -> &str {
+        self.name
+    }
+}
+
 /// Every binding of a lowered tree's layers, indexed by key; the same for every request.
 pub struct Bindings<'m> {
     pub candidates: Vec<Candidate<'m>>,
-    pub keys: Vec<KeyEntry>,
+    pub keys: Vec<KeyEntry<'m>>,
     /// Every key's candidates, key after key, each key's in layer, then document order: one
     /// list for the index instead of one per key (110,000 keys, 110,000 allocations).
     by_key: Vec<usize>,
@@ -160,10 +213,16 @@ pub struct Bindings<'m> {
     /// reads this dense list instead of the model, and compares ids instead of names.
     predicates: Vec<IndexedPredicate>,
     pub layer_names: Vec<&'m str>,
+    /// The name of each `bindings NAME` block, in layer, then document order (what a
+    /// [`Candidate`] is written in).
+    block_names: Vec<&'m str>,
     /// The candidates that are `bind renamed` (a request erases the keys of those it matches).
     renamed: Vec<usize>,
     /// The key entries in name order, sorted once for every request ([`Bindings::keys_in_order`]).
     keys_in_order: std::sync::OnceLock<Vec<usize>>,
+    /// Every entry's [`Key`], built once for the index when `--all` first needs them all (a
+    /// lookup of named keys and `pbc check` build only the keys they name).
+    every_key: std::sync::OnceLock<Vec<Key>>,
     /// What each candidate produces when no request can change it, produced once for every
     /// request that shares the index ([`Bindings::request_independent`]).
     request_independent: std::sync::OnceLock<Box<[RequestIndependent]>>,
@@ -191,9 +250,21 @@ impl<'m> Bindings<'m> {
     pub fn keys_in_order(&self) -> &[usize] {
         self.keys_in_order.get_or_init(|| {
             let mut order: Vec<usize> = (0..self.keys.len()).collect();
-            order.sort_by(|&a, &b| key_order(&self.keys[a].key, &self.keys[b].key));
+            // By name; only keys of one name (rare) build their ids.
+            order.sort_by(|&a, &b| {
+                let (a, b) = (&self.keys[a], &self.keys[b]);
+                a.name
+                    .cmp(b.name)
+                    .then_with(|| a.key().id().cmp(&b.key().id()))
+            });
             order
         })
+    }
+
+    /// The [`Key`] of every entry, in entry order.
+    pub fn every_key(&self) -> &[Key] {
+        self.every_key
+            .get_or_init(|| self.keys.iter().map(KeyEntry::key).collect())
     }
 
     pub fn build(layers: &'m [NamedLayer<Code<'m>>]) -> Bindings<'m> {
@@ -310,14 +381,18 @@ impl<'m> Bindings<'m> {
             predicate_values: HashMap::new(),
             predicates: Vec::new(),
             layer_names: layers.iter().map(|l| l.name).collect(),
+            block_names: Vec::new(),
             renamed: Vec::new(),
             keys_in_order: std::sync::OnceLock::new(),
+            every_key: std::sync::OnceLock::new(),
             request_independent: std::sync::OnceLock::new(),
         };
         let mut order = 0usize;
         let mut category_ids: HashMap<&'m str, usize> = HashMap::new();
         for (layer, named_layer) in layers.iter().enumerate() {
             for &nb in &named_layer.bindings {
+                let block = b.block_names.len() as u32;
+                b.block_names.push(nb.name.as_str());
                 // An explicit stack: `when` nesting is bounded, but passes do not recurse.
                 let mut stack: Vec<(std::slice::Iter<'m, AbstractBinding<Code<'m>>>, _)> =
                     vec![(nb.bindings.iter(), None)];
@@ -362,7 +437,7 @@ impl<'m> Bindings<'m> {
                     } else {
                         let at = Place {
                             layer,
-                            bindings: nb.name.as_str(),
+                            block,
                             when,
                             order,
                         };
@@ -401,19 +476,19 @@ impl<'m> Bindings<'m> {
     fn add(
         &mut self,
         item: &'m AbstractBinding<Code<'m>>,
-        at: &Place<'m>,
+        at: &Place,
         key: &mut dyn FnMut(KeyRef<'m>),
     ) {
         let candidate =
             |bound: Bound<'m>, origin: &'m Origin, is_abstract, is_override| Candidate {
                 bound,
-                layer: at.layer,
-                bindings: at.bindings,
                 origin,
-                when: at.when,
+                block: at.block,
+                layer: at.layer as u32,
+                when: at.when.map_or(Candidate::NONE, |w| w as u32),
+                hiera_level: Candidate::NONE,
                 is_abstract,
                 is_override,
-                hiera_level: None,
             };
         let ((ty, name), cand): ((&TypeModel, &'m str), _) = match item {
             AbstractBinding::Binding(b) => {
@@ -431,7 +506,7 @@ impl<'m> Bindings<'m> {
                 }
                 let mut c = candidate(Bound::Binding(b), &b.origin, b.abstract_, b.override_);
                 if let Some(ProducerDescriptor::HieraProducerDescriptor { level }) = &b.producer {
-                    c.hiera_level = Some(*level);
+                    c.hiera_level = *level as u32;
                 }
                 ((&b.type_, b.name.as_deref().unwrap_or_default()), c)
             }
@@ -462,7 +537,7 @@ impl<'m> Bindings<'m> {
             } => (
                 (&DATA, name.as_str()),
                 candidate(
-                    Bound::NeedsRuntime("bind parameters ... to a resource"),
+                    Bound::NeedsRuntime(RuntimeOnly::Parameters),
                     origin,
                     false,
                     *override_,
@@ -475,7 +550,12 @@ impl<'m> Bindings<'m> {
                 ..
             } => (
                 (&DATA, name.as_str()),
-                candidate(Bound::NeedsRuntime("bind map"), origin, false, *override_),
+                candidate(
+                    Bound::NeedsRuntime(RuntimeOnly::Map),
+                    origin,
+                    false,
+                    *override_,
+                ),
             ),
             AbstractBinding::DependencyBinding { .. }
             | AbstractBinding::CategorizedBindings { .. } => return,
@@ -490,6 +570,11 @@ impl<'m> Bindings<'m> {
             name,
             data: model_is_data(ty),
         });
+    }
+
+    /// The `bindings NAME` a candidate is written in.
+    pub fn block_name(&self, candidate: &Candidate) -> &'m str {
+        self.block_names[candidate.block as usize]
     }
 
     /// The key's index in `keys`.
@@ -525,7 +610,7 @@ struct KeyRef<'m> {
 /// The keys of the index, numbered in the order their first candidates come, with the key of
 /// each candidate.
 struct KeyIndex<'m> {
-    keys: Vec<KeyEntry>,
+    keys: Vec<KeyEntry<'m>>,
     key_of: Vec<u32>,
     data_keys: HashMap<&'m str, usize>,
     typed_keys: HashMap<String, usize>,
@@ -554,7 +639,8 @@ impl<'m> KeyIndex<'m> {
         };
         if entry == next {
             self.keys.push(KeyEntry {
-                key: Key::new(ptype(r.ty), r.name),
+                name: r.name,
+                ty: r.ty,
                 first: 0,
                 count: 0,
             });
@@ -569,9 +655,10 @@ impl<'m> KeyIndex<'m> {
 static DATA: TypeModel = TypeModel::PDataType;
 
 /// Where the walk is while indexing.
-struct Place<'m> {
+struct Place {
     layer: usize,
-    bindings: &'m str,
+    /// The block's name in [`Bindings::block_names`].
+    block: u32,
     when: Option<usize>,
     order: usize,
 }
@@ -857,17 +944,17 @@ impl<'m> Composition<'m> {
     /// The candidate's precedence vector for this request, `None` when it does not match.
     pub fn precedence(&self, candidate: usize) -> Option<Precedence> {
         let c = &self.bindings.candidates[candidate];
-        if let (Some(level), Bound::Binding(b)) = (c.hiera_level, c.bound) {
+        if let (Some(level), Bound::Binding(b)) = (c.hiera_level(), c.bound) {
             if (self.hiera)(b.name.as_deref().unwrap_or_default()) != Some(level) {
                 return None;
             }
         }
-        self.when_precedence(c.when)
+        self.when_precedence(c.when())
     }
 
     /// The outcome of every predicate around the candidate.
     pub fn conditions(&self, candidate: usize) -> Rc<[PredicateOutcome]> {
-        self.when_conditions(self.bindings.candidates[candidate].when)
+        self.when_conditions(self.bindings.candidates[candidate].when())
     }
 
     /// The outcome of every predicate from the top level down to `when`.
@@ -1014,6 +1101,15 @@ pub fn key_order(a: &Key, b: &Key) -> std::cmp::Ordering {
 mod tests {
     use super::*;
 
+    /// The index holds a candidate per binding of the tree and an entry per key: a field added
+    /// to either, or a number widened back to a word, shows here before it shows in the
+    /// memory of a large tree.
+    #[test]
+    fn candidates_and_keys_stay_small() {
+        assert!(std::mem::size_of::<Candidate>() <= 48);
+        assert!(std::mem::size_of::<KeyEntry>() <= 32);
+    }
+
     /// Keys numbered on a thread of their own are the keys one thread numbers: the same
     /// entries, in the same order, with the same candidates (large trees take the first way,
     /// the corpus's small ones the second).
@@ -1076,10 +1172,10 @@ mod tests {
         assert_eq!(one.candidates.len(), 30 * 300 - 30 * 300 / 11 - 1);
         assert_eq!(one.keys.len(), two.keys.len());
         for (entry, (a, b)) in one.keys.iter().zip(&two.keys).enumerate() {
-            assert_eq!(a.key, b.key);
+            assert_eq!(a.key(), b.key());
             assert_eq!(one.candidates_of(entry), two.candidates_of(entry));
-            assert_eq!(one.entry(&a.key), Some(entry));
-            assert_eq!(two.entry(&b.key), Some(entry));
+            assert_eq!(one.entry(&a.key()), Some(entry));
+            assert_eq!(two.entry(&b.key()), Some(entry));
         }
         assert_eq!(
             one.contributions["all"].len(),

@@ -189,13 +189,13 @@ impl Injector<'_> {
             Some(Err(ComposeError::Conflict { first, second })) => Some((*first, *second)),
             _ => None,
         };
-        let winner_layer = winner_index.map(|w| c.candidates()[w].layer);
+        let winner_layer = winner_index.map(|w| c.candidates()[w].layer());
         let mut layers: Vec<LayerLines> = Vec::new();
         for &i in entry.unwrap_or_default() {
             let cand = &c.candidates()[i];
             let precedence = c.precedence(i);
-            let layer_name = c.layer_names()[cand.layer].to_string();
-            let hiera_place = cand.hiera_level.and_then(|_| {
+            let layer_name = c.layer_names()[cand.layer()].to_string();
+            let hiera_place = cand.hiera_level().and_then(|_| {
                 self.hiera.as_ref().map(|h| {
                     h.placing_level(&key.name)
                         .map(|l| h.levels[l].config.clone())
@@ -221,11 +221,11 @@ impl Injector<'_> {
                     "another binding in this layer has the same precedence".to_string(),
                 ),
                 (Some(_), Some(w)) if w == i => ("wins", String::new()),
-                (Some(_), Some(w)) if Some(cand.layer) != winner_layer => (
+                (Some(_), Some(w)) if Some(cand.layer()) != winner_layer => (
                     "shadowed",
                     format!(
                         "layer `{}` is higher",
-                        c.layer_names()[c.candidates()[w].layer]
+                        c.layer_names()[c.candidates()[w].layer()]
                     ),
                 ),
                 (Some(p), Some(w)) => {
@@ -250,7 +250,7 @@ impl Injector<'_> {
             };
             let line = CandidateLine {
                 origin: origin_text(cand.origin),
-                bindings: cand.bindings.to_string(),
+                bindings: c.bindings.block_name(cand).to_string(),
                 predicates: predicate_lines(&c.conditions(i)),
                 matched: precedence.is_some(),
                 precedence: precedence.as_deref().map(<[u16]>::to_vec),
@@ -271,12 +271,14 @@ impl Injector<'_> {
             let wc = &c.candidates()[w];
             let in_layer = entry.map_or(0, |e| {
                 e.iter()
-                    .filter(|&&i| c.candidates()[i].layer == wc.layer && c.precedence(i).is_some())
+                    .filter(|&&i| {
+                        c.candidates()[i].layer() == wc.layer() && c.precedence(i).is_some()
+                    })
                     .count()
             });
             let mut why = format!(
                 "`{}` is the highest layer with a binding that matches",
-                c.layer_names()[wc.layer]
+                c.layer_names()[wc.layer()]
             );
             if in_layer > 1 {
                 why.push_str(&format!(
@@ -291,7 +293,7 @@ impl Injector<'_> {
             }
             Winner {
                 origin: origin_text(wc.origin),
-                layer: c.layer_names()[wc.layer].to_string(),
+                layer: c.layer_names()[wc.layer()].to_string(),
                 why,
             }
         });
@@ -382,7 +384,7 @@ impl Injector<'_> {
             .bindings
             .candidates_of(entry)
             .iter()
-            .any(|&i| c.candidates()[i].hiera_level.is_some())
+            .any(|&i| c.candidates()[i].hiera_level().is_some())
         {
             return None;
         }

@@ -255,7 +255,7 @@ impl<'m> Injector<'m> {
             EffectiveKey::Classes => None,
         };
         let name = match entry {
-            Some(e) => &index.keys[e].key,
+            Some(e) => &index.every_key()[e],
             None => classes_key(),
         };
         self.lookup_asked(name, entry)
@@ -322,7 +322,7 @@ impl<'m> Injector<'m> {
         if let Some(entry) = entry {
             if let Ok(Some(w)) = self.composition.winner(entry) {
                 // A binding of the name as written answers it.
-                self.composition.candidates()[*w].hiera_level?;
+                self.composition.candidates()[*w].hiera_level()?;
             }
         }
         crate::data::interpolation::split_key(&key.name)
@@ -337,7 +337,7 @@ impl<'m> Injector<'m> {
 
     /// The id of the key at `entry` of the index, as messages name it.
     fn entry_id(&self, entry: usize) -> String {
-        self.composition.bindings.keys[entry].key.id()
+        self.composition.bindings.keys[entry].key().id()
     }
 
     fn lookup_entry(
@@ -398,8 +398,10 @@ impl<'m> Injector<'m> {
         };
         // With `--merge`, Hiera data merges one way for the keys asked and another for the keys
         // their values interpolate: neither answer stands for the other.
-        let cacheable =
-            self.merge.is_none() || self.composition.candidates()[winner].hiera_level.is_none();
+        let cacheable = self.merge.is_none()
+            || self.composition.candidates()[winner]
+                .hiera_level()
+                .is_none();
         // A value no request can change is produced once for every node that shares the
         // index (`--nodes`, `pbc diff`), not once per node.
         let independent = self.composition.bindings.request_independent(winner);
@@ -450,7 +452,7 @@ impl<'m> Injector<'m> {
     fn produce_candidate(&mut self, index: usize, key: &Key) -> EvalResult<Option<Value>> {
         let c = &self.composition.candidates()[index];
         let origin = c.origin;
-        let from_hiera = c.hiera_level.is_some();
+        let from_hiera = c.hiera_level().is_some();
         // The declared type, as the model holds it (`None`: any value).
         let (declared, value): (Option<&TypeModel>, _) = match c.bound {
             Bound::Binding(b) => {
@@ -701,7 +703,7 @@ impl<'m> Injector<'m> {
 
     fn compose_error(&self, key: &Key, e: ComposeError) -> EvalError {
         let c = |i: usize| &self.composition.candidates()[i];
-        let layer = |i: usize| self.composition.layer_names()[c(i).layer];
+        let layer = |i: usize| self.composition.layer_names()[c(i).layer()];
         match e {
             ComposeError::Conflict { first, second } => at_origin(
                 codes::CONFLICTING_BINDINGS,
@@ -764,10 +766,10 @@ impl<'m> Injector<'m> {
             .iter()
             .position(|&n| n == crate::lower::SYSTEM_LAYER);
         let in_system_layer = |winner: &Result<Option<usize>, ComposeError>| match winner {
-            Ok(Some(w)) => Some(c.candidates()[*w].layer) == system_layer,
+            Ok(Some(w)) => Some(c.candidates()[*w].layer()) == system_layer,
             _ => false,
         };
-        let keys = &c.bindings.keys;
+        let keys = c.bindings.every_key();
         let mut entries: Vec<EffectiveKey> = c
             .bindings
             .keys_in_order()
@@ -776,7 +778,7 @@ impl<'m> Injector<'m> {
                 let w = c.winner(entry);
                 !matches!(w, Ok(None)) && !in_system_layer(w)
             })
-            .filter(|&&entry| c.erased.is_empty() || !c.erased.contains(&keys[entry].key.id()))
+            .filter(|&&entry| c.erased.is_empty() || !c.erased.contains(&keys[entry].id()))
             .map(|&entry| EffectiveKey::Entry(entry))
             .collect();
         // After any key that orders the same, as a stable sort would place it.
@@ -790,7 +792,7 @@ impl<'m> Injector<'m> {
     /// The key one of [`Injector::effective_entries`] stands for.
     pub fn effective_key(&self, key: &EffectiveKey) -> &Key {
         match key {
-            EffectiveKey::Entry(entry) => &self.composition.bindings.keys[*entry].key,
+            EffectiveKey::Entry(entry) => &self.composition.bindings.every_key()[*entry],
             EffectiveKey::Classes => classes_key(),
         }
     }
@@ -864,7 +866,7 @@ fn at_origin(code: &'static str, origin: &Origin, message: String) -> EvalError 
 /// depend on the request.
 fn produces_alike(bindings: &compose::Bindings, candidate: usize) -> bool {
     let c = &bindings.candidates[candidate];
-    if c.hiera_level.is_some() {
+    if c.hiera_level().is_some() {
         return false;
     }
     match c.bound {

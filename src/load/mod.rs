@@ -165,6 +165,7 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
         .chain(&everything)
         .filter(|f| seen.insert(source::absolute_name(&f.path, &cwd)))
         .collect();
+    drop(seen);
     let read = parallel_map(distinct.len(), |i| {
         source::read_identified(&distinct[i].path, "manifest")
     });
@@ -183,6 +184,9 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             })
         })
         .collect::<std::io::Result<Vec<SourceInput>>>()?;
+    // What the walk found is read now: the analysis holds a tree's every binding, and the
+    // paths need not stay beside them.
+    drop(everything);
     let names: Vec<Vec<String>> = layouts
         .into_iter()
         .map(|(_, files)| files.into_iter().map(|f| f.display).collect())

@@ -246,7 +246,7 @@ fn could_change(bindings: &Bindings, f: &Finding, unknown_from: Option<usize>) -
     let Some(limit) = unknown_from else {
         return false;
     };
-    let layer = |i: usize| bindings.candidates[i].layer;
+    let layer = |i: usize| bindings.candidates[i].layer();
     match &f.kind {
         FindingKind::Conflict { second, .. } => limit <= layer(*second),
         FindingKind::Abstract { candidate } => limit <= layer(*candidate),
@@ -302,12 +302,12 @@ impl Words<'_> {
     }
 
     fn diagnostic(&self, bindings: &Bindings, f: &Finding) -> Diagnostic {
-        let key = &bindings.keys[f.key].key;
+        let key = &bindings.keys[f.key].key();
         let cand = |i: usize| &bindings.candidates[i];
         let layer_of = |i: usize| {
             bindings
                 .layer_names
-                .get(cand(i).layer)
+                .get(cand(i).layer())
                 .copied()
                 .unwrap_or("?")
         };
@@ -319,7 +319,7 @@ impl Words<'_> {
                     self.at(cand(*second).origin.span),
                     format!(
                         "`{key}` is bound twice {} with equal precedence{some}",
-                        when_text(bindings, self.levels, cand(*second).when)
+                        when_text(bindings, self.levels, cand(*second).when())
                     ),
                 )
                 .with_label(
@@ -358,12 +358,12 @@ impl Words<'_> {
                     ));
                     for &q in entry {
                         let other = cand(q);
-                        if q != *candidate && other.layer <= me.layer && !other.is_abstract {
+                        if q != *candidate && other.layer() <= me.layer() && !other.is_abstract {
                             d = d.with_label(
                                 self.at(other.origin.span),
                                 format!(
                                     "this binding applies only {}",
-                                    when_text(bindings, self.levels, other.when)
+                                    when_text(bindings, self.levels, other.when())
                                 ),
                             );
                         }
@@ -372,7 +372,7 @@ impl Words<'_> {
                 };
                 for &q in entry {
                     let other = cand(q);
-                    if other.layer > me.layer && !other.is_abstract {
+                    if other.layer() > me.layer() && !other.is_abstract {
                         d = d.with_label(
                             self.at(other.origin.span),
                             format!(

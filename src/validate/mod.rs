@@ -81,10 +81,12 @@ pub fn check_tree_judging(
 ) -> (Vec<Diagnostic>, Option<ModelJudgement>) {
     let mut facts = TreeFacts::default();
     let mut out = Vec::new();
+    let judgements = each_file(inputs, judged);
+    facts.reserve_for(judgements.iter().map(|j| &j.facts));
     for FileJudgement {
         facts: file_facts,
         found,
-    } in each_file(inputs, judged)
+    } in judgements
     {
         facts.absorb(file_facts);
         out.extend(found);
@@ -157,6 +159,20 @@ pub struct TreeFacts {
 }
 
 impl TreeFacts {
+    /// Room for the lists of every file's facts at once: grown file by file, they would hold
+    /// up to twice what they need (a large tree has a contribution and a few `when`s per file)
+    /// while the tree's bindings are composed.
+    fn reserve_for<'f>(&mut self, files: impl Iterator<Item = &'f TreeFacts> + Clone) {
+        let total = |len: fn(&TreeFacts) -> usize| files.clone().map(len).sum::<usize>();
+        self.categories.reserve(total(|f| f.categories.len()));
+        self.environments.reserve(total(|f| f.environments.len()));
+        self.layer_refs.reserve(total(|f| f.layer_refs.len()));
+        self.when_categories
+            .reserve(total(|f| f.when_categories.len()));
+        self.multibinds.reserve(total(|f| f.multibinds.len()));
+        self.contributions.reserve(total(|f| f.contributions.len()));
+    }
+
     /// Adds the facts of the next file, as if its pass had run on these: lists grow in file
     /// order, and the first layer list found stays the one that composes.
     fn absorb(&mut self, next: TreeFacts) {
