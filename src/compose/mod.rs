@@ -14,6 +14,8 @@
 pub mod analysis;
 pub mod multibind;
 
+use std::hash::BuildHasher;
+
 use crate::eval::code::Code;
 use crate::lower::keys::Key;
 use crate::lower::model::{
@@ -197,8 +199,8 @@ pub struct Bindings<'m> {
     by_key: Vec<usize>,
     /// While building: the key entry of each candidate, in candidate order.
     key_of: Vec<u32>,
-    /// Data keys (most keys are) by name, borrowed from the model: no id to build per binding.
-    data_keys: HashMap<&'m str, usize>,
+    /// Data keys (most keys are) by name: no id to build per binding.
+    data_keys: DataKeys,
     /// Other keys by [`Key::id`].
     typed_keys: HashMap<String, usize>,
     /// By multibind id, in document order.
@@ -373,7 +375,7 @@ impl<'m> Bindings<'m> {
             keys: Vec::new(),
             by_key: Vec::new(),
             key_of: Vec::new(),
-            data_keys: HashMap::new(),
+            data_keys: DataKeys::with_capacity(0),
             typed_keys: HashMap::new(),
             contributions: HashMap::new(),
             whens: Vec::new(),
@@ -580,7 +582,7 @@ impl<'m> Bindings<'m> {
     /// The key's index in `keys`.
     pub fn entry(&self, key: &Key) -> Option<usize> {
         if key.ty == PType::Data {
-            self.data_keys.get(key.name.as_str()).copied()
+            self.data_keys.find(&self.keys, &key.name)
         } else {
             self.typed_keys.get(&key.id()).copied()
         }
@@ -607,12 +609,56 @@ struct KeyRef<'m> {
     data: bool,
 }
 
+/// The index's Data keys by name. A slot holds only the key's entry number: the name is the
+/// entry's own ([`KeyEntry::name`]), so a slot is 4 bytes where a map of borrowed names to
+/// numbers takes 24, and an index has a slot for each of a tree's keys (a million at 100,000
+/// files). The names are hashed with std's keyed hasher, as a `HashMap` would hash them.
+struct DataKeys {
+    slots: hashbrown::HashTable<u32>,
+    hasher: std::hash::RandomState,
+}
+
+impl DataKeys {
+    fn with_capacity(keys: usize) -> DataKeys {
+        DataKeys {
+            slots: hashbrown::HashTable::with_capacity(keys),
+            hasher: std::hash::RandomState::new(),
+        }
+    }
+
+    /// The entry of the Data key `name`.
+    fn find(&self, keys: &[KeyEntry], name: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(name);
+        self.slots
+            .find(hash, |&e| keys[e as usize].name == name)
+            .map(|&e| e as usize)
+    }
+
+    /// The entry of the Data key `name`; `next` (the entry the caller adds next) when it has
+    /// none yet.
+    fn find_or_add(&mut self, keys: &[KeyEntry], name: &str, next: usize) -> usize {
+        let hasher = &self.hasher;
+        let hash = hasher.hash_one(name);
+        match self.slots.entry(
+            hash,
+            |&e| keys[e as usize].name == name,
+            |&e| hasher.hash_one(keys[e as usize].name),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(found) => *found.get() as usize,
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(next as u32);
+                next
+            }
+        }
+    }
+}
+
 /// The keys of the index, numbered in the order their first candidates come, with the key of
 /// each candidate.
 struct KeyIndex<'m> {
     keys: Vec<KeyEntry<'m>>,
     key_of: Vec<u32>,
-    data_keys: HashMap<&'m str, usize>,
+    data_keys: DataKeys,
     typed_keys: HashMap<String, usize>,
 }
 
@@ -621,7 +667,7 @@ impl<'m> KeyIndex<'m> {
         KeyIndex {
             keys: Vec::with_capacity(candidates),
             key_of: Vec::with_capacity(candidates),
-            data_keys: HashMap::with_capacity(candidates),
+            data_keys: DataKeys::with_capacity(candidates),
             typed_keys: HashMap::new(),
         }
     }
@@ -630,7 +676,7 @@ impl<'m> KeyIndex<'m> {
     fn add(&mut self, r: &KeyRef<'m>) {
         let next = self.keys.len();
         let entry = if r.data {
-            *self.data_keys.entry(r.name).or_insert(next)
+            self.data_keys.find_or_add(&self.keys, r.name, next)
         } else {
             *self
                 .typed_keys
