@@ -74,10 +74,10 @@ pub struct SourceInput {
 /// files run once per environment over the files that environment reads, and every other
 /// `.pp` below the directory gets its own rules. Anything else is checked as one tree.
 pub fn check_paths(paths: &[std::path::PathBuf]) -> std::io::Result<CheckReport> {
-    let _listings = source::ListingScope::begin();
+    let mut listings = Some(source::ListingScope::begin());
     if let [dir] = paths {
         if dir.join("environments.pp").is_file() {
-            if let Some(report) = check_site(dir)? {
+            if let Some(report) = check_site(dir, &mut listings)? {
                 return Ok(report);
             }
         }
@@ -87,7 +87,11 @@ pub fn check_paths(paths: &[std::path::PathBuf]) -> std::io::Result<CheckReport>
 
 /// [`check_paths`] for a site. `None` when its environments.pp has errors: without it the
 /// environments are unknown, and the directory is checked as one tree (which reports them).
-fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
+/// `listings`: the command's directory listings, which it ends once its files are read.
+fn check_site(
+    dir: &std::path::Path,
+    listings: &mut Option<source::ListingScope>,
+) -> std::io::Result<Option<CheckReport>> {
     let confdir = std::fs::canonicalize(dir)?;
     let alone = load_environments_file(&confdir)?;
     let Some(program) = alone.environments_program().filter(|_| !alone.has_errors()) else {
@@ -184,9 +188,10 @@ fn check_site(dir: &std::path::Path) -> std::io::Result<Option<CheckReport>> {
             })
         })
         .collect::<std::io::Result<Vec<SourceInput>>>()?;
-    // What the walk found is read now: the analysis holds a tree's every binding, and the
-    // paths need not stay beside them.
+    // What the walks found is read now: the analysis holds a tree's every binding, and the
+    // paths and listings need not stay beside them (the analysis lists no directory).
     drop(everything);
+    drop(listings.take());
     let names: Vec<Vec<String>> = layouts
         .into_iter()
         .map(|(_, files)| files.into_iter().map(|f| f.display).collect())
@@ -1938,7 +1943,10 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
             diagnostics.extend(validate::check_each_file(&all, judged));
         }
         Scope::Environments(environments) => {
-            let mut judged = judged;
+            // Boxed while the environments take them: what is left beside the rules across
+            // files is a word per file, not a whole judgement's room.
+            let mut judged: Vec<Option<Box<validate::FileJudgement>>> =
+                judged.into_iter().map(|j| j.map(Box::new)).collect();
             let mut read = vec![false; parsed.len()];
             let mut found: Vec<(diag::Diagnostic, &str)> = Vec::new();
             // Files by name, once: an environment's members are looked up, not searched for
@@ -2030,9 +2038,9 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
                         .map(|&i| {
                             readers[i] -= 1;
                             if readers[i] == 0 {
-                                judged[i].take()
+                                judged[i].take().map(|j| *j)
                             } else {
-                                judged[i].clone()
+                                judged[i].as_deref().cloned()
                             }
                         })
                         .collect();
@@ -2050,7 +2058,10 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
             diagnostics.extend(naming_environments(found, environments.len()));
             let unread: Vec<usize> = (0..parsed.len()).filter(|&i| !read[i]).collect();
             let inputs: Vec<validate::TreeInput> = unread.iter().map(|&i| tree_input(i)).collect();
-            let judged_here = unread.iter().map(|&i| judged[i].take()).collect();
+            let judged_here = unread
+                .iter()
+                .map(|&i| judged[i].take().map(|j| *j))
+                .collect();
             diagnostics.extend(validate::check_each_file(&inputs, judged_here));
             for i in unread {
                 if parsed[i].0 != tree::FileRole::Environments {
