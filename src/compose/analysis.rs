@@ -365,7 +365,7 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
                 if !nodes.insert(w) {
                     break;
                 }
-                when = self.bindings.whens[w].parent;
+                when = self.bindings.whens[w].parent();
             }
         }
         nodes.into_iter().collect()
@@ -418,7 +418,7 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
         levels_of.clear();
         for &w in nodes {
             let node = &self.bindings.whens[w];
-            let mut levels = match node.parent {
+            let mut levels = match node.parent() {
                 None => Some(Vec::new()),
                 Some(p) => nodes
                     .binary_search(&p)

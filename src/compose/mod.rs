@@ -85,14 +85,23 @@ impl std::fmt::Display for RuntimeOnly {
 }
 
 /// One `when` (after lowering, one alternative of an `or`): its own predicates and the `when`
-/// it is nested in. Parents come before their children in [`Bindings::whens`].
+/// it is nested in. Parents come before their children in [`Bindings::whens`]. Numbers are
+/// held in 32 bits, as a [`Candidate`]'s.
 pub struct WhenNode<'m> {
-    pub parent: Option<usize>,
     pub predicates: &'m [Category<Code<'m>>],
-    /// Where its predicates start in [`Bindings::predicates`].
-    predicates_at: usize,
     /// A data file's path test (ARM-9).
     pub path: Option<&'m DataPath<Code<'m>>>,
+    /// [`Candidate::NONE`] at the top level.
+    parent: u32,
+    /// Where its predicates start in [`Bindings::predicates`].
+    predicates_at: u32,
+}
+
+impl WhenNode<'_> {
+    /// The `when` it is nested in.
+    pub fn parent(&self) -> Option<usize> {
+        (self.parent != Candidate::NONE).then_some(self.parent as usize)
+    }
 }
 
 /// One binding of a key, where it is and under which `when`. Its numbers are held in 32 bits
@@ -156,10 +165,16 @@ pub enum ComposeError {
 #[derive(Clone, Copy)]
 struct IndexedPredicate {
     /// Which of [`Bindings::category_names`].
-    category: usize,
-    /// Which of [`Bindings::predicate_values`] it names; `None`: its value is an expression,
-    /// evaluated for each request.
-    value: Option<usize>,
+    category: u32,
+    /// Which of [`Bindings::predicate_values`] it names; [`Candidate::NONE`]: its value is an
+    /// expression, evaluated for each request.
+    value: u32,
+}
+
+impl IndexedPredicate {
+    fn literal(&self) -> Option<usize> {
+        (self.value != Candidate::NONE).then_some(self.value as usize)
+    }
 }
 
 /// A layer as the index reads it: its name and its blocks, in order, wherever they are held
@@ -412,7 +427,7 @@ impl<'m> Bindings<'m> {
                         ..
                     } = item
                     {
-                        let predicates_at = b.predicates.len();
+                        let predicates_at = b.predicates.len() as u32;
                         for p in predicates {
                             let name = p.categorization.as_str();
                             let next = b.category_names.len();
@@ -427,10 +442,13 @@ impl<'m> Bindings<'m> {
                                 }
                                 _ => None,
                             };
-                            b.predicates.push(IndexedPredicate { category, value });
+                            b.predicates.push(IndexedPredicate {
+                                category: category as u32,
+                                value: value.map_or(Candidate::NONE, |v| v as u32),
+                            });
                         }
                         b.whens.push(WhenNode {
-                            parent: when,
+                            parent: when.map_or(Candidate::NONE, |w| w as u32),
                             predicates,
                             predicates_at,
                             path: path.as_deref(),
@@ -918,7 +936,7 @@ impl<'m> Composition<'m> {
     fn when_match(&self, w: usize) -> &WhenMatch {
         self.whens[w].get_or_init(|| {
             let node = &self.bindings.whens[w];
-            let outer = match node.parent {
+            let outer = match node.parent() {
                 Some(p) => self.when_match(p).raw.clone(),
                 None => Some(Rc::clone(&self.top_level)),
             };
@@ -1008,7 +1026,7 @@ impl<'m> Composition<'m> {
         let mut levels = Vec::new();
         while let Some(w) = when {
             levels.push(w);
-            when = self.bindings.whens[w].parent;
+            when = self.bindings.whens[w].parent();
         }
         let mut outcomes = Vec::new();
         let mut text = self.text.borrow_mut();
@@ -1095,7 +1113,8 @@ fn match_predicates<'m>(
     mut outcomes: Option<&mut Vec<PredicateOutcome>>,
 ) -> Option<Vec<u16>> {
     let mut precedence = outer;
-    let indexed = &indexed[node.predicates_at..node.predicates_at + node.predicates.len()];
+    let at = node.predicates_at as usize;
+    let indexed = &indexed[at..at + node.predicates.len()];
     for (i, p) in indexed.iter().enumerate() {
         // D9: compared ignoring case (literals were lowered lower-cased).
         let computed = |text: &mut dyn FnMut(&'m Code<'m>) -> Option<SmolStr>| -> SmolStr {
@@ -1108,10 +1127,10 @@ fn match_predicates<'m>(
         };
         // An expression is evaluated once, and only when its value is needed.
         let mut wanted: Option<SmolStr> = None;
-        let level = match &categories[p.category] {
+        let level = match &categories[p.category as usize] {
             CategoryFor::Common => Some(0),
             CategoryFor::Valued(value, id, level) => {
-                let matched = match p.value {
+                let matched = match p.literal() {
                     Some(literal) => Some(literal) == *id,
                     None => value == wanted.insert(computed(text)),
                 };
@@ -1147,13 +1166,15 @@ pub fn key_order(a: &Key, b: &Key) -> std::cmp::Ordering {
 mod tests {
     use super::*;
 
-    /// The index holds a candidate per binding of the tree and an entry per key: a field added
-    /// to either, or a number widened back to a word, shows here before it shows in the
-    /// memory of a large tree.
+    /// The index holds a candidate per binding of the tree, an entry per key and a node per
+    /// `when`: a field added to one, or a number widened back to a word, shows here before it
+    /// shows in the memory of a large tree.
     #[test]
     fn candidates_and_keys_stay_small() {
         assert!(std::mem::size_of::<Candidate>() <= 48);
         assert!(std::mem::size_of::<KeyEntry>() <= 32);
+        assert!(std::mem::size_of::<WhenNode>() <= 32);
+        assert!(std::mem::size_of::<IndexedPredicate>() <= 8);
     }
 
     /// Keys numbered on a thread of their own are the keys one thread numbers: the same

@@ -488,7 +488,7 @@ fn when_text(
             };
             parts.push((level, text));
         }
-        when = node.parent;
+        when = node.parent();
     }
     if parts.is_empty() {
         return "in `common`".to_string();
