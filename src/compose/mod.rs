@@ -199,10 +199,6 @@ impl KeyEntry<'_> {
     pub fn key(&self) -> Key {
         Key::new(ptype(self.ty), self.name)
     }
-
-    pub fn name(&self) -> &str {
-        self.name
-    }
 }
 
 /// Every binding of a lowered tree's layers, indexed by key; the same for every request.

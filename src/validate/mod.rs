@@ -163,14 +163,24 @@ impl TreeFacts {
     /// up to twice what they need (a large tree has a contribution and a few `when`s per file)
     /// while the tree's bindings are composed.
     fn reserve_for<'f>(&mut self, files: impl Iterator<Item = &'f TreeFacts> + Clone) {
+        // Every field named, as in `absorb`: a list added to the facts is sized here too.
+        let TreeFacts {
+            has_site: _,
+            categories,
+            environments,
+            layer_refs,
+            layers: _,
+            when_categories,
+            multibinds,
+            contributions,
+        } = self;
         let total = |len: fn(&TreeFacts) -> usize| files.clone().map(len).sum::<usize>();
-        self.categories.reserve(total(|f| f.categories.len()));
-        self.environments.reserve(total(|f| f.environments.len()));
-        self.layer_refs.reserve(total(|f| f.layer_refs.len()));
-        self.when_categories
-            .reserve(total(|f| f.when_categories.len()));
-        self.multibinds.reserve(total(|f| f.multibinds.len()));
-        self.contributions.reserve(total(|f| f.contributions.len()));
+        categories.reserve(total(|f| f.categories.len()));
+        environments.reserve(total(|f| f.environments.len()));
+        layer_refs.reserve(total(|f| f.layer_refs.len()));
+        when_categories.reserve(total(|f| f.when_categories.len()));
+        multibinds.reserve(total(|f| f.multibinds.len()));
+        contributions.reserve(total(|f| f.contributions.len()));
     }
 
     /// Adds the facts of the next file, as if its pass had run on these: lists grow in file
