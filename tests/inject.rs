@@ -385,3 +385,46 @@ fn nodes_sharing_an_index_get_their_own_answers() {
     assert_eq!(seen[1][6..8], ["['a']", "['a', 'db02']"]);
     assert_eq!(seen[0], seen[2]);
 }
+
+/// `bind parameters` and `bind map` bind their keys, but only Puppet's catalog can produce
+/// them: a lookup says which of the two the key comes from.
+#[test]
+fn bindings_only_the_catalog_produces_say_which_they_are() {
+    let root = tree(
+        "runtime_only",
+        &[(
+            "bindings/high.pp",
+            "bindings high {\n  bind parameters Web[one] to Sql[one] {\n    map => { dbuser => user },\n  }\n  bind map Web to Sql {\n    key_in_web => key_in_sql,\n  }\n}\n",
+        )],
+    );
+    let request = Request::default();
+    let (environment, loaded) = prepared(&root, &request);
+    let model = loaded.tree_model(ForInjection);
+    let mut injector = Injector::new(&model, &environment, &request)
+        .unwrap_or_else(|d| panic!("{}: {}", d.code, d.message));
+    let keys = injector.effective_keys();
+    let mut message = |name: &str| -> String {
+        let key = keys
+            .iter()
+            .find(|k| k.name.starts_with(name))
+            .unwrap_or_else(|| panic!("no key {name}... among {keys:?}"));
+        match injector.lookup(&key.name, &PType::Data) {
+            Err(d) => format!("{}: {}", d.code, d.message),
+            Ok(v) => panic!("{name}: {v:?}"),
+        }
+    };
+    let parameters = message("/param/");
+    assert!(
+        parameters.starts_with("NEEDS_RUNTIME: ")
+            && parameters.ends_with(
+                "comes from `bind parameters ... to a resource`, which needs Puppet's catalog"
+            ),
+        "{parameters}"
+    );
+    let map = message("/map/");
+    assert!(
+        map.starts_with("NEEDS_RUNTIME: ")
+            && map.ends_with("comes from `bind map`, which needs Puppet's catalog"),
+        "{map}"
+    );
+}
