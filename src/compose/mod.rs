@@ -263,12 +263,10 @@ impl<'m> Bindings<'m> {
     pub fn keys_in_order(&self) -> &[usize] {
         self.keys_in_order.get_or_init(|| {
             let mut order: Vec<usize> = (0..self.keys.len()).collect();
-            // By name; only keys of one name (rare) build their ids.
+            // Only keys of one name (rare) build their ids.
             order.sort_by(|&a, &b| {
                 let (a, b) = (&self.keys[a], &self.keys[b]);
-                a.name
-                    .cmp(b.name)
-                    .then_with(|| a.key().id().cmp(&b.key().id()))
+                by_name_then_id(a.name, b.name, || (a.key().id(), b.key().id()))
             });
             order
         })
@@ -1155,7 +1153,15 @@ fn match_predicates<'m>(
 
 /// How `--all` orders keys: by name, then by id.
 pub fn key_order(a: &Key, b: &Key) -> std::cmp::Ordering {
-    a.name.cmp(&b.name).then_with(|| a.id().cmp(&b.id()))
+    by_name_then_id(&a.name, &b.name, || (a.id(), b.id()))
+}
+
+/// [`key_order`] for keys given by their names, with their ids built only when the names tie.
+fn by_name_then_id(a: &str, b: &str, ids: impl FnOnce() -> (String, String)) -> std::cmp::Ordering {
+    a.cmp(b).then_with(|| {
+        let (a, b) = ids();
+        a.cmp(&b)
+    })
 }
 
 #[cfg(test)]
@@ -1239,7 +1245,15 @@ mod tests {
             assert_eq!(one.candidates_of(entry), two.candidates_of(entry));
             assert_eq!(one.entry(&a.key()), Some(entry));
             assert_eq!(two.entry(&b.key()), Some(entry));
+            assert_eq!(one.every_key()[entry], a.key());
         }
+        // `--all`'s order is `key_order` over whole keys, ids deciding where names tie (a
+        // class key and a Data key share a name here).
+        let every = one.every_key();
+        let ordered: Vec<&Key> = one.keys_in_order().iter().map(|&e| &every[e]).collect();
+        assert_eq!(ordered.len(), one.keys.len());
+        assert!(ordered.windows(2).all(|w| key_order(w[0], w[1]).is_lt()));
+        assert!(ordered.windows(2).any(|w| w[0].name == w[1].name));
         assert_eq!(
             one.contributions["all"].len(),
             two.contributions["all"].len()

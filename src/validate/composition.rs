@@ -302,7 +302,7 @@ impl Words<'_> {
     }
 
     fn diagnostic(&self, bindings: &Bindings, f: &Finding) -> Diagnostic {
-        let key = &bindings.keys[f.key].key();
+        let key = bindings.keys[f.key].key();
         let cand = |i: usize| &bindings.candidates[i];
         let layer_of = |i: usize| {
             bindings
