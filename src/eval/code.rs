@@ -184,11 +184,12 @@ impl<'a> Embed<'a> for ForInjection {
     }
 }
 
-/// [`ForInjection`] (or, without `positions`, [`ForChecking`]) for blocks that outlive the
+/// [`ForInjection`] (or, unless `for_model`, [`ForChecking`]) for blocks that outlive the
 /// program they are lowered from: the little embedded code that is not a literal value is
 /// copied out of the tree.
 pub struct Detached {
-    pub positions: bool,
+    /// Whether the blocks are for a model (with positions and values), not only for the check.
+    pub for_model: bool,
 }
 
 impl<'a> Embed<'a> for Detached {
@@ -215,11 +216,15 @@ impl<'a> Embed<'a> for Detached {
         ForInjection.undef()
     }
     fn positions(&self) -> bool {
-        self.positions
+        self.for_model
+    }
+    fn values(&self) -> bool {
+        self.for_model
     }
 }
 
-/// [`ForInjection`] for the check: the same code, origins with spans only.
+/// [`ForInjection`] for the check: the same code, origins with spans only, bindings without
+/// their values.
 pub struct ForChecking;
 
 impl<'a> Embed<'a> for ForChecking {
@@ -248,12 +253,16 @@ impl<'a> Embed<'a> for ForChecking {
     fn positions(&self) -> bool {
         false
     }
+    fn values(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::eval::{NoInjection, ValueBudget};
+    use crate::lower::model::{AbstractBinding, NamedBindings, ProducerDescriptor};
 
     fn expression(src: &str) -> Expr {
         let parsed = crate::parser::parse_file(crate::span::FileId(0), src);
@@ -312,5 +321,102 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The check lowers bindings without their values (nothing of the file's tree is copied
+    /// for them), but with every producer's kind and every option; a model keeps the values.
+    #[test]
+    fn the_check_lowers_bindings_without_their_values() {
+        let src = r#"bindings m::checked {
+  multibind Hash[String, Integer], 'limits' { conflict_resolution => merge }
+  bind 'k0' to 'text'
+  bind 'k1' to "${::fqdn}-web"
+  bind 'k2' to [1, { 'a' => 2 }]
+  bind 'k3' to Type[My::Provider]
+  when cat 'v' { bind 'k4' to $::fqdn }
+}
+"#;
+        let mut files = crate::span::SourceMap::new();
+        let id = files.add("m/bindings/checked.pp", src);
+        let parsed = crate::parser::parse_file(id, src);
+        let program = parsed.program.expect("parses");
+        fn producers<'x, 'c>(
+            bindings: &'x [AbstractBinding<Code<'c>>],
+            out: &mut Vec<&'x ProducerDescriptor<Code<'c>>>,
+        ) {
+            for b in bindings {
+                match b {
+                    AbstractBinding::Binding(b) => out.extend(&b.producer),
+                    AbstractBinding::CategorizedBindings { bindings, .. } => {
+                        producers(bindings, out)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let kinds_and_values = |block: NamedBindings<Code>| {
+            let AbstractBinding::Multibinding(m) = &block.bindings[0] else {
+                panic!("the multibind comes first");
+            };
+            let option = crate::compose::multibind::option(&m.producer_args, "conflict_resolution");
+            assert!(
+                matches!(option, Some(Code::Value(Value::String(s))) if s == "merge"),
+                "options are kept"
+            );
+            let mut found = Vec::new();
+            producers(&block.bindings, &mut found);
+            found
+                .into_iter()
+                .map(|p| match p {
+                    ProducerDescriptor::ConstantProducerDescriptor { value } => {
+                        format!("constant {}", describe(value))
+                    }
+                    ProducerDescriptor::EvaluatingProducerDescriptor { expression } => {
+                        format!("evaluating {}", describe(expression))
+                    }
+                    ProducerDescriptor::InstanceProducerDescriptor { class_name, .. } => {
+                        format!("instance {class_name}")
+                    }
+                    _ => "other".to_string(),
+                })
+                .collect::<Vec<_>>()
+        };
+        fn describe(code: &Code) -> String {
+            match code {
+                Code::Value(Value::Undef) => "undef".to_string(),
+                Code::Value(v) => v.to_display_string(),
+                Code::Template(..) => "template".to_string(),
+                Code::Expr(_) => "expression".to_string(),
+                Code::Lambda(_) | Code::Variable(_) => "other".to_string(),
+            }
+        }
+        let checked = [
+            "constant undef",
+            "evaluating undef",
+            "constant undef",
+            "instance My::Provider",
+            "evaluating undef",
+        ];
+        let lower = |embed| crate::lower::lower_block(&files, &[], &program, embed);
+        assert_eq!(
+            kinds_and_values(lower(Detached { for_model: false }).expect("a block")),
+            checked
+        );
+        assert_eq!(
+            kinds_and_values(
+                crate::lower::lower_block(&files, &[], &program, ForChecking).expect("a block")
+            ),
+            checked
+        );
+        assert_eq!(
+            kinds_and_values(lower(Detached { for_model: true }).expect("a block")),
+            [
+                "constant text",
+                "evaluating template",
+                "constant [1, {'a' => 2}]",
+                "instance My::Provider",
+                "evaluating expression",
+            ]
+        );
     }
 }

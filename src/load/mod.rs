@@ -804,7 +804,7 @@ fn load_judged(
         names = origins.iter().map(smol_str::SmolStr::from).collect();
         Some(Digest {
             origins: &names,
-            positions: true,
+            for_model: true,
         })
     } else {
         None
@@ -2198,15 +2198,16 @@ type LoweredBlock = lower::model::NamedBindings<crate::eval::code::Code<'static>
 struct Digest<'o> {
     /// The names the model's origins give files, by id.
     origins: &'o [smol_str::SmolStr],
-    /// Whether origins get their line and column: only a model that is written shows them.
-    positions: bool,
+    /// Whether the blocks are for a model that is written: only it shows origins' lines and
+    /// columns and the bindings' values; the rules read neither.
+    for_model: bool,
 }
 
 impl Digest<'_> {
     /// For `pbc check`: no model is written.
     const CHECK: Digest<'static> = Digest {
         origins: &[],
-        positions: false,
+        for_model: false,
     };
 }
 
@@ -2241,7 +2242,7 @@ fn parse_all(
                     digest.origins,
                     program,
                     crate::eval::code::Detached {
-                        positions: digest.positions,
+                        for_model: digest.for_model,
                     },
                 ),
             };

@@ -46,6 +46,13 @@ pub trait Embed<'a>: Sync {
     fn positions(&self) -> bool {
         true
     }
+    /// Whether a binding keeps what it produces (its literal value or its expression). The
+    /// check reads a binding's key, type, flags, options and place, never its value: without
+    /// them its blocks hold a sixth less, and nothing is copied out of a file's tree for them.
+    /// A binding lowered without values still has the producer of its kind, holding `undef`.
+    fn values(&self) -> bool {
+        true
+    }
 }
 
 /// The written model: PN JSON for expressions and lambdas, plain JSON for literal values.
@@ -882,7 +889,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     /// `to VALUE`: a literal is a constant, `Type[X]` an instance, `?? q` a query, anything else
     /// is evaluated per request.
     fn value_producer(&self, e: &'a Expr, is_optional: bool) -> ProducerDescriptor<E::X> {
-        let d = if let Some(value) = self.embed.literal(e) {
+        let d = if let Some(value) = self.bound_literal(e) {
             ProducerDescriptor::ConstantProducerDescriptor { value }
         } else if let Ok(PType::Runtime(Some(class))) = PType::from_expr(e) {
             ProducerDescriptor::InstanceProducerDescriptor {
@@ -891,14 +898,32 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             }
         } else if e.contains_query() {
             ProducerDescriptor::QueryProducerDescriptor {
-                expression: self.embed.expression(e),
+                expression: self.bound_expression(e),
             }
         } else {
             ProducerDescriptor::EvaluatingProducerDescriptor {
-                expression: self.embed.expression(e),
+                expression: self.bound_expression(e),
             }
         };
         optional(d, is_optional)
+    }
+
+    /// A bound value's literal (see [`Embed::values`]).
+    fn bound_literal(&self, e: &'a Expr) -> Option<E::X> {
+        if self.embed.values() {
+            self.embed.literal(e)
+        } else {
+            crate::eval::literal_value(e).map(|_| self.embed.undef())
+        }
+    }
+
+    /// A bound value's expression (see [`Embed::values`]).
+    fn bound_expression(&self, e: &'a Expr) -> E::X {
+        if self.embed.values() {
+            self.embed.expression(e)
+        } else {
+            self.embed.undef()
+        }
     }
 
     fn options(&self, options: &'a [BindOption]) -> Vec<NamedArgument<E::X>> {
