@@ -506,7 +506,7 @@ impl<'m> Bindings<'m> {
             };
         let ((ty, name), cand): ((&TypeModel, &'m str), _) = match item {
             AbstractBinding::Binding(b) => {
-                if let Some(id) = &b.multibind_id {
+                if let Some(id) = b.multibind_id() {
                     self.contributions
                         .entry(id)
                         .or_default()
@@ -549,7 +549,7 @@ impl<'m> Bindings<'m> {
                 origin,
                 ..
             } => (
-                (&DATA, name.as_str()),
+                (&DATA, &**name),
                 candidate(
                     Bound::NeedsRuntime(RuntimeOnly::Parameters),
                     origin,
@@ -563,7 +563,7 @@ impl<'m> Bindings<'m> {
                 origin,
                 ..
             } => (
-                (&DATA, name.as_str()),
+                (&DATA, &**name),
                 candidate(
                     Bound::NeedsRuntime(RuntimeOnly::Map),
                     origin,
@@ -1199,11 +1199,13 @@ mod tests {
                 name: Some(format!("k{}", i % 4000).into()),
                 override_: false,
                 abstract_: false,
-                multibind_id: (i % 11 == 0).then(|| Box::from("all")),
                 producer: Some(ProducerDescriptor::ConstantProducerDescriptor {
                     value: Code::Value(crate::eval::Value::String(i.to_string().into())),
                 }),
-                producer_args: Box::default(),
+                extras: crate::lower::model::BindingExtras::of(
+                    (i % 11 == 0).then(|| Box::from("all")),
+                    Box::default(),
+                ),
                 origin: origin.clone(),
             })
         };

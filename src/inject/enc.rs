@@ -9,8 +9,8 @@ use super::Code;
 use crate::eval::Value;
 use crate::load::enc::Enc;
 use crate::lower::model::{
-    AbstractBinding, Binding, Category, NamedBindings, Origin, ProducerDescriptor, TreeDocument,
-    TypeModel,
+    AbstractBinding, Binding, BindingExtras, Category, NamedBindings, Origin, ProducerDescriptor,
+    TreeDocument, TypeModel,
 };
 use crate::span::Span;
 
@@ -59,11 +59,10 @@ pub fn add_to_model<'a>(model: &mut TreeDocument<Code<'a>>, enc: &Enc) {
                 name: name.map(String::into_boxed_str),
                 override_: false,
                 abstract_: false,
-                multibind_id: multibind_id.map(Box::from),
                 producer: Some(ProducerDescriptor::ConstantProducerDescriptor {
                     value: Code::Value(value),
                 }),
-                producer_args: Box::default(),
+                extras: BindingExtras::of(multibind_id.map(Box::from), Box::default()),
                 origin: origin.clone(),
             })
         };

@@ -463,7 +463,7 @@ impl<'m> Injector<'m> {
                         format!("`{key}` is bound to nothing"),
                     ));
                 };
-                let v = self.produce(p, &b.producer_args, key, origin)?;
+                let v = self.produce(p, b.producer_args(), key, origin)?;
                 // Hiera's answer is whatever Puppet's lookup gives: `convert_to` can make a
                 // Sensitive or a hash with integer keys of data.
                 ((!from_hiera).then_some(&b.type_), v)
@@ -870,7 +870,7 @@ fn produces_alike(bindings: &compose::Bindings, candidate: usize) -> bool {
         return false;
     }
     match c.bound {
-        Bound::Binding(b) => literal_binding(b.producer.as_ref(), &b.producer_args),
+        Bound::Binding(b) => literal_binding(b.producer.as_ref(), b.producer_args()),
         Bound::Multibinding(m) => {
             literal_options(&m.producer_args)
                 && compose::Bindings::multibind_id(m).is_some_and(|id| {
@@ -879,7 +879,7 @@ fn produces_alike(bindings: &compose::Bindings, candidate: usize) -> bool {
                             c.when.is_none()
                                 && literal_binding(
                                     c.binding.producer.as_ref(),
-                                    &c.binding.producer_args,
+                                    c.binding.producer_args(),
                                 )
                         })
                     })

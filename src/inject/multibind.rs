@@ -81,7 +81,7 @@ pub(super) fn contributions<'m>(
     for (b, layer, precedence, when) in list {
         let Some(p) = &b.producer else { continue };
         let name = Key::new(ptype(&b.type_), b.name.clone().unwrap_or_default());
-        let Some(value) = inj.produce(p, &b.producer_args, &name, &b.origin)? else {
+        let Some(value) = inj.produce(p, b.producer_args(), &name, &b.origin)? else {
             continue;
         };
         out.push(Produced {

@@ -238,7 +238,7 @@ impl Out<'_> {
 fn answers(b: &AbstractBinding<Json>) -> Vec<String> {
     let name = |n: Option<&str>| n.unwrap_or_default().to_string();
     match b {
-        AbstractBinding::Binding(b) => match &b.multibind_id {
+        AbstractBinding::Binding(b) => match b.multibind_id() {
             Some(id) => vec![format!("+{id}")],
             None => vec![name(b.name.as_deref())],
         },
@@ -251,7 +251,7 @@ fn answers(b: &AbstractBinding<Json>) -> Vec<String> {
             vec![name(r.name.as_deref()), name(r.from_name.as_deref())]
         }
         AbstractBinding::ParametersBinding { name, .. }
-        | AbstractBinding::ParameterMapBinding { name, .. } => vec![name.clone()],
+        | AbstractBinding::ParameterMapBinding { name, .. } => vec![name.to_string()],
         AbstractBinding::DependencyBinding { .. } | AbstractBinding::CategorizedBindings { .. } => {
             Vec::new()
         }
@@ -768,7 +768,7 @@ fn looks_up(record: &Record, out: &mut Vec<String>) -> bool {
     match &record.binding {
         AbstractBinding::Binding(b) => {
             producers.extend(&b.producer);
-            pn.extend(args(&b.producer_args));
+            pn.extend(args(b.producer_args()));
         }
         AbstractBinding::Multibinding(m) => {
             producers.extend(&m.producer);
@@ -779,7 +779,7 @@ fn looks_up(record: &Record, out: &mut Vec<String>) -> bool {
         }
         AbstractBinding::AliasBinding(r)
         | AbstractBinding::RenamedBinding(r)
-        | AbstractBinding::Rebinding(r) => out.extend(r.from_name.clone()),
+        | AbstractBinding::Rebinding(r) => out.extend(r.from_name.as_deref().map(str::to_string)),
         AbstractBinding::ParametersBinding {
             source,
             producer_args,

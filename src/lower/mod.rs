@@ -458,12 +458,11 @@ pub fn system_layer<X>() -> NamedLayer<X> {
             name: Some("/classes".into()),
             override_: false,
             abstract_: false,
-            multibind_id: None,
             producer: Some(ProducerDescriptor::ClassesProducerDescriptor {
                 included: "included_classes".into(),
                 excluded: "excluded_classes".into(),
             }),
-            producer_args: Box::default(),
+            extras: None,
             origin: origin.clone(),
         }),
     ];
@@ -637,7 +636,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                     keys::param_target(to).unwrap_or_else(|| "?".into())
                 );
                 out.push(AbstractBinding::ParameterMapBinding {
-                    name,
+                    name: name.into(),
                     mappings: self.options(options),
                     override_: flags.override_.is_some(),
                     origin,
@@ -713,23 +712,22 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                                 name: Some(format!("/param/{target_name}/{p}").into()),
                                 override_,
                                 abstract_: false,
-                                multibind_id: None,
                                 producer: Some(self.value_producer(&en.value, optional)),
-                                producer_args: self.options(options).into(),
+                                extras: BindingExtras::of(None, self.options(options).into()),
                                 origin: self.origin(en.key.span),
                             }));
                         }
                     }
                     _ => out.push(AbstractBinding::ParametersBinding {
-                        name: format!("/param/{target_name}"),
-                        target: target_name,
+                        name: format!("/param/{target_name}").into(),
+                        target: target_name.into(),
                         source: match value {
                             Some(v) => self.embed.expression(v),
                             None => self.embed.undef(),
                         },
                         optional,
                         override_,
-                        producer_args: self.options(options),
+                        producer_args: self.options(options).into(),
                         origin,
                     }),
                 }
@@ -746,9 +744,8 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                         name: Some(format!("/var/{name}").into()),
                         override_,
                         abstract_,
-                        multibind_id: None,
                         producer: v.map(|v| self.value_producer(v, optional)),
-                        producer_args: self.options(options).into(),
+                        extras: BindingExtras::of(None, self.options(options).into()),
                         origin: self.origin(span),
                     }));
                 }
@@ -781,9 +778,11 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                     name: name.and_then(|n| n.literal_text()).map(Box::from),
                     override_,
                     abstract_,
-                    multibind_id: multibind_id.map(String::into_boxed_str),
                     producer,
-                    producer_args: self.options(options).into(),
+                    extras: BindingExtras::of(
+                        multibind_id.map(String::into_boxed_str),
+                        self.options(options).into(),
+                    ),
                     origin,
                 }));
             }
@@ -805,7 +804,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                         .and_then(|t| PType::from_expr(t).ok())
                         .unwrap_or(PType::Data),
                 ),
-                name.and_then(|n| n.literal_text()).map(str::to_string),
+                name.and_then(|n| n.literal_text()).map(Box::from),
             )
         };
         let (from_type, from_name) = key_parts(from);
@@ -846,9 +845,8 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                 name: None,
                 override_: false,
                 abstract_: false,
-                multibind_id: Some(id.into()),
                 producer: Some(producer),
-                producer_args: Box::default(),
+                extras: BindingExtras::of(Some(id.into()), Box::default()),
                 origin: self.origin(n.span),
             }));
         }

@@ -114,18 +114,18 @@ pub enum AbstractBinding<X = Json> {
     /// ARM-8 `bind parameters TARGET to R[t]`: the target's parameters come from another
     /// object's parameters (maps in `producer_args`).
     ParametersBinding {
-        name: String,
-        target: String,
+        name: Box<str>,
+        target: Box<str>,
         source: X,
         optional: bool,
         #[serde(rename = "override")]
         override_: bool,
-        producer_args: Vec<NamedArgument<X>>,
+        producer_args: Box<[NamedArgument<X>]>,
         origin: Origin,
     },
     /// ARM-8 `bind map FROM to TO { a => b }`: the parameter map `/map/FROM/TO`.
     ParameterMapBinding {
-        name: String,
+        name: Box<str>,
         mappings: Vec<NamedArgument<X>>,
         #[serde(rename = "override")]
         override_: bool,
@@ -140,23 +140,71 @@ pub enum AbstractBinding<X = Json> {
     },
 }
 
-/// Puppet 3.4's `Binding`; a contribution when `multibind_id` is set. Its strings and options
-/// are boxed, not growable: a tree's bindings are held in place in their blocks (110,000 of them
-/// for a 10,000-file tree), and every word a binding saves is a megabyte there
-/// (`a_binding_stays_small`).
-#[derive(Clone, Serialize, Deserialize)]
+/// Puppet 3.4's `Binding`; a contribution when it has a multibind id. Its strings are boxed,
+/// not growable, and what few bindings have (the id, options) is boxed apart: a tree's bindings
+/// are held in place in their blocks (110,000 of them for a 10,000-file tree), and every word
+/// a binding saves is a megabyte there (`a_binding_stays_small`). Written with Puppet's
+/// attributes in Puppet's order (`multibind_id` and `producer_args` among them).
+#[derive(Clone)]
 pub struct Binding<X = Json> {
-    #[serde(rename = "type")]
     pub type_: TypeModel,
     pub name: Option<Box<str>>,
-    #[serde(rename = "override")]
     pub override_: bool,
-    #[serde(rename = "abstract")]
     pub abstract_: bool,
-    pub multibind_id: Option<Box<str>>,
     pub producer: Option<ProducerDescriptor<X>>,
-    pub producer_args: Box<[NamedArgument<X>]>,
+    /// `None` when the binding has neither a multibind id nor options.
+    pub extras: Option<Box<BindingExtras<X>>>,
     pub origin: Origin,
+}
+
+/// What few bindings have: the multibind a contribution is made to, and options.
+#[derive(Clone)]
+pub struct BindingExtras<X = Json> {
+    pub multibind_id: Option<Box<str>>,
+    pub producer_args: Box<[NamedArgument<X>]>,
+}
+
+impl<X> BindingExtras<X> {
+    /// The extras of a binding with this id and options; `None` without either.
+    pub fn of(
+        multibind_id: Option<Box<str>>,
+        producer_args: Box<[NamedArgument<X>]>,
+    ) -> Option<Box<BindingExtras<X>>> {
+        (multibind_id.is_some() || !producer_args.is_empty()).then(|| {
+            Box::new(BindingExtras {
+                multibind_id,
+                producer_args,
+            })
+        })
+    }
+}
+
+impl<X> Binding<X> {
+    /// The multibind a contribution is made to; `None` for a plain binding.
+    pub fn multibind_id(&self) -> Option<&str> {
+        self.extras.as_ref()?.multibind_id.as_deref()
+    }
+
+    /// Its options (`producer_args`).
+    pub fn producer_args(&self) -> &[NamedArgument<X>] {
+        self.extras.as_ref().map_or(&[], |e| &e.producer_args)
+    }
+}
+
+impl<X: Serialize> Serialize for Binding<X> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut b = s.serialize_struct("Binding", 8)?;
+        b.serialize_field("type", &self.type_)?;
+        b.serialize_field("name", &self.name)?;
+        b.serialize_field("override", &self.override_)?;
+        b.serialize_field("abstract", &self.abstract_)?;
+        b.serialize_field("multibind_id", &self.multibind_id())?;
+        b.serialize_field("producer", &self.producer)?;
+        b.serialize_field("producer_args", self.producer_args())?;
+        b.serialize_field("origin", &self.origin)?;
+        b.end()
+    }
 }
 
 /// Puppet 3.4's `Multibinding`: a `Binding` that contributions name by `id` (D14).
@@ -180,10 +228,10 @@ pub struct Multibinding<X = Json> {
 #[derive(Clone, Serialize, Deserialize)]
 pub struct Rebinding {
     pub from_type: TypeModel,
-    pub from_name: Option<String>,
+    pub from_name: Option<Box<str>>,
     #[serde(rename = "type")]
     pub type_: TypeModel,
-    pub name: Option<String>,
+    pub name: Option<Box<str>>,
     #[serde(rename = "override")]
     pub override_: bool,
     #[serde(rename = "abstract")]
@@ -504,7 +552,7 @@ mod tests {
     #[test]
     fn a_binding_stays_small() {
         use crate::eval::code::Code;
-        assert!(std::mem::size_of::<AbstractBinding<Code>>() <= 168);
+        assert!(std::mem::size_of::<AbstractBinding<Code>>() <= 144);
         assert!(std::mem::size_of::<TypeModel>() <= 24);
     }
 

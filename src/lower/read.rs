@@ -10,9 +10,9 @@
 //! validator did that before the model was written) nor answer lookups.
 
 use super::model::{
-    AbstractBinding, Binding, Category, DataPath, EffectiveCategories, EnvironmentEntry,
-    Environments, LayeredBindings, Multibinding, NamedArgument, NamedBindings, NamedLayer, Origin,
-    PathTest, ProducerDescriptor, TreeDocument, FORMAT, VERSION,
+    AbstractBinding, Binding, BindingExtras, Category, DataPath, EffectiveCategories,
+    EnvironmentEntry, Environments, LayeredBindings, Multibinding, NamedArgument, NamedBindings,
+    NamedLayer, Origin, PathTest, ProducerDescriptor, TreeDocument, FORMAT, VERSION,
 };
 use crate::ast::{Expr, Lambda};
 use crate::diag::{codes, Diagnostic};
@@ -445,9 +445,14 @@ impl<F> Walk<'_, F> {
                     name: b.name,
                     override_: b.override_,
                     abstract_: b.abstract_,
-                    multibind_id: b.multibind_id,
                     producer: b.producer.map(|p| self.producer(p)).transpose()?,
-                    producer_args: self.arguments(b.producer_args.into_vec())?.into(),
+                    extras: match b.extras {
+                        Some(e) => Some(Box::new(BindingExtras {
+                            multibind_id: e.multibind_id,
+                            producer_args: self.arguments(e.producer_args.into_vec())?.into(),
+                        })),
+                        None => None,
+                    },
                     origin: b.origin,
                 })
             }
@@ -498,7 +503,7 @@ impl<F> Walk<'_, F> {
                     source: self.one(source, SlotKind::Expression)?,
                     optional,
                     override_,
-                    producer_args: self.arguments(producer_args)?,
+                    producer_args: self.arguments(producer_args.into_vec())?.into(),
                     origin,
                 }
             }

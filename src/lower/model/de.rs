@@ -78,10 +78,26 @@ mod shapes {
         None
     }
 
+    /// A binding as written: its extras in place.
+    #[derive(Deserialize)]
+    pub struct Binding<X> {
+        #[serde(rename = "type")]
+        pub type_: TypeModel,
+        pub name: Option<Box<str>>,
+        #[serde(rename = "override")]
+        pub override_: bool,
+        #[serde(rename = "abstract")]
+        pub abstract_: bool,
+        pub multibind_id: Option<Box<str>>,
+        pub producer: Option<ProducerDescriptor<X>>,
+        pub producer_args: Box<[NamedArgument<X>]>,
+        pub origin: Origin,
+    }
+
     #[derive(Deserialize)]
     pub struct Parameters<X> {
-        pub name: String,
-        pub target: String,
+        pub name: Box<str>,
+        pub target: Box<str>,
         pub source: X,
         pub optional: bool,
         #[serde(rename = "override")]
@@ -92,7 +108,7 @@ mod shapes {
 
     #[derive(Deserialize)]
     pub struct ParameterMap<X> {
-        pub name: String,
+        pub name: Box<str>,
         pub mappings: Vec<NamedArgument<X>>,
         #[serde(rename = "override")]
         pub override_: bool,
@@ -172,7 +188,18 @@ impl<'de, X: Deserialize<'de>> Tagged<'de> for AbstractBinding<X> {
 
     fn from_rest<A: MapAccess<'de>>(kind: &str, map: A) -> Result<Self, A::Error> {
         Ok(match kind {
-            "Binding" => AbstractBinding::Binding(rest(map)?),
+            "Binding" => {
+                let b: shapes::Binding<X> = rest(map)?;
+                AbstractBinding::Binding(Binding {
+                    type_: b.type_,
+                    name: b.name,
+                    override_: b.override_,
+                    abstract_: b.abstract_,
+                    producer: b.producer,
+                    extras: BindingExtras::of(b.multibind_id, b.producer_args),
+                    origin: b.origin,
+                })
+            }
             "Multibinding" => AbstractBinding::Multibinding(rest(map)?),
             "CategorizedBindings" => {
                 let c: shapes::Categorized<X> = rest(map)?;
@@ -194,7 +221,7 @@ impl<'de, X: Deserialize<'de>> Tagged<'de> for AbstractBinding<X> {
                     source: p.source,
                     optional: p.optional,
                     override_: p.override_,
-                    producer_args: p.producer_args,
+                    producer_args: p.producer_args.into(),
                     origin: p.origin,
                 }
             }
