@@ -705,7 +705,7 @@ pub struct LoadedTree {
     /// lookups, which lower from the programs, load theirs whole.
     lowered: Vec<Option<LoweredBlock>>,
     /// The name the model records for each file, by file id (shared by every binding's origin).
-    origins: Vec<smol_str::SmolStr>,
+    origins: Vec<lower::model::FileName>,
     /// The environment the files are (`production` unless one was selected): the model says so.
     pub environment: String,
     /// The Hiera 5 levels the files hold (D24), which their Hiera programs index.
@@ -799,9 +799,9 @@ fn load_judged(
     let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
     // A compiled tree's bindings files are lowered as they are parsed, their origins named by id
     // (which follow input order) as the model names them.
-    let names: Vec<smol_str::SmolStr>;
+    let names: Vec<lower::model::FileName>;
     let digest = if judge == validate::Composition::OnTheWrittenModel {
-        names = origins.iter().map(smol_str::SmolStr::from).collect();
+        names = origins.iter().map(|o| o.as_str().into()).collect();
         Some(Digest {
             origins: &names,
             for_model: true,
@@ -868,7 +868,10 @@ fn load_judged(
         },
         parsed: analysed.parsed,
         lowered: analysed.lowered,
-        origins: by_id.into_iter().map(smol_str::SmolStr::from).collect(),
+        origins: by_id
+            .into_iter()
+            .map(lower::model::FileName::from)
+            .collect(),
         environment: tree::DEFAULT_ENVIRONMENT.to_string(),
         hiera,
         model_judgement: analysed.model_judgement,
@@ -2197,7 +2200,7 @@ type LoweredBlock = lower::model::NamedBindings<crate::eval::code::Code<'static>
 #[derive(Clone, Copy)]
 struct Digest<'o> {
     /// The names the model's origins give files, by id.
-    origins: &'o [smol_str::SmolStr],
+    origins: &'o [lower::model::FileName],
     /// Whether the blocks are for a model that is written: only it shows origins' lines and
     /// columns and the bindings' values; the rules read neither.
     for_model: bool,

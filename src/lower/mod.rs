@@ -21,7 +21,6 @@ use crate::span::{SourceMap, Span};
 use crate::tree::FileRole;
 use crate::types::PType;
 use model::*;
-use smol_str::SmolStr;
 
 /// How lowering holds a Puppet expression or value inside the model: as JSON ([`PnJson`]: PN
 /// for expressions, plain JSON for literals) when the model is written, or in a form the
@@ -128,7 +127,7 @@ pub struct LowerInput<'a> {
 /// Lowers bindings files on their own (`pbc compile FILE...`): one `NamedBindings` per block.
 pub fn compile_files<'a, E: Embed<'a>>(
     files: &SourceMap,
-    origin_names: &[SmolStr],
+    origin_names: &[FileName],
     inputs: &[LowerInput<'a>],
     embed: E,
 ) -> FilesDocument<E::X> {
@@ -154,7 +153,7 @@ pub fn compile_files<'a, E: Embed<'a>>(
 /// `pbc check` and `pbc compile` keep of a bindings file once it is parsed, instead of its tree.
 pub fn lower_block<'a, E: Embed<'a>>(
     files: &SourceMap,
-    origin_names: &[SmolStr],
+    origin_names: &[FileName],
     program: &'a Program,
     embed: E,
 ) -> Option<NamedBindings<E::X>> {
@@ -171,7 +170,7 @@ pub fn lower_block<'a, E: Embed<'a>>(
 /// each holding the bindings files its URIs resolve to, then the system layer.
 pub fn compile_tree<'a, E: Embed<'a>>(
     files: &SourceMap,
-    origin_names: &[SmolStr],
+    origin_names: &[FileName],
     inputs: &[LowerInput<'a>],
     embed: E,
 ) -> TreeDocument<E::X> {
@@ -184,7 +183,7 @@ pub fn compile_tree<'a, E: Embed<'a>>(
 /// second layer that includes the same file), and their programs' items are not read.
 pub fn compile_tree_from<'a, E: Embed<'a>>(
     files: &SourceMap,
-    origin_names: &[SmolStr],
+    origin_names: &[FileName],
     inputs: &[LowerInput<'a>],
     mut lowered: Vec<Option<NamedBindings<E::X>>>,
     embed: E,
@@ -485,7 +484,7 @@ fn embed(json: String) -> Json {
 
 struct Lowerer<'s, E> {
     files: &'s SourceMap,
-    origin_names: &'s [SmolStr],
+    origin_names: &'s [FileName],
     embed: E,
 }
 
@@ -493,7 +492,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     fn origin(&self, span: Span) -> Origin {
         if !self.embed.positions() {
             return Origin {
-                file: SmolStr::default(),
+                file: FileName::default(),
                 line: 0,
                 column: 0,
                 span,

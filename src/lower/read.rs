@@ -293,7 +293,7 @@ struct Walk<'f, F> {
 /// The binding being walked (an empty file: none).
 #[derive(Default)]
 struct Place {
-    file: smol_str::SmolStr,
+    file: super::model::FileName,
     line: usize,
     column: usize,
 }
