@@ -229,7 +229,7 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
             for &i in self.list {
                 let c = &self.bindings.candidates[i];
                 if of(c.when()).is_some() {
-                    spans.insert(c.origin.span);
+                    spans.insert(c.origin().span);
                 }
             }
             for id in &self.multibinds {
@@ -252,7 +252,7 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
                 tally.failing.insert(class_index);
             };
             let candidates = &self.bindings.candidates;
-            let span = |i: usize| candidates[i].origin.span;
+            let span = |i: usize| candidates[i].origin().span;
             match resolve(candidates, self.list, &|i| of(candidates[i].when())) {
                 Err(ComposeError::Conflict { first, second }) => record(
                     Identity::Conflict(span(first), span(second)),

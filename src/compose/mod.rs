@@ -62,7 +62,19 @@ pub enum Bound<'m> {
     Renamed(&'m Rebinding),
     Rebind(&'m Rebinding),
     /// `bind parameters T to R[t]`, `bind map`: they need resources pbc does not evaluate.
-    NeedsRuntime(RuntimeOnly),
+    NeedsRuntime(RuntimeOnly, &'m Origin),
+}
+
+impl<'m> Bound<'m> {
+    /// Where it is written.
+    pub fn origin(&self) -> &'m Origin {
+        match *self {
+            Bound::Binding(b) => &b.origin,
+            Bound::Multibinding(m) => &m.origin,
+            Bound::Alias(r) | Bound::Renamed(r) | Bound::Rebind(r) => &r.origin,
+            Bound::NeedsRuntime(_, origin) => origin,
+        }
+    }
 }
 
 /// A binding only Puppet's catalog can produce: a byte, not its text, since a candidate holds
@@ -110,7 +122,6 @@ impl WhenNode<'_> {
 /// [`Candidate::when`] and [`Candidate::hiera_level`].
 pub struct Candidate<'m> {
     pub bound: Bound<'m>,
-    pub origin: &'m Origin,
     /// The `bindings NAME` it is written in, in [`Bindings::block_names`].
     block: u32,
     layer: u32,
@@ -123,8 +134,13 @@ pub struct Candidate<'m> {
     pub is_override: bool,
 }
 
-impl Candidate<'_> {
+impl<'m> Candidate<'m> {
     const NONE: u32 = u32::MAX;
+
+    /// Where it is written (its binding's origin).
+    pub fn origin(&self) -> &'m Origin {
+        self.bound.origin()
+    }
 
     pub fn layer(&self) -> usize {
         self.layer as usize
@@ -493,17 +509,15 @@ impl<'m> Bindings<'m> {
         at: &Place,
         key: &mut dyn FnMut(KeyRef<'m>),
     ) {
-        let candidate =
-            |bound: Bound<'m>, origin: &'m Origin, is_abstract, is_override| Candidate {
-                bound,
-                origin,
-                block: at.block,
-                layer: at.layer as u32,
-                when: at.when.map_or(Candidate::NONE, |w| w as u32),
-                hiera_level: Candidate::NONE,
-                is_abstract,
-                is_override,
-            };
+        let candidate = |bound: Bound<'m>, is_abstract, is_override| Candidate {
+            bound,
+            block: at.block,
+            layer: at.layer as u32,
+            when: at.when.map_or(Candidate::NONE, |w| w as u32),
+            hiera_level: Candidate::NONE,
+            is_abstract,
+            is_override,
+        };
         let ((ty, name), cand): ((&TypeModel, &'m str), _) = match item {
             AbstractBinding::Binding(b) => {
                 if let Some(id) = b.multibind_id() {
@@ -518,7 +532,7 @@ impl<'m> Bindings<'m> {
                         });
                     return;
                 }
-                let mut c = candidate(Bound::Binding(b), &b.origin, b.abstract_, b.override_);
+                let mut c = candidate(Bound::Binding(b), b.abstract_, b.override_);
                 if let Some(ProducerDescriptor::HieraProducerDescriptor { level }) = &b.producer {
                     c.hiera_level = *level as u32;
                 }
@@ -528,7 +542,7 @@ impl<'m> Bindings<'m> {
             // lookup('inner') in 'outer'`): ARM-8 has no syntax for Puppet 3's nested form.
             AbstractBinding::Multibinding(m) => (
                 (&m.type_, m.name.as_deref().unwrap_or_default()),
-                candidate(Bound::Multibinding(m), &m.origin, m.abstract_, m.override_),
+                candidate(Bound::Multibinding(m), m.abstract_, m.override_),
             ),
             AbstractBinding::AliasBinding(r)
             | AbstractBinding::RenamedBinding(r)
@@ -540,7 +554,7 @@ impl<'m> Bindings<'m> {
                 };
                 (
                     (&r.type_, r.name.as_deref().unwrap_or_default()),
-                    candidate(bound, &r.origin, r.abstract_, r.override_),
+                    candidate(bound, r.abstract_, r.override_),
                 )
             }
             AbstractBinding::ParametersBinding {
@@ -551,8 +565,7 @@ impl<'m> Bindings<'m> {
             } => (
                 (&DATA, &**name),
                 candidate(
-                    Bound::NeedsRuntime(RuntimeOnly::Parameters),
-                    origin,
+                    Bound::NeedsRuntime(RuntimeOnly::Parameters, origin),
                     false,
                     *override_,
                 ),
@@ -565,8 +578,7 @@ impl<'m> Bindings<'m> {
             } => (
                 (&DATA, &**name),
                 candidate(
-                    Bound::NeedsRuntime(RuntimeOnly::Map),
-                    origin,
+                    Bound::NeedsRuntime(RuntimeOnly::Map, origin),
                     false,
                     *override_,
                 ),
@@ -1173,7 +1185,7 @@ mod tests {
     /// shows in the memory of a large tree.
     #[test]
     fn candidates_and_keys_stay_small() {
-        assert!(std::mem::size_of::<Candidate>() <= 48);
+        assert!(std::mem::size_of::<Candidate>() <= 40);
         assert!(std::mem::size_of::<KeyEntry>() <= 32);
         assert!(std::mem::size_of::<WhenNode>() <= 32);
         assert!(std::mem::size_of::<IndexedPredicate>() <= 8);

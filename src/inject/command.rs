@@ -309,7 +309,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         let mut files: Vec<String> = index
             .candidates_of(entry)
             .iter()
-            .map(|&c| index.candidates[c].origin.file.to_string())
+            .map(|&c| index.candidates[c].origin().file.to_string())
             .collect();
         files.dedup();
         files

@@ -249,7 +249,7 @@ impl Injector<'_> {
                 (Some(_), None) => ("loses", "no binding of this key can be used".to_string()),
             };
             let line = CandidateLine {
-                origin: origin_text(cand.origin),
+                origin: origin_text(cand.origin()),
                 bindings: c.bindings.block_name(cand).to_string(),
                 predicates: predicate_lines(&c.conditions(i)),
                 matched: precedence.is_some(),
@@ -292,7 +292,7 @@ impl Injector<'_> {
                 ));
             }
             Winner {
-                origin: origin_text(wc.origin),
+                origin: origin_text(wc.origin()),
                 layer: c.layer_names()[wc.layer()].to_string(),
                 why,
             }

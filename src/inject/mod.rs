@@ -437,7 +437,7 @@ impl<'m> Injector<'m> {
     /// An error without a place in any source (the expressions of a model read back have
     /// none) says which binding it came from, once.
     fn placed(&self, e: EvalError, candidate: usize) -> EvalError {
-        let origin = self.composition.candidates()[candidate].origin;
+        let origin = self.composition.candidates()[candidate].origin();
         if !e.span.is_none()
             || !origin.span.is_none()
             || e.notes
@@ -451,7 +451,7 @@ impl<'m> Injector<'m> {
 
     fn produce_candidate(&mut self, index: usize, key: &Key) -> EvalResult<Option<Value>> {
         let c = &self.composition.candidates()[index];
-        let origin = c.origin;
+        let origin = c.origin();
         let from_hiera = c.hiera_level().is_some();
         // The declared type, as the model holds it (`None`: any value).
         let (declared, value): (Option<&TypeModel>, _) = match c.bound {
@@ -512,7 +512,7 @@ impl<'m> Injector<'m> {
                     Err(e) => return Err(self.compose_error(key, e)),
                 }
             }
-            Bound::NeedsRuntime(what) => {
+            Bound::NeedsRuntime(what, _) => {
                 return Err(at_origin(
                     codes::NEEDS_RUNTIME,
                     origin,
@@ -707,16 +707,16 @@ impl<'m> Injector<'m> {
         match e {
             ComposeError::Conflict { first, second } => at_origin(
                 codes::CONFLICTING_BINDINGS,
-                c(second).origin,
+                c(second).origin(),
                 format!(
                     "`{key}` is bound twice in layer `{}` with the same precedence for this request",
                     layer(second)
                 ),
             )
-            .with_note(format!("note: the other binding is at {}", origin_text(c(first).origin))),
+            .with_note(format!("note: the other binding is at {}", origin_text(c(first).origin()))),
             ComposeError::Abstract { candidate } => at_origin(
                 codes::ABSTRACT_NOT_OVERRIDDEN,
-                c(candidate).origin,
+                c(candidate).origin(),
                 format!(
                     "`{key}` is abstract in layer `{}` and nothing at or above it makes it concrete for this request",
                     layer(candidate)
@@ -724,7 +724,7 @@ impl<'m> Injector<'m> {
             ),
             ComposeError::UnresolvedOverride { candidate } => at_origin(
                 codes::UNRESOLVED_OVERRIDE,
-                c(candidate).origin,
+                c(candidate).origin(),
                 format!("`{key}` is an override, but nothing it could override applies to this request"),
             ),
         }

@@ -316,14 +316,14 @@ impl Words<'_> {
             FindingKind::Conflict { first, second } => {
                 let mut d = Diagnostic::error(
                     codes::CONFLICTING_BINDINGS,
-                    self.at(cand(*second).origin.span),
+                    self.at(cand(*second).origin().span),
                     format!(
                         "`{key}` is bound twice {} with equal precedence{some}",
                         when_text(bindings, self.levels, cand(*second).when())
                     ),
                 )
                 .with_label(
-                    self.at(cand(*first).origin.span),
+                    self.at(cand(*first).origin().span),
                     format!("the other binding of `{key}`"),
                 );
                 d = d.with_note(if self.unplaced {
@@ -341,13 +341,13 @@ impl Words<'_> {
                 let mut d = if f.always {
                     Diagnostic::error(
                         codes::ABSTRACT_NOT_OVERRIDDEN,
-                        self.at(me.origin.span),
+                        self.at(me.origin().span),
                         format!("the abstract binding `{key}` is never made concrete"),
                     )
                 } else {
                     let mut d = Diagnostic::error(
                         codes::ABSTRACT_NOT_OVERRIDDEN,
-                        self.at(me.origin.span),
+                        self.at(me.origin().span),
                         format!(
                             "the abstract binding `{key}` is not made concrete for every request"
                         ),
@@ -360,7 +360,7 @@ impl Words<'_> {
                         let other = cand(q);
                         if q != *candidate && other.layer() <= me.layer() && !other.is_abstract {
                             d = d.with_label(
-                                self.at(other.origin.span),
+                                self.at(other.origin().span),
                                 format!(
                                     "this binding applies only {}",
                                     when_text(bindings, self.levels, other.when())
@@ -374,7 +374,7 @@ impl Words<'_> {
                     let other = cand(q);
                     if other.layer() > me.layer() && !other.is_abstract {
                         d = d.with_label(
-                            self.at(other.origin.span),
+                            self.at(other.origin().span),
                             format!(
                                 "this binding is in the lower layer `{}`, which the abstract binding hides",
                                 layer_of(q)
@@ -390,7 +390,7 @@ impl Words<'_> {
             FindingKind::UnresolvedOverride { candidate } => {
                 let d = Diagnostic::error(
                     codes::UNRESOLVED_OVERRIDE,
-                    self.at(cand(*candidate).origin.span),
+                    self.at(cand(*candidate).origin().span),
                     format!("this `override` of `{key}` has nothing to override{some}"),
                 );
                 let d = if f.always {
