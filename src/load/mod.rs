@@ -1865,15 +1865,22 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
     let results = parse_all(&files, &jobs, digest);
     let mut parsed = Vec::with_capacity(results.len());
     let mut parsed_ids = Vec::with_capacity(results.len());
-    // By parsed file, what its parse already made of it (with a `Digest`).
-    let mut digested: Vec<Option<Digested>> = Vec::with_capacity(results.len());
+    // By parsed file, what its parse already made of it (with a `Digest`), taken apart here:
+    // a list of both, then unzipped, was one more list of every file at the peak.
+    let mut judged: Vec<Option<validate::FileJudgement>> = Vec::with_capacity(results.len());
+    let mut lowered: Vec<Option<LoweredBlock>> = Vec::with_capacity(results.len());
     for ((id, role), (result, digest)) in jobs.into_iter().zip(results) {
         diagnostics.extend(result.diagnostics);
         match result.program {
             Some(program) => {
                 parsed.push((role, program));
                 parsed_ids.push(id);
-                digested.push(digest);
+                let (judgement, block) = match digest {
+                    Some(d) => (Some(d.judgement), d.lowered),
+                    None => (None, None),
+                };
+                judged.push(judgement);
+                lowered.push(block);
             }
             None if matches!(role, tree::FileRole::Bindings { .. }) => broken.push((id, role)),
             None => {}
@@ -1918,14 +1925,8 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
         data_files.push((id, config, rel));
     }
     diagnostics.extend(skipped_links());
-    digested.resize_with(parsed.len(), || None);
-    let (judged, lowered): (Vec<_>, Vec<_>) = digested
-        .into_iter()
-        .map(|d| match d {
-            Some(d) => (Some(d.judgement), d.lowered),
-            None => (None, None),
-        })
-        .unzip();
+    judged.resize_with(parsed.len(), || None);
+    lowered.resize_with(parsed.len(), || None);
     let mut model_judgement = None;
     let tree_input = |i: usize| validate::TreeInput {
         role: &parsed[i].0,
