@@ -1828,7 +1828,7 @@ enum Scope<'e> {
 fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -> Analysed {
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
     let file_count = inputs.len();
-    let mut files = span::SourceMap::new();
+    let mut files = span::SourceMap::with_capacity(inputs.len());
     let mut diagnostics = Vec::new();
     let mut jobs = Vec::with_capacity(inputs.len());
     let mut ids = Vec::with_capacity(inputs.len());

@@ -93,6 +93,14 @@ pub fn check_tree_judging(
     }
     let mut across = Vec::new();
     tree::check(&facts, &mut across);
+    // The composition reads only the site's layers: the lists of every file's facts (a few
+    // `when` categories and a contribution per file in a large tree) are freed before it
+    // builds its index, the largest thing it holds.
+    let facts = TreeFacts {
+        has_site: facts.has_site,
+        layers: facts.layers,
+        ..TreeFacts::default()
+    };
     let deferred = composition::check(files, inputs, unknown, &facts, judge, &mut across);
     out.extend(across.into_iter().map(Diagnostic::across_files));
     (out, deferred)
