@@ -122,8 +122,8 @@ impl SourceMap {
         SourceMap::default()
     }
 
-    /// A map with room for `files` files: a tree's 100,000 files, added one by one, would
-    /// leave the map's earlier copies behind it, most of a megabyte per 10,000 files.
+    /// A map with room for `files` files: a tree's files, added one by one, would leave the
+    /// map's earlier copies behind them (about a megabyte per 10,000 files).
     pub fn with_capacity(files: usize) -> SourceMap {
         SourceMap {
             files: Vec::with_capacity(files),

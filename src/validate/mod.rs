@@ -93,9 +93,9 @@ pub fn check_tree_judging(
     }
     let mut across = Vec::new();
     tree::check(&facts, &mut across);
-    // The composition reads only the site's layers: the lists of every file's facts (a few
-    // `when` categories and a contribution per file in a large tree) are freed before it
-    // builds its index, the largest thing it holds.
+    // Of the facts, the composition reads only whether there is a site and the site's layers:
+    // the lists of every file's facts (a few `when` categories and a contribution per file in
+    // a large tree) are freed before it builds its index, the largest thing it holds.
     let facts = TreeFacts {
         has_site: facts.has_site,
         layers: facts.layers,
