@@ -215,10 +215,7 @@ impl<'a> Embed<'a> for Detached {
     fn undef(&self) -> Code<'static> {
         ForInjection.undef()
     }
-    fn positions(&self) -> bool {
-        self.for_model
-    }
-    fn values(&self) -> bool {
+    fn for_model(&self) -> bool {
         self.for_model
     }
 }
@@ -250,10 +247,7 @@ impl<'a> Embed<'a> for ForChecking {
     fn undef(&self) -> Code<'a> {
         ForInjection.undef()
     }
-    fn positions(&self) -> bool {
-        false
-    }
-    fn values(&self) -> bool {
+    fn for_model(&self) -> bool {
         false
     }
 }

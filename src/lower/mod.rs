@@ -40,16 +40,14 @@ pub trait Embed<'a>: Sync {
     fn variable(&self, name: &str) -> Self::X;
     fn boolean(&self, b: bool) -> Self::X;
     fn undef(&self) -> Self::X;
-    /// Whether origins get their file name, line and column (the check needs only spans,
-    /// and computing positions for every binding is most of a large tree's lowering).
-    fn positions(&self) -> bool {
-        true
-    }
-    /// Whether a binding keeps what it produces (its literal value or its expression). The
-    /// check reads a binding's key, type, flags, options and place, never its value: without
-    /// them its blocks hold a sixth less, and nothing is copied out of a file's tree for them.
-    /// A binding lowered without values still has the producer of its kind, holding `undef`.
-    fn values(&self) -> bool {
+    /// Whether the blocks are for a model (written, or run by the injector), not only for the
+    /// check. Only a model needs its origins' file names, lines and columns (computing them
+    /// for every binding is most of a large tree's lowering) and what each binding produces
+    /// (its literal value or its expression). The check reads a binding's key, type, flags,
+    /// options and place, never its value: without values its blocks hold a sixth less, and
+    /// nothing is copied out of a file's tree for them. A binding lowered without its value
+    /// still has the producer of its kind, holding `undef`.
+    fn for_model(&self) -> bool {
         true
     }
 }
@@ -490,7 +488,7 @@ struct Lowerer<'s, E> {
 
 impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     fn origin(&self, span: Span) -> Origin {
-        if !self.embed.positions() {
+        if !self.embed.for_model() {
             return Origin {
                 file: FileName::default(),
                 line: 0,
@@ -905,18 +903,18 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
         optional(d, is_optional)
     }
 
-    /// A bound value's literal (see [`Embed::values`]).
+    /// A bound value's literal (see [`Embed::for_model`]).
     fn bound_literal(&self, e: &'a Expr) -> Option<E::X> {
-        if self.embed.values() {
+        if self.embed.for_model() {
             self.embed.literal(e)
         } else {
             crate::eval::literal_value(e).map(|_| self.embed.undef())
         }
     }
 
-    /// A bound value's expression (see [`Embed::values`]).
+    /// A bound value's expression (see [`Embed::for_model`]).
     fn bound_expression(&self, e: &'a Expr) -> E::X {
-        if self.embed.values() {
+        if self.embed.for_model() {
             self.embed.expression(e)
         } else {
             self.embed.undef()
