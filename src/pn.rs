@@ -1064,9 +1064,9 @@ fn relationship_name(op: RelationshipOp) -> &'static str {
 
 /// JSON string escaping as Ruby's `json` writes it: short escapes for `\b \f \n \r \t`, `\u00xx`
 /// for other control characters, everything else (DEL, `/`, non-ASCII) raw.
-pub fn write_json_string(out: &mut String, s: &str) {
-    out.reserve(s.len() + 2);
-    out.push('"');
+pub fn write_json_string<T: JsonText + ?Sized>(out: &mut T, s: &str) {
+    out.reserve_text(s.len() + 2);
+    out.push_text("\"");
     let bytes = s.as_bytes();
     let mut start = 0;
     let mut i = 0;
@@ -1097,21 +1097,41 @@ pub fn write_json_string(out: &mut String, s: &str) {
                 continue;
             }
         };
-        out.push_str(&s[start..i]);
+        out.push_text(&s[start..i]);
         match escape {
-            Some(e) => out.push_str(e),
-            None => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(HEX[(b >> 4) as usize] as char);
-                out.push(HEX[(b & 0xf) as usize] as char);
-            }
+            Some(e) => out.push_text(e),
+            None => out.push_text(&format!("\\u{b:04x}")),
         }
         i += 1;
         start = i;
     }
-    out.push_str(&s[start..]);
-    out.push('"');
+    out.push_text(&s[start..]);
+    out.push_text("\"");
+}
+
+/// What JSON text is written to: PN's strings, or the bytes of a compact model
+/// ([`crate::lower::compact`]).
+pub trait JsonText {
+    fn push_text(&mut self, text: &str);
+    fn reserve_text(&mut self, additional: usize);
+}
+
+impl JsonText for String {
+    fn push_text(&mut self, text: &str) {
+        self.push_str(text);
+    }
+    fn reserve_text(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+}
+
+impl JsonText for Vec<u8> {
+    fn push_text(&mut self, text: &str) {
+        self.extend_from_slice(text.as_bytes());
+    }
+    fn reserve_text(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
 }
 
 /// Whether any of the eight bytes of `word` is a control character, `"` or `\`. Each test

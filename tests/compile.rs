@@ -14,16 +14,19 @@ use std::path::{Path, PathBuf};
 
 /// Compiles `paths` and returns the model, or the rendered diagnostics when there is none.
 fn compile(paths: &[PathBuf], root: Option<&Path>, mode: CompileMode) -> Result<String, String> {
+    compile_laid_out(paths, root, mode, JsonLayout::Indented)
+}
+
+fn compile_laid_out(
+    paths: &[PathBuf],
+    root: Option<&Path>,
+    mode: CompileMode,
+    layout: JsonLayout,
+) -> Result<String, String> {
     let files = tree::discover(paths).expect("corpus is readable");
     let mut text = None;
-    let report = compile_tree_files(
-        &files,
-        root,
-        mode,
-        JsonLayout::Indented,
-        keep_text(&mut text),
-    )
-    .expect("corpus is readable");
+    let report = compile_tree_files(&files, root, mode, layout, keep_text(&mut text))
+        .expect("corpus is readable");
     model_or_findings(report, text)
 }
 
@@ -269,6 +272,18 @@ fn compile_files() {
             let rel = relative(path);
             let model = compile(std::slice::from_ref(&rel), None, CompileMode::Files)
                 .unwrap_or_else(|d| panic!("{} must compile:\n{d}", rel.display()));
+            // `--compact` writes the same model on one line (as serde_json writes the
+            // indented model's values, their order and numbers kept).
+            let compact = compile_laid_out(
+                std::slice::from_ref(&rel),
+                None,
+                CompileMode::Files,
+                JsonLayout::Compact,
+            )
+            .unwrap_or_else(|d| panic!("{} must compile:\n{d}", rel.display()));
+            let indented: serde_json::Value = serde_json::from_str(&model).expect("JSON");
+            let expected = serde_json::to_string(&indented).expect("writes") + "\n";
+            assert_eq!(compact, expected, "{}", rel.display());
             insta::assert_snapshot!(model);
         });
     });
@@ -600,20 +615,34 @@ fn the_code_model_is_written_as_the_json_model() {
     let origins = vec!["bindings/default.pp".to_string()];
     // `pbc compile` of a tree lowers each bindings file as it is parsed and frees its tree,
     // keeping copies of the code it embeds: the same model.
-    let mut compiled = None;
-    let report = compile_sources(
-        inputs(),
-        origins.clone(),
-        CompileMode::Tree,
-        JsonLayout::Indented,
-        keep_text(&mut compiled),
-    );
-    assert!(report.written.is_some_and(|w| w.is_ok()), "compiles");
-    let loaded = puppet_bindings::load_sources(inputs(), origins);
+    let loaded = puppet_bindings::load_sources(inputs(), origins.clone());
     assert!(!loaded.has_errors(), "the bindings check");
     let as_json = loaded.tree_model(puppet_bindings::lower::PnJson);
-    let written = serde_json::to_string_pretty(&as_json).expect("writes") + "\n";
-    assert_eq!(compiled.as_deref(), Some(written.as_str()));
+    for (layout, written) in [
+        (
+            JsonLayout::Indented,
+            serde_json::to_string_pretty(&as_json).expect("writes"),
+        ),
+        (
+            JsonLayout::Compact,
+            serde_json::to_string(&as_json).expect("writes"),
+        ),
+    ] {
+        let mut compiled = None;
+        let report = compile_sources(
+            inputs(),
+            origins.clone(),
+            CompileMode::Tree,
+            layout,
+            keep_text(&mut compiled),
+        );
+        assert!(report.written.is_some_and(|w| w.is_ok()), "compiles");
+        assert_eq!(
+            compiled.as_deref(),
+            Some(format!("{written}\n").as_str()),
+            "{layout:?}"
+        );
+    }
     let as_code = loaded.tree_model(puppet_bindings::eval::code::ForInjection);
     for (json, code) in [
         (

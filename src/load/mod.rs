@@ -507,18 +507,45 @@ impl ModelWriter<'_> {
     }
 }
 
-/// Writes `model` as `layout` lays it out, then a newline, through a buffer: the serializer's
-/// many small writes go to the buffer, not through `out`'s dynamic dispatch.
-fn write_model<T: serde::Serialize>(
+/// Writes `model` as `layout` lays it out, then a newline. Indented, the serializer's many
+/// small writes go through a buffer, not through `out`'s dynamic dispatch; compact, the model
+/// is spelled by [`lower::compact`], which gathers its own text.
+fn write_model<D: ModelDocument>(
     out: &mut dyn std::io::Write,
     layout: JsonLayout,
-    model: &T,
+    model: &D,
 ) -> std::io::Result<()> {
     use std::io::Write;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-    layout.write(&mut out, model)?;
-    out.write_all(b"\n")?;
-    out.flush()
+    match layout {
+        JsonLayout::Indented => {
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+            crate::indented_json::to_writer(&mut out, model)?;
+            out.write_all(b"\n")?;
+            out.flush()
+        }
+        JsonLayout::Compact => {
+            model.write_compact(out)?;
+            out.write_all(b"\n")?;
+            out.flush()
+        }
+    }
+}
+
+/// A model `pbc compile` writes: a tree's or bindings files'.
+trait ModelDocument: serde::Serialize {
+    fn write_compact(&self, out: &mut dyn std::io::Write) -> std::io::Result<()>;
+}
+
+impl<X: lower::compact::CompactJson> ModelDocument for lower::model::TreeDocument<X> {
+    fn write_compact(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        lower::compact::write_tree(out, self)
+    }
+}
+
+impl<X: lower::compact::CompactJson> ModelDocument for lower::model::FilesDocument<X> {
+    fn write_compact(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        lower::compact::write_files(out, self)
+    }
 }
 
 /// What to compile: a whole tree (layers, categories, environments) or bindings files alone.
@@ -535,20 +562,6 @@ pub enum JsonLayout {
     #[default]
     Indented,
     Compact,
-}
-
-impl JsonLayout {
-    fn write<T: serde::Serialize>(
-        self,
-        out: &mut impl std::io::Write,
-        value: &T,
-    ) -> std::io::Result<()> {
-        match self {
-            JsonLayout::Indented => crate::indented_json::to_writer(out, value),
-            JsonLayout::Compact => serde_json::to_writer(out, value),
-        }
-        .map_err(std::io::Error::from)
-    }
 }
 
 /// Checks the files and, when the check finds no errors, lowers them to the bindings model and

@@ -7,6 +7,7 @@
 //! [`keys`] derives binding keys (D12 and the ARM-8 naming scheme); `validate` reuses both.
 
 pub mod cache;
+pub mod compact;
 pub mod keys;
 pub mod layers;
 pub mod model;

@@ -1,0 +1,615 @@
+//! The model's compact JSON (`pbc compile --compact`, and the text `--cache` indexes), written
+//! byte for byte as serde_json writes it, but without serde's walk for the parts that are most
+//! of a model: its layers, blocks, `when` blocks and plain bindings.
+//!
+//! serde_json writes each key, colon, comma and bracket with a call of its own, and scans every
+//! key for escapes: a binding is about a hundred small writes, and writing a 110,000-binding
+//! model took as long as judging its layers. Here each binding's fixed text is one write. What
+//! this module owns is only how those shapes are spelled; every other part of a model (its
+//! environments, categories, Hiera levels, multibinds, options, rare producers and types) is
+//! handed to serde_json as it is, since the compact JSON of a part is the same text wherever it
+//! sits. The shapes written here must follow their serde derives in [`super::model`]:
+//! `a_tree_model_is_the_model_of_the_whole_programs` (in `tests/compile.rs`) holds the two
+//! writers equal on every corpus tree, and the tests below on every shape and escape.
+//!
+//! It must not decide what a model holds, nor lay out indented JSON (that is
+//! [`crate::indented_json`]'s).
+
+use super::model::{
+    AbstractBinding, Binding, FilesDocument, Json, NamedBindings, NamedLayer, Origin,
+    ProducerDescriptor, TreeDocument, TypeModel,
+};
+use crate::eval::code::Code;
+use crate::eval::Value;
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// Writes `doc` as compact JSON to `out` (no final newline).
+pub fn write_tree<X: CompactJson>(out: &mut dyn Write, doc: &TreeDocument<X>) -> io::Result<()> {
+    let mut s = Sink::new(out);
+    s.text(b"{\"format\":");
+    s.string(&doc.format);
+    s.text(b",\"version\":");
+    s.unsigned(u64::from(doc.version));
+    s.text(b",\"environment\":");
+    s.string(&doc.environment);
+    s.text(b",\"environments\":");
+    s.serde(&doc.environments)?;
+    s.text(b",\"categories\":");
+    s.serde(&doc.categories)?;
+    s.text(b",\"layers\":{\"kind\":\"LayeredBindings\",\"layers\":[");
+    for (i, layer) in doc.layers.layers.iter().enumerate() {
+        s.comma(i);
+        s.layer(layer)?;
+    }
+    s.text(b"]}");
+    if !doc.hiera.is_empty() {
+        s.text(b",\"hiera\":");
+        s.serde(&doc.hiera)?;
+    }
+    s.text(b"}");
+    s.finish()
+}
+
+/// Writes `doc` (bindings files on their own) as compact JSON to `out` (no final newline).
+pub fn write_files<X: CompactJson>(out: &mut dyn Write, doc: &FilesDocument<X>) -> io::Result<()> {
+    let mut s = Sink::new(out);
+    s.text(b"{\"format\":");
+    s.string(&doc.format);
+    s.text(b",\"version\":");
+    s.unsigned(u64::from(doc.version));
+    s.text(b",\"bindings\":[");
+    for (i, block) in doc.bindings.iter().enumerate() {
+        s.comma(i);
+        s.block(block)?;
+    }
+    s.text(b"]}");
+    s.finish()
+}
+
+/// An embedded expression or value the writer spells itself where it can: the commonest values
+/// are strings, integers and booleans. Anything else is written by its `Serialize`.
+pub trait CompactJson: Serialize {
+    fn write_compact(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+}
+
+/// The written model's embedded JSON is already text.
+impl CompactJson for Json {
+    fn write_compact(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(self.get().as_bytes());
+        Ok(())
+    }
+}
+
+/// The scalars as `Code`'s `Serialize` writes them (by the serializer itself); the rest by it.
+impl CompactJson for Code<'_> {
+    fn write_compact(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match self {
+            Code::Value(Value::String(s)) => crate::pn::write_json_string(out, s),
+            Code::Value(Value::Integer(i)) => push_integer(out, *i),
+            Code::Value(Value::Boolean(b)) => out.extend_from_slice(boolean(*b)),
+            Code::Value(Value::Undef) => out.extend_from_slice(b"null"),
+            _ => return serde_json::to_writer(out, self),
+        }
+        Ok(())
+    }
+}
+
+/// The text in hand, sent to the output a block at a time: appending to a vector is what makes
+/// the many short pieces cheap.
+struct Sink<'w> {
+    text: Vec<u8>,
+    out: &'w mut dyn Write,
+}
+
+/// How much text is gathered before it is written out.
+const CHUNK: usize = 1 << 16;
+
+impl<'w> Sink<'w> {
+    fn new(out: &'w mut dyn Write) -> Sink<'w> {
+        Sink {
+            text: Vec::with_capacity(2 * CHUNK),
+            out,
+        }
+    }
+
+    fn text(&mut self, text: &[u8]) {
+        self.text.extend_from_slice(text);
+    }
+
+    fn comma(&mut self, index: usize) {
+        if index > 0 {
+            self.text.push(b',');
+        }
+    }
+
+    fn string(&mut self, s: &str) {
+        crate::pn::write_json_string(&mut self.text, s);
+    }
+
+    fn optional_string(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => self.string(s),
+            None => self.text(b"null"),
+        }
+    }
+
+    fn unsigned(&mut self, n: u64) {
+        push_unsigned(&mut self.text, n);
+    }
+
+    fn serde<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
+        serde_json::to_writer(&mut self.text, value).map_err(io::Error::from)
+    }
+
+    fn embedded<X: CompactJson>(&mut self, value: &X) -> io::Result<()> {
+        value.write_compact(&mut self.text).map_err(io::Error::from)
+    }
+
+    /// Writes out what is in hand once there is a chunk of it.
+    fn spill(&mut self) -> io::Result<()> {
+        if self.text.len() >= CHUNK {
+            self.out.write_all(&self.text)?;
+            self.text.clear();
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> io::Result<()> {
+        self.out.write_all(&self.text)
+    }
+
+    fn layer<X: CompactJson>(&mut self, layer: &NamedLayer<X>) -> io::Result<()> {
+        self.text(b"{\"kind\":\"NamedLayer\",\"name\":");
+        self.string(&layer.name);
+        self.text(b",\"bindings\":[");
+        for (i, block) in layer.bindings.iter().enumerate() {
+            self.comma(i);
+            self.block(block)?;
+        }
+        self.text(b"],\"providers\":");
+        self.serde(&layer.providers)?;
+        self.text(b"}");
+        Ok(())
+    }
+
+    fn block<X: CompactJson>(&mut self, block: &NamedBindings<X>) -> io::Result<()> {
+        self.text(b"{\"kind\":\"NamedBindings\",\"name\":");
+        self.string(&block.name);
+        self.text(b",\"bindings\":");
+        self.bindings(&block.bindings)?;
+        self.text(b",\"origin\":");
+        self.origin(&block.origin);
+        self.text(b"}");
+        self.spill()
+    }
+
+    /// A list of bindings. Only `when` blocks nest, at most
+    /// [`MAX_WHEN_NESTING`](super::model::MAX_WHEN_NESTING) deep in a checked model.
+    fn bindings<X: CompactJson>(&mut self, bindings: &[AbstractBinding<X>]) -> io::Result<()> {
+        self.text(b"[");
+        for (i, binding) in bindings.iter().enumerate() {
+            self.comma(i);
+            match binding {
+                AbstractBinding::Binding(b) => self.binding(b)?,
+                AbstractBinding::CategorizedBindings {
+                    predicates,
+                    path,
+                    bindings,
+                    origin,
+                } => {
+                    self.text(b"{\"kind\":\"CategorizedBindings\",\"predicates\":[");
+                    for (i, predicate) in predicates.iter().enumerate() {
+                        self.comma(i);
+                        self.text(b"{\"kind\":\"Category\",\"categorization\":");
+                        self.string(&predicate.categorization);
+                        self.text(b",\"value\":");
+                        self.embedded(&predicate.value)?;
+                        self.text(b"}");
+                    }
+                    self.text(b"]");
+                    if let Some(path) = path {
+                        self.text(b",\"path\":");
+                        self.serde(path)?;
+                    }
+                    self.text(b",\"bindings\":");
+                    self.bindings(bindings)?;
+                    self.text(b",\"origin\":");
+                    self.origin(origin);
+                    self.text(b"}");
+                }
+                other => self.serde(other)?,
+            }
+        }
+        self.text(b"]");
+        Ok(())
+    }
+
+    fn binding<X: CompactJson>(&mut self, b: &Binding<X>) -> io::Result<()> {
+        self.text(b"{\"kind\":\"Binding\",\"type\":");
+        self.type_model(&b.type_)?;
+        self.text(b",\"name\":");
+        self.optional_string(b.name.as_deref());
+        self.text(b",\"override\":");
+        self.text(boolean(b.override_));
+        self.text(b",\"abstract\":");
+        self.text(boolean(b.abstract_));
+        self.text(b",\"multibind_id\":");
+        self.optional_string(b.multibind_id());
+        self.text(b",\"producer\":");
+        match &b.producer {
+            Some(ProducerDescriptor::ConstantProducerDescriptor { value }) => {
+                self.text(b"{\"kind\":\"ConstantProducerDescriptor\",\"value\":");
+                self.embedded(value)?;
+                self.text(b"}");
+            }
+            Some(ProducerDescriptor::EvaluatingProducerDescriptor { expression }) => {
+                self.text(b"{\"kind\":\"EvaluatingProducerDescriptor\",\"expression\":");
+                self.embedded(expression)?;
+                self.text(b"}");
+            }
+            Some(other) => self.serde(other)?,
+            None => self.text(b"null"),
+        }
+        self.text(b",\"producer_args\":");
+        self.serde(b.producer_args())?;
+        self.text(b",\"origin\":");
+        self.origin(&b.origin);
+        self.text(b"}");
+        Ok(())
+    }
+
+    /// A type: the types without parameters, most bindings' types, are written here.
+    fn type_model(&mut self, t: &TypeModel) -> io::Result<()> {
+        let kind: &[u8] = match t {
+            TypeModel::PObjectType => b"PObjectType",
+            TypeModel::PDataType => b"PDataType",
+            TypeModel::PLiteralType => b"PLiteralType",
+            TypeModel::PStringType => b"PStringType",
+            TypeModel::PIntegerType => b"PIntegerType",
+            TypeModel::PFloatType => b"PFloatType",
+            TypeModel::PNumericType => b"PNumericType",
+            TypeModel::PBooleanType => b"PBooleanType",
+            TypeModel::PPatternType => b"PPatternType",
+            TypeModel::PNilType => b"PNilType",
+            _ => return self.serde(t),
+        };
+        self.text(b"{\"kind\":\"");
+        self.text(kind);
+        self.text(b"\"}");
+        Ok(())
+    }
+
+    fn origin(&mut self, origin: &Origin) {
+        self.text(b"{\"file\":");
+        self.string(origin.file.as_str());
+        self.text(b",\"line\":");
+        self.unsigned(u64::from(origin.line));
+        self.text(b",\"column\":");
+        self.unsigned(u64::from(origin.column));
+        self.text(b"}");
+    }
+}
+
+fn boolean(b: bool) -> &'static [u8] {
+    if b {
+        b"true"
+    } else {
+        b"false"
+    }
+}
+
+fn push_unsigned(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        // `n % 10` is a single digit.
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[start..]);
+}
+
+fn push_integer(out: &mut Vec<u8>, n: i64) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    push_unsigned(out, n.unsigned_abs());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower::model::*;
+
+    fn origin(file: &str, line: u32, column: u32) -> Origin {
+        Origin {
+            file: FileName::from(file),
+            line,
+            column,
+            span: crate::span::Span::NONE,
+        }
+    }
+
+    fn code(value: Value) -> Code<'static> {
+        Code::Value(value)
+    }
+
+    /// Every shape the writer spells, with every escape, beside those it hands to serde.
+    fn every_shape() -> Vec<AbstractBinding<Code<'static>>> {
+        let plain = |type_: TypeModel, name: Option<&str>, producer| {
+            AbstractBinding::Binding(Binding {
+                type_,
+                name: name.map(Into::into),
+                override_: true,
+                abstract_: false,
+                producer,
+                extras: None,
+                origin: origin("bindings/x\"y\\z\u{1}\t\u{7f}é.pp", 4_294_967_295, 0),
+            })
+        };
+        let constant = |v| Some(ProducerDescriptor::ConstantProducerDescriptor { value: code(v) });
+        let strings = [
+            "",
+            "plain",
+            "quote \" back \\ slash / solidus",
+            "\u{0}\u{1}\u{8}\u{9}\u{a}\u{b}\u{c}\u{d}\u{1f} controls",
+            "\u{7f} del, é, \u{1F600}, and a long run of text past eight bytes",
+        ];
+        let mut out: Vec<AbstractBinding<Code<'static>>> = strings
+            .iter()
+            .map(|s| {
+                plain(
+                    TypeModel::PStringType,
+                    Some(s),
+                    constant(Value::String((*s).into())),
+                )
+            })
+            .collect();
+        for (i, n) in [0, 1, -1, 9, 10, i64::MAX, i64::MIN]
+            .into_iter()
+            .enumerate()
+        {
+            let name = format!("n{i}");
+            out.push(plain(
+                TypeModel::PIntegerType,
+                Some(&name),
+                constant(Value::Integer(n)),
+            ));
+        }
+        for (type_, value) in [
+            (TypeModel::PBooleanType, Value::Boolean(true)),
+            (TypeModel::PBooleanType, Value::Boolean(false)),
+            (TypeModel::PNilType, Value::Undef),
+            (TypeModel::PFloatType, Value::Float(-0.0)),
+            (TypeModel::PNumericType, Value::Float(2.5e-7)),
+            (
+                TypeModel::PArrayType {
+                    element_type: Box::new(TypeModel::PDataType),
+                },
+                Value::Array(vec![Value::Integer(1), Value::String("a\nb".into())].into()),
+            ),
+            (
+                TypeModel::PHashType {
+                    key_type: Box::new(TypeModel::PLiteralType),
+                    element_type: Box::new(TypeModel::PObjectType),
+                },
+                Value::Undef,
+            ),
+            (
+                TypeModel::PHostClassType {
+                    class_name: Some("web".into()),
+                },
+                Value::Undef,
+            ),
+            (
+                TypeModel::PResourceType(Box::new(ResourceTypeModel {
+                    type_name: "File".into(),
+                    title: None,
+                })),
+                Value::Undef,
+            ),
+            (TypeModel::PRuntimeType { class_name: None }, Value::Undef),
+            (TypeModel::PPatternType, Value::Undef),
+        ] {
+            out.push(plain(type_, None, constant(value)));
+        }
+        out.push(plain(
+            TypeModel::PDataType,
+            Some("variable"),
+            Some(ProducerDescriptor::EvaluatingProducerDescriptor {
+                expression: Code::Variable("::fqdn".into()),
+            }),
+        ));
+        out.push(plain(
+            TypeModel::PDataType,
+            Some("lookup"),
+            Some(ProducerDescriptor::LookupProducerDescriptor {
+                type_: Box::new(TypeModel::PDataType),
+                name: "other".into(),
+            }),
+        ));
+        out.push(plain(TypeModel::PDataType, Some("abstract"), None));
+        out.push(AbstractBinding::Binding(Binding {
+            type_: TypeModel::PStringType,
+            name: Some("contribution".into()),
+            override_: false,
+            abstract_: true,
+            producer: constant(Value::String("x".into())),
+            extras: BindingExtras::of(
+                Some("the multibind".into()),
+                vec![NamedArgument {
+                    name: "priority".into(),
+                    value: Some(code(Value::Integer(3))),
+                    expression: None,
+                }]
+                .into_boxed_slice(),
+            ),
+            origin: origin("m.pp", 1, 1),
+        }));
+        out.push(AbstractBinding::Rebinding(Rebinding {
+            from_type: TypeModel::PDataType,
+            from_name: Some("a".into()),
+            type_: TypeModel::PDataType,
+            name: None,
+            override_: false,
+            abstract_: false,
+            origin: origin("m.pp", 2, 3),
+        }));
+        let inner = out.clone();
+        out.push(AbstractBinding::CategorizedBindings {
+            predicates: vec![
+                Category {
+                    categorization: "node".into(),
+                    value: code(Value::String("web".into())),
+                },
+                Category {
+                    categorization: "data_center \"x\"".into(),
+                    value: code(Value::Integer(-3)),
+                },
+            ],
+            path: None,
+            bindings: vec![AbstractBinding::CategorizedBindings {
+                predicates: Vec::new(),
+                path: Some(Box::new(DataPath {
+                    path: "nodes/%{trusted.certname}".into(),
+                    template: Code::Variable("x".into()),
+                    file: "nodes/web".into(),
+                    unless: Vec::new(),
+                })),
+                bindings: inner,
+                origin: origin("data/common.yaml", 7, 2),
+            }],
+            origin: origin("m.pp", 5, 3),
+        });
+        out.push(AbstractBinding::CategorizedBindings {
+            predicates: Vec::new(),
+            path: None,
+            bindings: Vec::new(),
+            origin: origin("m.pp", 6, 3),
+        });
+        out
+    }
+
+    fn block(
+        name: &str,
+        bindings: Vec<AbstractBinding<Code<'static>>>,
+    ) -> NamedBindings<Code<'static>> {
+        NamedBindings {
+            name: name.into(),
+            bindings,
+            origin: origin("bindings/default.pp", 1, 1),
+        }
+    }
+
+    fn tree(hiera: bool) -> TreeDocument<Code<'static>> {
+        TreeDocument {
+            format: FORMAT.into(),
+            version: VERSION,
+            environment: "production \"quoted\"".into(),
+            environments: Environments {
+                defaults: Vec::new(),
+                environments: Vec::new(),
+                dynamic: Vec::new(),
+            },
+            categories: EffectiveCategories {
+                categories: vec![Category {
+                    categorization: "common".into(),
+                    value: code(Value::Boolean(true)),
+                }],
+            },
+            layers: LayeredBindings {
+                layers: vec![
+                    NamedLayer {
+                        name: "site".into(),
+                        bindings: vec![block("default", every_shape()), block("empty", Vec::new())],
+                        providers: vec!["enc:".into()],
+                    },
+                    NamedLayer {
+                        name: "modules".into(),
+                        bindings: Vec::new(),
+                        providers: Vec::new(),
+                    },
+                ],
+            },
+            hiera: if hiera {
+                vec![hiera::HieraLevel {
+                    place: hiera::HieraPlace::Environment,
+                    module: None,
+                    config: "hiera.yaml".into(),
+                    bindings: "environment-hiera:/hiera.yaml".into(),
+                    hierarchy: Vec::new(),
+                    default_hierarchy: Vec::new(),
+                    files: Vec::new(),
+                }]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn written(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
+        let mut bytes = Vec::new();
+        write(&mut bytes).expect("writes");
+        String::from_utf8(bytes).expect("UTF-8")
+    }
+
+    #[test]
+    fn a_tree_is_written_as_serde_writes_it() {
+        for hiera in [false, true] {
+            let doc = tree(hiera);
+            let serde_text = serde_json::to_string(&doc).expect("writes");
+            assert_eq!(written(|out| write_tree(out, &doc)), serde_text);
+            assert!(serde_text.contains(r#""name":"quote \" back \\ slash / solidus""#));
+            assert!(serde_text.contains(r#"\u0000\u0001\b\t\n\u000b\f\r\u001f"#));
+            assert!(serde_text.contains("\"n6\",") && serde_text.contains("-9223372036854775808"));
+            assert_eq!(serde_text.contains(r#""hiera":"#), hiera);
+        }
+    }
+
+    #[test]
+    fn a_files_model_is_written_as_serde_writes_it() {
+        let json =
+            |text: &str| serde_json::value::RawValue::from_string(text.into()).expect("JSON");
+        let doc = FilesDocument {
+            format: FORMAT.into(),
+            version: VERSION,
+            bindings: vec![NamedBindings {
+                name: "default".into(),
+                bindings: vec![AbstractBinding::Binding(Binding {
+                    type_: TypeModel::PDataType,
+                    name: Some("k".into()),
+                    override_: false,
+                    abstract_: false,
+                    producer: Some(ProducerDescriptor::EvaluatingProducerDescriptor {
+                        expression: json(r#"{"^":["var","::fqdn"]}"#),
+                    }),
+                    extras: None,
+                    origin: origin("bindings/default.pp", 2, 3),
+                })],
+                origin: origin("bindings/default.pp", 1, 1),
+            }],
+        };
+        let serde_text = serde_json::to_string(&doc).expect("writes");
+        assert_eq!(written(|out| write_files(out, &doc)), serde_text);
+    }
+
+    /// The text is sent out in chunks, and a chunk may end inside a block's neighbours.
+    #[test]
+    fn a_model_larger_than_a_chunk_is_written_whole() {
+        let mut doc = tree(false);
+        let blocks: Vec<NamedBindings<Code<'static>>> = (0..200)
+            .map(|i| block(&format!("b{i}"), every_shape()))
+            .collect();
+        doc.layers.layers[1].bindings = blocks;
+        let serde_text = serde_json::to_string(&doc).expect("writes");
+        assert!(serde_text.len() > 4 * CHUNK, "{}", serde_text.len());
+        assert_eq!(written(|out| write_tree(out, &doc)), serde_text);
+    }
+}
