@@ -45,3 +45,105 @@ pub fn parallel_map<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> 
         .map(|(i, slot)| slot.unwrap_or_else(|| f(i)))
         .collect()
 }
+
+/// How many results each worker of [`parallel_in_order`] may have made ahead of their taker.
+const AHEAD: usize = 2;
+
+/// `f(i)` for every `i < n`, made on the available cores a little ahead of `take`, which is
+/// given them in order on this thread: for output too large to hold whole (a model's text),
+/// made in parallel and written in order. Each worker holds at most [`AHEAD`] results that
+/// are not taken yet. An error from `take` stops the work and is returned.
+pub fn parallel_in_order<R: Send, E>(
+    n: usize,
+    f: impl Fn(usize) -> R + Sync,
+    mut take: impl FnMut(R) -> Result<(), E>,
+) -> Result<(), E> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |c| c.get())
+        .min(n);
+    if workers <= 1 {
+        for i in 0..n {
+            take(f(i))?;
+        }
+        return Ok(());
+    }
+    std::thread::scope(|scope| {
+        // Worker `w` makes results `w`, `w + workers`, ... in turn, so that this thread takes
+        // them from the workers in turn.
+        let made: Vec<Option<std::sync::mpsc::Receiver<R>>> = (0..workers)
+            .map(|w| {
+                let (made, taken) = std::sync::mpsc::sync_channel(AHEAD);
+                let f = &f;
+                std::thread::Builder::new()
+                    .stack_size(WORKER_STACK)
+                    .spawn_scoped(scope, move || {
+                        for i in (w..n).step_by(workers) {
+                            // The taker stopped (an error): so does the worker.
+                            if made.send(f(i)).is_err() {
+                                break;
+                            }
+                        }
+                    })
+                    .ok()
+                    .map(|_| taken)
+            })
+            .collect();
+        for i in 0..n {
+            // A worker that could not start, or stopped (a panic, which the scope passes
+            // on), leaves its results to this thread.
+            let result = match made[i % workers].as_ref().map(|r| r.recv()) {
+                Some(Ok(result)) => result,
+                _ => f(i),
+            };
+            take(result)?;
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_taken_in_order() {
+        for n in [0, 1, 2, 3, 17, 1000] {
+            let mut taken = Vec::new();
+            let done: Result<(), ()> = parallel_in_order(
+                n,
+                |i| i * i,
+                |r| {
+                    taken.push(r);
+                    Ok(())
+                },
+            );
+            assert!(done.is_ok());
+            assert_eq!(taken, (0..n).map(|i| i * i).collect::<Vec<_>>(), "{n}");
+        }
+    }
+
+    #[test]
+    fn an_error_stops_the_work() {
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let mut taken = 0;
+        let done = parallel_in_order(
+            10_000,
+            |i| {
+                made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                i
+            },
+            |i| {
+                taken += 1;
+                if i == 5 {
+                    Err("stop")
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(done, Err("stop"));
+        assert_eq!(taken, 6);
+        // Each worker stops at its next result: only a few are made past the error.
+        assert!(made.load(std::sync::atomic::Ordering::Relaxed) < 100);
+    }
+}

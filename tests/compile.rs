@@ -720,6 +720,27 @@ fn a_tree_model_is_the_model_of_the_whole_programs() {
                 "{} ({layout:?})",
                 tree.display()
             );
+            // A sink without a draft (standard output) is written once the layers are
+            // judged, its blocks spelled on every core.
+            let mut after = Vec::new();
+            let report = compile_tree_files(
+                &files,
+                Some(tree),
+                CompileMode::Tree,
+                layout,
+                |_: &puppet_bindings::CheckReport,
+                 _: usize,
+                 model: puppet_bindings::ModelWriter| {
+                    model.write_to(&mut after)
+                },
+            )
+            .expect("readable");
+            assert!(report.written.is_some_and(|w| w.is_ok()));
+            assert!(
+                after == format!("{serde_text}\n").as_bytes(),
+                "{} ({layout:?}, written after the judgement)",
+                tree.display()
+            );
             written += 1;
         }
         if tree == root {

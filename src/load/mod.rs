@@ -509,11 +509,12 @@ impl ModelWriter<'_> {
 
 /// Writes `model` as `layout` lays it out, then a newline. Indented, the serializer's many
 /// small writes go through a buffer, not through `out`'s dynamic dispatch; compact, the model
-/// is spelled by [`lower::compact`], which gathers its own text.
+/// is spelled by [`lower::compact`] on `cores`, which gathers its own text.
 fn write_model<D: ModelDocument>(
     out: &mut dyn std::io::Write,
     layout: JsonLayout,
     model: &D,
+    cores: lower::compact::Cores,
 ) -> std::io::Result<()> {
     use std::io::Write;
     match layout {
@@ -524,7 +525,7 @@ fn write_model<D: ModelDocument>(
             out.flush()
         }
         JsonLayout::Compact => {
-            model.write_compact(out)?;
+            model.write_compact(out, cores)?;
             out.write_all(b"\n")?;
             out.flush()
         }
@@ -533,18 +534,30 @@ fn write_model<D: ModelDocument>(
 
 /// A model `pbc compile` writes: a tree's or bindings files'.
 trait ModelDocument: serde::Serialize {
-    fn write_compact(&self, out: &mut dyn std::io::Write) -> std::io::Result<()>;
+    fn write_compact(
+        &self,
+        out: &mut dyn std::io::Write,
+        cores: lower::compact::Cores,
+    ) -> std::io::Result<()>;
 }
 
-impl<X: lower::compact::CompactJson> ModelDocument for lower::model::TreeDocument<X> {
-    fn write_compact(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        lower::compact::write_tree(out, self)
+impl<X: lower::compact::CompactJson + Sync> ModelDocument for lower::model::TreeDocument<X> {
+    fn write_compact(
+        &self,
+        out: &mut dyn std::io::Write,
+        cores: lower::compact::Cores,
+    ) -> std::io::Result<()> {
+        lower::compact::write_tree(out, self, cores)
     }
 }
 
-impl<X: lower::compact::CompactJson> ModelDocument for lower::model::FilesDocument<X> {
-    fn write_compact(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        lower::compact::write_files(out, self)
+impl<X: lower::compact::CompactJson + Sync> ModelDocument for lower::model::FilesDocument<X> {
+    fn write_compact(
+        &self,
+        out: &mut dyn std::io::Write,
+        cores: lower::compact::Cores,
+    ) -> std::io::Result<()> {
+        lower::compact::write_files(out, self, cores)
     }
 }
 
@@ -626,7 +639,7 @@ fn compile_loaded(
             Some(ModelState::ToWrite(Box::new(
                 move |out: &mut dyn std::io::Write| {
                     let model = lower::compile_files(files, origins, inputs, lower::PnJson);
-                    let written = write_model(out, layout, &model);
+                    let written = write_model(out, layout, &model, lower::compact::Cores::Every);
                     reclaim::release(model);
                     written
                 },
@@ -667,7 +680,8 @@ fn compile_loaded(
             } else {
                 Some(ModelState::ToWrite(Box::new(
                     move |out: &mut dyn std::io::Write| {
-                        let written = write_model(out, layout, &model);
+                        let written =
+                            write_model(out, layout, &model, lower::compact::Cores::Every);
                         reclaim::release_tree(model);
                         written
                     },
@@ -700,7 +714,8 @@ fn judge_while_drafting(
     };
     std::thread::scope(|scope| {
         let judging = scope.spawn(|| validate::judge_written_model(files, model, judgement));
-        let written = write_model(draft, layout, model);
+        // The judgement has the other cores.
+        let written = write_model(draft, layout, model, lower::compact::Cores::Own);
         match judging.join() {
             Ok(found) => (found, Some(written)),
             Err(panic) => std::panic::resume_unwind(panic),

@@ -16,17 +16,29 @@
 //! [`crate::indented_json`]'s).
 
 use super::model::{
-    AbstractBinding, Binding, FilesDocument, Json, NamedBindings, NamedLayer, Origin,
-    ProducerDescriptor, TreeDocument, TypeModel,
+    AbstractBinding, Binding, FilesDocument, Json, NamedBindings, Origin, ProducerDescriptor,
+    TreeDocument, TypeModel,
 };
 use crate::eval::code::Code;
 use crate::eval::Value;
 use serde::Serialize;
 use std::io::{self, Write};
 
+/// Which cores spell a model: every core, or only the writer's own thread, when other work
+/// runs beside it (a tree's layers are judged while its model is drafted to its output file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cores {
+    Own,
+    Every,
+}
+
 /// Writes `doc` as compact JSON to `out` (no final newline).
-pub fn write_tree<X: CompactJson>(out: &mut dyn Write, doc: &TreeDocument<X>) -> io::Result<()> {
-    let mut s = Sink::new(out);
+pub fn write_tree<X: CompactJson + Sync>(
+    out: &mut dyn Write,
+    doc: &TreeDocument<X>,
+    cores: Cores,
+) -> io::Result<()> {
+    let mut s = Sink::new(out, cores);
     s.text(b"{\"format\":");
     s.string(&doc.format);
     s.text(b",\"version\":");
@@ -40,7 +52,13 @@ pub fn write_tree<X: CompactJson>(out: &mut dyn Write, doc: &TreeDocument<X>) ->
     s.text(b",\"layers\":{\"kind\":\"LayeredBindings\",\"layers\":[");
     for (i, layer) in doc.layers.layers.iter().enumerate() {
         s.comma(i);
-        s.layer(layer)?;
+        s.text(b"{\"kind\":\"NamedLayer\",\"name\":");
+        s.string(&layer.name);
+        s.text(b",\"bindings\":[");
+        s.blocks(&layer.bindings)?;
+        s.text(b"],\"providers\":");
+        s.serde(&layer.providers)?;
+        s.text(b"}");
     }
     s.text(b"]}");
     if !doc.hiera.is_empty() {
@@ -52,17 +70,18 @@ pub fn write_tree<X: CompactJson>(out: &mut dyn Write, doc: &TreeDocument<X>) ->
 }
 
 /// Writes `doc` (bindings files on their own) as compact JSON to `out` (no final newline).
-pub fn write_files<X: CompactJson>(out: &mut dyn Write, doc: &FilesDocument<X>) -> io::Result<()> {
-    let mut s = Sink::new(out);
+pub fn write_files<X: CompactJson + Sync>(
+    out: &mut dyn Write,
+    doc: &FilesDocument<X>,
+    cores: Cores,
+) -> io::Result<()> {
+    let mut s = Sink::new(out, cores);
     s.text(b"{\"format\":");
     s.string(&doc.format);
     s.text(b",\"version\":");
     s.unsigned(u64::from(doc.version));
     s.text(b",\"bindings\":[");
-    for (i, block) in doc.bindings.iter().enumerate() {
-        s.comma(i);
-        s.block(block)?;
-    }
+    s.blocks(&doc.bindings)?;
     s.text(b"]}");
     s.finish()
 }
@@ -97,36 +116,104 @@ impl CompactJson for Code<'_> {
     }
 }
 
-/// The text in hand, sent to the output a block at a time: appending to a vector is what makes
-/// the many short pieces cheap.
+/// The model's text as it is written out: the text in hand, sent on once there is a chunk of
+/// it. A layer's blocks are spelled on every core, a piece of them at a time, and sent on in
+/// order ([`crate::parallel::parallel_in_order`]): a large model is nearly all blocks.
 struct Sink<'w> {
-    text: Vec<u8>,
+    text: Text,
     out: &'w mut dyn Write,
+    cores: Cores,
 }
 
 /// How much text is gathered before it is written out.
 const CHUNK: usize = 1 << 16;
 
+/// How many blocks make a piece spelled on one core (a few hundred kilobytes of text for a
+/// typical module's block): enough to make handing it over cheap, few enough that the pieces
+/// waiting to be written stay small.
+const BLOCKS_PER_PIECE: usize = 64;
+
 impl<'w> Sink<'w> {
-    fn new(out: &'w mut dyn Write) -> Sink<'w> {
+    fn new(out: &'w mut dyn Write, cores: Cores) -> Sink<'w> {
         Sink {
-            text: Vec::with_capacity(2 * CHUNK),
+            text: Text(Vec::with_capacity(2 * CHUNK)),
             out,
+            cores,
         }
     }
 
+    /// Writes out what is in hand once there is a chunk of it.
+    fn spill(&mut self) -> io::Result<()> {
+        if self.text.0.len() >= CHUNK {
+            self.out.write_all(&self.text.0)?;
+            self.text.0.clear();
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> io::Result<()> {
+        self.out.write_all(&self.text.0)
+    }
+
+    /// A list of blocks, without its brackets: in place when there are few or the writer has
+    /// only its own thread, otherwise in pieces spelled on every core and written in order.
+    fn blocks<X: CompactJson + Sync>(&mut self, blocks: &[NamedBindings<X>]) -> io::Result<()> {
+        if blocks.len() <= BLOCKS_PER_PIECE || self.cores == Cores::Own {
+            for (i, block) in blocks.iter().enumerate() {
+                self.comma(i);
+                self.block(block)?;
+                self.spill()?;
+            }
+            return Ok(());
+        }
+        self.out.write_all(&self.text.0)?;
+        self.text.0.clear();
+        let out = &mut *self.out;
+        crate::parallel::parallel_in_order(
+            blocks.len().div_ceil(BLOCKS_PER_PIECE),
+            |piece| {
+                let first = piece * BLOCKS_PER_PIECE;
+                let mut text = Text(Vec::with_capacity(CHUNK));
+                for (i, block) in blocks[first..].iter().take(BLOCKS_PER_PIECE).enumerate() {
+                    text.comma(first + i);
+                    text.block(block)?;
+                }
+                Ok(text.0)
+            },
+            |piece: io::Result<Vec<u8>>| out.write_all(&piece?),
+        )
+    }
+}
+
+impl std::ops::Deref for Sink<'_> {
+    type Target = Text;
+    fn deref(&self) -> &Text {
+        &self.text
+    }
+}
+
+impl std::ops::DerefMut for Sink<'_> {
+    fn deref_mut(&mut self) -> &mut Text {
+        &mut self.text
+    }
+}
+
+/// Text being spelled: appending to a vector is what makes the many short pieces cheap.
+struct Text(Vec<u8>);
+
+impl Text {
     fn text(&mut self, text: &[u8]) {
-        self.text.extend_from_slice(text);
+        self.0.extend_from_slice(text);
     }
 
     fn comma(&mut self, index: usize) {
         if index > 0 {
-            self.text.push(b',');
+            self.0.push(b',');
         }
     }
 
     fn string(&mut self, s: &str) {
-        crate::pn::write_json_string(&mut self.text, s);
+        crate::pn::write_json_string(&mut self.0, s);
     }
 
     fn optional_string(&mut self, s: Option<&str>) {
@@ -137,42 +224,15 @@ impl<'w> Sink<'w> {
     }
 
     fn unsigned(&mut self, n: u64) {
-        push_unsigned(&mut self.text, n);
+        push_unsigned(&mut self.0, n);
     }
 
     fn serde<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
-        serde_json::to_writer(&mut self.text, value).map_err(io::Error::from)
+        serde_json::to_writer(&mut self.0, value).map_err(io::Error::from)
     }
 
     fn embedded<X: CompactJson>(&mut self, value: &X) -> io::Result<()> {
-        value.write_compact(&mut self.text).map_err(io::Error::from)
-    }
-
-    /// Writes out what is in hand once there is a chunk of it.
-    fn spill(&mut self) -> io::Result<()> {
-        if self.text.len() >= CHUNK {
-            self.out.write_all(&self.text)?;
-            self.text.clear();
-        }
-        Ok(())
-    }
-
-    fn finish(self) -> io::Result<()> {
-        self.out.write_all(&self.text)
-    }
-
-    fn layer<X: CompactJson>(&mut self, layer: &NamedLayer<X>) -> io::Result<()> {
-        self.text(b"{\"kind\":\"NamedLayer\",\"name\":");
-        self.string(&layer.name);
-        self.text(b",\"bindings\":[");
-        for (i, block) in layer.bindings.iter().enumerate() {
-            self.comma(i);
-            self.block(block)?;
-        }
-        self.text(b"],\"providers\":");
-        self.serde(&layer.providers)?;
-        self.text(b"}");
-        Ok(())
+        value.write_compact(&mut self.0).map_err(io::Error::from)
     }
 
     fn block<X: CompactJson>(&mut self, block: &NamedBindings<X>) -> io::Result<()> {
@@ -183,7 +243,7 @@ impl<'w> Sink<'w> {
         self.text(b",\"origin\":");
         self.origin(&block.origin);
         self.text(b"}");
-        self.spill()
+        Ok(())
     }
 
     /// A list of bindings. Only `when` blocks nest, at most
@@ -565,7 +625,7 @@ mod tests {
         for hiera in [false, true] {
             let doc = tree(hiera);
             let serde_text = serde_json::to_string(&doc).expect("writes");
-            assert_eq!(written(|out| write_tree(out, &doc)), serde_text);
+            assert_eq!(written(|out| write_tree(out, &doc, Cores::Own)), serde_text);
             assert!(serde_text.contains(r#""name":"quote \" back \\ slash / solidus""#));
             assert!(serde_text.contains(r#"\u0000\u0001\b\t\n\u000b\f\r\u001f"#));
             assert!(serde_text.contains("\"n6\",") && serde_text.contains("-9223372036854775808"));
@@ -597,10 +657,13 @@ mod tests {
             }],
         };
         let serde_text = serde_json::to_string(&doc).expect("writes");
-        assert_eq!(written(|out| write_files(out, &doc)), serde_text);
+        for cores in [Cores::Own, Cores::Every] {
+            assert_eq!(written(|out| write_files(out, &doc, cores)), serde_text);
+        }
     }
 
-    /// The text is sent out in chunks, and a chunk may end inside a block's neighbours.
+    /// The text is sent out in chunks, and a layer of many blocks in pieces spelled on every
+    /// core: either way the model is written whole, in order.
     #[test]
     fn a_model_larger_than_a_chunk_is_written_whole() {
         let mut doc = tree(false);
@@ -610,6 +673,9 @@ mod tests {
         doc.layers.layers[1].bindings = blocks;
         let serde_text = serde_json::to_string(&doc).expect("writes");
         assert!(serde_text.len() > 4 * CHUNK, "{}", serde_text.len());
-        assert_eq!(written(|out| write_tree(out, &doc)), serde_text);
+        assert!(doc.layers.layers[1].bindings.len() > 3 * BLOCKS_PER_PIECE);
+        for cores in [Cores::Own, Cores::Every] {
+            assert_eq!(written(|out| write_tree(out, &doc, cores)), serde_text);
+        }
     }
 }
