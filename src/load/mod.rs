@@ -82,7 +82,10 @@ pub fn check_paths(paths: &[std::path::PathBuf]) -> std::io::Result<CheckReport>
             }
         }
     }
-    check_tree_files(&tree::discover(paths)?)
+    let files = tree::discover(paths)?;
+    // The walk is over: its listings are not held while the files are checked.
+    drop(listings);
+    check_tree_files(&files)
 }
 
 /// [`check_paths`] for a site. `None` when its environments.pp has errors: without it the
@@ -244,17 +247,15 @@ pub fn compile_dir(
     layout: JsonLayout,
     sink: impl ModelSink,
 ) -> std::io::Result<CompileReport> {
-    let _listings = source::ListingScope::begin();
+    // The command's directory listings, ended once its files are known: a large tree's are
+    // tens of megabytes, and nothing after the walk lists a directory twice.
+    let listings = source::ListingScope::begin();
     let confdir = std::fs::canonicalize(dir)?;
     let has_file = confdir.join("environments.pp").is_file();
     if !has_file && environment.is_none() {
-        return compile_tree_files(
-            &tree::discover(&[dir.to_path_buf()])?,
-            Some(dir),
-            CompileMode::Tree,
-            layout,
-            sink,
-        );
+        let files = tree::discover(&[dir.to_path_buf()])?;
+        drop(listings);
+        return compile_tree_files(&files, Some(dir), CompileMode::Tree, layout, sink);
     }
     let alone = if has_file {
         let alone = load_environments_file(&confdir)?;
@@ -272,11 +273,10 @@ pub fn compile_dir(
     let program = alone.as_ref().and_then(|a| a.environments_program());
     match environment::select(&confdir, program, &request) {
         Ok(selected) => {
-            let mut loaded = load_tree_files_judging(
-                &selected.layout.files()?,
-                Some(&confdir),
-                CompileMode::Tree.judge(),
-            )?;
+            let files = selected.layout.files()?;
+            drop(listings);
+            let mut loaded =
+                load_tree_files_judging(&files, Some(&confdir), CompileMode::Tree.judge())?;
             loaded.environment = selected.name;
             Ok(compile_loaded(loaded, CompileMode::Tree, layout, sink))
         }

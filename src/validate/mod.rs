@@ -132,6 +132,7 @@ pub fn judge_file(role: &FileRole, program: &Program) -> FileJudgement {
     let mut found = Vec::new();
     site::check_file(role, program, &mut facts, &mut found);
     bindings::check_file(role, program, &mut facts, &mut found);
+    facts.shrink_to_fit();
     FileJudgement { facts, found }
 }
 
@@ -189,6 +190,29 @@ impl TreeFacts {
         when_categories.reserve(total(|f| f.when_categories.len()));
         multibinds.reserve(total(|f| f.multibinds.len()));
         contributions.reserve(total(|f| f.contributions.len()));
+    }
+
+    /// Its lists without room to grow: every file's facts are held until the rules across
+    /// files gather them, and a list grown by one item (a large tree has a contribution per
+    /// file) has room for four.
+    fn shrink_to_fit(&mut self) {
+        // Every field named, as in `absorb`: a list added to the facts is shrunk here too.
+        let TreeFacts {
+            has_site: _,
+            categories,
+            environments,
+            layer_refs,
+            layers: _,
+            when_categories,
+            multibinds,
+            contributions,
+        } = self;
+        categories.shrink_to_fit();
+        environments.shrink_to_fit();
+        layer_refs.shrink_to_fit();
+        when_categories.shrink_to_fit();
+        multibinds.shrink_to_fit();
+        contributions.shrink_to_fit();
     }
 
     /// Adds the facts of the next file, as if its pass had run on these: lists grow in file
