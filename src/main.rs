@@ -16,8 +16,8 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// The largest file pbc reads (manifests, facts, ENC output), in bytes; larger ones, and
-    /// anything that is not a regular file, are refused.
+    /// The largest file pbc reads (manifests, facts, ENC output), in bytes (at most 4 GiB);
+    /// larger ones, and anything that is not a regular file, are refused.
     #[arg(long, global = true, default_value_t = puppet_bindings::source::DEFAULT_MAX_FILE_SIZE)]
     max_file_size: u64,
     /// Follow symbolic links that lead out of the tree (by default they are not read, with a

@@ -93,9 +93,14 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
 static MAX_FILE_SIZE: std::sync::atomic::AtomicU64 =
     std::sync::atomic::AtomicU64::new(DEFAULT_MAX_FILE_SIZE);
 
-/// Sets the largest file [`read_file`] accepts (`--max-file-size`).
+/// Sets the largest file [`read_file`] accepts (`--max-file-size`), at most 4 GiB: spans hold
+/// offsets as `u32`.
 pub fn set_max_file_size(bytes: u64) {
-    MAX_FILE_SIZE.store(bytes, std::sync::atomic::Ordering::Relaxed);
+    MAX_FILE_SIZE.store(file_size_limit(bytes), std::sync::atomic::Ordering::Relaxed);
+}
+
+fn file_size_limit(asked: u64) -> u64 {
+    asked.min(u64::from(u32::MAX))
 }
 
 /// Reads a whole file that pbc expects to be a regular file of bounded size. A FIFO, a device
@@ -672,6 +677,17 @@ mod tests {
 
     /// Every name of a directory is listed under what `std::path::absolute` makes of it, though
     /// it is made without asking the system; a file's name without its trailing separator.
+    /// A file no span could point into the end of is never read.
+    #[test]
+    fn no_file_past_four_gigabytes_is_read() {
+        assert_eq!(
+            file_size_limit(DEFAULT_MAX_FILE_SIZE),
+            DEFAULT_MAX_FILE_SIZE
+        );
+        assert_eq!(file_size_limit(u64::MAX), u64::from(u32::MAX));
+        assert_eq!(file_size_limit(0), 0);
+    }
+
     #[test]
     fn listing_keys_are_the_absolute_form() {
         let cwd = std::env::current_dir().expect("a working directory");

@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 #[serde(transparent)]
 pub struct FileId(pub u32);
 
-/// A byte range in one file. Offsets are `u32`: files over 4 GiB are refused at load time.
+/// A byte range in one file. Offsets are `u32`: files over 4 GiB are refused when they are read
+/// (`--max-file-size` goes no higher).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Span {
     pub file: FileId,
@@ -80,20 +81,28 @@ pub struct SourceMap {
 struct SourceFile {
     name: String,
     source: String,
-    line_starts: OnceLock<Vec<usize>>,
+    /// Where each line starts. Held to the end once built (a compiled tree's origins need
+    /// every bindings file's), so it is sized exactly, with offsets as spans hold them.
+    line_starts: OnceLock<Box<[u32]>>,
 }
 
 impl SourceFile {
-    fn line_starts(&self) -> &[usize] {
+    fn line_starts(&self) -> &[u32] {
         self.line_starts.get_or_init(|| {
-            std::iter::once(0)
-                .chain(self.source.match_indices('\n').map(|(i, _)| i + 1))
-                .collect()
+            let lines = self.source.bytes().filter(|&b| b == b'\n').count();
+            let mut starts = Vec::with_capacity(lines + 1);
+            starts.push(0);
+            starts.extend(
+                self.source
+                    .match_indices('\n')
+                    .map(|(i, _)| offset_of(i + 1)),
+            );
+            starts.into_boxed_slice()
         })
     }
 
     fn line_index(&self, byte_index: usize) -> usize {
-        match self.line_starts().binary_search(&byte_index) {
+        match self.line_starts().binary_search(&offset_of(byte_index)) {
             Ok(line) => line,
             Err(next) => next - 1,
         }
@@ -106,7 +115,7 @@ impl SourceFile {
     ) -> Result<std::ops::Range<usize>, codespan_reporting::files::Error> {
         let starts = self.line_starts();
         let start_of = |i: usize| match i.cmp(&starts.len()) {
-            std::cmp::Ordering::Less => Ok(starts[i]),
+            std::cmp::Ordering::Less => Ok(starts[i] as usize),
             std::cmp::Ordering::Equal => Ok(self.source.len()),
             std::cmp::Ordering::Greater => Err(codespan_reporting::files::Error::LineTooLarge {
                 given: i,
@@ -115,6 +124,11 @@ impl SourceFile {
         };
         Ok(start_of(line)?..start_of(line + 1)?)
     }
+}
+
+/// A byte offset as spans hold it: files over 4 GiB are refused when they are read.
+fn offset_of(byte_index: usize) -> u32 {
+    u32::try_from(byte_index).unwrap_or(u32::MAX)
 }
 
 impl SourceMap {
