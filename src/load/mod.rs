@@ -255,7 +255,10 @@ pub fn compile_dir(
     if !has_file && environment.is_none() {
         let files = tree::discover(&[dir.to_path_buf()])?;
         drop(listings);
-        return compile_tree_files(&files, Some(dir), CompileMode::Tree, layout, sink);
+        let loaded = load_tree_files_judging(&files, Some(dir), CompileMode::Tree.judge())?;
+        // Read and named: the list of the tree's files is not held while the model is made.
+        drop(files);
+        return Ok(compile_loaded(loaded, CompileMode::Tree, layout, sink));
     }
     let alone = if has_file {
         let alone = load_environments_file(&confdir)?;
@@ -277,6 +280,7 @@ pub fn compile_dir(
             drop(listings);
             let mut loaded =
                 load_tree_files_judging(&files, Some(&confdir), CompileMode::Tree.judge())?;
+            drop(files);
             loaded.environment = selected.name;
             Ok(compile_loaded(loaded, CompileMode::Tree, layout, sink))
         }
