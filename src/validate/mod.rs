@@ -93,14 +93,7 @@ pub fn check_tree_judging(
     }
     let mut across = Vec::new();
     tree::check(&facts, &mut across);
-    // Of the facts, the composition reads only whether there is a site and the site's layers:
-    // the lists of every file's facts (a few `when` categories and a contribution per file in
-    // a large tree) are freed before it builds its index, the largest thing it holds.
-    let facts = TreeFacts {
-        has_site: facts.has_site,
-        layers: facts.layers,
-        ..TreeFacts::default()
-    };
+    let facts = facts.for_composition();
     let deferred = composition::check(files, inputs, unknown, &facts, judge, &mut across);
     out.extend(across.into_iter().map(Diagnostic::across_files));
     (out, deferred)
@@ -213,6 +206,19 @@ impl TreeFacts {
         when_categories.shrink_to_fit();
         multibinds.shrink_to_fit();
         contributions.shrink_to_fit();
+    }
+
+    /// What the composition reads of the facts: whether there is a site, and the site's
+    /// layers. The lists of every file's facts (a few `when` categories and a contribution
+    /// per file in a large tree) are freed here, before it builds its index, the largest thing
+    /// it holds. (Taken by value: fields left in a variable that is only shadowed would live
+    /// to the end of its scope.)
+    fn for_composition(self) -> TreeFacts {
+        TreeFacts {
+            has_site: self.has_site,
+            layers: self.layers,
+            ..TreeFacts::default()
+        }
     }
 
     /// Adds the facts of the next file, as if its pass had run on these: lists grow in file
