@@ -837,16 +837,16 @@ fn load_judged(
     let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
     // A compiled tree's bindings files are lowered as they are parsed, their origins named by id
     // (which follow input order) as the model names them.
-    let names: Vec<lower::model::FileName>;
-    let digest = if judge == validate::Composition::OnTheWrittenModel {
-        names = origins.iter().map(|o| o.as_str().into()).collect();
-        Some(Digest {
-            origins: &names,
-            for_model: true,
-        })
+    let lowered_while_parsing = judge == validate::Composition::OnTheWrittenModel;
+    let names: Vec<lower::model::FileName> = if lowered_while_parsing {
+        origins.iter().map(|o| o.as_str().into()).collect()
     } else {
-        None
+        Vec::new()
     };
+    let digest = lowered_while_parsing.then_some(Digest {
+        origins: &names,
+        for_model: true,
+    });
     let analysed = analyse(inputs, Scope::OneTree(judge), digest);
     // Origins by file id: ids follow input order.
     let mut by_id = vec![String::new(); analysed.files.len()];
@@ -906,9 +906,14 @@ fn load_judged(
         },
         parsed: analysed.parsed,
         lowered: analysed.lowered,
+        // The names the blocks lowered while parsing hold are shared, not made again.
         origins: by_id
             .into_iter()
-            .map(lower::model::FileName::from)
+            .enumerate()
+            .map(|(id, origin)| match names.get(id) {
+                Some(name) if name.as_str() == origin => name.clone(),
+                _ => lower::model::FileName::from(origin),
+            })
             .collect(),
         environment: tree::DEFAULT_ENVIRONMENT.to_string(),
         hiera,
