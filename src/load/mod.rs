@@ -1991,9 +1991,11 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
         }
         Scope::Environments(environments) => {
             // Boxed while the environments take them: what is left beside the rules across
-            // files is a word per file, not a whole judgement's room.
-            let mut judged: Vec<Option<Box<validate::FileJudgement>>> =
-                judged.into_iter().map(|j| j.map(Box::new)).collect();
+            // files is a word per file, not a whole judgement's room. (Into a list of their
+            // own: one collected in place would keep the room of the unboxed judgements.)
+            let mut boxed = Vec::with_capacity(judged.len());
+            boxed.extend(judged.into_iter().map(|j| j.map(Box::new)));
+            let mut judged: Vec<Option<Box<validate::FileJudgement>>> = boxed;
             let mut read = vec![false; parsed.len()];
             let mut found: Vec<(diag::Diagnostic, &str)> = Vec::new();
             // Files by name, once: an environment's members are looked up, not searched for
