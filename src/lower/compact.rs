@@ -38,7 +38,7 @@ pub fn write_tree<X: CompactJson + Sync>(
     doc: &TreeDocument<X>,
     cores: Cores,
 ) -> io::Result<()> {
-    let mut s = Sink::new(out, cores);
+    let mut s = Text::writing_to(out, cores);
     s.text(b"{\"format\":");
     s.string(&doc.format);
     s.text(b",\"version\":");
@@ -75,7 +75,7 @@ pub fn write_files<X: CompactJson + Sync>(
     doc: &FilesDocument<X>,
     cores: Cores,
 ) -> io::Result<()> {
-    let mut s = Sink::new(out, cores);
+    let mut s = Text::writing_to(out, cores);
     s.text(b"{\"format\":");
     s.string(&doc.format);
     s.text(b",\"version\":");
@@ -116,49 +116,78 @@ impl CompactJson for Code<'_> {
     }
 }
 
-/// The model's text as it is written out: the text in hand, sent on once there is a chunk of
-/// it. A layer's blocks are spelled on every core, a piece of them at a time, and sent on in
-/// order ([`crate::parallel::parallel_in_order`]): a large model is nearly all blocks.
-struct Sink<'w> {
-    text: Text,
-    out: &'w mut dyn Write,
+/// The model's text as it is spelled: appending to a vector is what makes the many short
+/// pieces cheap. With an output, what is in hand is sent on once there is a chunk of it, block
+/// by block and binding by binding, so that no block is held whole however large; without
+/// one (a piece of blocks spelled on another core) it is held until taken.
+struct Text<'w> {
+    bytes: Vec<u8>,
+    out: Option<&'w mut dyn Write>,
     cores: Cores,
 }
 
 /// How much text is gathered before it is written out.
 const CHUNK: usize = 1 << 16;
 
-/// How many blocks make a piece spelled on one core (a few hundred kilobytes of text for a
-/// typical module's block): enough to make handing it over cheap, few enough that the pieces
-/// waiting to be written stay small.
+/// A piece of blocks spelled on one core holds at most this many blocks and this many of
+/// their bindings (some hundreds of kilobytes of text): enough to make handing it over cheap,
+/// few enough that the pieces waiting to be written stay small. A block with more bindings is
+/// a piece of its own, spelled by the writer, a chunk at a time.
 const BLOCKS_PER_PIECE: usize = 64;
+const BINDINGS_PER_PIECE: usize = 2048;
 
-impl<'w> Sink<'w> {
-    fn new(out: &'w mut dyn Write, cores: Cores) -> Sink<'w> {
-        Sink {
-            text: Text(Vec::with_capacity(2 * CHUNK)),
-            out,
+/// What a core made of a piece of blocks.
+enum Piece {
+    Spelled(Vec<u8>),
+    /// A block too large to hold whole: the writer spells it.
+    Large(usize),
+}
+
+impl<'w> Text<'w> {
+    fn writing_to(out: &'w mut dyn Write, cores: Cores) -> Text<'w> {
+        Text {
+            bytes: Vec::with_capacity(2 * CHUNK),
+            out: Some(out),
             cores,
         }
     }
 
-    /// Writes out what is in hand once there is a chunk of it.
+    fn held() -> Text<'static> {
+        Text {
+            bytes: Vec::with_capacity(CHUNK),
+            out: None,
+            cores: Cores::Own,
+        }
+    }
+
+    /// Writes out what is in hand once there is a chunk of it (when there is an output).
     fn spill(&mut self) -> io::Result<()> {
-        if self.text.0.len() >= CHUNK {
-            self.out.write_all(&self.text.0)?;
-            self.text.0.clear();
+        if let Some(out) = self.out.as_mut() {
+            if self.bytes.len() >= CHUNK {
+                out.write_all(&self.bytes)?;
+                self.bytes.clear();
+            }
         }
         Ok(())
     }
 
-    fn finish(self) -> io::Result<()> {
-        self.out.write_all(&self.text.0)
+    /// Writes out everything in hand.
+    fn flush(&mut self) -> io::Result<()> {
+        if let Some(out) = self.out.as_mut() {
+            out.write_all(&self.bytes)?;
+            self.bytes.clear();
+        }
+        Ok(())
     }
 
-    /// A list of blocks, without its brackets: in place when there are few or the writer has
-    /// only its own thread, otherwise in pieces spelled on every core and written in order.
+    fn finish(mut self) -> io::Result<()> {
+        self.flush()
+    }
+
+    /// A list of blocks, without its brackets: here when there are few or the writer has only
+    /// its own thread, otherwise in pieces spelled on every core and written in order.
     fn blocks<X: CompactJson + Sync>(&mut self, blocks: &[NamedBindings<X>]) -> io::Result<()> {
-        if blocks.len() <= BLOCKS_PER_PIECE || self.cores == Cores::Own {
+        if blocks.len() <= BLOCKS_PER_PIECE || self.cores == Cores::Own || self.out.is_none() {
             for (i, block) in blocks.iter().enumerate() {
                 self.comma(i);
                 self.block(block)?;
@@ -166,54 +195,48 @@ impl<'w> Sink<'w> {
             }
             return Ok(());
         }
-        self.out.write_all(&self.text.0)?;
-        self.text.0.clear();
-        let out = &mut *self.out;
+        self.flush()?;
+        let pieces = pieces(blocks);
         crate::parallel::parallel_in_order(
-            blocks.len().div_ceil(BLOCKS_PER_PIECE),
-            |piece| {
-                let first = piece * BLOCKS_PER_PIECE;
-                let mut text = Text(Vec::with_capacity(CHUNK));
-                for (i, block) in blocks[first..].iter().take(BLOCKS_PER_PIECE).enumerate() {
-                    text.comma(first + i);
-                    text.block(block)?;
+            pieces.len(),
+            |p| {
+                let range = pieces[p].clone();
+                if range.len() == 1 && blocks[range.start].bindings.len() > BINDINGS_PER_PIECE {
+                    return Ok(Piece::Large(range.start));
                 }
-                Ok(text.0)
+                let mut text = Text::held();
+                for i in range {
+                    text.comma(i);
+                    text.block(&blocks[i])?;
+                }
+                Ok(Piece::Spelled(text.bytes))
             },
-            |piece: io::Result<Vec<u8>>| out.write_all(&piece?),
+            |piece: io::Result<Piece>| match piece? {
+                Piece::Spelled(bytes) => match self.out.as_mut() {
+                    Some(out) => out.write_all(&bytes),
+                    None => Ok(()),
+                },
+                Piece::Large(i) => {
+                    self.comma(i);
+                    self.block(&blocks[i])?;
+                    self.flush()
+                }
+            },
         )
     }
-}
 
-impl std::ops::Deref for Sink<'_> {
-    type Target = Text;
-    fn deref(&self) -> &Text {
-        &self.text
-    }
-}
-
-impl std::ops::DerefMut for Sink<'_> {
-    fn deref_mut(&mut self) -> &mut Text {
-        &mut self.text
-    }
-}
-
-/// Text being spelled: appending to a vector is what makes the many short pieces cheap.
-struct Text(Vec<u8>);
-
-impl Text {
     fn text(&mut self, text: &[u8]) {
-        self.0.extend_from_slice(text);
+        self.bytes.extend_from_slice(text);
     }
 
     fn comma(&mut self, index: usize) {
         if index > 0 {
-            self.0.push(b',');
+            self.bytes.push(b',');
         }
     }
 
     fn string(&mut self, s: &str) {
-        crate::pn::write_json_string(&mut self.0, s);
+        crate::pn::write_json_string(&mut self.bytes, s);
     }
 
     fn optional_string(&mut self, s: Option<&str>) {
@@ -224,15 +247,17 @@ impl Text {
     }
 
     fn unsigned(&mut self, n: u64) {
-        push_unsigned(&mut self.0, n);
+        push_unsigned(&mut self.bytes, n);
     }
 
     fn serde<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
-        serde_json::to_writer(&mut self.0, value).map_err(io::Error::from)
+        serde_json::to_writer(&mut self.bytes, value).map_err(io::Error::from)
     }
 
     fn embedded<X: CompactJson>(&mut self, value: &X) -> io::Result<()> {
-        value.write_compact(&mut self.0).map_err(io::Error::from)
+        value
+            .write_compact(&mut self.bytes)
+            .map_err(io::Error::from)
     }
 
     fn block<X: CompactJson>(&mut self, block: &NamedBindings<X>) -> io::Result<()> {
@@ -251,6 +276,7 @@ impl Text {
     fn bindings<X: CompactJson>(&mut self, bindings: &[AbstractBinding<X>]) -> io::Result<()> {
         self.text(b"[");
         for (i, binding) in bindings.iter().enumerate() {
+            self.spill()?;
             self.comma(i);
             match binding {
                 AbstractBinding::Binding(b) => self.binding(b)?,
@@ -351,6 +377,25 @@ impl Text {
         self.unsigned(u64::from(origin.column));
         self.text(b"}");
     }
+}
+
+/// The blocks in pieces, in order: at most [`BLOCKS_PER_PIECE`] blocks and, unless one block
+/// alone has more, [`BINDINGS_PER_PIECE`] of their bindings each.
+fn pieces<X>(blocks: &[NamedBindings<X>]) -> Vec<std::ops::Range<usize>> {
+    let mut pieces = Vec::new();
+    let (mut start, mut bindings) = (0, 0);
+    for (i, block) in blocks.iter().enumerate() {
+        let more = block.bindings.len();
+        if i > start && (i - start == BLOCKS_PER_PIECE || bindings + more > BINDINGS_PER_PIECE) {
+            pieces.push(start..i);
+            (start, bindings) = (i, 0);
+        }
+        bindings += more;
+    }
+    if start < blocks.len() {
+        pieces.push(start..blocks.len());
+    }
+    pieces
 }
 
 fn boolean(b: bool) -> &'static [u8] {
@@ -634,6 +679,21 @@ mod tests {
     }
 
     #[test]
+    fn blocks_are_cut_into_pieces_in_order() {
+        let sized = |sizes: &[usize]| -> Vec<NamedBindings<Code<'static>>> {
+            sizes
+                .iter()
+                .map(|&n| block("b", (0..n).map(|_| every_shape().remove(1)).collect()))
+                .collect()
+        };
+        assert_eq!(pieces(&sized(&[])), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(pieces(&sized(&[1; 130])), [0..64, 64..128, 128..130]);
+        assert_eq!(pieces(&sized(&[10, 5000, 10])), [0..1, 1..2, 2..3]);
+        assert_eq!(pieces(&sized(&[5000, 1, 1])), [0..1, 1..3]);
+        assert_eq!(pieces(&sized(&[1000, 1000, 48, 1])), [0..3, 3..4]);
+    }
+
+    #[test]
     fn a_files_model_is_written_as_serde_writes_it() {
         let json =
             |text: &str| serde_json::value::RawValue::from_string(text.into()).expect("JSON");
@@ -667,9 +727,15 @@ mod tests {
     #[test]
     fn a_model_larger_than_a_chunk_is_written_whole() {
         let mut doc = tree(false);
-        let blocks: Vec<NamedBindings<Code<'static>>> = (0..200)
+        let mut blocks: Vec<NamedBindings<Code<'static>>> = (0..200)
             .map(|i| block(&format!("b{i}"), every_shape()))
             .collect();
+        // A block too large for a piece, among the others, and one of them a piece's worth.
+        let large: Vec<_> = (0..BINDINGS_PER_PIECE / every_shape().len() + 1)
+            .flat_map(|_| every_shape())
+            .collect();
+        assert!(large.len() > BINDINGS_PER_PIECE);
+        blocks.insert(70, block("large", large));
         doc.layers.layers[1].bindings = blocks;
         let serde_text = serde_json::to_string(&doc).expect("writes");
         assert!(serde_text.len() > 4 * CHUNK, "{}", serde_text.len());
