@@ -675,8 +675,6 @@ mod tests {
         assert!(!is_plain(Path::new("modules//ntp")));
     }
 
-    /// Every name of a directory is listed under what `std::path::absolute` makes of it, though
-    /// it is made without asking the system; a file's name without its trailing separator.
     /// A file no span could point into the end of is never read.
     #[test]
     fn no_file_past_four_gigabytes_is_read() {
@@ -688,6 +686,8 @@ mod tests {
         assert_eq!(file_size_limit(0), 0);
     }
 
+    /// Every name of a directory is listed under what `std::path::absolute` makes of it, though
+    /// it is made without asking the system; a file's name without its trailing separator.
     #[test]
     fn listing_keys_are_the_absolute_form() {
         let cwd = std::env::current_dir().expect("a working directory");
