@@ -39,10 +39,7 @@ pub fn write_tree<X: CompactJson + Sync>(
     cores: Cores,
 ) -> io::Result<()> {
     let mut s = Text::writing_to(out, cores);
-    s.text(b"{\"format\":");
-    s.string(&doc.format);
-    s.text(b",\"version\":");
-    s.unsigned(u64::from(doc.version));
+    s.head(&doc.format, doc.version);
     s.text(b",\"environment\":");
     s.string(&doc.environment);
     s.text(b",\"environments\":");
@@ -76,10 +73,7 @@ pub fn write_files<X: CompactJson + Sync>(
     cores: Cores,
 ) -> io::Result<()> {
     let mut s = Text::writing_to(out, cores);
-    s.text(b"{\"format\":");
-    s.string(&doc.format);
-    s.text(b",\"version\":");
-    s.unsigned(u64::from(doc.version));
+    s.head(&doc.format, doc.version);
     s.text(b",\"bindings\":[");
     s.blocks(&doc.bindings)?;
     s.text(b"]}");
@@ -180,6 +174,21 @@ impl<'w> Text<'w> {
         Ok(())
     }
 
+    /// Sends on text spelled elsewhere, after what is in hand.
+    fn send(&mut self, text: &[u8]) -> io::Result<()> {
+        match self.out.as_mut() {
+            Some(out) => {
+                out.write_all(&self.bytes)?;
+                self.bytes.clear();
+                out.write_all(text)
+            }
+            None => {
+                self.bytes.extend_from_slice(text);
+                Ok(())
+            }
+        }
+    }
+
     fn finish(mut self) -> io::Result<()> {
         self.flush()
     }
@@ -187,7 +196,7 @@ impl<'w> Text<'w> {
     /// A list of blocks, without its brackets: here when there are few or the writer has only
     /// its own thread, otherwise in pieces spelled on every core and written in order.
     fn blocks<X: CompactJson + Sync>(&mut self, blocks: &[NamedBindings<X>]) -> io::Result<()> {
-        if blocks.len() <= BLOCKS_PER_PIECE || self.cores == Cores::Own || self.out.is_none() {
+        if blocks.len() <= BLOCKS_PER_PIECE || self.cores == Cores::Own {
             for (i, block) in blocks.iter().enumerate() {
                 self.comma(i);
                 self.block(block)?;
@@ -212,10 +221,7 @@ impl<'w> Text<'w> {
                 Ok(Piece::Spelled(text.bytes))
             },
             |piece: io::Result<Piece>| match piece? {
-                Piece::Spelled(bytes) => match self.out.as_mut() {
-                    Some(out) => out.write_all(&bytes),
-                    None => Ok(()),
-                },
+                Piece::Spelled(bytes) => self.send(&bytes),
                 Piece::Large(i) => {
                     self.comma(i);
                     self.block(&blocks[i])?;
@@ -227,6 +233,14 @@ impl<'w> Text<'w> {
 
     fn text(&mut self, text: &[u8]) {
         self.bytes.extend_from_slice(text);
+    }
+
+    /// A document's opening: its format and version, first in both documents.
+    fn head(&mut self, format: &str, version: u32) {
+        self.text(b"{\"format\":");
+        self.string(format);
+        self.text(b",\"version\":");
+        self.unsigned(u64::from(version));
     }
 
     fn comma(&mut self, index: usize) {
