@@ -20,6 +20,45 @@ pub enum Code<'a> {
     Template(Subtree<'a, Expr>, Box<[TemplatePart]>),
     Lambda(Subtree<'a, Lambda>),
     Variable(SmolStr),
+    /// A bound value as the model writes it, spelled when its block was lowered: a block lowered
+    /// only to be written (`pbc compile` of a tree) holds what its bindings produce this way,
+    /// a fraction of the size of the values and trees it is spelled from.
+    Spelled(Spelled),
+}
+
+/// A bound value's JSON as the model writes it: plain JSON for a literal, PN for an
+/// expression ([`PnJson`](crate::lower::PnJson) spells both).
+#[derive(Clone, Debug)]
+pub struct Spelled {
+    text: Box<str>,
+    form: SpelledForm,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SpelledForm {
+    Literal,
+    Expression,
+}
+
+impl Spelled {
+    /// The JSON, as the model writes it.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The code the text spells, read back as a written model's is (its expression without
+    /// positions); `None` when it does not read back, which pbc's own spelling never gives.
+    fn read(&self) -> Option<Code<'static>> {
+        // serde_json's own nesting limit bounds the reading: a spelled expression deeper than
+        // that is refused, not followed down the stack.
+        let json: serde_json::Value = serde_json::from_str(&self.text).ok()?;
+        Some(match self.form {
+            SpelledForm::Literal => Code::Value(Value::from_json(&json)),
+            SpelledForm::Expression => Code::holding(Subtree::Owned(std::sync::Arc::new(
+                crate::pn::read::expr(&json).ok()?,
+            ))),
+        })
+    }
 }
 
 /// Where embedded code's tree is: in the program it was lowered from, borrowed, or a copy of
@@ -118,6 +157,13 @@ impl Code<'_> {
                 l.span,
                 "a lambda is not a value here",
             )),
+            Code::Spelled(spelled) => match spelled.read() {
+                Some(code) => code.evaluate(top, host, strict),
+                None => Err(EvalError::type_error(
+                    crate::span::Span::NONE,
+                    "a bound value's JSON does not read back",
+                )),
+            },
         }
     }
 }
@@ -186,7 +232,9 @@ impl<'a> Embed<'a> for ForInjection {
 
 /// [`ForInjection`] (or, unless `for_model`, [`ForChecking`]) for blocks that outlive the
 /// program they are lowered from: the little embedded code that is not a literal value is
-/// copied out of the tree.
+/// copied out of the tree. Such a model is only written, never evaluated (the rules across
+/// files read no bound value): what its bindings produce is held [`Code::Spelled`], except
+/// scalars, which the writer spells itself.
 pub struct Detached {
     /// Whether the blocks are for a model (with positions and values), not only for the check.
     pub for_model: bool,
@@ -214,6 +262,21 @@ impl<'a> Embed<'a> for Detached {
     }
     fn undef(&self) -> Code<'static> {
         ForInjection.undef()
+    }
+    fn produced_literal(&self, e: &'a Expr) -> Option<Code<'static>> {
+        Some(match super::literal_value(e)? {
+            value @ (Value::Array(_) | Value::Hash(_)) => Code::Spelled(Spelled {
+                text: crate::lower::literal_text(&value).into(),
+                form: SpelledForm::Literal,
+            }),
+            scalar => Code::Value(scalar),
+        })
+    }
+    fn produced_expression(&self, e: &'a Expr) -> Code<'static> {
+        Code::Spelled(Spelled {
+            text: crate::pn::expr_to_json(e).into(),
+            form: SpelledForm::Expression,
+        })
     }
     fn for_model(&self) -> bool {
         self.for_model
@@ -382,6 +445,7 @@ mod tests {
                 Code::Template(..) => "template".to_string(),
                 Code::Expr(_) => "expression".to_string(),
                 Code::Lambda(_) | Code::Variable(_) => "other".to_string(),
+                Code::Spelled(spelled) => format!("spelled {}", spelled.text()),
             }
         }
         let checked = [
@@ -406,11 +470,62 @@ mod tests {
             kinds_and_values(lower(Detached { for_model: true }).expect("a block")),
             [
                 "constant text",
-                "evaluating template",
-                "constant [1, {'a' => 2}]",
+                r#"evaluating spelled {"^":["concat",{"^":["str",{"^":["var","::fqdn"]}]},"-web"]}"#,
+                r#"constant spelled [1,{"a":2}]"#,
                 "instance My::Provider",
-                "evaluating expression",
+                r#"evaluating spelled {"^":["var","::fqdn"]}"#,
             ]
         );
+    }
+
+    /// A value spelled for a written model evaluates as the code it is spelled from: literals
+    /// of every kind, templates, operators, calls, an unknown variable and a spent budget.
+    #[test]
+    fn spelled_values_evaluate_as_held_ones() {
+        let mut top = TopScope::default();
+        top.set("fqdn", Value::string("web01.example.com"));
+        top.set("cores", Value::Integer(8));
+        let cases = [
+            "[1, 'a', true, 2.5, undef, [], {}]",
+            "{ 'port' => 8004, 'nested' => { 'b' => [1.0, -3] }, 'a' => 1 }",
+            r#""${::fqdn}-web""#,
+            r#""${fqdn}:${cores + 1}""#,
+            "$::cores * 2 + 1",
+            "[$::fqdn, $::cores]",
+            "$::fqdn ? { /^web/ => 'web', default => 'other' }",
+            "'a,b,c'.split(',')",
+            "$::missing",
+        ];
+        for src in cases {
+            let e = expression(src);
+            let held = ForInjection
+                .literal(&e)
+                .unwrap_or_else(|| ForInjection.expression(&e));
+            let spelled = Detached { for_model: true };
+            let spelled = spelled
+                .produced_literal(&e)
+                .unwrap_or_else(|| spelled.produced_expression(&e));
+            assert!(matches!(spelled, Code::Spelled(_)), "{src}: {spelled:?}");
+            for strict in [false, true] {
+                for budget in [crate::eval::MAX_VALUE_BYTES, 4] {
+                    // Read back, an expression has no positions: compare all but the span.
+                    let without_span = |s: String| match s.split_once(" Span {") {
+                        Some((outcome, _)) => outcome.to_string(),
+                        None => s,
+                    };
+                    assert_eq!(
+                        without_span(outcome(&spelled, &top, strict, budget)),
+                        without_span(outcome(&held, &top, strict, budget)),
+                        "{src}, strict {strict}, budget {budget}"
+                    );
+                }
+            }
+        }
+        // A scalar stays a value: the writer spells it itself.
+        let e = expression("'text'");
+        assert!(matches!(
+            Detached { for_model: true }.produced_literal(&e),
+            Some(Code::Value(Value::String(_)))
+        ));
     }
 }

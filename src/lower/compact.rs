@@ -104,6 +104,7 @@ impl CompactJson for Code<'_> {
             Code::Value(Value::Integer(i)) => push_integer(out, *i),
             Code::Value(Value::Boolean(b)) => out.extend_from_slice(boolean(*b)),
             Code::Value(Value::Undef) => out.extend_from_slice(b"null"),
+            Code::Spelled(spelled) => out.extend_from_slice(spelled.text().as_bytes()),
             _ => return serde_json::to_writer(out, self),
         }
         Ok(())

@@ -41,6 +41,16 @@ pub trait Embed<'a>: Sync {
     fn variable(&self, name: &str) -> Self::X;
     fn boolean(&self, b: bool) -> Self::X;
     fn undef(&self) -> Self::X;
+    /// What a binding produces when it is a literal: [`Embed::literal`] unless the embedding
+    /// holds produced values otherwise.
+    fn produced_literal(&self, e: &'a Expr) -> Option<Self::X> {
+        self.literal(e)
+    }
+    /// What a binding produces when it is evaluated: [`Embed::expression`] unless the
+    /// embedding holds produced values otherwise.
+    fn produced_expression(&self, e: &'a Expr) -> Self::X {
+        self.expression(e)
+    }
     /// Whether the blocks are for a model (written, or run by the injector), not only for the
     /// check. Only a model needs its origins' file names, lines and columns (computing them
     /// for every binding is most of a large tree's lowering) and what each binding produces
@@ -112,6 +122,7 @@ impl serde::Serialize for crate::eval::code::Code<'_> {
             Code::Expr(e) | Code::Template(e, _) => PnJson.expression(e),
             Code::Lambda(l) => PnJson.lambda(l),
             Code::Variable(name) => PnJson.variable(name),
+            Code::Spelled(spelled) => embed(spelled.text().to_string()),
         };
         json.serialize(serializer)
     }
@@ -907,7 +918,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     /// A bound value's literal (see [`Embed::for_model`]).
     fn bound_literal(&self, e: &'a Expr) -> Option<E::X> {
         if self.embed.for_model() {
-            self.embed.literal(e)
+            self.embed.produced_literal(e)
         } else {
             crate::eval::literal_value(e).map(|_| self.embed.undef())
         }
@@ -916,7 +927,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
     /// A bound value's expression (see [`Embed::for_model`]).
     fn bound_expression(&self, e: &'a Expr) -> E::X {
         if self.embed.for_model() {
-            self.embed.expression(e)
+            self.embed.produced_expression(e)
         } else {
             self.embed.undef()
         }
@@ -1005,6 +1016,13 @@ fn literal_json(e: &Expr) -> Option<String> {
     let mut out = String::new();
     write_value(&crate::eval::literal_value(e)?, &mut out);
     Some(out)
+}
+
+/// A literal's value as the model writes it.
+pub(crate) fn literal_text(v: &crate::eval::Value) -> String {
+    let mut out = String::new();
+    write_value(v, &mut out);
+    out
 }
 
 /// A literal's value as JSON: floats as Puppet writes them, like PN.
