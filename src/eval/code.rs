@@ -1,6 +1,7 @@
 //! How embedded Puppet code is held for evaluation: the injector's and the composition
 //! engine's form of what the model embeds (literal values already evaluated, anything else as
-//! the AST to evaluate per request). It must not know about bindings or requests.
+//! the AST to evaluate per request; in a model that is only written, what bindings produce as
+//! its JSON). It must not know about bindings or requests.
 
 use super::{EvalError, EvalResult, Evaluator, TopScope, Value};
 use crate::ast::{Expr, ExprKind, Lambda};
@@ -8,7 +9,7 @@ use crate::lower::Embed;
 use smol_str::SmolStr;
 
 /// How the injector holds what the model embeds: literal values already evaluated, anything
-/// else as the AST to evaluate per request.
+/// else as the AST to evaluate per request ([`Code::Spelled`] in a model only written).
 #[derive(Clone, Debug)]
 pub enum Code<'a> {
     Value(Value),
