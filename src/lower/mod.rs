@@ -1013,9 +1013,7 @@ pub(crate) fn predicate_text(e: &Expr) -> Option<&str> {
 /// A literal value as plain JSON (hash order kept); `None` for anything that needs evaluating.
 /// What is a literal is the evaluator's to say ([`crate::eval::literal_value`]).
 fn literal_json(e: &Expr) -> Option<String> {
-    let mut out = String::new();
-    write_value(&crate::eval::literal_value(e)?, &mut out);
-    Some(out)
+    Some(literal_text(&crate::eval::literal_value(e)?))
 }
 
 /// A literal's value as the model writes it.
