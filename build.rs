@@ -1,35 +1,45 @@
-//! Generates the LALR parsers from `grammar/puppet.lalrpop` into `OUT_DIR`: the fast parser
-//! (`puppet.rs`) as written, and the reporting parser (`puppet_reporting.rs`) from the same
-//! grammar with the levels marked `#[inline] // fast parser only` kept as nonterminals of their
-//! own. Both accept the same language and build the same AST; they differ only in their LR
-//! states, and so in where a syntax error is noticed and what is then listed as expected (see
-//! "Two parsers" in the grammar's header).
+//! Generates the LALR parsers from `grammar/puppet.lalrpop` into `OUT_DIR`, each from its own
+//! copy of the grammar: the fast parser (`puppet.rs`) without the error-recovery alternatives
+//! marked `// reporting parser only`, and the reporting parser (`puppet_reporting.rs`) without
+//! the inlinings marked `#[inline] // fast parser only`. Both accept the same language and build
+//! the same AST; the fast one stops at a file's first error, and the reporting one then parses
+//! the file again to report every error, where the inlinings it leaves out change where an error
+//! is noticed and what is then listed as expected (see "Two parsers" in the grammar's header).
 use std::path::{Path, PathBuf};
 
 /// The line that marks an inlining the reporting parser leaves out.
 const FAST_ONLY_INLINE: &str = "#[inline] // fast parser only";
 
+/// How an alternative the fast parser leaves out ends its line.
+const REPORTING_ONLY: &str = "// reporting parser only";
+
 fn main() {
     println!("cargo:rerun-if-changed=grammar");
     let out_dir =
         PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"));
-    let reporting = write_reporting_grammar(Path::new("grammar/puppet.lalrpop"), &out_dir);
+    let source = Path::new("grammar/puppet.lalrpop");
+    let fast = write_grammar(source, &out_dir, "fast", "puppet.lalrpop", |line| {
+        line.trim_end().ends_with(REPORTING_ONLY)
+    });
+    let reporting = write_grammar(
+        source,
+        &out_dir,
+        "reporting",
+        "puppet_reporting.lalrpop",
+        |line| line.trim() == FAST_ONLY_INLINE,
+    );
     // The two tables are built at once, one per core: each takes most of the build script's time.
-    std::thread::scope(|scope| {
-        let fast = scope.spawn(|| {
-            lalrpop::Configuration::new()
-                .set_in_dir("grammar")
-                .set_out_dir(&out_dir)
-                .emit_rerun_directives(true)
-                .process()
-                .map_err(|e| e.to_string())
-        });
-        // Not `emit_rerun_directives`: the reporting grammar is written by this script, and a
-        // rerun directive on it would rerun the script on every build.
-        let reporting = lalrpop::Configuration::new()
+    // Neither emits rerun directives: both grammars are written by this script, and a directive
+    // on them would rerun it on every build (the source's directive is printed above).
+    let process = |path: &Path| {
+        lalrpop::Configuration::new()
             .set_out_dir(&out_dir)
-            .process_file(&reporting)
-            .map_err(|e| e.to_string());
+            .process_file(path)
+            .map_err(|e| e.to_string())
+    };
+    std::thread::scope(|scope| {
+        let fast = scope.spawn(|| process(&fast));
+        let reporting = process(&reporting);
         let fast = fast
             .join()
             .expect("the fast parser's thread does not panic");
@@ -38,27 +48,33 @@ fn main() {
     });
 }
 
-/// Writes the reporting parser's grammar (the fast-only inlinings dropped) into `out_dir`,
-/// leaving the file untouched when its text is the same, and returns its path.
-fn write_reporting_grammar(fast: &Path, out_dir: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(fast).expect("the grammar is readable");
+/// Writes the grammar without the lines `drop` picks into `out_dir/folder/name`, leaving the
+/// file untouched when its text is the same, and returns its path.
+fn write_grammar(
+    source: &Path,
+    out_dir: &Path,
+    folder: &str,
+    name: &str,
+    drop: impl Fn(&str) -> bool,
+) -> PathBuf {
+    let text = std::fs::read_to_string(source).expect("the grammar is readable");
     let mut dropped = 0;
-    let reporting: String = text
+    let kept: String = text
         .split_inclusive('\n')
         .filter(|line| {
-            let fast_only = line.trim() == FAST_ONLY_INLINE;
-            dropped += usize::from(fast_only);
-            !fast_only
+            let left_out = drop(line);
+            dropped += usize::from(left_out);
+            !left_out
         })
         .collect();
-    // Without a marked line the two parsers would be the same, and the error messages those
-    // inlinings change would silently change with them.
-    assert!(dropped > 0, "no `{FAST_ONLY_INLINE}` line in the grammar");
-    let path = out_dir.join("reporting").join("puppet_reporting.lalrpop");
+    // Without a marked line the two parsers would be the same: the error messages the inlinings
+    // change, or the fast parser's speed, would silently change with them.
+    assert!(dropped > 0, "no line of the grammar is left out of {name}");
+    let path = out_dir.join(folder).join(name);
     std::fs::create_dir_all(path.parent().expect("the path has a folder"))
         .expect("OUT_DIR is writable");
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(reporting.as_str()) {
-        std::fs::write(&path, reporting).expect("OUT_DIR is writable");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(kept.as_str()) {
+        std::fs::write(&path, kept).expect("OUT_DIR is writable");
     }
     path
 }
