@@ -2249,6 +2249,34 @@ mod tests {
         assert_eq!(notes, ["expected one of `]`, `=>`, or `,`"]);
     }
 
+    /// The fast parser stops at a file's first syntax error, without recovering (the reporting
+    /// parser then parses the file again and reports every error): one file for each of the
+    /// grammar's recovery points (a statement, a resource attribute, a bindings item), each with
+    /// a second error after the first. The reporting parser, run on the same files, does recover.
+    #[test]
+    fn the_fast_parser_stops_at_the_first_error() {
+        let files = [
+            "$a = = 1\n$b = = 2\n",
+            "file { 'x': ensure => , }\n$b = = 2\n",
+            "bindings m {\n  bind 'a' => 1\n  bind 'b' to ]\n}\n",
+        ];
+        for src in files {
+            let mut tokens = lexer::TokenStream::new(FileId(0), src);
+            let mut builder = Builder::new(FileId(0), src, 0, Vec::new(), usize::MAX);
+            let result = grammar::ProgramParser::new()
+                .parse(&mut builder, tokens.by_ref().map(Ok::<_, LexStop>));
+            assert!(result.is_err(), "{src}");
+            assert_eq!(
+                builder.syntax_errors, 0,
+                "the fast parser recovered in {src}"
+            );
+            assert!(builder.diags.is_empty(), "{src}");
+            let reported = parse_file(FileId(0), src);
+            let errors = reported.diagnostics.iter().filter(|d| d.is_error()).count();
+            assert!(errors >= 2, "{src}: {:?}", reported.diagnostics);
+        }
+    }
+
     /// lalrpop keeps every grammar symbol in one enum on its LR stack and moves it on every
     /// reduction, so the largest nonterminal type sets the parser's speed. An entry (the symbol
     /// and its two positions) past 128 bytes was once moved by a `memcpy` call, whose stores the
