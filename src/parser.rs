@@ -377,13 +377,14 @@ pub enum BodyContent {
     Titled(Vec<ResourceBody>),
 }
 
-/// A bind key as parsed, before it is classified.
+/// A bind key as parsed, before it is classified. Small enough for the LR stack without a box
+/// of its own: the type of a typed key is boxed here, where `BindKey::TypedName` keeps it.
 pub enum RawKey {
     Empty,
     Parameters(Vec<(bool, usize, usize)>, Expr),
     Variables(Vec<(bool, usize, usize)>, Option<Expr>),
     One(Expr),
-    Two(Expr, Expr),
+    Two(Box<Expr>, Expr),
 }
 
 /// Words the bindings grammar treats as keywords, for "did you mean" on a misspelt one.
@@ -1798,7 +1799,7 @@ impl Builder<'_, '_> {
                     self.invalid_key(&n);
                 }
                 BindKey::TypedName {
-                    type_expr: Box::new(t),
+                    type_expr: t,
                     name: n,
                 }
             }
@@ -2300,6 +2301,11 @@ mod tests {
         assert!(size_of::<(RelationshipOp, Expr)>() <= MOST);
         assert!(size_of::<ParsedStatement>() <= MOST);
         assert!(size_of::<Producer>() <= MOST);
+        assert!(
+            size_of::<RawKey>() <= MOST,
+            "RawKey is {}",
+            size_of::<RawKey>()
+        );
         assert!(size_of::<ProducerKind>() <= MOST);
         assert!(size_of::<OptionValue>() <= MOST);
         assert!(size_of::<BindItem>() <= MOST);

@@ -396,9 +396,14 @@ impl<'s> Lexer<'s> {
                         return CodeEnd::Stop;
                     }
                 },
+                Raw::Name => {
+                    self.pos = stop;
+                    self.name(start, stop);
+                }
                 Raw::Word => {
                     self.pos = stop;
-                    self.word(start, stop);
+                    let text = SmolStr::new(&self.src[start..stop]);
+                    self.push(start, Tok::Word(text), stop);
                 }
                 Raw::ClassRef => {
                     self.pos = stop;
@@ -615,28 +620,23 @@ impl<'s> Lexer<'s> {
     }
 
     /// A bare word: a Puppet keyword, a bindings keyword (by context), a NAME or a WORD.
-    fn word(&mut self, start: usize, stop: usize) {
+    fn name(&mut self, start: usize, stop: usize) {
         let text = &self.src[start..stop];
-        let is_name = is_name_text(text);
         let ctx = self.ctx();
-        if is_name {
-            if let Some(tok) = self.contextual_keyword(text, ctx, stop) {
-                self.push(start, tok, stop);
-                return;
-            }
-            if let Some(kw) = puppet_keyword(text) {
-                let kw = if kw == Tok::Class && ctx.in_bindings() {
-                    Tok::KwClassType
-                } else {
-                    kw
-                };
-                self.push(start, kw, stop);
-                return;
-            }
-            self.push(start, Tok::Name(SmolStr::new(text)), stop);
-        } else {
-            self.push(start, Tok::Word(SmolStr::new(text)), stop);
+        if let Some(tok) = self.contextual_keyword(text, ctx, stop) {
+            self.push(start, tok, stop);
+            return;
         }
+        if let Some(kw) = puppet_keyword(text) {
+            let kw = if kw == Tok::Class && ctx.in_bindings() {
+                Tok::KwClassType
+            } else {
+                kw
+            };
+            self.push(start, kw, stop);
+            return;
+        }
+        self.push(start, Tok::Name(SmolStr::new(text)), stop);
     }
 
     /// The bindings keywords (DECISIONS D1): only in bindings and site bodies, and only where a
@@ -767,22 +767,29 @@ impl<'s> Lexer<'s> {
 
     /// The offset of the next character that is not blank, newline or comment.
     fn skip_trivia(&self, mut p: usize) -> usize {
-        loop {
-            let rest = &self.src[p.min(self.end)..self.end];
-            let mut chars = rest.char_indices();
-            match chars.next() {
-                Some((_, c)) if c == '\n' || c == '\r' || is_blank_char(c) => p += c.len_utf8(),
-                Some((_, '#')) => match rest.find('\n') {
+        // Byte by byte: this looks past every bindings word, and the trivia is nearly always
+        // one ASCII blank. Only a non-ASCII byte is decoded (a Unicode space is a blank too).
+        while p < self.end {
+            match self.bytes[p] {
+                b' ' | b'\t' | b'\r' | b'\n' => p += 1,
+                b'#' => match self.bytes[p..self.end].iter().position(|&b| b == b'\n') {
                     Some(i) => p += i,
                     None => return self.end,
                 },
-                Some((_, '/')) if rest.starts_with("/*") => match rest[2..].find("*/") {
-                    Some(i) => p += i + 4,
-                    None => return self.end,
+                b'/' if self.bytes.get(p + 1) == Some(&b'*') && p + 1 < self.end => {
+                    match self.src[p + 2..self.end].find("*/") {
+                        Some(i) => p += i + 4,
+                        None => return self.end,
+                    }
+                }
+                0x80.. => match self.src[p..self.end].chars().next() {
+                    Some(c) if is_blank_char(c) => p += c.len_utf8(),
+                    _ => return p,
                 },
-                _ => return p.min(self.end),
+                _ => return p,
             }
         }
+        self.end
     }
 
     fn followed_by_farrow(&self, stop: usize) -> bool {
@@ -793,7 +800,7 @@ impl<'s> Lexer<'s> {
     /// `bindings` must be followed by a name and `{` to open a bindings block.
     fn name_then_brace(&self, p: usize) -> bool {
         let mut raw = Raw::lexer(&self.src[p..self.end]);
-        if raw.next() != Some(Ok(Raw::Word)) {
+        if !matches!(raw.next(), Some(Ok(Raw::Name | Raw::Word))) {
             return false;
         }
         let after = self.skip_trivia(p + raw.span().end);
@@ -1030,33 +1037,6 @@ fn starts_token(c: char) -> bool {
     c.is_ascii_alphanumeric()
         || is_whitespace_char(c)
         || "_$\"'@/[]{}()=+-!<>|~*%.,:;?#".contains(c)
-}
-
-/// `^(::)?[a-z]\w*(::[a-z]\w*)*$`: a NAME; other bare words are WORDs (string literals).
-fn is_name_text(text: &str) -> bool {
-    // A byte loop: this runs for every word, and `split("::")` builds a substring searcher
-    // each time.
-    let bytes = text.as_bytes();
-    let mut i = usize::from(bytes.starts_with(b"::")) * 2;
-    loop {
-        if !matches!(bytes.get(i), Some(b'a'..=b'z')) {
-            return false;
-        }
-        i += 1;
-        while i < bytes.len() && bytes[i] != b':' {
-            if !is_word_byte(bytes[i]) {
-                return false;
-            }
-            i += 1;
-        }
-        if i == bytes.len() {
-            return true;
-        }
-        if bytes.get(i + 1) != Some(&b':') {
-            return false;
-        }
-        i += 2;
-    }
 }
 
 #[cfg(test)]

@@ -4,11 +4,11 @@
 //! `WsLParen` against `LParen`, `SelBrace` against `LBrace`, `Regex` against `Div`) and every
 //! bindings keyword is decided by the driver in `lexer/mod.rs`, never by the grammar.
 //!
-//! **IMPORTANT**: the Puppet keyword list (`puppet_keyword`) and the bare-word regex on
-//! `Raw::Word` go together. A word is a keyword only if the *whole* scanned word equals one of the
-//! keywords, so `class::foo`, `if-x` and `types` stay names. The bindings words (`bind`, `to`,
-//! `map`, ...) are *not* in this list: they are contextual (DECISIONS D1) and the driver turns them
-//! into `Kw*` tokens only inside `bindings NAME { }` and `site { }` bodies.
+//! **IMPORTANT**: the Puppet keyword list (`puppet_keyword`) and the bare-word regexes on
+//! `Raw::Name` and `Raw::Word` go together. A word is a keyword only if the *whole* scanned word
+//! equals one of the keywords, so `class::foo`, `if-x` and `types` stay names. The bindings words
+//! (`bind`, `to`, `map`, ...) are *not* in this list: they are contextual (DECISIONS D1) and the
+//! driver turns them into `Kw*` tokens only inside `bindings NAME { }` and `site { }` bodies.
 
 use logos::Logos;
 use smol_str::SmolStr;
@@ -297,6 +297,11 @@ pub(crate) enum Raw {
     LineComment,
     #[token("/*")]
     BlockCommentStart,
+    /// A name, `(::)?[a-z]\w*(::[a-z]\w*)*`: the bare words that are not `Word`s. Where both
+    /// match the same text the name wins, so the driver never scans a word again to tell them
+    /// apart; a longer match is a `Word` (`a::b-c`, `a::_b`).
+    #[regex(r"(::)?[a-z][A-Za-z0-9_]*(::[a-z][A-Za-z0-9_]*)*", priority = 100)]
+    Name,
     /// Bare word: segments `(::)?[a-z_]` then `[\w-]*\w`; a hyphen never ends a segment.
     #[regex(
         r"(::)?[a-z_][A-Za-z0-9_]*(-+[A-Za-z0-9_]+)*(::[a-z_][A-Za-z0-9_]*(-+[A-Za-z0-9_]+)*)*"
