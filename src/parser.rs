@@ -520,6 +520,18 @@ impl Builder<'_, '_> {
         Span::new(self.file, self.base + l, self.base + r)
     }
 
+    /// Makes a node without children (a literal or a name): depth 1, nothing to fit or check.
+    /// Most of a bindings file's nodes are these, so they skip [`Builder::mk`]'s work.
+    #[inline]
+    pub fn leaf(&self, l: usize, r: usize, kind: ExprKind) -> Expr {
+        debug_assert_eq!(child_depth(&kind), 0, "not a leaf: {kind:?}");
+        Expr {
+            kind,
+            span: self.sp(l, r),
+            depth: 1,
+        }
+    }
+
     /// Makes a node, counting its depth; past [`MAX_DEPTH`] the node becomes an error.
     pub fn mk(&mut self, l: usize, r: usize, kind: ExprKind) -> Expr {
         let depth = child_depth(&kind) + 1;
@@ -557,7 +569,7 @@ impl Builder<'_, '_> {
     }
 
     pub fn string(&mut self, l: usize, r: usize, s: &str) -> Expr {
-        self.mk(
+        self.leaf(
             l,
             r,
             ExprKind::String {
@@ -571,7 +583,7 @@ impl Builder<'_, '_> {
             NumberLit::Integer { text, radix } => ExprKind::Integer { text, radix },
             NumberLit::Float { text, value } => ExprKind::Float { text, value },
         };
-        self.mk(l, r, kind)
+        self.leaf(l, r, kind)
     }
 
     // ---- statement lists -------------------------------------------------------------

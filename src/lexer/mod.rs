@@ -766,9 +766,23 @@ impl<'s> Lexer<'s> {
     }
 
     /// The offset of the next character that is not blank, newline or comment.
-    fn skip_trivia(&self, mut p: usize) -> usize {
-        // Byte by byte: this looks past every bindings word, and the trivia is nearly always
-        // one ASCII blank. Only a non-ASCII byte is decoded (a Unicode space is a blank too).
+    #[inline]
+    fn skip_trivia(&self, p: usize) -> usize {
+        // This looks past every bindings word, and the trivia there is nearly always one space.
+        if p + 1 < self.end
+            && self.bytes[p] == b' '
+            && !matches!(
+                self.bytes[p + 1],
+                b' ' | b'\t' | b'\r' | b'\n' | b'#' | b'/' | 0x80..
+            )
+        {
+            return p + 1;
+        }
+        self.skip_trivia_run(p)
+    }
+
+    fn skip_trivia_run(&self, mut p: usize) -> usize {
+        // Byte by byte: only a non-ASCII byte is decoded (a Unicode space is a blank too).
         while p < self.end {
             match self.bytes[p] {
                 b' ' | b'\t' | b'\r' | b'\n' => p += 1,
