@@ -619,7 +619,8 @@ impl<'s> Lexer<'s> {
         self.push(start, Tok::ClassRef(SmolStr::new(text)), stop);
     }
 
-    /// A bare word: a Puppet keyword, a bindings keyword (by context), a NAME or a WORD.
+    /// A name: a Puppet keyword, a bindings keyword (by context) or a NAME. (The scanner has
+    /// told names from the other bare words, which are WORDs.)
     fn name(&mut self, start: usize, stop: usize) {
         let text = &self.src[start..stop];
         let ctx = self.ctx();
@@ -790,7 +791,7 @@ impl<'s> Lexer<'s> {
                     Some(i) => p += i,
                     None => return self.end,
                 },
-                b'/' if self.bytes.get(p + 1) == Some(&b'*') && p + 1 < self.end => {
+                b'/' if p + 1 < self.end && self.bytes[p + 1] == b'*' => {
                     match self.src[p + 2..self.end].find("*/") {
                         Some(i) => p += i + 4,
                         None => return self.end,
