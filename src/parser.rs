@@ -520,8 +520,9 @@ impl Builder<'_, '_> {
         Span::new(self.file, self.base + l, self.base + r)
     }
 
-    /// Makes a node without children (a literal or a name): depth 1, nothing to fit or check.
-    /// Most of a bindings file's nodes are these, so they skip [`Builder::mk`]'s work.
+    /// Makes a node without children (a literal, a name, a `nop`): depth 1, nothing to fit or
+    /// check. Most of a bindings file's nodes are these, so the grammar makes every leaf here
+    /// and leaves [`Builder::mk`] to the nodes with children (and to error nodes, which are rare).
     #[inline]
     pub fn leaf(&self, l: usize, r: usize, kind: ExprKind) -> Expr {
         debug_assert_eq!(child_depth(&kind), 0, "not a leaf: {kind:?}");
@@ -1310,7 +1311,7 @@ impl Builder<'_, '_> {
 
     fn push_segment(&mut self, segments: &mut Vec<Expr>, (text, l, r): (SmolStr, usize, usize)) {
         if !text.is_empty() {
-            segments.push(self.mk(l, r, ExprKind::String { value: text }));
+            segments.push(self.leaf(l, r, ExprKind::String { value: text }));
         }
     }
 

@@ -347,13 +347,7 @@ impl<'s> Lexer<'s> {
                         self.pos += 1;
                         self.line_start = self.pos;
                     }
-                    b'#' => {
-                        // Comments are short: a plain scan beats `memchr`'s setup here.
-                        self.pos = self.bytes[self.pos..self.end]
-                            .iter()
-                            .position(|&b| b == b'\n')
-                            .map_or(self.end, |i| self.pos + i);
-                    }
+                    b'#' => self.pos = self.line_end(self.pos),
                     _ => break,
                 }
             }
@@ -782,15 +776,21 @@ impl<'s> Lexer<'s> {
         self.skip_trivia_run(p)
     }
 
+    /// Where the line holding `p` ends: its `\n`, or the end of the input. (Comments are short:
+    /// a plain scan beats `memchr`'s setup here.)
+    fn line_end(&self, p: usize) -> usize {
+        self.bytes[p..self.end]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(self.end, |i| p + i)
+    }
+
     fn skip_trivia_run(&self, mut p: usize) -> usize {
         // Byte by byte: only a non-ASCII byte is decoded (a Unicode space is a blank too).
         while p < self.end {
             match self.bytes[p] {
                 b' ' | b'\t' | b'\r' | b'\n' => p += 1,
-                b'#' => match self.bytes[p..self.end].iter().position(|&b| b == b'\n') {
-                    Some(i) => p += i,
-                    None => return self.end,
-                },
+                b'#' => p = self.line_end(p),
                 b'/' if p + 1 < self.end && self.bytes[p + 1] == b'*' => {
                     match self.src[p + 2..self.end].find("*/") {
                         Some(i) => p += i + 4,
