@@ -65,7 +65,12 @@ pub fn lex(file: FileId, src: &str) -> Lexed {
 /// the file's whole bracket structure) when there are errors to report.
 pub struct TokenStream<'s> {
     lexer: Lexer<'s>,
-    next: usize,
+    /// The tokens lexed and not yet handed over. They are moved out of the chunk one by one,
+    /// leaving nothing behind to drop.
+    ready: std::vec::IntoIter<SpannedTok>,
+    /// Whether the lexer's first token is a copy of one already handed over, kept for it to
+    /// look back at.
+    lookback: bool,
     done: bool,
 }
 
@@ -85,7 +90,8 @@ impl<'s> TokenStream<'s> {
         lexer.start();
         TokenStream {
             lexer,
-            next: 0,
+            ready: Vec::new().into_iter(),
+            lookback: false,
             done: false,
         }
     }
@@ -103,48 +109,43 @@ impl Iterator for TokenStream<'_> {
     /// thousand) is moved into the parser's registers, not returned through memory.
     #[inline]
     fn next(&mut self) -> Option<SpannedTok> {
-        let at = self.next;
-        if at + 1 < self.lexer.out.len() {
-            self.next += 1;
-            let (start, tok, end) = &mut self.lexer.out[at];
-            return Some((*start, std::mem::replace(tok, Tok::Comma), *end));
+        match self.ready.next() {
+            Some(token) => Some(token),
+            None => self.refill_and_next(),
         }
-        self.refill_and_next()
     }
 }
 
 impl TokenStream<'_> {
-    /// The last token of the chunk, or the first of the next one.
+    /// The first token of the next chunk.
     #[inline(never)]
     fn refill_and_next(&mut self) -> Option<SpannedTok> {
-        loop {
-            let waiting = self.lexer.out.len();
-            if self.next < waiting {
-                let at = self.next;
-                self.next += 1;
-                let (start, tok, end) = &mut self.lexer.out[at];
-                // The last one stays for the lexer to look back at; the others are moved out.
-                let tok = if at + 1 < waiting {
-                    std::mem::replace(tok, Tok::Comma)
-                } else {
-                    tok.clone()
-                };
-                return Some((*start, tok, *end));
-            }
-            if self.done {
-                return None;
-            }
-            // The lexer looks back at the last token it made (`/` after a value is a
-            // division): keep it, hand the rest over.
-            let len = self.lexer.out.len();
-            if len > 1 {
-                self.lexer.out.drain(..len - 1);
-                self.next = 1;
-            }
+        while !self.done {
             if self.lexer.lex_code() != CodeEnd::Paused {
                 self.done = true;
             }
+            let chunk = if self.done {
+                std::mem::take(&mut self.lexer.out)
+            } else {
+                // The lexer looks back at the last token it made (`/` after a value is a
+                // division): it keeps a copy of that one, and the chunk is handed over.
+                let last = self.lexer.out.last().cloned();
+                let room = self.lexer.out.capacity();
+                let chunk = std::mem::replace(&mut self.lexer.out, Vec::with_capacity(room));
+                if let Some(last) = last {
+                    self.lexer.out.push(last);
+                }
+                chunk
+            };
+            self.ready = chunk.into_iter();
+            if std::mem::replace(&mut self.lookback, !self.done) {
+                self.ready.next();
+            }
+            if let Some(token) = self.ready.next() {
+                return Some(token);
+            }
         }
+        None
     }
 }
 

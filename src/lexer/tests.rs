@@ -134,3 +134,25 @@ fn names_follow_the_segment_rule() {
         assert_eq!(whole_name, by_segments(text), "{text:?}");
     }
 }
+
+/// The parser takes a file's tokens a chunk at a time ([`super::TokenStream`]); across every
+/// chunk boundary they are the tokens [`lex`] makes of the whole file. The lexer looks back at
+/// the token before (`$b / 2 /` divides twice, where `/ 2 /` alone would be a regex), so each
+/// boundary is tried before every token of the repeated line, by shifting the line's start.
+#[test]
+fn streamed_tokens_are_the_whole_files_tokens() {
+    let line = "$a = $b / 2 / $c\n$r = \"x${y}z\" =~ /ab+c/\n";
+    for filler in 0..12 {
+        let mut src = "$f ".repeat(filler);
+        src.push('\n');
+        // About four chunks of tokens.
+        while src.len() < 4 * 4096 * 3 {
+            src.push_str(line);
+        }
+        let whole = lex(FileId(0), &src);
+        assert!(whole.diagnostics.is_empty(), "{:?}", whole.diagnostics);
+        assert!(whole.tokens.len() > 3 * 4096);
+        let streamed: Vec<_> = super::TokenStream::new(FileId(0), &src).collect();
+        assert_eq!(streamed, whole.tokens, "filler {filler}");
+    }
+}
