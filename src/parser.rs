@@ -1253,6 +1253,17 @@ impl Builder<'_, '_> {
 
     /// Adjacent `key => value` pairs become one hash (`f(a => 1, b => 2, 3)` has two args).
     pub fn merge_pairs(&mut self, items: Vec<Operand>) -> Vec<Expr> {
+        if items.iter().all(|item| matches!(item, Operand::Value(_))) {
+            // The common case, no pairs: the values are taken out in place, in the list's own
+            // memory (an `Operand` is an `Expr`'s size).
+            return items
+                .into_iter()
+                .filter_map(|item| match item {
+                    Operand::Value(v) => Some(v),
+                    Operand::Pair(_) => None,
+                })
+                .collect();
+        }
         let mut out = Vec::with_capacity(items.len());
         let mut pending: Vec<HashEntry> = Vec::new();
         for item in items {
@@ -1281,11 +1292,6 @@ impl Builder<'_, '_> {
     pub fn array(&mut self, l: usize, r: usize, items: Vec<Operand>) -> Expr {
         let elements = self.merge_pairs(items);
         self.mk(l, r, ExprKind::Array { elements })
-    }
-
-    pub fn hash(&mut self, l: usize, r: usize, entries: Vec<Box<HashEntry>>) -> Expr {
-        let entries = entries.into_iter().map(|e| *e).collect();
-        self.mk(l, r, ExprKind::Hash { entries })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -2310,6 +2316,8 @@ mod tests {
         assert!(size_of::<AttributeOp>() <= 112, "AttributeOp");
         assert!(size_of::<Expr>() <= MOST, "Expr is {}", size_of::<Expr>());
         assert!(size_of::<Operand>() <= MOST);
+        // `Builder::merge_pairs` takes a list's values out in its own memory.
+        assert_eq!(size_of::<Operand>(), size_of::<Expr>(), "Operand");
         assert!(size_of::<(Expr, Vec<OperatorTail>)>() <= MOST);
         assert!(size_of::<(RelationshipOp, Expr)>() <= MOST);
         assert!(size_of::<ParsedStatement>() <= MOST);
