@@ -86,7 +86,7 @@ impl<'s> TokenStream<'s> {
         // made the allocator consolidate its free lists for each file of a tree.
         let room = STREAM_CHUNK.min(src.len() / 2 + 16);
         let mut lexer = Lexer::new(file, src, room + 64);
-        lexer.pause_at = Some(STREAM_CHUNK);
+        lexer.pause_at = STREAM_CHUNK;
         lexer.start();
         TokenStream {
             lexer,
@@ -227,8 +227,8 @@ pub(crate) struct Lexer<'s> {
     pending_body: Option<(Ctx, usize)>,
     stopped: bool,
     /// Streaming ([`TokenStream`]): the outermost scan pauses between tokens once this many
-    /// are waiting.
-    pause_at: Option<usize>,
+    /// are waiting (`usize::MAX`: never).
+    pause_at: usize,
     /// How many scans are running (interpolations and heredoc bodies scan within a scan).
     scans: usize,
 }
@@ -250,7 +250,7 @@ impl<'s> Lexer<'s> {
             frames: Vec::new(),
             pending_body: None,
             stopped: false,
-            pause_at: None,
+            pause_at: usize::MAX,
             scans: 0,
         }
     }
@@ -335,7 +335,7 @@ impl<'s> Lexer<'s> {
 
     fn scan_code(&mut self) -> CodeEnd {
         while self.pos < self.end {
-            if self.scans == 1 && self.pause_at.is_some_and(|n| self.out.len() >= n) {
+            if self.out.len() >= self.pause_at && self.scans == 1 {
                 return CodeEnd::Paused;
             }
             // Most trivia is ASCII blanks, line ends and comments between tokens: skipped here,
@@ -810,7 +810,7 @@ impl<'s> Lexer<'s> {
 
     fn followed_by_farrow(&self, stop: usize) -> bool {
         let p = self.skip_trivia(stop);
-        self.src[p..self.end].starts_with("=>")
+        self.bytes[p..self.end].starts_with(b"=>")
     }
 
     /// `bindings` must be followed by a name and `{` to open a bindings block.

@@ -84,25 +84,32 @@ struct TextMode {
 impl<'s> Lexer<'s> {
     /// `'...'`: only `\\` and `\'` are escapes. Returns false on an unclosed quote (fatal).
     pub(super) fn lex_sq(&mut self, start: usize) -> bool {
-        let (b, src) = (self.bytes, self.src);
+        let (b, src, end) = (self.bytes, self.src, self.end);
         let mut p = start + 1;
         let mut text = SegmentText::default();
         let mut chunk = p;
-        while p < self.end {
-            match b[p] {
-                b'\'' => {
-                    text.push_run(src, chunk, p);
-                    self.pos = p + 1;
-                    self.push(start, Tok::Str(text.take(src)), p + 1);
-                    return true;
-                }
-                b'\\' if p + 1 < self.end && matches!(b[p + 1], b'\\' | b'\'') => {
-                    text.push_run(src, chunk, p);
-                    text.owned(src).push(b[p + 1] as char);
-                    p += 2;
-                    chunk = p;
-                }
-                _ => p += 1,
+        while p < end {
+            // The text up to the next quote or backslash, in one scan.
+            p += b[p..end]
+                .iter()
+                .position(|&c| c == b'\'' || c == b'\\')
+                .unwrap_or(end - p);
+            if p == end {
+                break;
+            }
+            if b[p] == b'\'' {
+                text.push_run(src, chunk, p);
+                self.pos = p + 1;
+                self.push(start, Tok::Str(text.take(src)), p + 1);
+                return true;
+            }
+            if p + 1 < end && matches!(b[p + 1], b'\\' | b'\'') {
+                text.push_run(src, chunk, p);
+                text.owned(src).push(b[p + 1] as char);
+                p += 2;
+                chunk = p;
+            } else {
+                p += 1;
             }
         }
         self.unclosed_quote(start, None, '\'');
