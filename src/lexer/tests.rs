@@ -137,12 +137,14 @@ fn names_follow_the_segment_rule() {
 
 /// The parser takes a file's tokens a chunk at a time ([`super::TokenStream`]); across every
 /// chunk boundary they are the tokens [`lex`] makes of the whole file. The lexer looks back at
-/// the token before (`$b / 2 /` divides twice, where `/ 2 /` alone would be a regex), so each
-/// boundary is tried before every token of the repeated line, by shifting the line's start.
+/// the token before (`$b / 2 /` divides twice, where `/ 2 /` alone would be a regex). The
+/// repeated lines hold 14 tokens, and their start is shifted by one token at a time, so that
+/// the first chunk ends at every place in them where the lexer can pause.
 #[test]
 fn streamed_tokens_are_the_whole_files_tokens() {
     let line = "$a = $b / 2 / $c\n$r = \"x${y}z\" =~ /ab+c/\n";
-    for filler in 0..12 {
+    assert_eq!(lex(FileId(0), line).tokens.len(), 14);
+    for filler in 0..14 {
         let mut src = "$f ".repeat(filler);
         src.push('\n');
         // About four chunks of tokens.
