@@ -340,22 +340,26 @@ impl<'s> Lexer<'s> {
             }
             // Most trivia is ASCII blanks, line ends and comments between tokens: skipped here,
             // without starting the token machine (which still takes the Unicode spaces, and a
-            // line end that a heredoc's text follows).
-            while self.pos < self.end {
-                match self.bytes[self.pos] {
-                    b' ' | b'\t' | b'\r' => self.pos += 1,
+            // line end that a heredoc's text follows). The position stays in a local, and the
+            // bytes are cut at the end once, so that the loop checks no bounds of its own.
+            let code = &self.bytes[..self.end];
+            let mut p = self.pos;
+            while p < code.len() {
+                match code[p] {
+                    b' ' | b'\t' | b'\r' => p += 1,
                     b'\n' if self.newline_jump.is_none() => {
-                        self.pos += 1;
-                        self.line_start = self.pos;
+                        p += 1;
+                        self.line_start = p;
                     }
-                    b'#' => self.pos = self.line_end(self.pos),
+                    b'#' => p = self.line_end(p),
                     _ => break,
                 }
             }
-            if self.pos == self.end {
+            self.pos = p;
+            if p == code.len() {
                 break;
             }
-            let start = self.pos;
+            let start = p;
             let rest = &self.src[start..self.end];
             let mut raw = Raw::lexer(rest);
             let kind = raw.next();
@@ -762,7 +766,7 @@ impl<'s> Lexer<'s> {
     }
 
     /// The offset of the next character that is not blank, newline or comment.
-    #[inline]
+    #[inline(always)]
     fn skip_trivia(&self, p: usize) -> usize {
         // This looks past every bindings word, and the trivia there is nearly always one space.
         if p + 1 < self.end
@@ -786,6 +790,8 @@ impl<'s> Lexer<'s> {
             .map_or(self.end, |i| p + i)
     }
 
+    // Kept out of line, so that the one-space test above is all that `skip_trivia` inlines.
+    #[inline(never)]
     fn skip_trivia_run(&self, mut p: usize) -> usize {
         // Byte by byte: only a non-ASCII byte is decoded (a Unicode space is a blank too).
         while p < self.end {
