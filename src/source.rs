@@ -319,8 +319,7 @@ struct ListingCache {
     cwd: Option<PathBuf>,
     /// By absolute path, as bytes: hashing a `PathBuf` walks its components, which a large
     /// walk, asking for each directory several times, would pay every time.
-    listed:
-        std::sync::Mutex<std::collections::HashMap<std::ffi::OsString, std::sync::Arc<[Entry]>>>,
+    listed: std::sync::Mutex<foldhash::HashMap<std::ffi::OsString, std::sync::Arc<[Entry]>>>,
 }
 
 impl ListingCache {

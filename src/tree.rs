@@ -313,7 +313,7 @@ impl EnvironmentLayout {
                 },
             );
         }
-        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut seen: foldhash::HashSet<String> = foldhash::HashSet::default();
         let mut modules: Vec<(String, PathBuf, PathBuf)> = Vec::new();
         for dir in &self.modulepath {
             let root = root_of(dir);

@@ -17,8 +17,9 @@ use crate::eval::Value;
 use crate::lower::model::ptype;
 use crate::span::Span;
 use crate::types::PType;
+use foldhash::HashMap;
 use smol_str::SmolStr;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 /// How many classes of requests one key may be judged on. A key whose predicates make more

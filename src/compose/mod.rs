@@ -23,8 +23,8 @@ use crate::lower::model::{
     NamedBindings, NamedLayer, Origin, ProducerDescriptor, Rebinding, TypeModel,
 };
 use crate::types::PType;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use smol_str::SmolStr;
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// A precedence vector (D6): the precedences of the matched predicates, highest first; `[0]`
@@ -636,17 +636,17 @@ struct KeyRef<'m> {
 /// The index's Data keys by name. A slot holds only the key's entry number: the name is the
 /// entry's own ([`KeyEntry::name`]), so a slot is 4 bytes where a map of borrowed names to
 /// numbers takes 24, and an index has a slot for each of a tree's keys (a million at 100,000
-/// files). The names are hashed with std's keyed hasher, as a `HashMap` would hash them.
+/// files). The names are hashed with the seeded hasher pbc's maps use (foldhash).
 struct DataKeys {
     slots: hashbrown::HashTable<u32>,
-    hasher: std::hash::RandomState,
+    hasher: foldhash::fast::RandomState,
 }
 
 impl DataKeys {
     fn with_capacity(keys: usize) -> DataKeys {
         DataKeys {
             slots: hashbrown::HashTable::with_capacity(keys),
-            hasher: std::hash::RandomState::new(),
+            hasher: foldhash::fast::RandomState::default(),
         }
     }
 

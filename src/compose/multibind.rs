@@ -89,8 +89,8 @@ impl Rules {
 
     /// The fate of each entry (in D14 order).
     pub fn fates(&self, entries: &[Entry]) -> Vec<Fate> {
-        let mut first_of: std::collections::HashMap<Option<&str>, usize> =
-            std::collections::HashMap::with_capacity(entries.len());
+        let mut first_of: foldhash::HashMap<Option<&str>, usize> =
+            foldhash::HashMap::with_capacity_and_hasher(entries.len(), Default::default());
         let mut out = Vec::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
             let name = e.name.filter(|n| !n.is_empty());

@@ -718,7 +718,7 @@ fn ruby_replacement(r: &str) -> String {
 // source text, which never changes.
 #[allow(clippy::mutable_key_type)]
 pub fn unique(items: impl IntoIterator<Item = Value>) -> Vec<Value> {
-    let mut seen: std::collections::HashSet<Value> = std::collections::HashSet::new();
+    let mut seen: foldhash::HashSet<Value> = foldhash::HashSet::default();
     items
         .into_iter()
         .filter(|v| seen.insert(v.clone()))

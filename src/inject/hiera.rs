@@ -16,8 +16,8 @@ use crate::eval::convert::{ConvertError, ConvertTo};
 use crate::eval::{EvalError, EvalResult, Map, TopScope, Value};
 use crate::lower::model::hiera::{HieraEntry, HieraLevel, HieraLocations, HieraPlace};
 use crate::span::Span;
+use foldhash::{HashMap, HashMapExt};
 use std::cell::OnceCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Where a value was found: level, entry (in its hierarchy, or its default hierarchy), file,
@@ -457,7 +457,7 @@ pub struct HieraRequest<'m> {
 
 /// Which of the model's Hiera levels a layer holds (its bindings block is in one).
 pub fn placed_levels<X>(model: &crate::lower::model::TreeDocument<X>) -> Vec<bool> {
-    let names: std::collections::HashSet<&str> = model
+    let names: foldhash::HashSet<&str> = model
         .layers
         .layers
         .iter()

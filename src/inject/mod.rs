@@ -29,8 +29,8 @@ use crate::lower::model::{
 use crate::span::Span;
 use crate::types::PType;
 use compose::{Bound, CategoryValues, ComposeError, Composition};
+use foldhash::{HashMap, HashMapExt};
 use smol_str::SmolStr;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 pub use crate::compose;
@@ -78,7 +78,7 @@ pub struct Injector<'m> {
     pub composition: Composition<'m>,
     strict: bool,
     /// Values produced, by candidate.
-    cache: HashMap<usize, Value, std::hash::BuildHasherDefault<IndexHasher>>,
+    cache: std::collections::HashMap<usize, Value, std::hash::BuildHasherDefault<IndexHasher>>,
     /// The keys being produced, as their entries in the index (loop detection).
     stack: Vec<usize>,
     /// What the current lookup may still build.
@@ -221,7 +221,7 @@ impl<'m> Injector<'m> {
             categories,
             composition,
             strict: request.strict,
-            cache: HashMap::default(),
+            cache: std::collections::HashMap::default(),
             stack: Vec::new(),
             budget: crate::eval::ValueBudget::default(),
             messages: Vec::new(),

@@ -164,8 +164,8 @@ fn check_site(
     // first name of each file is kept.
     // Without a working directory, relative names are compared as they are.
     let cwd = std::env::current_dir().unwrap_or_default();
-    let mut seen: std::collections::HashSet<std::borrow::Cow<std::ffi::OsStr>> =
-        std::collections::HashSet::new();
+    let mut seen: foldhash::HashSet<std::borrow::Cow<std::ffi::OsStr>> =
+        foldhash::HashSet::default();
     let distinct: Vec<&tree::TreeFile> = layouts
         .iter()
         .flat_map(|(_, f)| f)
@@ -2000,16 +2000,16 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
             let mut found: Vec<(diag::Diagnostic, &str)> = Vec::new();
             // Files by name, once: an environment's members are looked up, not searched for
             // (thousands of environments over thousands of files stay linear).
-            let parsed_by_name: std::collections::HashMap<&str, usize> = (0..parsed.len())
+            let parsed_by_name: foldhash::HashMap<&str, usize> = (0..parsed.len())
                 .map(|i| (files.name(parsed_ids[i]), i))
                 .collect();
-            let broken_by_name: std::collections::HashMap<&str, &tree::FileRole> = broken
+            let broken_by_name: foldhash::HashMap<&str, &tree::FileRole> = broken
                 .iter()
                 .map(|(id, role)| (files.name(*id), role))
                 .collect();
             // A data file is read by the environments that read its `hiera.yaml`.
-            let mut data_by_config: std::collections::HashMap<&str, Vec<usize>> =
-                std::collections::HashMap::new();
+            let mut data_by_config: foldhash::HashMap<&str, Vec<usize>> =
+                foldhash::HashMap::default();
             for (id, config, _) in &data_files {
                 if let Some(&i) = parsed_by_name.get(files.name(*id)) {
                     data_by_config
@@ -2022,8 +2022,8 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
             // environments often share their modules) are judged once. Per environment, which
             // distinct judgement it gets (its files and the names of those that did not
             // parse), known before any runs, so that the last one to run is known too.
-            let mut numbered: std::collections::HashMap<(Vec<usize>, Vec<&str>), usize> =
-                std::collections::HashMap::new();
+            let mut numbered: foldhash::HashMap<(Vec<usize>, Vec<&str>), usize> =
+                foldhash::HashMap::default();
             let judgement_of: Vec<usize> = environments
                 .iter()
                 .map(|(_, names)| {

@@ -170,7 +170,7 @@ pub fn compose(
     let mut composed = Vec::with_capacity(layers.len());
     let mut missing = Vec::new();
     // A site may name each of thousands of files: a named file is looked up, not searched for.
-    let mut by_name: ByName = std::collections::HashMap::new();
+    let mut by_name: ByName = foldhash::HashMap::default();
     for (i, s) in sources.iter().enumerate() {
         if s.hiera.is_none() {
             by_name.entry((s.module, s.name)).or_default().push(i);
@@ -184,10 +184,10 @@ pub fn compose(
                 excluded.extend(files);
             }
         }
-        let excluded_set: std::collections::HashSet<usize> = excluded.iter().copied().collect();
+        let excluded_set: foldhash::HashSet<usize> = excluded.iter().copied().collect();
         let mut files: Vec<usize> = Vec::new();
         // Membership by set: a wildcard include can bring in every module of a large tree.
-        let mut taken: std::collections::HashSet<usize> = std::collections::HashSet::new();
+        let mut taken: foldhash::HashSet<usize> = foldhash::HashSet::default();
         let mut external = Vec::new();
         for r in &layer.include {
             match resolve(&r.uri) {
@@ -237,7 +237,7 @@ enum Resolved {
 
 /// The bindings files (not Hiera data) by module (`None`: the confdir's) and name, each list
 /// in source order.
-type ByName<'s> = std::collections::HashMap<(Option<&'s str>, &'s str), Vec<usize>>;
+type ByName<'s> = foldhash::HashMap<(Option<&'s str>, &'s str), Vec<usize>>;
 
 fn resolve(uri: &str, sources: &[BindingsSource], by_name: &ByName) -> Resolved {
     let Some((scheme, rest)) = uri.split_once(':') else {

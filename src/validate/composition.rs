@@ -20,8 +20,8 @@ use crate::lower::model::{Category, NamedLayer, TreeDocument};
 use crate::lower::LowerInput;
 use crate::span::{SourceMap, Span};
 use crate::tree::FileRole;
+use foldhash::HashMap;
 use smol_str::SmolStr;
-use std::collections::HashMap;
 
 pub(super) fn check(
     files: &SourceMap,

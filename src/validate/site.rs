@@ -64,8 +64,8 @@ fn check_site(site: &Site, facts: &mut TreeFacts, out: &mut Vec<Diagnostic>) {
             SiteItem::Categories { entries, span } => {
                 let mut names: Vec<(smol_str::SmolStr, Span)> = Vec::new();
                 // Where each name was first listed (a site may list thousands).
-                let mut first_listed: std::collections::HashMap<&str, Span> =
-                    std::collections::HashMap::with_capacity(entries.len());
+                let mut first_listed: foldhash::HashMap<&str, Span> =
+                    foldhash::HashMap::with_capacity_and_hasher(entries.len(), Default::default());
                 for c in entries {
                     let name_span = c.span.prefix(c.name.len());
                     if !valid_category_name(&c.name) {

@@ -47,10 +47,10 @@ fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
         None => declared.extend(crate::lower::DEFAULT_CATEGORIES),
     }
     // Undeclared categories, each with every `when` that names it, in order of first use.
-    let declared_set: std::collections::HashSet<&str> = declared.iter().copied().collect();
+    let declared_set: foldhash::HashSet<&str> = declared.iter().copied().collect();
     let mut undeclared: indexmap::IndexMap<&str, Vec<crate::span::Span>> =
         indexmap::IndexMap::new();
-    let mut used: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut used: foldhash::HashSet<&str> = foldhash::HashSet::default();
     for (cat, span) in &facts.when_categories {
         used.insert(cat.as_str());
         if !declared_set.contains(cat.as_str()) {
@@ -113,8 +113,7 @@ fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
 fn environments(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
     // The first declaration of each name, found by name: a site of thousands of environments
     // stays linear.
-    let mut first_of: std::collections::HashMap<&str, crate::span::Span> =
-        std::collections::HashMap::new();
+    let mut first_of: foldhash::HashMap<&str, crate::span::Span> = foldhash::HashMap::default();
     for (name, span) in &facts.environments {
         if let Some(first) = first_of.get(name.as_str()) {
             out.push(
@@ -166,8 +165,8 @@ fn schemes(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
 
 fn contributions(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
     // Multibinds by id, once: a tree of many contributions stays linear.
-    let mut by_id: std::collections::HashMap<&str, Vec<&super::MultibindDecl>> =
-        std::collections::HashMap::new();
+    let mut by_id: foldhash::HashMap<&str, Vec<&super::MultibindDecl>> =
+        foldhash::HashMap::default();
     for m in &facts.multibinds {
         by_id.entry(m.id.as_str()).or_default().push(m);
     }
