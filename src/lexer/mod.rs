@@ -790,7 +790,7 @@ impl<'s> Lexer<'s> {
             .map_or(self.end, |i| p + i)
     }
 
-    // Kept out of line, so that the one-space test above is all that `skip_trivia` inlines.
+    // Out of line, so that `skip_trivia` inlines only its one-space test where it is called.
     #[inline(never)]
     fn skip_trivia_run(&self, mut p: usize) -> usize {
         // Byte by byte: only a non-ASCII byte is decoded (a Unicode space is a blank too).
