@@ -6,6 +6,7 @@
 //! module says what it owns.
 
 pub mod ast;
+pub(crate) mod bytewise;
 pub mod compose;
 pub mod data;
 pub mod diag;

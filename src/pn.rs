@@ -16,6 +16,7 @@
 //! nesting limit.
 
 use crate::ast::*;
+use crate::bytewise;
 
 pub mod read;
 
@@ -1077,7 +1078,7 @@ pub fn write_json_string<T: JsonText + ?Sized>(out: &mut T, s: &str) {
         let taken = rest.len().min(8);
         let mut word = [b'a'; 8];
         word[..taken].copy_from_slice(&rest[..taken]);
-        if !any_byte_needs_escape(u64::from_le_bytes(word)) {
+        if !any_byte_needs_escape(bytewise::word(word)) {
             i += taken;
             continue;
         }
@@ -1134,15 +1135,11 @@ impl JsonText for Vec<u8> {
     }
 }
 
-/// Whether any of the eight bytes of `word` is a control character, `"` or `\`. Each test
-/// is exact for "some byte": a borrow can only start at a byte that matches.
+/// Whether any of the eight bytes of `word` is a control character, `"` or `\`.
 fn any_byte_needs_escape(word: u64) -> bool {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS != 0;
-    below(word, 0x20)
-        || below(word ^ (ONES * u64::from(b'"')), 1)
-        || below(word ^ (ONES * u64::from(b'\\')), 1)
+    let escaped =
+        bytewise::below(word, 0x20) | bytewise::equal(word, b'"') | bytewise::equal(word, b'\\');
+    escaped != 0
 }
 
 /// A float as Ruby's `Float#to_s` writes it: the shortest digits that read back the same value,

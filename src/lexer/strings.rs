@@ -5,6 +5,7 @@
 //! with an `Interp` frame; the nesting limit in [`Lexer::open`] bounds that recursion.
 
 use super::{is_blank_char, is_word_byte, CodeEnd, FrameKind, Lexer, Tok};
+use crate::bytewise;
 use crate::diag::{codes, Diagnostic};
 use smol_str::SmolStr;
 
@@ -594,24 +595,18 @@ impl<'s> Lexer<'s> {
 }
 
 /// Where the first `'` or `\` in `b` is: the end of a single-quoted string's plain run.
-/// Eight bytes at a time (the usual zero-byte test on each byte XOR the wanted one), because
-/// a byte loop spent seven instructions on every byte of a string, the bulk of bindings files.
-/// A word's lowest flagged byte is always a real match: a borrow only flags bytes above one.
+/// Eight bytes at a time ([`crate::bytewise`]), because a byte loop spent seven instructions
+/// on every byte of a string, the bulk of bindings files.
 fn quote_or_backslash(b: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    const QUOTES: u64 = u64::from_le_bytes([b'\''; 8]);
-    const BACKSLASHES: u64 = u64::from_le_bytes([b'\\'; 8]);
     let mut words = b.chunks_exact(8);
     let mut at = 0;
     for chunk in &mut words {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        let (q, s) = (word ^ QUOTES, word ^ BACKSLASHES);
-        let zero_bytes = ((q.wrapping_sub(ONES) & !q) | (s.wrapping_sub(ONES) & !s)) & HIGHS;
-        if zero_bytes != 0 {
-            return Some(at + zero_bytes.trailing_zeros() as usize / 8);
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(chunk);
+        let word = bytewise::word(bytes);
+        let stops = bytewise::equal(word, b'\'') | bytewise::equal(word, b'\\');
+        if stops != 0 {
+            return Some(at + bytewise::first(stops));
         }
         at += 8;
     }

@@ -1,0 +1,69 @@
+//! Byte tests eight bytes at a time: eight bytes read as one word, and a mask with the high
+//! bit of each byte that passes the test. Text that is scanned for a few bytes that seldom
+//! occur is scanned this way: a single-quoted string for its quote or backslash (the lexer),
+//! a JSON string for a byte that needs an escape (PN and the compact model). This module owns
+//! only that arithmetic; what a match means, and what is done on one, is the caller's.
+//!
+//! The masks are exact where it matters: a byte that passes is always flagged, and a flag on a
+//! byte that does not pass can only come from a borrow out of a lower byte that does. So a
+//! mask is nonzero exactly when some byte passes, and its lowest flag marks the first that does.
+
+const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+
+/// Eight bytes as one word, the first byte lowest.
+pub fn word(bytes: [u8; 8]) -> u64 {
+    u64::from_le_bytes(bytes)
+}
+
+/// The bytes of `word` below `n` (at most 0x80).
+pub fn below(word: u64, n: u8) -> u64 {
+    word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS
+}
+
+/// The bytes of `word` equal to `byte`.
+pub fn equal(word: u64, byte: u8) -> u64 {
+    below(word ^ (ONES * u64::from(byte)), 1)
+}
+
+/// Which byte the lowest flag of a nonzero `mask` is on.
+pub fn first(mask: u64) -> usize {
+    mask.trailing_zeros() as usize / 8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A test's name, its mask, and what it tests for one byte at a time.
+    type Case = (&'static str, fn(u64) -> u64, fn(u8) -> bool);
+
+    /// Every mask's lowest flag is the first byte that passes, whatever the bytes around it:
+    /// each pair of bytes (all 65,536) at the start, middle and end of the word, with the rest
+    /// of the word filled with six byte values from 0 to 255 in turn.
+    #[test]
+    fn the_lowest_flag_is_the_first_byte_that_passes() {
+        let tests: [Case; 4] = [
+            ("below 0x20", |w| below(w, 0x20), |b| b < 0x20),
+            ("equal '\"'", |w| equal(w, b'"'), |b| b == b'"'),
+            ("equal '\\''", |w| equal(w, b'\''), |b| b == b'\''),
+            ("equal '\\\\'", |w| equal(w, b'\\'), |b| b == b'\\'),
+        ];
+        for (name, mask, passes) in tests {
+            for fill in (0..=255u8).step_by(51) {
+                for at in [0, 3, 6] {
+                    for pair in 0..=u16::MAX {
+                        let mut bytes = [fill; 8];
+                        let [a, b] = pair.to_le_bytes();
+                        bytes[at] = a;
+                        bytes[at + 1] = b;
+                        let expected = bytes.iter().position(|&c| passes(c));
+                        let m = mask(word(bytes));
+                        let got = (m != 0).then(|| first(m));
+                        assert_eq!(got, expected, "{name} on {bytes:?}");
+                    }
+                }
+            }
+        }
+    }
+}
