@@ -281,7 +281,9 @@ fn compile_writes_the_model_atomically_and_only_when_clean() {
 }
 
 /// A model larger than the parts `pbc compile -o` flushes to disk while it writes (8 MB) is
-/// written whole: the file is what standard output gets, and no temporary file stays.
+/// written whole: the file is what standard output gets, and no temporary file stays. The
+/// same holds for the compact model, which standard output takes in chunks of its own
+/// (written past `Stdout`'s line buffer).
 #[test]
 fn compile_writes_a_large_model_whole() {
     let dir = std::env::temp_dir().join(format!("pbc-large-model-{}", std::process::id()));
@@ -302,6 +304,13 @@ fn compile_writes_a_large_model_whole() {
     let (code, _, stderr) = pbc(&["compile", "-o", &out_arg, &tree_arg]);
     assert_eq!(code, 0, "{stderr}");
     assert!(std::fs::read_to_string(&out).expect("written") == stdout);
+    let (code, compact, stderr) = pbc(&["compile", "--compact", &tree_arg]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(compact.len() > 1 << 20, "{} bytes", compact.len());
+    assert_eq!(compact.lines().count(), 1);
+    let (code, _, stderr) = pbc(&["compile", "--compact", "-o", &out_arg, &tree_arg]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(std::fs::read_to_string(&out).expect("written") == compact);
     let names: Vec<_> = std::fs::read_dir(&dir)
         .expect("temp dir")
         .map(|e| e.expect("entry").file_name())
