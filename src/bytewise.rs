@@ -31,6 +31,25 @@ pub fn first(mask: u64) -> usize {
     mask.trailing_zeros() as usize / 8
 }
 
+/// Where the first byte of `b` that passes is: `mask` flags a word's passing bytes, as the
+/// tests above do, and `passes` tests one of the last bytes, fewer than a word.
+#[inline(always)]
+pub fn position(b: &[u8], mask: impl Fn(u64) -> u64, passes: impl Fn(u8) -> bool) -> Option<usize> {
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut words {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(chunk);
+        let flags = mask(word(bytes));
+        if flags != 0 {
+            return Some(at + first(flags));
+        }
+        at += 8;
+    }
+    let tail = words.remainder();
+    tail.iter().position(|&c| passes(c)).map(|i| at + i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -89,14 +89,12 @@ struct SourceFile {
 impl SourceFile {
     fn line_starts(&self) -> &[u32] {
         self.line_starts.get_or_init(|| {
-            let lines = self.source.bytes().filter(|&b| b == b'\n').count();
+            let bytes = self.source.as_bytes();
+            let mut lines = 0;
+            after_newlines(bytes, |_| lines += 1);
             let mut starts = Vec::with_capacity(lines + 1);
             starts.push(0);
-            starts.extend(
-                self.source
-                    .match_indices('\n')
-                    .map(|(i, _)| offset_of(i + 1)),
-            );
+            after_newlines(bytes, |i| starts.push(offset_of(i)));
             starts.into_boxed_slice()
         })
     }
@@ -127,6 +125,21 @@ impl SourceFile {
 }
 
 /// A byte offset as spans hold it: files over 4 GiB are refused when they are read.
+/// Calls `each` with the offset after each newline in `bytes`, in order. Newlines are searched
+/// for eight bytes at a time ([`crate::bytewise`]): the index is built for every bindings file
+/// a compile writes origins for, and a byte loop made it a fortieth of the compile.
+fn after_newlines(bytes: &[u8], mut each: impl FnMut(usize)) {
+    let mut at = 0;
+    while let Some(i) = crate::bytewise::position(
+        &bytes[at..],
+        |word| crate::bytewise::equal(word, b'\n'),
+        |c| c == b'\n',
+    ) {
+        at += i + 1;
+        each(at);
+    }
+}
+
 fn offset_of(byte_index: usize) -> u32 {
     u32::try_from(byte_index).unwrap_or(u32::MAX)
 }
@@ -229,5 +242,45 @@ impl<'a> Files<'a> for SourceMap {
             .get(id.0 as usize)
             .ok_or(codespan_reporting::files::Error::FileMissing)?
             .line_range(line_index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each newline is found wherever it falls in or across the eight-byte words, next to bytes
+    /// whose masks borrow into it (`\n\x0b`, `\n\n`) and beside multi-byte characters.
+    #[test]
+    fn line_starts_follow_every_newline() {
+        let pieces = [
+            "\n",
+            "\n\x0b",
+            "\x0b\n",
+            "\n\n",
+            "\r\n",
+            "ab",
+            "é",
+            "\u{10348}",
+            "\x00",
+        ];
+        for len in 0..20 {
+            for piece in pieces {
+                for at in 0..len {
+                    let mut text = "x".repeat(len);
+                    text.insert_str(at, piece);
+                    text.push_str(piece);
+                    let file = SourceFile {
+                        name: String::new(),
+                        source: text.clone(),
+                        line_starts: OnceLock::new(),
+                    };
+                    let expected: Vec<u32> = std::iter::once(0)
+                        .chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1))
+                        .collect();
+                    assert_eq!(file.line_starts(), &expected[..], "{text:?}");
+                }
+            }
+        }
     }
 }

@@ -598,22 +598,11 @@ impl<'s> Lexer<'s> {
 /// Eight bytes at a time ([`crate::bytewise`]), because a byte loop spent seven instructions
 /// on every byte of a string, the bulk of bindings files.
 fn quote_or_backslash(b: &[u8]) -> Option<usize> {
-    let mut words = b.chunks_exact(8);
-    let mut at = 0;
-    for chunk in &mut words {
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(chunk);
-        let word = bytewise::word(bytes);
-        let stops = bytewise::equal(word, b'\'') | bytewise::equal(word, b'\\');
-        if stops != 0 {
-            return Some(at + bytewise::first(stops));
-        }
-        at += 8;
-    }
-    let tail = words.remainder();
-    tail.iter()
-        .position(|&c| c == b'\'' || c == b'\\')
-        .map(|i| at + i)
+    bytewise::position(
+        b,
+        |word| bytewise::equal(word, b'\'') | bytewise::equal(word, b'\\'),
+        |c| c == b'\'' || c == b'\\',
+    )
 }
 
 /// `(::)?(\w+::)*\w+` after a `$` in a string; returns the end (== `p` when nothing matches).
