@@ -112,13 +112,21 @@ impl CompactJson for Code<'_> {
 }
 
 /// The model's text as it is spelled: appending to a vector is what makes the many short
-/// pieces cheap. With an output, what is in hand is sent on once there is a chunk of it, block
-/// by block and binding by binding, so that no block is held whole however large; without
-/// one (a piece of blocks spelled on another core) it is held until taken.
+/// pieces cheap. What is in hand is let go once there is a chunk of it, block by block and
+/// binding by binding: with an output it is sent on, so that no block is held whole however
+/// large; without one (a piece of blocks spelled on another core) it is kept, chunk by chunk,
+/// until taken. Each chunk's vector has room for twice a chunk, so that the text a binding
+/// adds past a chunk does not move what is already spelled.
 struct Text<'w> {
     bytes: Vec<u8>,
+    /// The chunks let go without an output, in order.
+    held: Vec<Vec<u8>>,
     out: Option<&'w mut dyn Write>,
     cores: Cores,
+    /// The file name of the last origin written, and its JSON: a block's origins nearly all
+    /// name its file, so it is escaped once for them instead of once for each.
+    origin_file: String,
+    origin_file_json: Vec<u8>,
 }
 
 /// How much text is gathered before it is written out.
@@ -133,7 +141,8 @@ const BINDINGS_PER_PIECE: usize = 2048;
 
 /// What a core made of a piece of blocks.
 enum Piece {
-    Spelled(Vec<u8>),
+    /// Its text, in chunks.
+    Spelled(Vec<Vec<u8>>),
     /// A block too large to hold whole: the writer spells it.
     Large(usize),
 }
@@ -142,28 +151,46 @@ impl<'w> Text<'w> {
     fn writing_to(out: &'w mut dyn Write, cores: Cores) -> Text<'w> {
         Text {
             bytes: Vec::with_capacity(2 * CHUNK),
+            held: Vec::new(),
             out: Some(out),
             cores,
+            origin_file: String::new(),
+            origin_file_json: b"\"\"".to_vec(),
         }
     }
 
     fn held() -> Text<'static> {
         Text {
-            bytes: Vec::with_capacity(CHUNK),
+            bytes: Vec::with_capacity(2 * CHUNK),
+            held: Vec::new(),
             out: None,
             cores: Cores::Own,
+            origin_file: String::new(),
+            origin_file_json: b"\"\"".to_vec(),
         }
     }
 
-    /// Writes out what is in hand once there is a chunk of it (when there is an output).
+    /// Lets go of what is in hand once there is a chunk of it: writes it out, or keeps it.
     fn spill(&mut self) -> io::Result<()> {
-        if let Some(out) = self.out.as_mut() {
-            if self.bytes.len() >= CHUNK {
-                out.write_all(&self.bytes)?;
-                self.bytes.clear();
+        if self.bytes.len() >= CHUNK {
+            match self.out.as_mut() {
+                Some(out) => {
+                    out.write_all(&self.bytes)?;
+                    self.bytes.clear();
+                }
+                None => {
+                    let chunk = std::mem::replace(&mut self.bytes, Vec::with_capacity(2 * CHUNK));
+                    self.held.push(chunk);
+                }
             }
         }
         Ok(())
+    }
+
+    /// All the text of a text without an output, in chunks.
+    fn into_chunks(mut self) -> Vec<Vec<u8>> {
+        self.held.push(std::mem::take(&mut self.bytes));
+        self.held
     }
 
     /// Writes out everything in hand.
@@ -176,15 +203,20 @@ impl<'w> Text<'w> {
     }
 
     /// Sends on text spelled elsewhere, after what is in hand.
-    fn send(&mut self, text: &[u8]) -> io::Result<()> {
+    fn send(&mut self, chunks: &[Vec<u8>]) -> io::Result<()> {
         match self.out.as_mut() {
             Some(out) => {
                 out.write_all(&self.bytes)?;
                 self.bytes.clear();
-                out.write_all(text)
+                for chunk in chunks {
+                    out.write_all(chunk)?;
+                }
+                Ok(())
             }
             None => {
-                self.bytes.extend_from_slice(text);
+                for chunk in chunks {
+                    self.bytes.extend_from_slice(chunk);
+                }
                 Ok(())
             }
         }
@@ -219,10 +251,10 @@ impl<'w> Text<'w> {
                     text.comma(i);
                     text.block(&blocks[i])?;
                 }
-                Ok(Piece::Spelled(text.bytes))
+                Ok(Piece::Spelled(text.into_chunks()))
             },
             |piece: io::Result<Piece>| match piece? {
-                Piece::Spelled(bytes) => self.send(&bytes),
+                Piece::Spelled(chunks) => self.send(&chunks),
                 Piece::Large(i) => {
                     self.comma(i);
                     self.block(&blocks[i])?;
@@ -330,7 +362,7 @@ impl<'w> Text<'w> {
 
     fn binding<X: CompactJson>(&mut self, b: &Binding<X>) -> io::Result<()> {
         self.text(b"{\"kind\":\"Binding\",\"type\":");
-        self.type_model(&b.type_)?;
+        self.type_model(&b.type_);
         self.text(b",\"name\":");
         self.optional_string(b.name.as_deref());
         self.text(b",\"override\":");
@@ -362,8 +394,9 @@ impl<'w> Text<'w> {
         Ok(())
     }
 
-    /// A type: the types without parameters, most bindings' types, are written here.
-    fn type_model(&mut self, t: &TypeModel) -> io::Result<()> {
+    /// A type, spelled as serde would (`kind` first, then the fields in order). Its nesting is
+    /// that of the type expression it was made from, which the parser bounds.
+    fn type_model(&mut self, t: &TypeModel) {
         let kind: &[u8] = match t {
             TypeModel::PObjectType => b"PObjectType",
             TypeModel::PDataType => b"PDataType",
@@ -375,17 +408,59 @@ impl<'w> Text<'w> {
             TypeModel::PBooleanType => b"PBooleanType",
             TypeModel::PPatternType => b"PPatternType",
             TypeModel::PNilType => b"PNilType",
-            _ => return self.serde(t),
+            TypeModel::PArrayType { element_type } => {
+                self.text(b"{\"kind\":\"PArrayType\",\"element_type\":");
+                self.type_model(element_type);
+                self.text(b"}");
+                return;
+            }
+            TypeModel::PHashType {
+                key_type,
+                element_type,
+            } => {
+                self.text(b"{\"kind\":\"PHashType\",\"key_type\":");
+                self.type_model(key_type);
+                self.text(b",\"element_type\":");
+                self.type_model(element_type);
+                self.text(b"}");
+                return;
+            }
+            TypeModel::PHostClassType { class_name } => {
+                self.text(b"{\"kind\":\"PHostClassType\",\"class_name\":");
+                self.optional_string(class_name.as_deref());
+                self.text(b"}");
+                return;
+            }
+            TypeModel::PRuntimeType { class_name } => {
+                self.text(b"{\"kind\":\"PRuntimeType\",\"class_name\":");
+                self.optional_string(class_name.as_deref());
+                self.text(b"}");
+                return;
+            }
+            TypeModel::PResourceType(resource) => {
+                self.text(b"{\"kind\":\"PResourceType\",\"type_name\":");
+                self.string(&resource.type_name);
+                self.text(b",\"title\":");
+                self.optional_string(resource.title.as_deref());
+                self.text(b"}");
+                return;
+            }
         };
         self.text(b"{\"kind\":\"");
         self.text(kind);
         self.text(b"\"}");
-        Ok(())
     }
 
     fn origin(&mut self, origin: &Origin) {
         self.text(b"{\"file\":");
-        self.string(origin.file.as_str());
+        let file = origin.file.as_str();
+        if file != self.origin_file {
+            self.origin_file.clear();
+            self.origin_file.push_str(file);
+            self.origin_file_json.clear();
+            crate::pn::write_json_string(&mut self.origin_file_json, file);
+        }
+        self.bytes.extend_from_slice(&self.origin_file_json);
         self.text(b",\"line\":");
         self.unsigned(u64::from(origin.line));
         self.text(b",\"column\":");
@@ -461,7 +536,8 @@ mod tests {
         Code::Value(value)
     }
 
-    /// Every shape the writer spells, with every escape, beside those it hands to serde.
+    /// Every shape the writer spells, with every escape, beside those it hands to serde, and
+    /// every type, with and without its optional names.
     fn every_shape() -> Vec<AbstractBinding<Code<'static>>> {
         let plain = |type_: TypeModel, name: Option<&str>, producer| {
             AbstractBinding::Binding(Binding {
@@ -536,6 +612,31 @@ mod tests {
                 Value::Undef,
             ),
             (TypeModel::PRuntimeType { class_name: None }, Value::Undef),
+            (
+                TypeModel::PRuntimeType {
+                    class_name: Some("Ruby::\"Class\"".into()),
+                },
+                Value::Undef,
+            ),
+            (TypeModel::PHostClassType { class_name: None }, Value::Undef),
+            (
+                TypeModel::PResourceType(Box::new(ResourceTypeModel {
+                    type_name: "Exec".into(),
+                    title: Some("run \"it\"\n".into()),
+                })),
+                Value::Undef,
+            ),
+            (
+                TypeModel::PArrayType {
+                    element_type: Box::new(TypeModel::PHashType {
+                        key_type: Box::new(TypeModel::PStringType),
+                        element_type: Box::new(TypeModel::PArrayType {
+                            element_type: Box::new(TypeModel::PNumericType),
+                        }),
+                    }),
+                },
+                Value::Undef,
+            ),
             (TypeModel::PPatternType, Value::Undef),
         ] {
             out.push(plain(type_, None, constant(value)));
@@ -738,7 +839,7 @@ mod tests {
     }
 
     /// The text is sent out in chunks, and a layer of many blocks in pieces spelled on every
-    /// core: either way the model is written whole, in order.
+    /// core, each kept in chunks: either way the model is written whole, in order.
     #[test]
     fn a_model_larger_than_a_chunk_is_written_whole() {
         let mut doc = tree(false);
@@ -754,6 +855,8 @@ mod tests {
         doc.layers.layers[1].bindings = blocks;
         let serde_text = serde_json::to_string(&doc).expect("writes");
         assert!(serde_text.len() > 4 * CHUNK, "{}", serde_text.len());
+        // A piece spelled on another core is kept in several chunks.
+        assert!(serde_text.len() / 201 * BLOCKS_PER_PIECE > 2 * CHUNK);
         assert!(doc.layers.layers[1].bindings.len() > 3 * BLOCKS_PER_PIECE);
         for cores in [Cores::Own, Cores::Every] {
             assert_eq!(written(|out| write_tree(out, &doc, cores)), serde_text);
