@@ -362,6 +362,28 @@ pub fn absolute_name<'p>(path: &'p Path, cwd: &Path) -> std::borrow::Cow<'p, std
     std::borrow::Cow::Owned(out.into_os_string())
 }
 
+/// `path` below `base`, as [`Path::strip_prefix`] gives it. A walk makes its paths by joining
+/// names to the directory walked, so a path nearly always starts with `base`'s bytes and a
+/// separator, followed by plain names: that is seen by comparing bytes. Anything else is left
+/// to `strip_prefix`, which compares component by component (a tree's files were a twentieth
+/// of a compile's instructions this way, most of them in `Components`).
+pub fn below<'p>(path: &'p Path, base: &Path) -> Option<&'p Path> {
+    if let (Some(p), Some(b)) = (path.to_str(), base.to_str()) {
+        let rest = p
+            .strip_prefix(b)
+            .and_then(|r| r.strip_prefix(std::path::MAIN_SEPARATOR));
+        if let Some(rest) = rest.filter(|r| !b.is_empty() && is_plain_below(r)) {
+            return Some(Path::new(rest));
+        }
+    }
+    path.strip_prefix(base).ok()
+}
+
+/// Whether `rest` is plain names joined by separators, as `strip_prefix` would give it back.
+fn is_plain_below(rest: &str) -> bool {
+    !rest.starts_with(std::path::MAIN_SEPARATOR) && is_plain(Path::new(rest))
+}
+
 /// Whether `path` is already as [`std::path::absolute`] would write it below an absolute
 /// directory: no empty or `.` component and no trailing separator. A name that is not Unicode
 /// is not judged here (the caller normalises it).
@@ -588,6 +610,53 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `below` gives what `strip_prefix` gives, for every pair of a set of paths with the
+    /// forms where bytes and components differ (`.`, `..`, doubled and trailing separators,
+    /// a shared prefix that ends inside a name, the empty path, absolute and relative).
+    #[test]
+    fn below_is_strip_prefix() {
+        let paths = [
+            "",
+            ".",
+            "/",
+            "a",
+            "a/",
+            "a/.",
+            "./a",
+            "a/b",
+            "a//b",
+            "a/./b",
+            "a/b/",
+            "a/b/.",
+            "a/..",
+            "a/../b",
+            "ab/c",
+            "a/bc",
+            "a/b/c.pp",
+            "a/b/./c.pp",
+            "a/b//c.pp",
+            "/a",
+            "/a/b",
+            "//a/b",
+            "/a/b/c.pp",
+            "./a/b",
+            "a/.b",
+            "a/b..",
+            "é/x.pp",
+        ];
+        for p in paths {
+            for base in paths {
+                let (p, base) = (Path::new(p), Path::new(base));
+                // As names: `Path`'s own equality would compare components.
+                assert_eq!(
+                    below(p, base).map(Path::as_os_str),
+                    p.strip_prefix(base).ok().map(Path::as_os_str),
+                    "{p:?} below {base:?}"
+                );
+            }
+        }
+    }
 
     /// Paths are sorted exactly as a stable `sort` by `Path`'s order sorts them, with the
     /// forms where component order and byte order differ (`-` before `/`, `.` and `..`,

@@ -573,15 +573,15 @@ fn is_manifest(path: &Path) -> bool {
 
 /// `a/b.pp` below a bindings directory holds `bindings a::b` (`m::a::b` in module `m`).
 fn bindings_name(dir: &Path, file: &Path, module: Option<&str>) -> String {
-    let rel = file.strip_prefix(dir).unwrap_or(file);
-    let parts: Vec<String> = rel
+    let rel = crate::source::below(file, dir).unwrap_or(file);
+    let parts: Vec<std::borrow::Cow<str>> = rel
         .components()
         .filter_map(|c| match c {
-            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            Component::Normal(s) => Some(s.to_string_lossy()),
             _ => None,
         })
         .collect();
-    bindings_name_of(module, parts.iter().map(String::as_str))
+    bindings_name_of(module, parts.iter().map(|p| p.as_ref()))
 }
 
 /// The module (if any) and the path below the bindings directory, `.pp` dropped, joined by `::`.

@@ -369,7 +369,7 @@ fn load_tree_files_judging(
     let origins = tree_files
         .iter()
         .map(|f| {
-            root.and_then(|r| f.path.strip_prefix(r).ok())
+            root.and_then(|r| crate::source::below(&f.path, r))
                 .map(|p| p.to_string_lossy().replace('\\', "/"))
                 .unwrap_or_else(|| f.display.clone())
         })
