@@ -103,9 +103,18 @@ impl ProgramPn {
 
 /// The PN JSON of one expression (no newline), as the bindings model stores it.
 pub fn expr_to_json(expr: &Expr) -> String {
-    let mut w = PnWriter::default();
+    let mut out = String::new();
+    write_expr_json(expr, &mut out);
+    out
+}
+
+/// [`expr_to_json`], appended to `out`.
+pub fn write_expr_json(expr: &Expr, out: &mut String) {
+    let mut w = PnWriter {
+        out: std::mem::take(out),
+    };
     w.expr(expr);
-    w.out
+    *out = w.out;
 }
 
 /// The PN JSON of a lambda (an option's value in the bindings model).

@@ -265,23 +265,51 @@ impl<'a> Embed<'a> for Detached {
         ForInjection.undef()
     }
     fn produced_literal(&self, e: &'a Expr) -> Option<Code<'static>> {
-        Some(match super::literal_value(e)? {
-            value @ (Value::Array(_) | Value::Hash(_)) => Code::Spelled(Spelled {
-                text: crate::lower::literal_text(&value).into(),
+        match &e.kind {
+            ExprKind::Array { .. } | ExprKind::Hash { .. } => Some(Code::Spelled(Spelled {
+                text: spelled_text(|text| crate::lower::spell_literal(e, text))?,
                 form: SpelledForm::Literal,
-            }),
-            scalar => Code::Value(scalar),
-        })
+            })),
+            _ => super::literal_value(e).map(Code::Value),
+        }
     }
     fn produced_expression(&self, e: &'a Expr) -> Code<'static> {
+        let spell = |text: &mut String| {
+            crate::pn::write_expr_json(e, text);
+            Some(())
+        };
         Code::Spelled(Spelled {
-            text: crate::pn::expr_to_json(e).into(),
+            text: spelled_text(spell).unwrap_or_default(),
             form: SpelledForm::Expression,
         })
     }
     fn for_model(&self) -> bool {
         self.for_model
     }
+}
+
+/// What `spell` writes, spelled in this thread's scratch string and kept in a box of its
+/// size: a string grown for each bound value, then shrunk to its box, was moved up to three
+/// times (a tenth of lowering a compile's blocks).
+fn spelled_text(spell: impl FnOnce(&mut String) -> Option<()>) -> Option<Box<str>> {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    SCRATCH.with(|scratch| {
+        let Ok(mut text) = scratch.try_borrow_mut() else {
+            // Spelling never spells another value meanwhile; were it to, it gets its own.
+            let mut text = String::new();
+            spell(&mut text)?;
+            return Some(text.into());
+        };
+        text.clear();
+        let spelled = spell(&mut text).map(|()| Box::from(text.as_str()));
+        // A huge value's room is not kept for the small ones after it.
+        if text.capacity() > 1 << 16 {
+            *text = String::new();
+        }
+        spelled
+    })
 }
 
 /// [`ForInjection`] for the check: the same code, origins with spans only, bindings without

@@ -1018,9 +1018,68 @@ fn literal_json(e: &Expr) -> Option<String> {
 
 /// A literal's value as the model writes it.
 pub(crate) fn literal_text(v: &crate::eval::Value) -> String {
-    let mut out = String::new();
+    // Room for most bound arrays and hashes, which are short, without growing.
+    let mut out = String::with_capacity(64);
     write_value(v, &mut out);
     out
+}
+
+/// The most keys of a hash spelled by [`spell_literal`] itself.
+const FEW_KEYS: usize = 16;
+
+/// What [`literal_text`] gives for `e`'s [`literal_value`](crate::eval::literal_value),
+/// written from the expression without making the value: a compile spells every bound array
+/// and hash this way, and making each value (a hash's map, with its keys hashed) and freeing
+/// it again cost more than writing it. It follows `literal_value`'s rules; a hash that names a
+/// key twice, which the value keeps once, is made as a value, and so is a hash of more than
+/// [`FEW_KEYS`] (its keys are not compared pair by pair). `None` (with `out` as it was) when
+/// `e` is not a literal.
+pub(crate) fn spell_literal(e: &Expr, out: &mut String) -> Option<()> {
+    let start = out.len();
+    let spelled = write_literal(e, out);
+    if spelled.is_none() {
+        out.truncate(start);
+    }
+    spelled
+}
+
+fn write_literal(e: &Expr, out: &mut String) -> Option<()> {
+    match &e.kind {
+        ExprKind::Array { elements } => {
+            out.push('[');
+            for (i, element) in elements.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_literal(element, out)?;
+            }
+            out.push(']');
+        }
+        ExprKind::Hash { entries } => {
+            let keys = || entries.iter().map(|en| en.key.literal_text());
+            let named_twice = || {
+                keys()
+                    .enumerate()
+                    .any(|(i, key)| keys().take(i).any(|earlier| earlier == key))
+            };
+            if entries.len() > FEW_KEYS || named_twice() {
+                write_value(&crate::eval::literal_value(e)?, out);
+                return Some(());
+            }
+            out.push('{');
+            for (i, en) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                crate::pn::write_json_string(out, en.key.literal_text()?);
+                out.push(':');
+                write_literal(&en.value, out)?;
+            }
+            out.push('}');
+        }
+        _ => write_value(&crate::eval::literal_value(e)?, out),
+    }
+    Some(())
 }
 
 /// A literal's value as JSON: floats as Puppet writes them, like PN.
@@ -1029,7 +1088,11 @@ fn write_value(v: &crate::eval::Value, out: &mut String) {
     match v {
         Value::Undef => out.push_str("null"),
         Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Integer(i) => out.push_str(&i.to_string()),
+        Value::Integer(i) => {
+            use std::fmt::Write;
+            // Writing to a string cannot fail.
+            let _ = write!(out, "{i}");
+        }
         Value::Float(f) => crate::pn::write_ruby_float(out, *f),
         Value::Array(items) => {
             out.push('[');
@@ -1118,5 +1181,90 @@ fn type_model_at(t: &PType, depth: usize) -> TypeModel {
         PType::Runtime(c) => TypeModel::PRuntimeType {
             class_name: c.as_deref().map(Box::from),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The literal's JSON, spelled from the expression and from its value.
+    fn both_spellings(e: &Expr) -> (Option<String>, Option<String>) {
+        let mut spelled = String::from("kept");
+        let direct = spell_literal(e, &mut spelled).map(|()| spelled["kept".len()..].to_string());
+        if direct.is_none() {
+            assert_eq!(spelled, "kept", "nothing is left of a literal given up");
+        }
+        let valued = crate::eval::literal_value(e).map(|v| literal_text(&v));
+        (direct, valued)
+    }
+
+    /// Every array and hash in `src` and in them, spelled both ways.
+    fn compare_in(src: &str, what: &str) -> usize {
+        let parsed = crate::parser::parse_file(crate::span::FileId(0), src);
+        let mut compared = 0;
+        for statement in parsed.program.iter().flat_map(|p| &p.body) {
+            statement.walk(|e| {
+                if matches!(e.kind, ExprKind::Array { .. } | ExprKind::Hash { .. }) {
+                    let (direct, valued) = both_spellings(e);
+                    assert_eq!(direct, valued, "{what}: {e:?}");
+                    compared += 1;
+                }
+                true
+            });
+        }
+        compared
+    }
+
+    /// A literal is spelled from its expression as from its value: floats, negative numbers,
+    /// radixes, bare words, escapes, keys named twice (the value keeps the first place and the
+    /// last value), more keys than are compared pair by pair, and what is not a literal.
+    #[test]
+    fn literals_are_spelled_as_their_values_are() {
+        let cases = [
+            "[]",
+            "{}",
+            "['a', b, 'c\"\\\\\n\u{1}é', 0x1F, 017, 42, -3, -(-4), 2.5, -0.0, 1e300, true, undef]",
+            "[[1, [2, [3]]], {'k' => [{'n' => -1.5}]}]",
+            "{'a' => 1, b => 2, 'a' => 3}",
+            "{'a' => {'x' => 1, 'x' => 2}, 'b' => [1, {'y' => 1, 'y' => [2]}]}",
+            "{'k0'=>0,'k1'=>1,'k2'=>2,'k3'=>3,'k4'=>4,'k5'=>5,'k6'=>6,'k7'=>7,'k8'=>8,'k9'=>9,\
+              'k10'=>10,'k11'=>11,'k12'=>12,'k13'=>13,'k14'=>14,'k15'=>15,'k16'=>16,'k0'=>17}",
+            "[1, $x, 3]",
+            "{'a' => $x}",
+            "{$k => 1}",
+            "{1 => 'one'}",
+            "[-'a']",
+            "[99999999999999999999]",
+            "['x', \"${y}\"]",
+            "[default, /re/, String]",
+        ];
+        for case in cases {
+            let compared = compare_in(&format!("$v = {case}\n"), case);
+            assert!(compared > 0, "{case} holds a collection");
+        }
+    }
+
+    /// And so is every array and hash of the corpus.
+    #[test]
+    fn the_corpus_literals_are_spelled_as_their_values_are() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let files = crate::source::expand_paths(&[corpus]).expect("the corpus is readable");
+        // The corpus holds nesting at the limits: parsed on a big stack, as the CLI does.
+        let compared = std::thread::Builder::new()
+            .stack_size(64 * 1024 * 1024)
+            .spawn(move || {
+                let mut compared = 0;
+                for path in &files {
+                    if let Ok(src) = std::fs::read_to_string(path) {
+                        compared += compare_in(&src, &path.display().to_string());
+                    }
+                }
+                compared
+            })
+            .expect("spawns")
+            .join()
+            .expect("compares");
+        assert!(compared > 100, "{compared} collections compared");
     }
 }
