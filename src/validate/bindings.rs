@@ -159,7 +159,7 @@ impl BlockChecker<'_> {
     }
 
     fn operation(&mut self, op: &BindOperation, scope: &mut Scope) {
-        self.queries_outside_producer(op);
+        let query_in_producer = self.queries_outside_producer(op);
         match &op.kind {
             BindOpKind::Bind {
                 flags,
@@ -190,7 +190,7 @@ impl BlockChecker<'_> {
                         })
                     ),
                     parameters: matches!(key, BindKey::Parameters { .. }),
-                    query: producer.as_ref().is_some_and(has_query),
+                    query: query_in_producer,
                 };
                 self.options(options, &ctx);
                 if let Some(id) = contributes_to {
@@ -700,23 +700,30 @@ impl BlockChecker<'_> {
         }
     }
 
-    fn queries_outside_producer(&mut self, op: &BindOperation) {
-        let producer_span = match &op.kind {
+    /// Reports each query (`?? ...`) outside a binding's producer, and says whether its
+    /// producer holds one: one walk over the operation's expressions answers both.
+    fn queries_outside_producer(&mut self, op: &BindOperation) -> bool {
+        let producer = match &op.kind {
             BindOpKind::Bind {
                 producer: Some(p), ..
             }
             | BindOpKind::Multibind {
                 producer: Some(p), ..
-            } => Some(p.span),
+            } => match &p.producer {
+                ProducerKind::Value { expr } | ProducerKind::Producer { expr } => Some(expr),
+                ProducerKind::Hiera { .. } => None,
+            },
             _ => None,
         };
         let mut found = Vec::new();
+        let mut in_producer = false;
         op.for_each_expr(&mut |e| {
+            let inside = producer.is_some_and(|p| std::ptr::eq(p, e));
             e.walk(|x| {
                 if let ExprKind::Query { .. } = x.kind {
-                    let inside = producer_span
-                        .is_some_and(|p| p.start <= x.span.start && x.span.end <= p.end);
-                    if !inside {
+                    if inside {
+                        in_producer = true;
+                    } else {
                         found.push(x.span);
                     }
                 }
@@ -733,6 +740,7 @@ impl BlockChecker<'_> {
                 .with_note("help: write it after `to`, e.g. `bind parameters Web[one] to Sql[?? name == one]`"),
             );
         }
+        in_producer
     }
 
     // ---- contributions ---------------------------------------------------------------------
@@ -1005,13 +1013,6 @@ impl OptionContext {
             }
             _ => None,
         }
-    }
-}
-
-fn has_query(p: &Producer) -> bool {
-    match &p.producer {
-        ProducerKind::Value { expr } | ProducerKind::Producer { expr } => expr.contains_query(),
-        ProducerKind::Hiera { .. } => false,
     }
 }
 
