@@ -1229,8 +1229,8 @@ impl Expr {
     /// so arbitrarily long chains cannot overflow the call stack.
     pub fn walk<'a>(&'a self, mut f: impl FnMut(&'a Expr) -> bool) {
         // The first child is visited next without passing through the stack, so a walk over
-        // a chain of single children (most values: a string, a number, `-1`) allocates nothing.
-        let mut stack: Vec<&'a Expr> = Vec::new();
+        // a chain of single children (most values: a string, a number, `-1`) stacks nothing.
+        let mut stack = WalkStack::default();
         let mut next = Some(self);
         while let Some(e) = next.take().or_else(|| stack.pop()) {
             if f(e) {
@@ -1239,8 +1239,73 @@ impl Expr {
                     None => next = Some(c),
                     Some(_) => stack.push(c),
                 });
-                stack[siblings..].reverse();
+                stack.reverse_from(siblings);
             }
+        }
+    }
+}
+
+/// The expressions a walk has still to visit: in place while they are few, as most walks'
+/// are (a bound array or hash), so that a walk allocates nothing; on the heap, all of them,
+/// once there are more.
+struct WalkStack<'a> {
+    few: [Option<&'a Expr>; WalkStack::FEW],
+    len: usize,
+    many: Vec<&'a Expr>,
+}
+
+impl Default for WalkStack<'_> {
+    fn default() -> Self {
+        WalkStack {
+            few: [None; WalkStack::FEW],
+            len: 0,
+            many: Vec::new(),
+        }
+    }
+}
+
+impl<'a> WalkStack<'a> {
+    const FEW: usize = 16;
+
+    fn len(&self) -> usize {
+        if self.many.is_empty() {
+            self.len
+        } else {
+            self.many.len()
+        }
+    }
+
+    fn push(&mut self, e: &'a Expr) {
+        if !self.many.is_empty() {
+            self.many.push(e);
+        } else if self.len < Self::FEW {
+            self.few[self.len] = Some(e);
+            self.len += 1;
+        } else {
+            let waiting = &mut self.few[..self.len];
+            self.many.reserve(2 * Self::FEW);
+            self.many
+                .extend(waiting.iter_mut().filter_map(Option::take));
+            self.many.push(e);
+            self.len = 0;
+        }
+    }
+
+    fn pop(&mut self) -> Option<&'a Expr> {
+        if !self.many.is_empty() {
+            return self.many.pop();
+        }
+        self.len = self.len.checked_sub(1)?;
+        self.few[self.len].take()
+    }
+
+    /// Puts the entries from `start` on in the opposite order.
+    fn reverse_from(&mut self, start: usize) {
+        if self.many.is_empty() {
+            self.few[start.min(self.len)..self.len].reverse();
+        } else {
+            let end = self.many.len();
+            self.many[start.min(end)..].reverse();
         }
     }
 }
@@ -1259,7 +1324,18 @@ mod tests {
 
     #[test]
     fn walk_visits_parents_first_in_source_order() {
-        let src = "$x = [1, [2, -3], { 'a' => f(4, 5) }, \"${y}z\"] + g(6)[7]\n$z = $x ? { 1 => 2, default => [3] }\n";
+        // The last statements have more siblings waiting than the walk keeps in place, then
+        // few again, then more: the stack moves to the heap and back.
+        let many = (0..40)
+            .map(|i| format!("[{i}, [{i}]]"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let src = format!(
+            "$x = [1, [2, -3], {{ 'a' => f(4, 5) }}, \"${{y}}z\"] + g(6)[7]\n\
+             $z = $x ? {{ 1 => 2, default => [3] }}\n\
+             $m = f({many}, [1, 2, 3], {{ 'k' => [{many}] }}, 4)\n"
+        );
+        let src = src.as_str();
         let parsed = crate::parser::parse_file(crate::span::FileId(0), src);
         let program = parsed.program.expect("the sample parses");
         let everywhere = |_: &Expr| true;
