@@ -1,8 +1,10 @@
 //! Byte tests eight bytes at a time: eight bytes read as one word, and a mask with the high
 //! bit of each byte that passes the test. Text that is scanned for a few bytes that seldom
 //! occur is scanned this way: a single-quoted string for its quote or backslash (the lexer),
-//! a JSON string for a byte that needs an escape (PN and the compact model). This module owns
-//! only that arithmetic; what a match means, and what is done on one, is the caller's.
+//! a JSON string for a byte that needs an escape (PN and the compact model), a file for its
+//! newlines (its line index) and a path for its separators. This module owns only that
+//! arithmetic and the search for a first match; what a match means, and what is done on one,
+//! is the caller's.
 //!
 //! The masks are exact where it matters: a byte that passes is always flagged, and a flag on a
 //! byte that does not pass can only come from a borrow out of a lower byte that does. So a
@@ -31,8 +33,8 @@ pub fn first(mask: u64) -> usize {
     mask.trailing_zeros() as usize / 8
 }
 
-/// Where the first byte of `b` that passes is: `mask` flags a word's passing bytes, as the
-/// tests above do, and `passes` tests one of the last bytes, fewer than a word.
+/// Where the first byte of `b` that passes is: `mask` flags a word's passing bytes, as
+/// [`below`] and [`equal`] do, and `passes` tests one of the last bytes, fewer than a word.
 #[inline(always)]
 pub fn position(b: &[u8], mask: impl Fn(u64) -> u64, passes: impl Fn(u8) -> bool) -> Option<usize> {
     let mut words = b.chunks_exact(8);

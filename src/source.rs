@@ -373,8 +373,8 @@ pub fn absolute_name<'p>(path: &'p Path, cwd: &Path) -> std::borrow::Cow<'p, std
 /// `path` below `base`, as [`Path::strip_prefix`] gives it. A walk makes its paths by joining
 /// names to the directory walked, so a path nearly always starts with `base`'s bytes and a
 /// separator, followed by plain names: that is seen by comparing bytes. Anything else is left
-/// to `strip_prefix`, which compares component by component (a tree's files were a twentieth
-/// of a compile's instructions this way, most of them in `Components`).
+/// to `strip_prefix`, which compares component by component (2% of a compile's instructions,
+/// most of them in `Components`).
 pub fn below<'p>(path: &'p Path, base: &Path) -> Option<&'p Path> {
     if let (Some(p), Some(b)) = (path.to_str(), base.to_str()) {
         let rest = p
@@ -407,7 +407,7 @@ fn is_plain(path: &Path) -> bool {
         }
     }
     // Each name up to the next separator, found eight bytes at a time: comparing each pair
-    // and triple of bytes with `//` and `/./` was a tenth of listing a directory.
+    // and triple of bytes with `//` and `/./` was 3% of a check's instructions.
     loop {
         let end = crate::bytewise::position(
             names,

@@ -290,7 +290,7 @@ impl<'a> Embed<'a> for Detached {
 
 /// What `spell` writes, spelled in this thread's scratch string and kept in a box of its
 /// size: a string grown for each bound value, then shrunk to its box, was moved up to three
-/// times (a tenth of lowering a compile's blocks).
+/// times (1% of a compile's instructions).
 fn spelled_text(spell: impl FnOnce(&mut String) -> Option<()>) -> Option<Box<str>> {
     thread_local! {
         static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };

@@ -394,8 +394,8 @@ impl<'w> Text<'w> {
         Ok(())
     }
 
-    /// A type, spelled as serde would (`kind` first, then the fields in order). Its nesting is
-    /// that of the type expression it was made from, which the parser bounds.
+    /// A type, spelled as serde would (`kind` first, then the fields in order). A model's
+    /// types nest at most [`MAX_TYPE_NESTING`](super::model::MAX_TYPE_NESTING) deep.
     fn type_model(&mut self, t: &TypeModel) {
         let kind: &[u8] = match t {
             TypeModel::PObjectType => b"PObjectType",
