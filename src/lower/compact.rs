@@ -120,7 +120,7 @@ impl CompactJson for Code<'_> {
 struct Text<'w> {
     bytes: Vec<u8>,
     /// The chunks let go without an output, in order.
-    held: Vec<Vec<u8>>,
+    kept: Vec<Vec<u8>>,
     out: Option<&'w mut dyn Write>,
     cores: Cores,
     /// The file name of the last origin written, and its JSON: a block's origins nearly all
@@ -151,7 +151,7 @@ impl<'w> Text<'w> {
     fn writing_to(out: &'w mut dyn Write, cores: Cores) -> Text<'w> {
         Text {
             bytes: Vec::with_capacity(2 * CHUNK),
-            held: Vec::new(),
+            kept: Vec::new(),
             out: Some(out),
             cores,
             origin_file: String::new(),
@@ -162,7 +162,7 @@ impl<'w> Text<'w> {
     fn held() -> Text<'static> {
         Text {
             bytes: Vec::with_capacity(2 * CHUNK),
-            held: Vec::new(),
+            kept: Vec::new(),
             out: None,
             cores: Cores::Own,
             origin_file: String::new(),
@@ -180,7 +180,7 @@ impl<'w> Text<'w> {
                 }
                 None => {
                     let chunk = std::mem::replace(&mut self.bytes, Vec::with_capacity(2 * CHUNK));
-                    self.held.push(chunk);
+                    self.kept.push(chunk);
                 }
             }
         }
@@ -189,8 +189,8 @@ impl<'w> Text<'w> {
 
     /// All the text of a text without an output, in chunks.
     fn into_chunks(mut self) -> Vec<Vec<u8>> {
-        self.held.push(std::mem::take(&mut self.bytes));
-        self.held
+        self.kept.push(std::mem::take(&mut self.bytes));
+        self.kept
     }
 
     /// Writes out everything in hand.
