@@ -61,9 +61,13 @@ for t in "${targets[@]}"; do
   # -detect_leaks=0: the checks spawn worker threads, whose per-thread allocations
   # LeakSanitizer may count as a 32-byte leak that no rerun of the input reproduces; memory
   # that really grows is caught by -rss_limit_mb.
+  # -timeout and -report_slow_units at 30 s: an input that spends a lookup's whole step budget
+  # (corpus/lookup/trees/errors: `endless`, looked up and explained) takes 4 s alone in the
+  # instrumented build, and more than 10 s with the machine busy; libFuzzer's default of 10 s
+  # then saved it as a slow unit. The budget bounds it; a real hang still stops at 30 s.
   cargo +nightly fuzz run --release --debug-assertions "$t" "corpus/$t" "$seeds/$kind" -- \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -detect_leaks=0 \
-    -print_final_stats=1 2>&1 | grep -E '^(stat::number_of_executed_units|==[0-9]+==|SUMMARY|.*(panicked|ERROR))' || true
+    -max_total_time="$seconds" -timeout=30 -report_slow_units=30 -rss_limit_mb=2048 \
+    -max_len=65536 -detect_leaks=0 -print_final_stats=1 2>&1 | grep -E '^(stat::number_of_executed_units|==[0-9]+==|SUMMARY|.*(panicked|ERROR))' || true
   # A failing input is what matters; libFuzzer's exit status is read from the artifacts.
   if compgen -G "artifacts/$t/*" >/dev/null; then
     echo "fuzz: $t found failing inputs:" >&2
