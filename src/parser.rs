@@ -574,7 +574,7 @@ impl Builder<'_, '_> {
             l,
             r,
             ExprKind::String {
-                value: SmolStr::new(s),
+                value: crate::lexer::smol(s),
             },
         )
     }

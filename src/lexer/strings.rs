@@ -4,7 +4,7 @@
 //! finished `Str` / `DqPre` / `DqMid` / `DqPost` texts. `${ ... }` re-enters the code scanner
 //! with an `Interp` frame; the nesting limit in [`Lexer::open`] bounds that recursion.
 
-use super::{is_blank_char, is_word_byte, CodeEnd, FrameKind, Lexer, Tok};
+use super::{is_blank_char, is_word_byte, smol, CodeEnd, FrameKind, Lexer, Tok};
 use crate::bytewise;
 use crate::diag::{codes, Diagnostic};
 use smol_str::SmolStr;
@@ -63,8 +63,8 @@ impl SegmentText {
     /// The text so far, leaving it empty for the next segment.
     fn take(&mut self, src: &str) -> SmolStr {
         let text = match self.run.take() {
-            Some((start, end)) => SmolStr::new(&src[start..end]),
-            None => SmolStr::new(&self.copied),
+            Some((start, end)) => smol(&src[start..end]),
+            None => smol(&self.copied),
         };
         self.copied.clear();
         text
@@ -269,7 +269,7 @@ impl<'s> Lexer<'s> {
                         };
                         interpolated = true;
                         self.push(seg_start, tok, p);
-                        let name = SmolStr::new(&self.src[p + 1..var_end]);
+                        let name = smol(&self.src[p + 1..var_end]);
                         self.push(p, Tok::Variable(name), var_end);
                         p = var_end;
                         seg_start = p;
@@ -388,11 +388,9 @@ impl<'s> Lexer<'s> {
         let (s, ref tok, e) = self.out[first];
         let replacement = match tok {
             Tok::Boolean(v) => Tok::BoolVariable(*v),
-            Tok::Name(_) | Tok::Word(_) | Tok::Number(_) => {
-                Tok::Variable(SmolStr::new(&self.src[s..e]))
-            }
+            Tok::Name(_) | Tok::Word(_) | Tok::Number(_) => Tok::Variable(smol(&self.src[s..e])),
             t if t.is_puppet_keyword() || t.is_bindings_keyword() => {
-                Tok::Variable(SmolStr::new(&self.src[s..e]))
+                Tok::Variable(smol(&self.src[s..e]))
             }
             _ => return,
         };
@@ -508,7 +506,7 @@ impl<'s> Lexer<'s> {
                 }
             }
         }
-        self.push(start, Tok::Heredoc(SmolStr::new(syntax)), header_end);
+        self.push(start, Tok::Heredoc(smol(syntax)), header_end);
         self.pos = header_end;
         if !ok {
             self.mark_last_error();

@@ -158,3 +158,28 @@ fn streamed_tokens_are_the_whole_files_tokens() {
         assert_eq!(streamed, whole.tokens, "filler {filler}");
     }
 }
+
+#[test]
+fn token_texts_are_the_texts_whatever_their_length() {
+    // Around the inline limit, in bytes and in characters; blanks, which `SmolStr::new` may
+    // share from a static table.
+    for text in [
+        "",
+        "a",
+        "m635::k0",
+        &"x".repeat(23),
+        &"x".repeat(24),
+        &"é".repeat(11),
+        &"é".repeat(12),
+        "\n\n    ",
+        &" ".repeat(40),
+    ] {
+        let made = super::smol(text);
+        assert_eq!(made, smol_str::SmolStr::new(text), "{text:?}");
+        assert_eq!(made.len(), text.len());
+        assert_eq!(
+            made.is_heap_allocated(),
+            text.len() > 23 && text.trim() != ""
+        );
+    }
+}
