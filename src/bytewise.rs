@@ -1,8 +1,9 @@
 //! Byte tests eight bytes at a time: eight bytes read as one word, and a mask with the high
 //! bit of each byte that passes the test. Text that is scanned for a few bytes that seldom
-//! occur is scanned this way: a single-quoted string for its quote or backslash (the lexer),
-//! a JSON string for a byte that needs an escape (PN and the compact model), a file for its
-//! newlines (its line index) and a path for its separators. This module owns only that
+//! occur is scanned this way: a single-quoted string for its quote or backslash and a comment
+//! for its line end (the lexer), a JSON string for a byte that needs an escape (PN and the
+//! compact model), a file for its newlines (its line index) and a path for its separators;
+//! and so are runs of one byte, the spaces that indent a line. This module owns only that
 //! arithmetic and the search for a first match; what a match means, and what is done on one,
 //! is the caller's.
 //!
@@ -52,6 +53,25 @@ pub fn position(b: &[u8], mask: impl Fn(u64) -> u64, passes: impl Fn(u8) -> bool
     tail.iter().position(|&c| passes(c)).map(|i| at + i)
 }
 
+/// How many bytes at the start of `b` are `byte`: eight compared at a time, for the runs of
+/// spaces that indent a line.
+#[inline(always)]
+pub fn run_of(b: &[u8], byte: u8) -> usize {
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut words {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(chunk);
+        // Zero exactly in the bytes that are `byte`: the lowest nonzero byte ends the run.
+        let differ = word(bytes) ^ (ONES * u64::from(byte));
+        if differ != 0 {
+            return at + first(differ);
+        }
+        at += 8;
+    }
+    at + words.remainder().iter().take_while(|&&c| c == byte).count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +103,23 @@ mod tests {
                         let got = (m != 0).then(|| first(m));
                         assert_eq!(got, expected, "{name} on {bytes:?}");
                     }
+                }
+            }
+        }
+    }
+
+    /// A run is counted to its end wherever that falls in a word, or past the last whole word:
+    /// runs of 0 to 20 bytes, ended by every byte value or by the end of the text.
+    #[test]
+    fn a_run_ends_at_the_first_other_byte() {
+        for byte in [b' ', b'\t', 0, 0xff] {
+            for run in 0..=20 {
+                let mut text = vec![byte; run];
+                assert_eq!(run_of(&text, byte), run, "{byte} × {run}, then the end");
+                for other in (0..=255u8).filter(|&b| b != byte) {
+                    text.truncate(run);
+                    text.extend([other, byte, byte]);
+                    assert_eq!(run_of(&text, byte), run, "{byte} × {run}, then {other}");
                 }
             }
         }

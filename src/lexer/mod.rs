@@ -25,6 +25,7 @@
 mod strings;
 pub mod token;
 
+use crate::bytewise;
 use crate::diag::{codes, Diagnostic};
 use crate::span::{FileId, Span};
 use logos::Logos;
@@ -356,14 +357,23 @@ impl<'s> Lexer<'s> {
             // without starting the token machine (which still takes the Unicode spaces, and a
             // line end that a heredoc's text follows). The position stays in a local, and the
             // bytes are cut at the end once, so that the loop checks no bounds of its own.
+            // Indentation, and the spaces that align `=>`s, are skipped eight at a time; the
+            // blank between two tokens is mostly one space, for which a word's test is slower.
             let code = &self.bytes[..self.end];
             let mut p = self.pos;
             while p < code.len() {
                 match code[p] {
-                    b' ' | b'\t' | b'\r' => p += 1,
+                    b' ' => {
+                        p += 1;
+                        if code.get(p) == Some(&b' ') {
+                            p += bytewise::run_of(&code[p..], b' ');
+                        }
+                    }
+                    b'\t' | b'\r' => p += 1,
                     b'\n' if self.newline_jump.is_none() => {
                         p += 1;
                         self.line_start = p;
+                        p += bytewise::run_of(&code[p..], b' ');
                     }
                     b'#' => p = self.line_end(p),
                     _ => break,
@@ -795,13 +805,16 @@ impl<'s> Lexer<'s> {
         self.skip_trivia_run(p)
     }
 
-    /// Where the line holding `p` ends: its `\n`, or the end of the input. (Comments are short:
-    /// a plain scan beats `memchr`'s setup here.)
+    /// Where the line holding `p` ends: its `\n`, or the end of the input. Eight bytes at a time:
+    /// a byte at a time, the corpus's comments took 4% of its parse, and most are shorter than
+    /// `memchr`'s setup is worth.
     fn line_end(&self, p: usize) -> usize {
-        self.bytes[p..self.end]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(self.end, |i| p + i)
+        bytewise::position(
+            &self.bytes[p..self.end],
+            |word| bytewise::equal(word, b'\n'),
+            |c| c == b'\n',
+        )
+        .map_or(self.end, |i| p + i)
     }
 
     // Out of line, so that `skip_trivia` inlines only its one-space test where it is called.
