@@ -54,7 +54,7 @@ pub fn position(b: &[u8], mask: impl Fn(u64) -> u64, passes: impl Fn(u8) -> bool
 }
 
 /// How many bytes at the start of `b` are `byte`: eight compared at a time, for the runs of
-/// spaces that indent a line.
+/// spaces that indent a line or align its `=>`s.
 #[inline(always)]
 pub fn run_of(b: &[u8], byte: u8) -> usize {
     let mut words = b.chunks_exact(8);
