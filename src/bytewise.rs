@@ -57,19 +57,10 @@ pub fn position(b: &[u8], mask: impl Fn(u64) -> u64, passes: impl Fn(u8) -> bool
 /// spaces that indent a line or align its `=>`s.
 #[inline(always)]
 pub fn run_of(b: &[u8], byte: u8) -> usize {
-    let mut words = b.chunks_exact(8);
-    let mut at = 0;
-    for chunk in &mut words {
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(chunk);
-        // Zero exactly in the bytes that are `byte`: the lowest nonzero byte ends the run.
-        let differ = word(bytes) ^ (ONES * u64::from(byte));
-        if differ != 0 {
-            return at + first(differ);
-        }
-        at += 8;
-    }
-    at + words.remainder().iter().take_while(|&&c| c == byte).count()
+    // The first byte that is not `byte` ends the run. The word xor `byte` in every byte is zero
+    // exactly in the bytes that are `byte`, so its lowest nonzero byte is that first one, which
+    // is all `position` reads of a mask.
+    position(b, |word| word ^ (ONES * u64::from(byte)), |c| c != byte).unwrap_or(b.len())
 }
 
 #[cfg(test)]
