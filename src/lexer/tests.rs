@@ -183,3 +183,30 @@ fn token_texts_are_the_texts_whatever_their_length() {
         );
     }
 }
+
+/// Blanks and comments are skipped a word at a time: every token starts where it should, and
+/// a `(` after indentation is still the first thing on its line, for runs of spaces and
+/// comments of every length around a word's eight bytes, and a comment that ends the input.
+#[test]
+fn tokens_start_after_blanks_and_comments_of_any_length() {
+    for spaces in 0..=19 {
+        for said in 0..=19 {
+            let pad = " ".repeat(spaces);
+            let comment = "x".repeat(said);
+            let src =
+                format!("$a{pad}# {comment}\n{pad}$b {pad}=> 1 #{comment}\n{pad}(1)\n#{comment}");
+            let b = 2 + spaces + 2 + said + 1 + spaces;
+            let arrow = b + 3 + spaces;
+            let paren = arrow + 7 + said + spaces;
+            let tokens = lex(FileId(0), &src).tokens;
+            let starts: Vec<usize> = tokens.iter().map(|t| t.0).collect();
+            assert_eq!(
+                starts,
+                [0, b, arrow, arrow + 3, paren, paren + 1, paren + 2],
+                "{src:?}"
+            );
+            assert_eq!(tokens[2].1, Tok::FArrow, "{src:?}");
+            assert_eq!(tokens[4].1, Tok::WsLParen, "{src:?}");
+        }
+    }
+}
