@@ -10,7 +10,7 @@
 
 use crate::ast::*;
 use crate::diag::{codes, expected, Diagnostic};
-use crate::lexer::{self, NumberLit, Tok};
+use crate::lexer::{self, DecodedTexts, NumberTok, Text, Tok};
 use crate::span::{FileId, Span};
 use lalrpop_util::{ErrorRecovery, ParseError};
 use smol_str::SmolStr;
@@ -84,7 +84,7 @@ fn parse_with_recovery(file: FileId, src: &str, base: usize) -> Parsed {
         usize::MAX
     };
     let brackets = bracket_tree(&lexed.tokens);
-    let mut builder = Builder::new(file, src, base, brackets, stop_at);
+    let mut builder = Builder::new(file, src, base, brackets, stop_at, lexed.decoded.clone());
     let tokens = lexed.tokens;
     let result = reporting::ProgramParser::new()
         .parse(&mut builder, tokens.into_iter().map(Ok::<_, LexStop>));
@@ -124,7 +124,7 @@ fn parse_with_recovery(file: FileId, src: &str, base: usize) -> Parsed {
 /// parser has anything to say.
 fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
     let mut tokens = lexer::TokenStream::new(file, src);
-    let mut builder = Builder::new(file, src, base, Vec::new(), usize::MAX);
+    let mut builder = Builder::new(file, src, base, Vec::new(), usize::MAX, tokens.decoded());
     let result =
         grammar::ProgramParser::new().parse(&mut builder, tokens.by_ref().map(Ok::<_, LexStop>));
     if tokens.troubled() || !builder.diags.is_empty() || builder.syntax_errors > 0 {
@@ -170,7 +170,7 @@ pub fn parse_file_statements(
 ) -> Vec<Diagnostic> {
     let mut tokens = lexer::TokenStream::new(file, src);
     let lookahead_depth = std::cell::Cell::new(0u32);
-    let mut builder = Builder::new(file, src, 0, Vec::new(), usize::MAX);
+    let mut builder = Builder::new(file, src, 0, Vec::new(), usize::MAX, tokens.decoded());
     builder.top_level = Some(TopLevelHandOver {
         lookahead_depth: &lookahead_depth,
         pending: Vec::new(),
@@ -288,7 +288,7 @@ fn bracket_tree(tokens: &[lexer::SpannedTok]) -> Vec<Bracket> {
                 matched: false,
                 parent: open.last().map(|(i, _)| *i),
             });
-            open.push((brackets.len() - 1, tok.clone()));
+            open.push((brackets.len() - 1, *tok));
         }
     }
     brackets
@@ -413,6 +413,8 @@ pub struct Builder<'s, 'h> {
     /// The bracket region of the last reported syntax error.
     last_error_region: Option<Option<usize>>,
     src: &'s str,
+    /// Where the tokens' texts that are not runs of `src` are.
+    decoded: DecodedTexts,
     diags: Vec<Diagnostic>,
     syntax_errors: usize,
     depth_reported: bool,
@@ -439,6 +441,7 @@ impl<'s, 'h> Builder<'s, 'h> {
         base: usize,
         brackets: Vec<Bracket>,
         lexer_stop: usize,
+        decoded: DecodedTexts,
     ) -> Builder<'s, 'h> {
         Builder {
             file,
@@ -446,6 +449,7 @@ impl<'s, 'h> Builder<'s, 'h> {
             region_cursor: RegionCursor::default(),
             last_error_region: None,
             src,
+            decoded,
             diags: Vec::new(),
             syntax_errors: 0,
             depth_reported: false,
@@ -579,10 +583,22 @@ impl Builder<'_, '_> {
         )
     }
 
-    pub fn number(&mut self, l: usize, r: usize, n: NumberLit) -> Expr {
-        let kind = match n {
-            NumberLit::Integer { text, radix } => ExprKind::Integer { text, radix },
-            NumberLit::Float { text, value } => ExprKind::Float { text, value },
+    /// A token's text.
+    pub fn text(&self, text: Text) -> SmolStr {
+        self.decoded.text(text, self.src)
+    }
+
+    pub fn number(&mut self, l: usize, r: usize, n: NumberTok) -> Expr {
+        let text = self.text(n.text);
+        let kind = if n.radix == 0 {
+            // The lexer accepted the text only as a finite float.
+            let value = text.parse().unwrap_or(f64::INFINITY);
+            ExprKind::Float { text, value }
+        } else {
+            ExprKind::Integer {
+                text,
+                radix: u32::from(n.radix),
+            }
         };
         self.leaf(l, r, kind)
     }
@@ -875,7 +891,7 @@ impl Builder<'_, '_> {
         }
         // D2-style hints: a capitalised or misspelt keyword the grammar wanted here.
         let word = match tok {
-            Tok::Name(n) | Tok::ClassRef(n) => Some(n.as_str()),
+            Tok::Name(n) | Tok::ClassRef(n) => n.in_source(self.src),
             _ => None,
         };
         if let Some(word) = word {
@@ -1299,10 +1315,10 @@ impl Builder<'_, '_> {
         &mut self,
         l: usize,
         r: usize,
-        pre: (SmolStr, usize, usize),
+        pre: (Text, usize, usize),
         first: Expr,
-        mids: Vec<((SmolStr, usize, usize), Expr)>,
-        post: (SmolStr, usize, usize),
+        mids: Vec<((Text, usize, usize), Expr)>,
+        post: (Text, usize, usize),
     ) -> Expr {
         let mut segments = Vec::with_capacity(2 + mids.len() * 2);
         self.push_segment(&mut segments, pre);
@@ -1315,9 +1331,10 @@ impl Builder<'_, '_> {
         self.mk(l, r, ExprKind::Concat { segments })
     }
 
-    fn push_segment(&mut self, segments: &mut Vec<Expr>, (text, l, r): (SmolStr, usize, usize)) {
+    fn push_segment(&mut self, segments: &mut Vec<Expr>, (text, l, r): (Text, usize, usize)) {
         if !text.is_empty() {
-            segments.push(self.leaf(l, r, ExprKind::String { value: text }));
+            let value = self.text(text);
+            segments.push(self.leaf(l, r, ExprKind::String { value }));
         }
     }
 
@@ -1549,6 +1566,24 @@ impl Builder<'_, '_> {
             "`class` keyword not allowed at this location",
         ));
         (SmolStr::new_static("class"), l, r)
+    }
+
+    /// `type Name [inherits Parent] { ... }`.
+    pub fn type_definition(
+        &mut self,
+        l: usize,
+        r: usize,
+        name: Text,
+        parent: Option<Text>,
+        body: Vec<Expr>,
+    ) -> Expr {
+        let name = self.text(name);
+        let parent = parent.map(|p| self.text(p));
+        self.mk(
+            l,
+            r,
+            ExprKind::TypeDefinition(Box::new(TypeDefinitionDef { name, parent, body })),
+        )
     }
 
     pub fn quoted_name(&mut self, l: usize, r: usize, s: SmolStr) -> (SmolStr, usize, usize) {
@@ -2282,7 +2317,8 @@ mod tests {
         ];
         for src in files {
             let mut tokens = lexer::TokenStream::new(FileId(0), src);
-            let mut builder = Builder::new(FileId(0), src, 0, Vec::new(), usize::MAX);
+            let mut builder =
+                Builder::new(FileId(0), src, 0, Vec::new(), usize::MAX, tokens.decoded());
             let result = grammar::ProgramParser::new()
                 .parse(&mut builder, tokens.by_ref().map(Ok::<_, LexStop>));
             assert!(result.is_err(), "{src}");
@@ -2334,7 +2370,6 @@ mod tests {
         assert!(size_of::<Parameter>() <= MOST);
         assert!(size_of::<BodyContent>() <= MOST);
         assert!(size_of::<CollectQuery>() <= MOST);
-        assert!(size_of::<NumberLit>() <= MOST);
         assert!(size_of::<Tok>() <= MOST);
         assert!(size_of::<(SuffixForm, usize)>() <= MOST);
     }

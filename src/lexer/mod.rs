@@ -30,8 +30,10 @@ use crate::diag::{codes, Diagnostic};
 use crate::span::{FileId, Span};
 use logos::Logos;
 use smol_str::SmolStr;
+use std::cell::RefCell;
+use std::rc::Rc;
 use token::{puppet_keyword, Raw};
-pub use token::{NumberLit, Tok};
+pub use token::{NumberTok, Text, Tok};
 
 /// The deepest bracket/brace/interpolation nesting accepted. Real manifests stay below 20.
 pub const MAX_NESTING: usize = 100;
@@ -53,11 +55,56 @@ pub(crate) fn smol(text: &str) -> SmolStr {
     }
 }
 
+/// The texts the lexer decoded (escapes, heredoc margins, `\/` in a regex), which tokens point
+/// to with a [`Text`]; also any run of the source too far in or too long for a `Text` to hold
+/// its place (files are smaller than that: this keeps a string given to the parser directly
+/// exact). The lexer appends and the parser's builder reads, both at once while a file is
+/// streamed, so the list is shared; neither holds a borrow across a call of the other.
+#[derive(Clone, Debug, Default)]
+pub struct DecodedTexts(Rc<RefCell<Vec<SmolStr>>>);
+
+impl DecodedTexts {
+    fn push(&self, text: &str) -> Text {
+        // An empty text stays one (an interpolation's empty neighbour is no segment).
+        if text.is_empty() {
+            return Text::EMPTY;
+        }
+        let mut texts = self.0.borrow_mut();
+        // Every decoded text is a token's and takes at least one byte of the source, so a
+        // source with more than 4 Gi of them would need far more memory than exists.
+        let index = u32::try_from(texts.len()).unwrap_or(u32::MAX);
+        texts.push(smol(text));
+        Text::decoded(index)
+    }
+
+    /// The source's bytes `start..end` as a token's text.
+    fn run(&self, src: &str, start: usize, end: usize) -> Text {
+        Text::run(start, end).unwrap_or_else(|| self.push(&src[start..end]))
+    }
+
+    /// A token's text, whether a run of `src` or decoded.
+    pub fn with_text<R>(&self, text: Text, src: &str, then: impl FnOnce(&str) -> R) -> R {
+        match text.decoded_index() {
+            None => then(text.in_source(src).unwrap_or_default()),
+            Some(index) => then(self.0.borrow().get(index).map_or("", SmolStr::as_str)),
+        }
+    }
+
+    /// A token's text as a `SmolStr`.
+    pub fn text(&self, text: Text, src: &str) -> SmolStr {
+        match text.decoded_index() {
+            None => smol(text.in_source(src).unwrap_or_default()),
+            Some(index) => self.0.borrow().get(index).cloned().unwrap_or_default(),
+        }
+    }
+}
+
 /// What a file lexes to: tokens, diagnostics, and whether lexing had to stop early (after which
 /// the parser's complaints about the missing rest are noise).
 #[derive(Debug, Default)]
 pub struct Lexed {
     pub tokens: Vec<SpannedTok>,
+    pub decoded: DecodedTexts,
     pub diagnostics: Vec<Diagnostic>,
     pub stopped: bool,
 }
@@ -69,6 +116,7 @@ pub fn lex(file: FileId, src: &str) -> Lexed {
     lx.run();
     Lexed {
         tokens: lx.out,
+        decoded: lx.decoded,
         diagnostics: lx.diags,
         stopped: lx.stopped,
     }
@@ -111,6 +159,11 @@ impl<'s> TokenStream<'s> {
         }
     }
 
+    /// Where the texts of the tokens that are not runs of the source are.
+    pub fn decoded(&self) -> DecodedTexts {
+        self.lexer.decoded.clone()
+    }
+
     /// Whether the lexer found anything to say (then [`lex`] is the way to report it).
     pub fn troubled(&self) -> bool {
         self.lexer.stopped || !self.lexer.diags.is_empty()
@@ -144,7 +197,7 @@ impl TokenStream<'_> {
             } else {
                 // The lexer looks back at the last token it made (`/` after a value is a
                 // division): it keeps a copy of that one, and the chunk is handed over.
-                let last = self.lexer.out.last().cloned();
+                let last = self.lexer.out.last().copied();
                 let room = self.lexer.out.capacity();
                 let chunk = std::mem::replace(&mut self.lexer.out, Vec::with_capacity(room));
                 if let Some(last) = last {
@@ -232,6 +285,7 @@ pub(crate) struct Lexer<'s> {
     /// Offset that counts as "offset 0" for the `ListStart` rule (0, or a heredoc body start).
     origin: usize,
     out: Vec<SpannedTok>,
+    decoded: DecodedTexts,
     diags: Vec<Diagnostic>,
     /// Offset just after the last newline the dispatcher handled (`line_lexical_start`).
     line_start: usize,
@@ -259,6 +313,7 @@ impl<'s> Lexer<'s> {
             end: src.len(),
             origin: 0,
             out: Vec::with_capacity(tokens),
+            decoded: DecodedTexts::default(),
             diags: Vec::new(),
             line_start: 0,
             newline_jump: None,
@@ -286,6 +341,16 @@ impl<'s> Lexer<'s> {
 
     fn push(&mut self, start: usize, tok: Tok, end: usize) {
         self.out.push((start, tok, end));
+    }
+
+    /// `text`, decoded, as a token's text.
+    fn decode(&self, text: &str) -> Text {
+        self.decoded.push(text)
+    }
+
+    /// The source's bytes `start..end` as a token's text.
+    fn text_run(&self, start: usize, end: usize) -> Text {
+        self.decoded.run(self.src, start, end)
     }
 
     fn prev(&self) -> Option<&Tok> {
@@ -425,8 +490,7 @@ impl<'s> Lexer<'s> {
                 }
                 Raw::Word => {
                     self.pos = stop;
-                    let text = smol(&self.src[start..stop]);
-                    self.push(start, Tok::Word(text), stop);
+                    self.push(start, Tok::Word(self.text_run(start, stop)), stop);
                 }
                 Raw::ClassRef => {
                     self.pos = stop;
@@ -444,8 +508,7 @@ impl<'s> Lexer<'s> {
                 }
                 Raw::Variable => {
                     self.pos = stop;
-                    let name = smol(&self.src[start + 1..stop]);
-                    self.push(start, Tok::Variable(name), stop);
+                    self.push(start, Tok::Variable(self.text_run(start + 1, stop)), stop);
                 }
                 Raw::Digit => self.number(start),
                 Raw::DoubleQuote => {
@@ -592,8 +655,7 @@ impl<'s> Lexer<'s> {
             p = start + i + c.len_utf8();
         }
         self.pos = p;
-        let text = smol(&self.src[start..p]);
-        self.push(start, Tok::Other(text), p);
+        self.push(start, Tok::Other(self.text_run(start, p)), p);
     }
 
     fn class_ref(&mut self, start: usize, stop: usize) {
@@ -639,7 +701,7 @@ impl<'s> Lexer<'s> {
                 return;
             }
         }
-        self.push(start, Tok::ClassRef(smol(text)), stop);
+        self.push(start, Tok::ClassRef(self.text_run(start, stop)), stop);
     }
 
     /// A name: a Puppet keyword, a bindings keyword (by context) or a NAME. (The scanner has
@@ -660,7 +722,7 @@ impl<'s> Lexer<'s> {
             self.push(start, kw, stop);
             return;
         }
-        self.push(start, Tok::Name(smol(text)), stop);
+        self.push(start, Tok::Name(self.text_run(start, stop)), stop);
     }
 
     /// The bindings keywords (DECISIONS D1): only in bindings and site bodies, and only where a
@@ -766,7 +828,9 @@ impl<'s> Lexer<'s> {
     fn at_statement_start(&self) -> bool {
         match self.prev() {
             None => true,
-            Some(Tok::Name(n)) => !crate::ast::is_statement_call(n),
+            Some(Tok::Name(n)) => !n
+                .in_source(self.src)
+                .is_some_and(crate::ast::is_statement_call),
             Some(t) => matches!(
                 t,
                 Tok::RBrace
@@ -875,9 +939,14 @@ impl<'s> Lexer<'s> {
                 p = slash + 1;
                 continue;
             }
-            let text = self.src[body_start..slash].replace("\\/", "/");
+            let source = &self.src[body_start..slash];
+            let text = if source.contains("\\/") {
+                self.decode(&source.replace("\\/", "/"))
+            } else {
+                self.text_run(body_start, slash)
+            };
             self.pos = slash + 1;
-            self.push(start, Tok::Regex(SmolStr::new(text)), slash + 1);
+            self.push(start, Tok::Regex(text), slash + 1);
             return true;
         }
     }
@@ -948,7 +1017,7 @@ impl<'s> Lexer<'s> {
         };
         self.pos = stop;
         let text = &self.src[start..stop];
-        let lit = if text.len() > 1 && (text.as_bytes()[1] | 0x20) == b'x' {
+        let radix = if text.len() > 1 && (text.as_bytes()[1] | 0x20) == b'x' {
             if text.len() == 2 {
                 self.error(
                     codes::INVALID_HEX_NUMBER,
@@ -959,10 +1028,7 @@ impl<'s> Lexer<'s> {
                 self.push(start, Tok::Error, stop);
                 return;
             }
-            NumberLit::Integer {
-                text: smol(text),
-                radix: 16,
-            }
+            16
         } else if text.contains(['.', 'e', 'E']) {
             let value: f64 = text.parse().unwrap_or(f64::INFINITY);
             let mantissa_zero = text
@@ -989,10 +1055,7 @@ impl<'s> Lexer<'s> {
                 self.push(start, Tok::Error, stop);
                 return;
             }
-            NumberLit::Float {
-                text: smol(text),
-                value,
-            }
+            0
         } else if text.len() > 1 && text.starts_with('0') {
             if !text.bytes().all(|c| (b'0'..=b'7').contains(&c)) {
                 self.error(
@@ -1004,17 +1067,12 @@ impl<'s> Lexer<'s> {
                 self.push(start, Tok::Error, stop);
                 return;
             }
-            NumberLit::Integer {
-                text: smol(text),
-                radix: 8,
-            }
+            8
         } else {
-            NumberLit::Integer {
-                text: smol(text),
-                radix: 10,
-            }
+            10
         };
-        self.push(start, Tok::Number(lit), stop);
+        let text = self.text_run(start, stop);
+        self.push(start, Tok::Number(NumberTok { text, radix }), stop);
     }
 }
 

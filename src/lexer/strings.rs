@@ -4,10 +4,9 @@
 //! finished `Str` / `DqPre` / `DqMid` / `DqPost` texts. `${ ... }` re-enters the code scanner
 //! with an `Interp` frame; the nesting limit in [`Lexer::open`] bounds that recursion.
 
-use super::{is_blank_char, is_word_byte, smol, CodeEnd, FrameKind, Lexer, Tok};
+use super::{is_blank_char, is_word_byte, CodeEnd, DecodedTexts, FrameKind, Lexer, Text, Tok};
 use crate::bytewise;
 use crate::diag::{codes, Diagnostic};
-use smol_str::SmolStr;
 
 /// Which escapes a piece of text honours.
 #[derive(Clone, Copy)]
@@ -32,9 +31,9 @@ impl Escapes {
 }
 
 /// The decoded text of a string segment. While it is one run of the source (no escape, no
-/// heredoc margin: most strings) it is kept as that run and becomes a `SmolStr` straight from
-/// the source; only text that is not a run is copied into a `String`. (A `String` per string
-/// token was a quarter of the lexer's allocations and frees.)
+/// heredoc margin: most strings) it is kept as that run, and its token points into the source;
+/// only text that is not a run is copied, and then appended to the lexer's decoded texts. (A
+/// `String` per string token was a quarter of the lexer's allocations and frees.)
 #[derive(Default)]
 struct SegmentText {
     copied: String,
@@ -60,11 +59,12 @@ impl SegmentText {
         &mut self.copied
     }
 
-    /// The text so far, leaving it empty for the next segment.
-    fn take(&mut self, src: &str) -> SmolStr {
+    /// The text so far, leaving it empty for the next segment: the run, or the copy put in
+    /// `decoded`.
+    fn take(&mut self, src: &str, decoded: &DecodedTexts) -> Text {
         let text = match self.run.take() {
-            Some((start, end)) => smol(&src[start..end]),
-            None => smol(&self.copied),
+            Some((start, end)) => decoded.run(src, start, end),
+            None => decoded.push(&self.copied),
         };
         self.copied.clear();
         text
@@ -98,7 +98,7 @@ impl<'s> Lexer<'s> {
             if b[p] == b'\'' {
                 text.push_run(src, chunk, p);
                 self.pos = p + 1;
-                self.push(start, Tok::Str(text.take(src)), p + 1);
+                self.push(start, Tok::Str(text.take(src, &self.decoded)), p + 1);
                 return true;
             }
             if p + 1 < end && matches!(b[p + 1], b'\\' | b'\'') {
@@ -187,7 +187,7 @@ impl<'s> Lexer<'s> {
                     self.unclosed_quote(open, resumed, '"');
                     return CodeEnd::Stop;
                 }
-                let segment = text.take(src);
+                let segment = text.take(src, &self.decoded);
                 let tok = if interpolated {
                     Tok::DqPost(segment)
                 } else {
@@ -198,7 +198,7 @@ impl<'s> Lexer<'s> {
             }
             let c = b[p];
             if Some(c) == mode.terminator {
-                let segment = text.take(src);
+                let segment = text.take(src, &self.decoded);
                 let tok = if interpolated {
                     Tok::DqPost(segment)
                 } else {
@@ -216,7 +216,7 @@ impl<'s> Lexer<'s> {
                     }
                 }
                 b'$' if mode.interpolate && p + 1 < mode.region_end && b[p + 1] == b'{' => {
-                    let segment = text.take(src);
+                    let segment = text.take(src, &self.decoded);
                     let tok = if interpolated {
                         Tok::DqMid(segment)
                     } else {
@@ -261,7 +261,7 @@ impl<'s> Lexer<'s> {
                 b'$' if mode.interpolate => {
                     let var_end = scan_variable_name(b, p + 1, mode.region_end);
                     if var_end > p + 1 {
-                        let segment = text.take(src);
+                        let segment = text.take(src, &self.decoded);
                         let tok = if interpolated {
                             Tok::DqMid(segment)
                         } else {
@@ -269,8 +269,7 @@ impl<'s> Lexer<'s> {
                         };
                         interpolated = true;
                         self.push(seg_start, tok, p);
-                        let name = smol(&self.src[p + 1..var_end]);
-                        self.push(p, Tok::Variable(name), var_end);
+                        self.push(p, Tok::Variable(self.text_run(p + 1, var_end)), var_end);
                         p = var_end;
                         seg_start = p;
                         resumed = Some(p);
@@ -388,9 +387,9 @@ impl<'s> Lexer<'s> {
         let (s, ref tok, e) = self.out[first];
         let replacement = match tok {
             Tok::Boolean(v) => Tok::BoolVariable(*v),
-            Tok::Name(_) | Tok::Word(_) | Tok::Number(_) => Tok::Variable(smol(&self.src[s..e])),
+            Tok::Name(_) | Tok::Word(_) | Tok::Number(_) => Tok::Variable(self.text_run(s, e)),
             t if t.is_puppet_keyword() || t.is_bindings_keyword() => {
-                Tok::Variable(smol(&self.src[s..e]))
+                Tok::Variable(self.text_run(s, e))
             }
             _ => return,
         };
@@ -407,7 +406,7 @@ impl<'s> Lexer<'s> {
             p += 1;
         }
         let tag_raw = &self.src[start + 2..p];
-        let mut syntax = "";
+        let mut syntax_text = self.text_run(start, start);
         let mut flags: Option<&str> = None;
         let mut header_ok = true;
         if p < end && b[p] == b':' {
@@ -417,7 +416,8 @@ impl<'s> Lexer<'s> {
             while p < end && (b[p].is_ascii_alphanumeric() || b[p] == b'_' || b[p] == b'+') {
                 p += 1;
             }
-            syntax = &self.src[s..p];
+            let syntax = &self.src[s..p];
+            syntax_text = self.text_run(s, p);
             let valid = syntax.len() >= 2 && syntax.as_bytes()[0].is_ascii_lowercase();
             p = self.skip_blanks(p, end);
             if !valid || (p < end && !matches!(b[p], b'/' | b')')) {
@@ -506,7 +506,7 @@ impl<'s> Lexer<'s> {
                 }
             }
         }
-        self.push(start, Tok::Heredoc(smol(syntax)), header_end);
+        self.push(start, Tok::Heredoc(syntax_text), header_end);
         self.pos = header_end;
         if !ok {
             self.mark_last_error();
@@ -689,7 +689,7 @@ fn find_end_line(src: &str, body_start: usize, end: usize, tag: &str) -> Option<
 
 #[cfg(test)]
 mod tests {
-    use super::{quote_or_backslash, SegmentText};
+    use super::{quote_or_backslash, DecodedTexts, SegmentText};
 
     /// The word-at-a-time search finds what a byte loop finds: every position of the first
     /// stop in and across words, a stop after another wanted byte's near misses (`&` and `[`
@@ -737,6 +737,7 @@ mod tests {
             &[(5, 5), (5, 8)],
         ];
         let mut text = SegmentText::default();
+        let decoded = DecodedTexts::default();
         for pieces in cases {
             let mut expected = String::new();
             for &(from, to) in *pieces {
@@ -749,8 +750,10 @@ mod tests {
                     text.push_run(src, from, to);
                 }
             }
-            assert_eq!(text.take(src), expected, "{pieces:?}");
-            assert_eq!(text.take(src), "", "{pieces:?} then nothing");
+            let taken = text.take(src, &decoded);
+            decoded.with_text(taken, src, |t| assert_eq!(t, expected, "{pieces:?}"));
+            let then = text.take(src, &decoded);
+            decoded.with_text(then, src, |t| assert_eq!(t, "", "{pieces:?} then nothing"));
         }
     }
 }

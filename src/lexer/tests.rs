@@ -1,22 +1,63 @@
 //! Table tests for the lexer's context rules (reference section 1.6 and 1.8).
 
-use super::{lex, Tok};
+use super::{lex, DecodedTexts, SpannedTok, Tok};
 use crate::span::FileId;
 
-fn kinds(src: &str) -> Vec<Tok> {
-    lex(FileId(0), src)
-        .tokens
-        .into_iter()
-        .map(|t| t.1)
+/// A token with its text, as a test expects it. Compares equal to a `Tok` without a text.
+#[derive(Debug, PartialEq)]
+enum Shown {
+    Plain(Tok),
+    /// The variant's name and the token's text.
+    Text(&'static str, String),
+}
+
+impl PartialEq<Tok> for Shown {
+    fn eq(&self, tok: &Tok) -> bool {
+        matches!(self, Shown::Plain(plain) if plain == tok)
+    }
+}
+
+fn shown(tokens: &[SpannedTok], decoded: &DecodedTexts, src: &str) -> Vec<Shown> {
+    let text = |kind, t| Shown::Text(kind, decoded.with_text(t, src, str::to_owned));
+    tokens
+        .iter()
+        .map(|(_, tok, _)| match *tok {
+            Tok::Name(t) => text("Name", t),
+            Tok::Word(t) => text("Word", t),
+            Tok::ClassRef(t) => text("ClassRef", t),
+            Tok::Variable(t) => text("Variable", t),
+            Tok::Number(n) => text("Number", n.text),
+            Tok::Str(t) => text("Str", t),
+            Tok::DqPre(t) => text("DqPre", t),
+            Tok::DqMid(t) => text("DqMid", t),
+            Tok::DqPost(t) => text("DqPost", t),
+            Tok::Regex(t) => text("Regex", t),
+            Tok::Heredoc(t) => text("Heredoc", t),
+            Tok::Other(t) => text("Other", t),
+            plain => Shown::Plain(plain),
+        })
         .collect()
 }
 
-fn name(s: &str) -> Tok {
-    Tok::Name(s.into())
+fn kinds(src: &str) -> Vec<Shown> {
+    let lexed = lex(FileId(0), src);
+    shown(&lexed.tokens, &lexed.decoded, src)
 }
 
-fn var(s: &str) -> Tok {
-    Tok::Variable(s.into())
+fn shown_text(kind: &'static str, text: &str) -> Shown {
+    Shown::Text(kind, text.to_owned())
+}
+
+fn name(s: &str) -> Shown {
+    shown_text("Name", s)
+}
+
+fn var(s: &str) -> Shown {
+    shown_text("Variable", s)
+}
+
+fn string(s: &str) -> Shown {
+    shown_text("Str", s)
 }
 
 #[test]
@@ -42,8 +83,8 @@ fn selbrace_after_qmark() {
 #[test]
 fn regex_or_division() {
     assert_eq!(kinds("$a = $b /2/ 1")[3], Tok::Div);
-    assert_eq!(kinds("$a = /x\\/y/")[2], Tok::Regex("x/y".into()));
-    assert_eq!(kinds("} /b/")[1], Tok::Regex("b".into()));
+    assert_eq!(kinds("$a = /x\\/y/")[2], shown_text("Regex", "x/y"));
+    assert_eq!(kinds("} /b/")[1], shown_text("Regex", "b"));
 }
 
 #[test]
@@ -51,7 +92,7 @@ fn interpolation_rewrites() {
     let t = kinds("\"${x}\"");
     assert_eq!(
         t,
-        vec![Tok::DqPre("".into()), var("x"), Tok::DqPost("".into())]
+        vec![shown_text("DqPre", ""), var("x"), shown_text("DqPost", "")]
     );
     let t = kinds("\"${x[1]}\"");
     assert_eq!(t[1], var("x"));
@@ -62,38 +103,45 @@ fn interpolation_rewrites() {
     let t = kinds("\"$x.b\"");
     assert_eq!(
         t,
-        vec![Tok::DqPre("".into()), var("x"), Tok::DqPost(".b".into())]
+        vec![
+            shown_text("DqPre", ""),
+            var("x"),
+            shown_text("DqPost", ".b")
+        ]
     );
     let t = kinds("\"a$\"");
-    assert_eq!(t, vec![Tok::Str("a$".into())]);
+    assert_eq!(t, vec![string("a$")]);
 }
 
 #[test]
 fn escapes() {
-    assert_eq!(kinds(r#""a\tb\u0041\$""#), vec![Tok::Str("a\tbA$".into())]);
-    assert_eq!(kinds(r"'a\nb\''"), vec![Tok::Str("a\\nb'".into())]);
+    assert_eq!(kinds(r#""a\tb\u0041\$""#), vec![string("a\tbA$")]);
+    assert_eq!(kinds(r"'a\nb\''"), vec![string("a\\nb'")]);
     let lexed = lex(FileId(0), r#""\q""#);
     assert_eq!(lexed.diagnostics.len(), 1);
-    assert_eq!(lexed.tokens[0].1, Tok::Str("\\q".into()));
+    assert_eq!(kinds(r#""\q""#)[0], string("\\q"));
 }
 
 #[test]
 fn heredoc_margin_trim_and_two_on_a_line() {
     let t = kinds("$a = @(END)\n  Hello\n  World\n  |- END\n");
-    assert_eq!(t[3], Tok::Str("Hello\nWorld".into()));
+    assert_eq!(t[3], string("Hello\nWorld"));
     let t = kinds("f(@(A), @(B))\na\nA\nb\nB\n$x");
-    let strs: Vec<&Tok> = t.iter().filter(|t| matches!(t, Tok::Str(_))).collect();
-    assert_eq!(strs, vec![&Tok::Str("a\n".into()), &Tok::Str("b\n".into())]);
+    let strs: Vec<&Shown> = t
+        .iter()
+        .filter(|t| matches!(t, Shown::Text("Str", _)))
+        .collect();
+    assert_eq!(strs, vec![&string("a\n"), &string("b\n")]);
     assert_eq!(t.last(), Some(&var("x")));
 }
 
 #[test]
 fn words_names_numbers() {
-    assert_eq!(kinds("foo-bar")[0], Tok::Word("foo-bar".into()));
+    assert_eq!(kinds("foo-bar")[0], shown_text("Word", "foo-bar"));
     assert_eq!(kinds("a-")[0], name("a"));
     assert_eq!(kinds("foo::Bar")[0], name("foo"));
-    assert_eq!(kinds("foo::Bar")[1], Tok::ClassRef("::Bar".into()));
-    assert!(matches!(kinds("1.foo")[0], Tok::Number(_)));
+    assert_eq!(kinds("foo::Bar")[1], shown_text("ClassRef", "::Bar"));
+    assert_eq!(kinds("1.foo")[0], shown_text("Number", "1"));
     assert_eq!(kinds("1.foo")[1], Tok::Dot);
     assert_eq!(kinds("$::x")[0], var("::x"));
 }
@@ -154,8 +202,14 @@ fn streamed_tokens_are_the_whole_files_tokens() {
         let whole = lex(FileId(0), &src);
         assert!(whole.diagnostics.is_empty(), "{:?}", whole.diagnostics);
         assert!(whole.tokens.len() > 3 * 4096);
-        let streamed: Vec<_> = super::TokenStream::new(FileId(0), &src).collect();
+        let mut stream = super::TokenStream::new(FileId(0), &src);
+        let streamed: Vec<_> = stream.by_ref().collect();
         assert_eq!(streamed, whole.tokens, "filler {filler}");
+        assert_eq!(
+            shown(&streamed, &stream.decoded(), &src),
+            shown(&whole.tokens, &whole.decoded, &src),
+            "filler {filler}"
+        );
     }
 }
 
@@ -209,4 +263,48 @@ fn tokens_start_after_blanks_and_comments_of_any_length() {
             assert_eq!(tokens[4].1, Tok::WsLParen, "{src:?}");
         }
     }
+}
+
+/// The parser moves every token through several enums between the lexer's chunk and its
+/// stack; a token with its text inside (40 bytes) was moved at offsets that made each read
+/// wait for the stores before it. A token is a kind and a [`super::Text`], and `Copy`.
+#[test]
+fn tokens_are_small_and_copy() {
+    fn copy<T: Copy>() {}
+    copy::<Tok>();
+    assert!(size_of::<Tok>() <= 16, "Tok is {}", size_of::<Tok>());
+    assert!(size_of::<SpannedTok>() <= 32);
+}
+
+/// A text's place is kept as 32-bit numbers. What they cannot hold (past 4 GiB, or a run of
+/// `u32::MAX` bytes, whose length would read as "decoded") is refused, and the lexer then
+/// keeps the text itself with the decoded ones; decoded texts come back as they went in.
+#[test]
+fn texts_are_runs_or_decoded_and_never_wrong() {
+    let src = "abc::def 'x\\'y'";
+    let run = super::Text::run(5, 8).expect("a small run");
+    assert_eq!(run.in_source(src), Some("def"));
+    assert!(super::Text::run(3, 3).is_some_and(super::Text::is_empty));
+    let far = 1usize << 32;
+    assert_eq!(super::Text::run(far, far + 1), None);
+    assert_eq!(super::Text::run(0, u32::MAX as usize), None);
+    assert!(super::Text::run(1, u32::MAX as usize).is_some());
+    assert_eq!(super::Text::run(8, 5), None);
+    let decoded = DecodedTexts::default();
+    assert!(decoded.push("").is_empty());
+    let first = decoded.push("x'y");
+    let second = decoded.push(&"é".repeat(30));
+    assert_eq!(first.in_source(src), None);
+    assert_eq!(decoded.text(first, src), "x'y");
+    assert_eq!(decoded.text(second, src), "é".repeat(30));
+    assert_eq!(decoded.text(run, src), "def");
+    assert_eq!(
+        decoded.run(src, 0, 3),
+        super::Text::run(0, 3).expect("fits")
+    );
+    let lexed = lex(FileId(0), src);
+    assert_eq!(
+        shown(&lexed.tokens, &lexed.decoded, src),
+        vec![name("abc::def"), string("x'y")]
+    );
 }

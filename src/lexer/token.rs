@@ -11,18 +11,74 @@
 //! driver turns them into `Kw*` tokens only inside `bindings NAME { }` and `site { }` bodies.
 
 use logos::Logos;
-use smol_str::SmolStr;
 
-/// A numeric literal as written. The value is kept as text so that integers of any size survive
-/// to validation (Puppet keeps big integers and flags them later) and floats print as Puppet does.
-#[derive(Clone, Debug, PartialEq)]
-pub enum NumberLit {
-    Integer { text: SmolStr, radix: u32 },
-    Float { text: SmolStr, value: f64 },
+/// Where a token's text is: a run of the file's source, or one of the texts the lexer decoded
+/// (escapes, heredoc margins, `\/` in a regex; see `lexer::DecodedTexts`). A token carries this
+/// instead of the text itself so that it stays small and `Copy`: the parser moves every token
+/// from the lexer's chunk to its own stack through several enums, and a 40-byte token with a
+/// `SmolStr` in it was moved at offsets its last stores did not match, where each read waited
+/// for those stores to drain (half of the parser loop's samples on bindings files). The
+/// builder makes the text when a rule takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Text {
+    /// The run's first byte, or the decoded text's index.
+    at: u32,
+    /// The run's length, or [`Text::DECODED`].
+    len: u32,
+}
+
+impl Text {
+    const DECODED: u32 = u32::MAX;
+    pub(crate) const EMPTY: Text = Text { at: 0, len: 0 };
+
+    /// The source's bytes `start..end`, when their place fits (see `DecodedTexts::run`).
+    pub(crate) fn run(start: usize, end: usize) -> Option<Text> {
+        let at = u32::try_from(start).ok()?;
+        let len = u32::try_from(end.checked_sub(start)?).ok()?;
+        (len != Text::DECODED).then_some(Text { at, len })
+    }
+
+    /// The decoded text at `index`.
+    pub(crate) fn decoded(index: u32) -> Text {
+        Text {
+            at: index,
+            len: Text::DECODED,
+        }
+    }
+
+    /// The index of a decoded text.
+    pub(crate) fn decoded_index(self) -> Option<usize> {
+        (self.len == Text::DECODED).then_some(self.at as usize)
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    /// The text when it is a run of `src` (names, words, variables and numbers are, unless
+    /// they are gigabytes long).
+    pub fn in_source(self, src: &str) -> Option<&str> {
+        if self.len == Text::DECODED {
+            return None;
+        }
+        let start = self.at as usize;
+        src.get(start..start + self.len as usize)
+    }
+}
+
+/// A numeric literal's token: its text and its kind. The value
+/// stays text so that integers of any size survive to validation (Puppet keeps big integers
+/// and flags them later) and floats print as Puppet does; a float's value, checked here, is
+/// computed again where the literal is built (floats are rare, and the token stays small).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumberTok {
+    pub text: Text,
+    /// 8, 10 or 16 for an integer; 0 for a float.
+    pub radix: u8,
 }
 
 /// A token of the Puppet language plus the bindings extension.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Tok {
     // Brackets, with the context variants the driver decides.
     LBrack,
@@ -97,24 +153,24 @@ pub enum Tok {
     Attr,
     Private,
     // Words and literals.
-    Name(SmolStr),
+    Name(Text),
     /// A bare word with a hyphen or a segment starting with `_`: a string literal.
-    Word(SmolStr),
-    ClassRef(SmolStr),
+    Word(Text),
+    ClassRef(Text),
     /// `$name`, without the `$`. May be empty (a lone `$`).
-    Variable(SmolStr),
+    Variable(Text),
     /// `${true}` / `${false}`: Puppet keeps the boolean as the variable's "name".
     BoolVariable(bool),
-    Number(NumberLit),
+    Number(NumberTok),
     /// A string without interpolation (single-quoted, double-quoted or heredoc text).
-    Str(SmolStr),
-    DqPre(SmolStr),
-    DqMid(SmolStr),
-    DqPost(SmolStr),
-    Regex(SmolStr),
+    Str(Text),
+    DqPre(Text),
+    DqMid(Text),
+    DqPost(Text),
+    Regex(Text),
     /// `@(TAG:syntax/flags)`: carries the syntax name ("" when absent). The text follows as `Str`
     /// or `DqPre ... DqPost` tokens.
-    Heredoc(SmolStr),
+    Heredoc(Text),
     // Bindings extension (only ever emitted inside `site { }` / `bindings NAME { }`).
     KwSite,
     KwBindings,
@@ -147,7 +203,7 @@ pub enum Tok {
     /// `??`: a query, inside bindings only.
     Query,
     /// Characters that start no token (`&`, `^`, control characters...), coalesced into one run.
-    Other(SmolStr),
+    Other(Text),
     /// A token the lexer already reported an error for; the parser stays silent about it.
     Error,
 }
