@@ -891,7 +891,7 @@ impl Builder<'_, '_> {
         }
         // D2-style hints: a capitalised or misspelt keyword the grammar wanted here.
         let word = match tok {
-            Tok::Name(n) | Tok::ClassRef(n) => n.in_source(self.src),
+            Tok::Name(n) | Tok::ClassRef(n) => Some(self.text(*n)),
             _ => None,
         };
         if let Some(word) = word {
@@ -905,7 +905,7 @@ impl Builder<'_, '_> {
                 d = d.with_note(format!(
                     "help: keywords are lower case: did you mean `{lower}`?"
                 ));
-            } else if let Some(s) = crate::diag::did_you_mean(word, &wanted) {
+            } else if let Some(s) = crate::diag::did_you_mean(&word, &wanted) {
                 d = d.with_note(format!("help: did you mean `{s}`?"));
             }
         }

@@ -17,6 +17,10 @@
 //!   only where the bindings grammar can use them (DECISIONS D1): a stack of open brackets
 //!   remembers which body each bracket belongs to.
 //!
+//! Tokens are small and `Copy`: one with a text carries where the text is (a [`Text`]: a run
+//! of the source, or one of the [`DecodedTexts`] the lexer made), and the parser's builder makes
+//! the string when a grammar rule takes it.
+//!
 //! Nesting is counted here: more than [`MAX_NESTING`] open brackets, braces and interpolations
 //! stop the file with one `NESTING_TOO_DEEP` diagnostic, so no later stage sees deep input.
 //! The lexer never panics and never stops at the first error: bad input becomes a diagnostic plus
@@ -828,9 +832,9 @@ impl<'s> Lexer<'s> {
     fn at_statement_start(&self) -> bool {
         match self.prev() {
             None => true,
-            Some(Tok::Name(n)) => !n
-                .in_source(self.src)
-                .is_some_and(crate::ast::is_statement_call),
+            Some(Tok::Name(n)) => {
+                !(self.decoded).with_text(*n, self.src, crate::ast::is_statement_call)
+            }
             Some(t) => matches!(
                 t,
                 Tok::RBrace
