@@ -833,7 +833,9 @@ impl<'s> Lexer<'s> {
         match self.prev() {
             None => true,
             Some(Tok::Name(n)) => {
-                !(self.decoded).with_text(*n, self.src, crate::ast::is_statement_call)
+                !self
+                    .decoded
+                    .with_text(*n, self.src, crate::ast::is_statement_call)
             }
             Some(t) => matches!(
                 t,
