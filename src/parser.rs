@@ -1332,8 +1332,8 @@ impl Builder<'_, '_> {
     }
 
     fn push_segment(&mut self, segments: &mut Vec<Expr>, (text, l, r): (Text, usize, usize)) {
-        if !text.is_empty() {
-            let value = self.text(text);
+        let value = self.text(text);
+        if !value.is_empty() {
             segments.push(self.leaf(l, r, ExprKind::String { value }));
         }
     }

@@ -69,13 +69,9 @@ pub struct DecodedTexts(Rc<RefCell<Vec<SmolStr>>>);
 
 impl DecodedTexts {
     fn push(&self, text: &str) -> Text {
-        // An empty text stays one (an interpolation's empty neighbour is no segment).
-        if text.is_empty() {
-            return Text::EMPTY;
-        }
         let mut texts = self.0.borrow_mut();
-        // Every decoded text is a token's and takes at least one byte of the source, so a
-        // source with more than 4 Gi of them would need far more memory than exists.
+        // Every decoded text is a token's, and a source with more than 4 Gi tokens would need
+        // far more memory than exists.
         let index = u32::try_from(texts.len()).unwrap_or(u32::MAX);
         texts.push(smol(text));
         Text::decoded(index)

@@ -64,6 +64,8 @@ impl SegmentText {
     fn take(&mut self, src: &str, decoded: &DecodedTexts) -> Text {
         let text = match self.run.take() {
             Some((start, end)) => decoded.run(src, start, end),
+            // Nothing since the last segment (`${a}${b}`): an empty run, with nothing to keep.
+            None if self.copied.is_empty() => decoded.run(src, 0, 0),
             None => decoded.push(&self.copied),
         };
         self.copied.clear();

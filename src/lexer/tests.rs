@@ -284,14 +284,16 @@ fn texts_are_runs_or_decoded_and_never_wrong() {
     let src = "abc::def 'x\\'y'";
     let run = super::Text::run(5, 8).expect("a small run");
     assert_eq!(run.in_source(src), Some("def"));
-    assert!(super::Text::run(3, 3).is_some_and(super::Text::is_empty));
+    let empty_run = super::Text::run(3, 3).expect("an empty run");
+    assert_eq!(empty_run.in_source(src), Some(""));
     let far = 1usize << 32;
     assert_eq!(super::Text::run(far, far + 1), None);
     assert_eq!(super::Text::run(0, u32::MAX as usize), None);
     assert!(super::Text::run(1, u32::MAX as usize).is_some());
     assert_eq!(super::Text::run(8, 5), None);
     let decoded = DecodedTexts::default();
-    assert!(decoded.push("").is_empty());
+    let empty = decoded.push("");
+    assert_eq!(decoded.text(empty, src), "");
     let first = decoded.push("x'y");
     let second = decoded.push(&"é".repeat(30));
     assert_eq!(first.in_source(src), None);

@@ -30,7 +30,6 @@ pub struct Text {
 
 impl Text {
     const DECODED: u32 = u32::MAX;
-    pub(crate) const EMPTY: Text = Text { at: 0, len: 0 };
 
     /// The source's bytes `start..end`, when their place fits (see `DecodedTexts::run`).
     pub(crate) fn run(start: usize, end: usize) -> Option<Text> {
@@ -52,10 +51,6 @@ impl Text {
         (self.len == Text::DECODED).then_some(self.at as usize)
     }
 
-    pub fn is_empty(self) -> bool {
-        self.len == 0
-    }
-
     /// The text when it is a run of `src` (names, words, variables and numbers are, unless
     /// they are gigabytes long).
     pub fn in_source(self, src: &str) -> Option<&str> {
@@ -67,10 +62,10 @@ impl Text {
     }
 }
 
-/// A numeric literal's token: its text and its kind. The value
-/// stays text so that integers of any size survive to validation (Puppet keeps big integers
-/// and flags them later) and floats print as Puppet does; a float's value, checked here, is
-/// computed again where the literal is built (floats are rare, and the token stays small).
+/// A numeric literal's token: its text and its kind. The value stays text so that integers of
+/// any size survive to validation (Puppet keeps big integers and flags them later) and floats
+/// print as Puppet does; a float's value, which the lexer checks, is computed again where the
+/// literal is built (floats are rare, and the token stays small).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NumberTok {
     pub text: Text,
