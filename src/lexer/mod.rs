@@ -178,7 +178,7 @@ impl Iterator for TokenStream<'_> {
     /// the first token of each chunk itself, the two ways in met in a slot on the stack that the
     /// parser then read back at other offsets than it was written, and each read waited for the
     /// writes to drain (a fifth of the parser loop's samples; the corpus parses 3% faster
-    /// without it, bindings files 8%).
+    /// without it, bindings files 6-8%).
     #[inline]
     fn next(&mut self) -> Option<SpannedTok> {
         if self.ready.as_slice().is_empty() {
