@@ -5,6 +5,8 @@
 //! the same AST; the fast one stops at a file's first error, and the reporting one then parses
 //! the file again to report every error, where the inlinings it leaves out change where an error
 //! is noticed and what is then listed as expected (see "Two parsers" in the grammar's header).
+//! The fast parser's state machine is then made visible to the crate (`expose_state_machine`),
+//! for the LR loop of its own that `src/parser/driver.rs` runs it with.
 use std::path::{Path, PathBuf};
 
 /// The line that marks an inlining the reporting parser leaves out.
@@ -46,6 +48,54 @@ fn main() {
         fast.expect("lalrpop failed to generate the fast parser");
         reporting.expect("lalrpop failed to generate the reporting parser");
     });
+    expose_state_machine(&out_dir.join("puppet.rs"));
+}
+
+/// The generated module that holds the fast parser, as lalrpop declares it (private).
+const PARSER_MODULE: &str = "
+mod __parse__Program {";
+/// The fast parser's state machine in that module, as lalrpop declares it (private).
+const STATE_MACHINE: &str = "
+    struct __StateMachine<'b, 's, 'h>
+    where 's: 'b, 'h: 'b
+    {
+        b: &'b mut Builder<'s, 'h>,
+        __phantom: core::marker::PhantomData<(&'b (), &'s (), &'h ())>,
+    }";
+
+/// Makes the fast parser's state machine visible to the crate, so that `src/parser/driver.rs`
+/// can run its tables with a loop of its own through lalrpop's public `ParserDefinition` trait.
+/// Only the visibility of the module, the struct and its two fields changes: the tables, the
+/// reductions and the actions are lalrpop's as generated. lalrpop regenerates the file only when
+/// the grammar changes, so a file already opened up is left as it is. Any other shape (a new
+/// lalrpop) stops the build here rather than leaving the driver to fail to compile.
+fn expose_state_machine(path: &Path) {
+    let text = std::fs::read_to_string(path).expect("lalrpop wrote the fast parser");
+    let exposed = |private: &str| {
+        private
+            .replace("\nmod ", "\npub(crate) mod ")
+            .replace("\n    struct ", "\n    pub(crate) struct ")
+            .replace("\n        b: ", "\n        pub(crate) b: ")
+            .replace("\n        __phantom: ", "\n        pub(crate) __phantom: ")
+    };
+    let mut opened = text.clone();
+    for private in [PARSER_MODULE, STATE_MACHINE] {
+        let public = exposed(private);
+        if opened.matches(public.as_str()).count() == 1 {
+            continue;
+        }
+        assert_eq!(
+            opened.matches(private).count(),
+            1,
+            "the fast parser lalrpop generated has no single `{}`: lalrpop's output changed; \
+             see `expose_state_machine` in build.rs",
+            private.trim()
+        );
+        opened = opened.replacen(private, &public, 1);
+    }
+    if opened != text {
+        std::fs::write(path, opened).expect("OUT_DIR is writable");
+    }
 }
 
 /// Writes the grammar without the lines `drop` picks into `out_dir/folder/name`, leaving the

@@ -3,8 +3,9 @@
 //! Owns the grammar actions' helper ([`Builder`]): Puppet's parse-time transformations
 //! (statement calls without parentheses, untitled resources, adjacent hash pairs, string
 //! interpolation rewrites, nested class names), the depth counter behind the nesting limit, error
-//! recovery and the conversion of lalrpop errors into diagnostics. Callers see only
-//! [`parse_file`] and [`Parsed`]; generated types never leave this module.
+//! recovery and the conversion of lalrpop errors into diagnostics; and, in `driver.rs`, the LR
+//! loop the fast parser runs in. Callers see only [`parse_file`] and [`Parsed`]; generated
+//! types never leave this module.
 //! It must not validate semantics (that is `validate/`) nor decide what characters mean (that is
 //! `lexer/`).
 
@@ -32,7 +33,9 @@ mod generated {
     lalrpop_util::lalrpop_mod!(pub grammar, "/puppet.rs");
     lalrpop_util::lalrpop_mod!(pub reporting, "/puppet_reporting.rs");
 }
-use generated::{grammar, reporting};
+use generated::reporting;
+
+mod driver;
 
 /// The deepest AST accepted (counted while parsing). Brackets are capped earlier by the lexer;
 /// this catches unbracketed nesting such as `- - - 1`, `$a = $b = ...` or long `elsif` chains.
@@ -125,13 +128,12 @@ fn parse_with_recovery(file: FileId, src: &str, base: usize) -> Parsed {
 fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
     let mut tokens = lexer::TokenStream::new(file, src);
     let mut builder = Builder::new(file, src, base, Vec::new(), usize::MAX, tokens.decoded());
-    let result =
-        grammar::ProgramParser::new().parse(&mut builder, tokens.by_ref().map(Ok::<_, LexStop>));
+    let result = driver::parse_program(&mut builder, tokens.by_ref());
     if tokens.troubled() || !builder.diags.is_empty() || builder.syntax_errors > 0 {
         return None;
     }
     Some(Parsed {
-        program: Some(program(file, src, base, result.ok()?)),
+        program: Some(program(file, src, base, result?)),
         diagnostics: Vec::new(),
     })
 }
@@ -178,7 +180,7 @@ pub fn parse_file_statements(
         each: &mut *each,
     });
     let mut open = 0u32;
-    let reader = tokens.by_ref().map(|token| {
+    let reader = tokens.by_ref().inspect(|token| {
         // An opening bracket stands outside what it opens, a closing one inside what it closes.
         lookahead_depth.set(open);
         if token.1.opens_bracket() {
@@ -186,10 +188,9 @@ pub fn parse_file_statements(
         } else if token.1.closes_bracket() {
             open = open.saturating_sub(1);
         }
-        Ok::<_, LexStop>(token)
     });
-    let result = grammar::ProgramParser::new().parse(&mut builder, reader);
-    if result.is_ok()
+    let result = driver::parse_program(&mut builder, reader);
+    if result.is_some()
         && !tokens.troubled()
         && builder.diags.is_empty()
         && builder.syntax_errors == 0
@@ -2251,6 +2252,17 @@ mod tests {
         assert_eq!(handed.len(), 4);
     }
 
+    /// Runs `parse` on a thread with a big stack: the corpus holds nesting at the limits, which
+    /// the CLI parses on such a thread too.
+    fn on_a_big_stack<T: Send + 'static>(parse: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new()
+            .stack_size(64 * 1024 * 1024)
+            .spawn(parse)
+            .expect("the thread starts")
+            .join()
+            .expect("no file panics")
+    }
+
     /// The fast parser and the reporting parser (the same grammar, some levels not inlined)
     /// accept the same files and build the same tree: on every file of `corpus/`, a file the
     /// fast parser accepts without a word gets the same program and nothing to report from the
@@ -2262,39 +2274,33 @@ mod tests {
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
         let files = crate::source::expand_paths(&[corpus]).expect("the corpus is readable");
         assert!(files.len() > 100, "the corpus is found");
-        // The corpus holds nesting at the limits: parsed on a big stack, as the CLI does.
-        let (clean, reported) = std::thread::Builder::new()
-            .stack_size(64 * 1024 * 1024)
-            .spawn(move || {
-                let (mut clean, mut reported) = (0, 0);
-                for path in &files {
-                    let Ok(src) = std::fs::read_to_string(path) else {
-                        continue;
-                    };
-                    let fast = parse_streaming(FileId(0), &src, 0);
-                    let reporting = parse_with_recovery(FileId(0), &src, 0);
-                    match fast {
-                        Some(fast) => {
-                            clean += 1;
-                            assert_eq!(reporting.diagnostics, [], "{}", path.display());
-                            assert_eq!(
-                                format!("{:?}", reporting.program),
-                                format!("{:?}", fast.program),
-                                "{}",
-                                path.display()
-                            );
-                        }
-                        None => {
-                            reported += 1;
-                            assert_ne!(reporting.diagnostics, [], "{}", path.display());
-                        }
+        let (clean, reported) = on_a_big_stack(move || {
+            let (mut clean, mut reported) = (0, 0);
+            for path in &files {
+                let Ok(src) = std::fs::read_to_string(path) else {
+                    continue;
+                };
+                let fast = parse_streaming(FileId(0), &src, 0);
+                let reporting = parse_with_recovery(FileId(0), &src, 0);
+                match fast {
+                    Some(fast) => {
+                        clean += 1;
+                        assert_eq!(reporting.diagnostics, [], "{}", path.display());
+                        assert_eq!(
+                            format!("{:?}", reporting.program),
+                            format!("{:?}", fast.program),
+                            "{}",
+                            path.display()
+                        );
+                    }
+                    None => {
+                        reported += 1;
+                        assert_ne!(reporting.diagnostics, [], "{}", path.display());
                     }
                 }
-                (clean, reported)
-            })
-            .expect("the thread starts")
-            .join()
-            .expect("no file panics");
+            }
+            (clean, reported)
+        });
         assert!(
             clean > 100 && reported > 20,
             "{clean} clean, {reported} reported"
@@ -2302,6 +2308,74 @@ mod tests {
         let parsed = parse_file(FileId(0), "$x = ['a', 'b'\n$y = 1\n");
         let notes: Vec<&String> = parsed.diagnostics.iter().flat_map(|d| &d.notes).collect();
         assert_eq!(notes, ["expected one of `]`, `=>`, or `,`"]);
+    }
+
+    /// The fast parser's own loop (`parser/driver.rs`) runs lalrpop's tables as lalrpop's driver
+    /// does: on every file of `corpus/` and on inputs that end early, go on after a complete
+    /// program or hold a token no state takes, both accept the same files, build the same tree
+    /// and leave the builder with the same findings.
+    #[test]
+    fn the_fast_parsers_loop_runs_the_tables_as_lalrpop_does() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let files = crate::source::expand_paths(&[corpus]).expect("the corpus is readable");
+        let mut sources: Vec<String> = files
+            .iter()
+            .filter_map(|path| std::fs::read_to_string(path).ok())
+            .collect();
+        assert!(sources.len() > 100, "the corpus is found");
+        sources.extend(
+            [
+                "",
+                "# a comment only\n",
+                "$x = ",
+                "class a {",
+                "notice 'a' }",
+                "1 2 3",
+                "$x = 1 )",
+                "file { 'x': ensure => present }",
+                "bindings m { bind 'a' to 1 }",
+                "site { categories { node => $fqdn } }",
+                "]",
+            ]
+            .map(String::from),
+        );
+        let (accepted, refused) = on_a_big_stack(move || {
+            let (mut accepted, mut refused) = (0, 0);
+            for src in &sources {
+                let builder = |tokens: &lexer::TokenStream| {
+                    Builder::new(FileId(0), src, 0, Vec::new(), usize::MAX, tokens.decoded())
+                };
+                let mut ours_tokens = lexer::TokenStream::new(FileId(0), src);
+                let mut ours_builder = builder(&ours_tokens);
+                let ours = driver::parse_program(&mut ours_builder, ours_tokens.by_ref());
+                let mut lalrpops_tokens = lexer::TokenStream::new(FileId(0), src);
+                let mut lalrpops_builder = builder(&lalrpops_tokens);
+                let lalrpops = generated::grammar::ProgramParser::new().parse(
+                    &mut lalrpops_builder,
+                    lalrpops_tokens.by_ref().map(Ok::<_, LexStop>),
+                );
+                assert_eq!(
+                    format!("{ours:?}"),
+                    format!("{:?}", lalrpops.as_ref().ok()),
+                    "{src}"
+                );
+                assert_eq!(ours_builder.diags, lalrpops_builder.diags, "{src}");
+                assert_eq!(
+                    ours_builder.syntax_errors, lalrpops_builder.syntax_errors,
+                    "{src}"
+                );
+                if ours.is_some() {
+                    accepted += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+            (accepted, refused)
+        });
+        assert!(
+            accepted > 100 && refused > 20,
+            "{accepted} accepted, {refused} refused"
+        );
     }
 
     /// The fast parser stops at a file's first syntax error, without recovering (the reporting
@@ -2319,9 +2393,8 @@ mod tests {
             let mut tokens = lexer::TokenStream::new(FileId(0), src);
             let mut builder =
                 Builder::new(FileId(0), src, 0, Vec::new(), usize::MAX, tokens.decoded());
-            let result = grammar::ProgramParser::new()
-                .parse(&mut builder, tokens.by_ref().map(Ok::<_, LexStop>));
-            assert!(result.is_err(), "{src}");
+            let result = driver::parse_program(&mut builder, tokens.by_ref());
+            assert!(result.is_none(), "{src}");
             assert_eq!(
                 builder.syntax_errors, 0,
                 "the fast parser recovered in {src}"
