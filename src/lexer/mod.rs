@@ -427,24 +427,31 @@ impl<'s> Lexer<'s> {
             // bytes are cut at the end once, so that the loop checks no bounds of its own.
             // Indentation, and the spaces that align `=>`s, are skipped eight at a time; the
             // blank between two tokens is mostly one space, for which a word's test is slower.
+            // The byte is tested in the order of how often each case comes (a space, then the
+            // first byte of a token or a comment), in tests that each have their own branch: as
+            // one `match`, the five cases were a jump table, an indirect jump the processor
+            // mispredicted more often (the corpus parsed 1% slower).
             let code = &self.bytes[..self.end];
             let mut p = self.pos;
-            while p < code.len() {
-                match code[p] {
-                    b' ' => {
-                        p += 1;
-                        if code.get(p) == Some(&b' ') {
-                            p += bytewise::run_of(&code[p..], b' ');
-                        }
-                    }
-                    b'\t' | b'\r' => p += 1,
-                    b'\n' if self.newline_jump.is_none() => {
-                        p += 1;
-                        self.line_start = p;
+            while let Some(&byte) = code.get(p) {
+                if byte == b' ' {
+                    p += 1;
+                    if code.get(p) == Some(&b' ') {
                         p += bytewise::run_of(&code[p..], b' ');
                     }
-                    b'#' => p = self.line_end(p),
-                    _ => break,
+                } else if byte > b' ' {
+                    if byte != b'#' {
+                        break;
+                    }
+                    p = self.line_end(p);
+                } else if byte == b'\n' && self.newline_jump.is_none() {
+                    p += 1;
+                    self.line_start = p;
+                    p += bytewise::run_of(&code[p..], b' ');
+                } else if byte == b'\t' || byte == b'\r' {
+                    p += 1;
+                } else {
+                    break;
                 }
             }
             self.pos = p;
