@@ -2252,6 +2252,14 @@ mod tests {
         assert_eq!(handed.len(), 4);
     }
 
+    /// Every `.pp` file of `corpus/`.
+    fn corpus_files() -> Vec<std::path::PathBuf> {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let files = crate::source::expand_paths(&[corpus]).expect("the corpus is readable");
+        assert!(files.len() > 100, "the corpus is found");
+        files
+    }
+
     /// Runs `parse` on a thread with a big stack: the corpus holds nesting at the limits, which
     /// the CLI parses on such a thread too.
     fn on_a_big_stack<T: Send + 'static>(parse: impl FnOnce() -> T + Send + 'static) -> T {
@@ -2271,9 +2279,7 @@ mod tests {
     /// close the array.
     #[test]
     fn both_parsers_accept_the_same_files_and_build_the_same_tree() {
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        let files = crate::source::expand_paths(&[corpus]).expect("the corpus is readable");
-        assert!(files.len() > 100, "the corpus is found");
+        let files = corpus_files();
         let (clean, reported) = on_a_big_stack(move || {
             let (mut clean, mut reported) = (0, 0);
             for path in &files {
@@ -2316,13 +2322,11 @@ mod tests {
     /// and leave the builder with the same findings.
     #[test]
     fn the_fast_parsers_loop_runs_the_tables_as_lalrpop_does() {
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        let files = crate::source::expand_paths(&[corpus]).expect("the corpus is readable");
-        let mut sources: Vec<String> = files
+        let mut sources: Vec<String> = corpus_files()
             .iter()
             .filter_map(|path| std::fs::read_to_string(path).ok())
             .collect();
-        assert!(sources.len() > 100, "the corpus is found");
+        assert!(sources.len() > 100, "the corpus is read");
         sources.extend(
             [
                 "",
