@@ -6,7 +6,9 @@
 //! the file again to report every error, where the inlinings it leaves out change where an error
 //! is noticed and what is then listed as expected (see "Two parsers" in the grammar's header).
 //! The fast parser's state machine is then made visible to the crate (`expose_state_machine`),
-//! for the LR loop of its own that `src/parser/driver.rs` runs it with.
+//! for the LR loop of its own that `src/parser/driver.rs` runs it with, and its reductions take
+//! a terminal's value off the stack without calling the stack symbol's drop
+//! (`pop_terminals_without_drop`).
 use std::path::{Path, PathBuf};
 
 /// The line that marks an inlining the reporting parser leaves out.
@@ -48,7 +50,12 @@ fn main() {
         fast.expect("lalrpop failed to generate the fast parser");
         reporting.expect("lalrpop failed to generate the reporting parser");
     });
-    expose_state_machine(&out_dir.join("puppet.rs"));
+    let fast_parser = out_dir.join("puppet.rs");
+    let generated = std::fs::read_to_string(&fast_parser).expect("lalrpop wrote the fast parser");
+    let patched = pop_terminals_without_drop(expose_state_machine(generated.clone()));
+    if patched != generated {
+        std::fs::write(&fast_parser, patched).expect("OUT_DIR is writable");
+    }
 }
 
 /// The generated module that holds the fast parser, as lalrpop declares it (private).
@@ -69,8 +76,7 @@ const STATE_MACHINE: &str = "
 /// reductions and the actions are lalrpop's as generated. lalrpop regenerates the file only when
 /// the grammar changes, so a file already opened up is left as it is. Any other shape (a new
 /// lalrpop) stops the build here rather than leaving the driver to fail to compile.
-fn expose_state_machine(path: &Path) {
-    let text = std::fs::read_to_string(path).expect("lalrpop wrote the fast parser");
+fn expose_state_machine(text: String) -> String {
     let exposed = |private: &str| {
         private
             .replace("\nmod ", "\npub(crate) mod ")
@@ -93,10 +99,75 @@ fn expose_state_machine(path: &Path) {
         );
         opened = opened.replacen(private, &public, 1);
     }
-    if opened != text {
-        std::fs::write(path, opened).expect("OUT_DIR is writable");
-    }
+    opened
 }
+
+/// The types of the values the fast parser's terminals carry: the token itself, and what a
+/// terminal's pattern takes out of it. All are `Copy`.
+const TERMINAL_VALUE_TYPES: [&str; 4] = ["Tok", "Text", "NumberTok", "bool"];
+
+/// Rewrites the functions that take a terminal's value off the fast parser's stack, so that
+/// they do not call the stack symbol's drop. As generated, each matches the popped symbol and
+/// copies the value out: a `Copy` value is copied, not moved, so the whole symbol is still there
+/// to be dropped, and that drop is a call into the one function for every kind of symbol, which
+/// jumps through a table on the kind only to find nothing to free. That call came with every
+/// punctuation token and every name a reduction took (2.9% of the corpus's samples; the corpus
+/// parses 1-1.5% faster without it, bindings files 3%). Once the value
+/// is copied out, the symbol is of a kind with nothing to free, and is forgotten instead; a
+/// symbol of another kind still stops at lalrpop's "symbol type mismatch" first. `*__v` only
+/// compiles for a `Copy` value, so a terminal type that stopped being one would fail the
+/// build. Each function must occur once, as generated or as patched; any other shape stops the
+/// build, as in `expose_state_machine`.
+fn pop_terminals_without_drop(mut text: String) -> String {
+    for value in TERMINAL_VALUE_TYPES {
+        let head = format!(") -> (usize, {value}, usize)\n     {{\n");
+        assert_eq!(
+            text.matches(head.as_str()).count(),
+            1,
+            "the fast parser lalrpop generated has no single function popping a `{value}`: \
+             lalrpop's output changed; see `pop_terminals_without_drop` in build.rs"
+        );
+        let body = text.find(head.as_str()).map_or(0, |at| at + head.len());
+        let pops = "        match __symbols.pop() {\n            Some((__l, __Symbol::Variant";
+        let Some(variant) = text[body..].strip_prefix(pops).map(|rest| {
+            rest.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        }) else {
+            assert!(
+                text[body..].starts_with(PATCHED_POP),
+                "the fast parser's function popping a `{value}` has a shape build.rs does not \
+                 know: lalrpop's output changed; see `pop_terminals_without_drop` in build.rs"
+            );
+            continue;
+        };
+        let generated = format!(
+            "{pops}{variant}(__v), __r)) => (__l, __v, __r),\n            \
+             _ => __symbol_type_mismatch()\n        }}\n"
+        );
+        assert!(
+            text[body..].starts_with(&generated),
+            "the fast parser's function popping a `{value}` has a shape build.rs does not know: \
+             lalrpop's output changed; see `pop_terminals_without_drop` in build.rs"
+        );
+        let patched = format!(
+            "{PATCHED_POP}\
+             \x20       let __popped = __symbols.pop();\n\
+             \x20       let __value = match &__popped {{\n\
+             \x20           Some((__l, __Symbol::Variant{variant}(__v), __r)) => (*__l, *__v, *__r),\n\
+             \x20           _ => __symbol_type_mismatch()\n\
+             \x20       }};\n\
+             \x20       core::mem::forget(__popped);\n\
+             \x20       __value\n"
+        );
+        text.replace_range(body..body + generated.len(), &patched);
+    }
+    text
+}
+
+/// The first line of a function `pop_terminals_without_drop` rewrote.
+const PATCHED_POP: &str =
+    "        // build.rs: the symbol is forgotten, not dropped (`pop_terminals_without_drop`).\n";
 
 /// Writes the grammar without the lines `drop` picks into `out_dir/folder/name`, leaving the
 /// file untouched when its text is the same, and returns its path.
