@@ -34,10 +34,14 @@ fn main() {
     );
     // The two tables are built at once, one per core: each takes most of the build script's time.
     // Neither emits rerun directives: both grammars are written by this script, and a directive
-    // on them would rerun it on every build (the source's directive is printed above).
+    // on them would rerun it on every build (the source's directive is printed above). Both are
+    // generated whenever the script runs (after a change of the grammar or of this script), even
+    // where lalrpop would keep a parser it made before: the patches below then always apply to
+    // lalrpop's own output, never to a file an older version of this script patched.
     let process = |path: &Path| {
         lalrpop::Configuration::new()
             .set_out_dir(&out_dir)
+            .force_build(true)
             .process_file(path)
             .map_err(|e| e.to_string())
     };
@@ -73,9 +77,8 @@ const STATE_MACHINE: &str = "
 /// Makes the fast parser's state machine visible to the crate, so that `src/parser/driver.rs`
 /// can run its tables with a loop of its own through lalrpop's public `ParserDefinition` trait.
 /// Only the visibility of the module, the struct and its two fields changes: the tables, the
-/// reductions and the actions are lalrpop's as generated. lalrpop regenerates the file only when
-/// the grammar changes, so a file already opened up is left as it is. Any other shape (a new
-/// lalrpop) stops the build here rather than leaving the driver to fail to compile.
+/// reductions and the actions are lalrpop's as generated. Any other shape (a new lalrpop) stops
+/// the build here rather than leaving the driver to fail to compile.
 fn expose_state_machine(text: String) -> String {
     let exposed = |private: &str| {
         private
@@ -84,12 +87,9 @@ fn expose_state_machine(text: String) -> String {
             .replace("\n        b: ", "\n        pub(crate) b: ")
             .replace("\n        __phantom: ", "\n        pub(crate) __phantom: ")
     };
-    let mut opened = text.clone();
+    let mut opened = text;
     for private in [PARSER_MODULE, STATE_MACHINE] {
         let public = exposed(private);
-        if opened.matches(public.as_str()).count() == 1 {
-            continue;
-        }
         assert_eq!(
             opened.matches(private).count(),
             1,
@@ -112,35 +112,29 @@ const TERMINAL_VALUE_TYPES: [&str; 4] = ["Tok", "Text", "NumberTok", "bool"];
 /// to be dropped, and that drop is a call into the one function for every kind of symbol, which
 /// jumps through a table on the kind only to find nothing to free. That call came with every
 /// punctuation token and every name a reduction took (2.9% of the corpus's samples; the corpus
-/// parses 1-1.5% faster without it, bindings files 3%). Once the value
-/// is copied out, the symbol is of a kind with nothing to free, and is forgotten instead; a
-/// symbol of another kind still stops at lalrpop's "symbol type mismatch" first. `*__v` only
-/// compiles for a `Copy` value, so a terminal type that stopped being one would fail the
-/// build. Each function must occur once, as generated or as patched; any other shape stops the
-/// build, as in `expose_state_machine`.
+/// parses 1-1.5% faster without it, bindings files 3%). Once the value is copied out, the
+/// symbol is of a kind with nothing to free, and is forgotten instead; a symbol of another kind
+/// still stops at lalrpop's "symbol type mismatch" first. `*__v` only compiles for a `Copy`
+/// value, so a terminal type that stopped being one would fail the build. Each function must
+/// occur once, as generated; any other shape stops the build, as in `expose_state_machine`.
 fn pop_terminals_without_drop(mut text: String) -> String {
     for value in TERMINAL_VALUE_TYPES {
         let head = format!(") -> (usize, {value}, usize)\n     {{\n");
-        assert_eq!(
-            text.matches(head.as_str()).count(),
-            1,
-            "the fast parser lalrpop generated has no single function popping a `{value}`: \
-             lalrpop's output changed; see `pop_terminals_without_drop` in build.rs"
-        );
-        let body = text.find(head.as_str()).map_or(0, |at| at + head.len());
-        let pops = "        match __symbols.pop() {\n            Some((__l, __Symbol::Variant";
-        let Some(variant) = text[body..].strip_prefix(pops).map(|rest| {
-            rest.chars()
-                .take_while(char::is_ascii_digit)
-                .collect::<String>()
-        }) else {
-            assert!(
-                text[body..].starts_with(PATCHED_POP),
-                "the fast parser's function popping a `{value}` has a shape build.rs does not \
-                 know: lalrpop's output changed; see `pop_terminals_without_drop` in build.rs"
+        let mut heads = text.match_indices(head.as_str()).map(|(at, _)| at);
+        let (Some(at), None) = (heads.next(), heads.next()) else {
+            panic!(
+                "the fast parser lalrpop generated has no single function popping a `{value}`: \
+                 lalrpop's output changed; see `pop_terminals_without_drop` in build.rs"
             );
-            continue;
         };
+        let body = at + head.len();
+        let pops = "        match __symbols.pop() {\n            Some((__l, __Symbol::Variant";
+        let variant: String = text[body..]
+            .strip_prefix(pops)
+            .unwrap_or_default()
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
         let generated = format!(
             "{pops}{variant}(__v), __r)) => (__l, __v, __r),\n            \
              _ => __symbol_type_mismatch()\n        }}\n"
@@ -151,7 +145,7 @@ fn pop_terminals_without_drop(mut text: String) -> String {
              lalrpop's output changed; see `pop_terminals_without_drop` in build.rs"
         );
         let patched = format!(
-            "{PATCHED_POP}\
+            "        // build.rs: the symbol is forgotten, not dropped (`pop_terminals_without_drop`).\n\
              \x20       let __popped = __symbols.pop();\n\
              \x20       let __value = match &__popped {{\n\
              \x20           Some((__l, __Symbol::Variant{variant}(__v), __r)) => (*__l, *__v, *__r),\n\
@@ -164,10 +158,6 @@ fn pop_terminals_without_drop(mut text: String) -> String {
     }
     text
 }
-
-/// The first line of a function `pop_terminals_without_drop` rewrote.
-const PATCHED_POP: &str =
-    "        // build.rs: the symbol is forgotten, not dropped (`pop_terminals_without_drop`).\n";
 
 /// Writes the grammar without the lines `drop` picks into `out_dir/folder/name`, leaving the
 /// file untouched when its text is the same, and returns its path.
