@@ -510,6 +510,7 @@ fn in_tree(tree: Option<PathBuf>, paths: Vec<PathBuf>) -> Vec<PathBuf> {
 
 fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
     let mut keys = a.args;
+    let tree_given = a.tree.is_some();
     let tree = match (a.tree, keys.last()) {
         (Some(tree), _) => tree,
         // Without -C, a last argument that names a directory is the tree (scripts use it).
@@ -526,11 +527,16 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
         eprintln!("pbc: --model answers from the model alone: give no tree");
         return ExitCode::from(2);
     }
-    // A path where a key is expected is a mistake to say, not a key to look up in vain.
+    // Without -C, a path where a key is expected (a tree that is not there) is a mistake to
+    // say, not a key to look up in vain. Hiera keys may hold `/` after their first segment
+    // (`mounts./home.device`, `a::b."/srv/www"`), and with -C every argument is a key.
     let naming_scheme = ["/param/", "/var/", "/map/"];
-    if let Some(path) = keys.iter().find(|k| {
-        k.contains('/') && *k != "/classes" && !naming_scheme.iter().any(|p| k.starts_with(p))
-    }) {
+    let looks_like_a_path = |k: &str| {
+        let root = puppet_bindings::data::interpolation::split_key(k)
+            .map_or_else(|| k.to_string(), |(root, _)| root);
+        root.contains('/') && k != "/classes" && !naming_scheme.iter().any(|p| k.starts_with(p))
+    };
+    if let Some(path) = keys.iter().find(|k| !tree_given && looks_like_a_path(k)) {
         eprintln!(
             "pbc: `{path}` is neither a key nor a directory: keys are names (`ntp::servers`) or the naming scheme's (`/param/Class[ntp]/servers`, `/var/x`, `/classes`); give the tree with -C DIR"
         );

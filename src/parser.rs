@@ -546,6 +546,13 @@ impl Builder<'_, '_> {
 
     fn mk_with_depth(&mut self, l: usize, r: usize, mut kind: ExprKind, depth: u32) -> Expr {
         fit(&mut kind);
+        self.mk_unfitted(l, r, kind, depth)
+    }
+
+    /// [`Self::mk_with_depth`] leaving the node's lists as they are: for a chain of operators
+    /// still being extended, which [`Self::fold_operators`] fits once it is complete (fitting
+    /// at each extension would copy the whole chain each time).
+    fn mk_unfitted(&mut self, l: usize, r: usize, kind: ExprKind, depth: u32) -> Expr {
         if depth > MAX_DEPTH {
             if !self.depth_reported {
                 self.depth_reported = true;
@@ -1115,7 +1122,8 @@ impl Builder<'_, '_> {
                     {
                         self.reduce_top(&mut operands, &mut ops);
                     }
-                    let subject = operands.pop().expect("an operand precedes every operator");
+                    let mut subject = operands.pop().expect("an operand precedes every operator");
+                    fit(&mut subject.kind);
                     let l = self.rel(subject.span.start);
                     let mut e = self.mk(
                         l,
@@ -1144,7 +1152,8 @@ impl Builder<'_, '_> {
             {
                 self.reduce_top(&mut operands, &mut ops);
             }
-            let subject = operands.pop().expect("an operand precedes every operator");
+            let mut subject = operands.pop().expect("an operand precedes every operator");
+            fit(&mut subject.kind);
             let l = self.rel(subject.span.start);
             let r = self.rel(entry.span.end);
             let e = self.mk(
@@ -1160,13 +1169,20 @@ impl Builder<'_, '_> {
         while !ops.is_empty() {
             self.reduce_top(&mut operands, &mut ops);
         }
-        operands.pop().expect("folding leaves one operand")
+        let mut folded = operands.pop().expect("folding leaves one operand");
+        fit(&mut folded.kind);
+        folded
     }
 
+    /// Combines the top operator with its two operands. A chain of one level is extended in
+    /// place and fitted only when it is complete: when it becomes an operand of another level
+    /// (here) or the whole expression ([`Self::fold_operators`]).
     fn reduce_top(&mut self, operands: &mut Vec<Expr>, ops: &mut Vec<BinaryOp>) {
-        let (Some(op), Some(rhs), Some(lhs)) = (ops.pop(), operands.pop(), operands.pop()) else {
+        let (Some(op), Some(mut rhs), Some(lhs)) = (ops.pop(), operands.pop(), operands.pop())
+        else {
             return;
         };
+        fit(&mut rhs.kind);
         let l = self.rel(lhs.span.start);
         let r = self.rel(rhs.span.end);
         // Extend a chain of the same level instead of nesting (left associativity). The depth
@@ -1184,7 +1200,8 @@ impl Builder<'_, '_> {
                     operators,
                 }
             }
-            kind => {
+            mut kind => {
+                fit(&mut kind);
                 let lhs = Expr {
                     kind,
                     span: lhs.span,
@@ -1196,7 +1213,7 @@ impl Builder<'_, '_> {
                 }
             }
         };
-        let e = self.mk_with_depth(l, r, kind, depth);
+        let e = self.mk_unfitted(l, r, kind, depth);
         operands.push(e);
     }
 

@@ -185,7 +185,7 @@ fn error_codes(stderr: &str) -> Vec<&str> {
 fn the_model_answers_as_the_tree() {
     let scratch = std::env::temp_dir().join(format!("pbc-model-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch dir");
-    let (mut compared, mut skipped) = (0, 0);
+    let (mut compared, mut skipped, mut refused) = (0, 0, 0);
     for dir in sorted_dirs("corpus/lookup/trees") {
         let name = dir
             .file_name()
@@ -194,7 +194,7 @@ fn the_model_answers_as_the_tree() {
         let requests = std::fs::read_to_string(dir.join("requests")).expect("requests");
         let mut models: std::collections::BTreeMap<
             String,
-            (std::path::PathBuf, std::path::PathBuf),
+            Option<(std::path::PathBuf, std::path::PathBuf)>,
         > = std::collections::BTreeMap::new();
         for line in requests
             .lines()
@@ -251,14 +251,24 @@ fn the_model_answers_as_the_tree() {
                 .map(|i| args[i..(i + 2).min(args.len())].to_vec())
                 .unwrap_or_default();
             let model_name = format!("{environment}{}", global.join("").replace(['/', '.'], "_"));
-            let (model, cache) = models.entry(model_name.clone()).or_insert_with(|| {
+            let model_and_cache = models.entry(model_name.clone()).or_insert_with(|| {
                 let compile: Vec<&str> = [
                     &["compile", "--compact", ".", "--env", &environment],
                     &global[..],
                 ]
                 .concat();
                 let (status, json, stderr) = pbc_full(&dir, &compile);
-                assert_eq!(status, 0, "{name}: compile --env {environment}: {stderr}");
+                if status != 0 {
+                    // A model is written only when the check is clean (a value that cannot
+                    // be interpolated fails only its keys in a lookup, but it is an error).
+                    let (check_status, _, _) = pbc_full(&dir, &["check", "."]);
+                    assert_eq!(
+                        (status, check_status),
+                        (1, 1),
+                        "{name}: compile --env {environment} fails but its check passes: {stderr}"
+                    );
+                    return None;
+                }
                 let path = scratch.join(format!("{name}-{model_name}.json"));
                 std::fs::write(&path, json).expect("model written");
                 let cache = scratch.join(format!("{name}-{model_name}.pbcm"));
@@ -280,8 +290,12 @@ fn the_model_answers_as_the_tree() {
                     .concat(),
                 );
                 assert_eq!(status, 0, "{name}: compile --cache: {stderr}");
-                (path, cache)
+                Some((path, cache))
             });
+            let Some((model, cache)) = model_and_cache else {
+                refused += 1;
+                continue;
+            };
             let (tree_status, tree_out, tree_err) =
                 pbc_full(&dir, &[&["lookup"], &args[..]].concat());
             // The JSON model, and the cache (which reads only what the keys need).
@@ -291,7 +305,11 @@ fn the_model_answers_as_the_tree() {
                 on_model.push(&model_path);
                 let mut i = 0;
                 while i < args.len() {
-                    if args[i] == "--agent-environment" || args[i] == "--hiera-config" {
+                    // The model answers alone: no tree (`-C`), no global level to read.
+                    if args[i] == "--agent-environment"
+                        || args[i] == "--hiera-config"
+                        || args[i] == "-C"
+                    {
                         i += 2;
                     } else {
                         on_model.push(args[i]);
@@ -314,7 +332,9 @@ fn the_model_answers_as_the_tree() {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    eprintln!("{compared} requests compared, {skipped} failed before any lookup");
+    eprintln!(
+        "{compared} requests compared, {skipped} failed before any lookup, {refused} of trees whose check fails (no model is written)"
+    );
     assert!(
         compared >= 60 && skipped <= 10,
         "{compared} compared, {skipped} skipped"
@@ -384,7 +404,12 @@ fn every_node_answers_from_the_model_as_from_the_tree() {
         for environment in environments {
             let (status, json, stderr) =
                 pbc_full(&dir, &["compile", "--compact", ".", "--env", environment]);
-            assert_eq!(status, 0, "{name}: {stderr}");
+            if status != 0 {
+                // Written only when the check is clean: the check must refuse it too.
+                let (check_status, _, _) = pbc_full(&dir, &["check", "."]);
+                assert_eq!((status, check_status), (1, 1), "{name}: {stderr}");
+                continue;
+            }
             let model = scratch.join(format!("{name}-{environment}.json"));
             std::fs::write(&model, json).expect("model written");
             let model = model.to_string_lossy().into_owned();

@@ -36,7 +36,7 @@ pub fn read(file: FileId, text: &str) -> (Option<Program>, Declares, Vec<Diagnos
         }
         Err(e) => {
             out.push(Diagnostic::error(
-                codes::CONFIG_FILE_SYNTAX_ERROR,
+                e.code.unwrap_or(codes::CONFIG_FILE_SYNTAX_ERROR),
                 e.span,
                 format!("this binder_config.yaml is not valid YAML: {}", e.message),
             ));

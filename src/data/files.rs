@@ -157,7 +157,7 @@ fn document(file: FileId, text: &str, out: &mut Vec<Diagnostic>) -> Option<Node>
         Ok(None) => return None,
         Err(e) => {
             out.push(Diagnostic::error(
-                codes::DATA_FILE_SYNTAX_ERROR,
+                e.code.unwrap_or(codes::DATA_FILE_SYNTAX_ERROR),
                 e.span,
                 format!("this data file cannot be read: {}", e.message),
             ));
@@ -238,8 +238,12 @@ pub fn check_hiera5(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>)
     while let Some(node) = stack.pop() {
         match &node.kind {
             NodeKind::String(s) if s.contains("%{") => {
+                // Puppet interpolates a value when a lookup returns it: only the lookups that
+                // use this one fail.
                 if let Err(problem) = super::interpolation::parse(s, true) {
-                    out.push(Diagnostic::error(problem.code, node.span, problem.message));
+                    out.push(
+                        Diagnostic::error(problem.code, node.span, problem.message).per_value(),
+                    );
                 }
             }
             NodeKind::Sequence(items) => stack.extend(items),

@@ -96,7 +96,7 @@ pub fn read(file: FileId, text: &str, known: &Known, in_module: bool) -> (Read, 
         }
         Err(e) => {
             out.push(Diagnostic::error(
-                codes::CONFIG_FILE_SYNTAX_ERROR,
+                e.code.unwrap_or(codes::CONFIG_FILE_SYNTAX_ERROR),
                 e.span,
                 format!("this hiera.yaml is not valid YAML: {}", e.message),
             ));

@@ -3,9 +3,12 @@
 //! column: `hiera.yaml`, data files, `binder_config.yaml`.
 //!
 //! Built from the parser's events with an explicit stack (no recursion, whatever the nesting),
-//! nesting bounded by [`MAX_NESTING`], aliases refused: these files never need them, and an
-//! alias can expand a small file into gigabytes.
+//! nesting bounded by [`MAX_NESTING`]. Anchors, aliases and merge keys are read as Puppet's
+//! Psych reads them (real Hiera data shares defaults with `<<: *defaults`); since pbc copies
+//! what Psych shares, what aliases copy is counted against [`MAX_ALIAS_COPIES`] instead of
+//! being refused.
 
+use crate::diag::codes;
 use crate::span::{FileId, Span};
 
 /// How deep a document may nest.
@@ -74,151 +77,324 @@ impl Node {
 pub struct SyntaxError {
     pub span: Span,
     pub message: String,
+    /// The code of a limit the file reached ([`codes::YAML_ALIAS_LIMIT`]); `None` for a file
+    /// that is not YAML, which the caller names with its own syntax code.
+    pub code: Option<&'static str>,
+}
+
+impl SyntaxError {
+    fn syntax(span: Span, message: impl Into<String>) -> SyntaxError {
+        SyntaxError {
+            span,
+            message: message.into(),
+            code: None,
+        }
+    }
+}
+
+/// How much an expansion of aliases may copy in one document, in nodes (a string counts one
+/// node for each 64 bytes of its text besides its own): Psych shares an aliased value where
+/// pbc copies it, so a few kilobytes of nested aliases could otherwise stand for terabytes.
+pub const MAX_ALIAS_COPIES: usize = 1_000_000;
+
+/// What a node costs against [`MAX_ALIAS_COPIES`] when an alias copies it.
+fn weight_of_scalar(kind: &NodeKind) -> usize {
+    match kind {
+        NodeKind::String(s) => 1 + s.len() / 64,
+        _ => 1,
+    }
+}
+
+/// A key as Ruby's `Hash` tells keys apart (`eql?`): `1` and `"1"` and `1.0` are three keys.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum KeyIdentity {
+    Null,
+    Bool(bool),
+    Integer(i64),
+    Float(u64),
+    String(String),
+    /// A collection as a key (rare): its JSON text.
+    Collection(String),
+}
+
+fn key_identity(node: &Node) -> KeyIdentity {
+    match &node.kind {
+        NodeKind::Null => KeyIdentity::Null,
+        NodeKind::Bool(b) => KeyIdentity::Bool(*b),
+        NodeKind::Integer(i) => KeyIdentity::Integer(*i),
+        NodeKind::Float(f) => KeyIdentity::Float(f.to_bits()),
+        NodeKind::String(s) => KeyIdentity::String(s.clone()),
+        NodeKind::Sequence(_) | NodeKind::Mapping(_) => {
+            KeyIdentity::Collection(format!("{}{}", node.kind_name(), to_json(node)))
+        }
+    }
+}
+
+/// An open mapping's entries with Psych's `Hash#[]=`: a key given again replaces the value
+/// where the key first stood.
+#[derive(Default)]
+struct Entries {
+    pairs: Vec<(Node, Node)>,
+    /// Where each key stands, once the mapping is large enough for a scan to cost.
+    index: Option<foldhash::HashMap<KeyIdentity, usize>>,
+}
+
+impl Entries {
+    fn position(&mut self, key: &KeyIdentity) -> Option<usize> {
+        if self.index.is_none() && self.pairs.len() > 16 {
+            let mut index = foldhash::HashMap::default();
+            for (i, (k, _)) in self.pairs.iter().enumerate() {
+                index.insert(key_identity(k), i);
+            }
+            self.index = Some(index);
+        }
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.pairs.iter().position(|(k, _)| key_identity(k) == *key),
+        }
+    }
+
+    fn set(&mut self, key: Node, value: Node) {
+        let identity = key_identity(&key);
+        match self.position(&identity) {
+            Some(i) => self.pairs[i] = (key, value),
+            None => {
+                if let Some(index) = &mut self.index {
+                    index.insert(identity, self.pairs.len());
+                }
+                self.pairs.push((key, value));
+            }
+        }
+    }
+
+    /// Psych's `Hash#merge!`: each entry of `from` set in turn.
+    fn merge(&mut self, from: Vec<(Node, Node)>) {
+        for (k, v) in from {
+            self.set(k, v);
+        }
+    }
+}
+
+/// An open collection while its document is read.
+enum Open {
+    Sequence(Vec<Node>),
+    Mapping {
+        entries: Entries,
+        /// The key waiting for its value, and whether it is the merge key `<<`.
+        key: Option<(Node, bool)>,
+    },
+}
+
+struct Frame {
+    open: Open,
+    span: Span,
+    anchor: Option<String>,
+    /// What the collection costs so far against [`MAX_ALIAS_COPIES`], were an alias to copy it.
+    weight: usize,
 }
 
 /// The first document of `text`, or `None` when the file holds no data (empty, only comments
 /// and `---`, or a null document).
+///
+/// Read as Puppet's Psych reads it (`YAML.safe_load` with `aliases: true`): an alias is a copy
+/// of its anchor's value; the merge key `<<` (unless tagged `!!str`) merges a hash, or a list
+/// of hashes (the first one's keys winning), into its mapping where it stands, later keys
+/// replacing earlier ones, and is an ordinary key when its value is anything else (an alias
+/// of a list included); a key given twice keeps the last value, at the first one's place.
 pub fn parse(file: FileId, text: &str) -> Result<Option<Node>, SyntaxError> {
-    use yaml_rust2::parser::{Event, Parser};
-    let offsets = ByteOffsets::new(text);
-    let span_at = |index: usize, len: usize| {
-        let start = offsets.byte(index);
-        Span::new(file, start, (start + len).min(text.len()))
-    };
-    let mut parser = Parser::new_from_str(text);
-    // Each open collection: its node (with the entries so far) and, for a mapping, the key
-    // waiting for its value.
-    let mut stack: Vec<(Node, Option<Node>)> = Vec::new();
+    use libyaml_safer::{EventData, Parser};
+    // libyaml's marks count bytes after a byte order mark, which it reads itself.
+    let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let at = |mark: libyaml_safer::Mark| (base + mark.index as usize).min(text.len());
+    let span_of = |start: usize, end: usize| Span::new(file, start, end.max(start).min(text.len()));
+    let mut input = text.as_bytes();
+    let mut parser = Parser::new();
+    parser.set_input_string(&mut input);
+    let mut stack: Vec<Frame> = Vec::new();
+    // Each anchor's finished value and its weight (a name given again names the latest).
+    let mut anchors: foldhash::HashMap<String, (Node, usize)> = foldhash::HashMap::default();
+    let mut copied: usize = 0;
     loop {
-        let (event, mark) = parser.next_token().map_err(|e| SyntaxError {
-            span: span_at(e.marker().index(), 1),
-            message: e.info().to_string(),
+        let event = parser.parse().map_err(|e| {
+            let start = e.problem_mark().map_or(text.len(), at);
+            let message = match e.context() {
+                Some(context) => format!("{}, {}", e.problem(), context),
+                None => e.problem().to_string(),
+            };
+            SyntaxError::syntax(span_of(start, start + 1), message)
         })?;
-        let here = span_at(mark.index(), 1);
-        let done = match event {
-            Event::StreamEnd => return Ok(None),
-            Event::Nothing | Event::StreamStart | Event::DocumentStart | Event::DocumentEnd => {
-                continue
-            }
-            Event::Alias(_) => {
-                return Err(SyntaxError {
-                    span: here,
-                    message: "YAML aliases (`*name`) are not allowed here".into(),
-                })
-            }
-            Event::SequenceStart(..) | Event::MappingStart(..) => {
-                if stack.len() == MAX_NESTING {
+        let start = at(event.start_mark);
+        let here = span_of(start, start + 1);
+        // The finished node, its anchor and weight, whether an alias gave it, and whether it
+        // is the merge key `<<`.
+        let (done, anchor, weight, aliased, merge_key) = match event.data {
+            EventData::StreamEnd => return Ok(None),
+            EventData::StreamStart { .. }
+            | EventData::DocumentStart { .. }
+            | EventData::DocumentEnd { .. } => continue,
+            EventData::Alias { anchor } => {
+                let Some((node, weight)) = anchors.get(&anchor) else {
+                    let open = stack.iter().any(|f| f.anchor.as_deref() == Some(&anchor));
+                    return Err(SyntaxError::syntax(
+                        here,
+                        if open {
+                            format!("the alias `*{anchor}` refers to the collection that holds it")
+                        } else {
+                            format!(
+                                "the alias `*{anchor}` refers to no anchor `&{anchor}` before it"
+                            )
+                        },
+                    ));
+                };
+                copied = copied.saturating_add(*weight);
+                if copied > MAX_ALIAS_COPIES {
                     return Err(SyntaxError {
-                        span: here,
-                        message: format!("it nests more than {MAX_NESTING} levels deep"),
+                        span: span_of(start, at(event.end_mark)),
+                        message: format!(
+                            "expanding its aliases would copy more than {MAX_ALIAS_COPIES} values (an alias of an alias multiplies its copies)"
+                        ),
+                        code: Some(codes::YAML_ALIAS_LIMIT),
                     });
                 }
-                let kind = if matches!(event, Event::SequenceStart(..)) {
-                    NodeKind::Sequence(Vec::new())
+                (node.clone(), None, *weight, true, false)
+            }
+            EventData::SequenceStart { ref anchor, .. }
+            | EventData::MappingStart { ref anchor, .. } => {
+                let anchor = anchor.clone();
+                if stack.len() == MAX_NESTING {
+                    return Err(SyntaxError::syntax(
+                        here,
+                        format!("it nests more than {MAX_NESTING} levels deep"),
+                    ));
+                }
+                let open = if matches!(event.data, EventData::SequenceStart { .. }) {
+                    Open::Sequence(Vec::new())
                 } else {
-                    NodeKind::Mapping(Vec::new())
+                    Open::Mapping {
+                        entries: Entries::default(),
+                        key: None,
+                    }
                 };
-                stack.push((Node { kind, span: here }, None));
+                stack.push(Frame {
+                    open,
+                    span: here,
+                    anchor,
+                    weight: 1,
+                });
                 continue;
             }
-            Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
-                Some((node, _)) => node,
-                None => {
-                    return Err(SyntaxError {
-                        span: here,
-                        message: "unbalanced collection".into(),
-                    })
+            EventData::SequenceEnd | EventData::MappingEnd => match stack.pop() {
+                Some(frame) => {
+                    let kind = match frame.open {
+                        Open::Sequence(items) => NodeKind::Sequence(items),
+                        Open::Mapping { entries, .. } => NodeKind::Mapping(entries.pairs),
+                    };
+                    let node = Node {
+                        kind,
+                        span: frame.span,
+                    };
+                    (node, frame.anchor, frame.weight, false, false)
                 }
+                None => return Err(SyntaxError::syntax(here, "unbalanced collection")),
             },
-            Event::Scalar(value, style, _, tag) => {
-                let len = scalar_length(text, offsets.byte(mark.index()), &value, style);
-                let span = span_at(mark.index(), len);
-                let kind = scalar(value, style, tag.as_ref())
-                    .map_err(|message| SyntaxError { span, message })?;
-                Node { kind, span }
+            EventData::Scalar {
+                anchor,
+                tag,
+                value,
+                style,
+                ..
+            } => {
+                let span = span_of(start, at(event.end_mark));
+                // Psych: `<<` is the merge key unless it is tagged `!!str`, quoted or not.
+                let merge_key = value == "<<" && tag.as_deref() != Some(STR_TAG);
+                let style = match style {
+                    libyaml_safer::ScalarStyle::Plain | libyaml_safer::ScalarStyle::Any => {
+                        ScalarStyle::Plain
+                    }
+                    _ => ScalarStyle::Quoted,
+                };
+                let kind = scalar(value, style, tag.as_deref())
+                    .map_err(|message| SyntaxError::syntax(span, message))?;
+                let weight = weight_of_scalar(&kind);
+                (Node { kind, span }, anchor, weight, false, merge_key)
             }
         };
-        match stack.last_mut() {
+        if let Some(name) = anchor {
+            anchors.insert(name, (done.clone(), weight));
+        }
+        let Some(parent) = stack.last_mut() else {
             // `---` alone is an empty document: no data, like an empty file.
-            None if done.kind == NodeKind::Null => return Ok(None),
-            None => return Ok(Some(done)),
-            Some((parent, key)) => match &mut parent.kind {
-                NodeKind::Sequence(items) => items.push(done),
-                NodeKind::Mapping(entries) => match key.take() {
-                    None => *key = Some(done),
-                    Some(k) => entries.push((k, done)),
-                },
-                _ => {}
+            return Ok((done.kind != NodeKind::Null).then_some(done));
+        };
+        parent.weight = parent.weight.saturating_add(weight);
+        match &mut parent.open {
+            Open::Sequence(items) => items.push(done),
+            Open::Mapping { entries, key } => match key.take() {
+                None => *key = Some((done, merge_key)),
+                Some((k, false)) => entries.set(k, done),
+                Some((k, true)) => merge_into(entries, k, done, aliased),
             },
         }
     }
 }
 
-/// How many bytes of the file a scalar's text covers, for its span: the value's own length for
-/// a plain scalar, up to the closing quote for a quoted one on its line.
-fn scalar_length(
-    text: &str,
-    start: usize,
-    value: &str,
-    style: yaml_rust2::scanner::TScalarStyle,
-) -> usize {
-    use yaml_rust2::scanner::TScalarStyle;
-    let rest = text.get(start..).unwrap_or("");
-    let line = rest.split('\n').next().unwrap_or("");
-    match style {
-        TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted => {
-            let quote = if style == TScalarStyle::SingleQuoted {
-                '\''
-            } else {
-                '"'
-            };
-            line.char_indices()
-                .skip(1)
-                .find(|&(_, c)| c == quote)
-                .map_or(line.len(), |(i, _)| i + 1)
+/// Psych's `revive_hash` for the merge key `<<` and its value.
+fn merge_into(entries: &mut Entries, key: Node, value: Node, aliased: bool) {
+    match value.kind {
+        NodeKind::Mapping(pairs) => entries.merge(pairs),
+        NodeKind::Sequence(items)
+            if !aliased && items.iter().all(|i| matches!(i.kind, NodeKind::Mapping(_))) =>
+        {
+            // Merged last to first into one hash, so the first list entry's keys win.
+            let mut merged = Entries::default();
+            for item in items.into_iter().rev() {
+                if let NodeKind::Mapping(pairs) = item.kind {
+                    merged.merge(pairs);
+                }
+            }
+            entries.merge(merged.pairs);
         }
-        TScalarStyle::Plain => value.len().min(line.len()).max(1),
-        _ => line.len().max(1),
+        kind => entries.set(key, Node { kind, ..value }),
     }
+}
+
+/// The tag `!!str`.
+const STR_TAG: &str = "tag:yaml.org,2002:str";
+
+/// How a scalar was written, as far as its reading depends on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScalarStyle {
+    Plain,
+    /// Quoted, literal (`|`) or folded (`>`): always a string.
+    Quoted,
 }
 
 /// A scalar as Puppet reads it: quoted ones are strings, plain ones as [`plain_scalar`];
-/// `!!str`, `!!int` ... tags are obeyed. Facts and ENC output are read with it too.
+/// `!!str`, `!!int`, `!!float`, `!!bool` and `!!null` (`tag`, resolved) are obeyed, any other
+/// tag leaves the text. Facts and ENC output are read with it too.
 pub(crate) fn scalar(
     text: String,
-    style: yaml_rust2::scanner::TScalarStyle,
-    tag: Option<&yaml_rust2::parser::Tag>,
+    style: ScalarStyle,
+    tag: Option<&str>,
 ) -> Result<NodeKind, String> {
-    use yaml_rust2::Yaml;
-    let tagged = match (tag, style) {
-        (_, s) if s != yaml_rust2::scanner::TScalarStyle::Plain => {
-            return Ok(NodeKind::String(text))
-        }
-        (Some(t), _) if t.handle == "tag:yaml.org,2002:" => match t.suffix.as_str() {
-            "int" | "float" | "bool" | "null" => Yaml::from_str(&text),
+    if style != ScalarStyle::Plain {
+        return Ok(NodeKind::String(text));
+    }
+    let wanted = match tag {
+        None => None,
+        Some(t) => match t.strip_prefix("tag:yaml.org,2002:") {
+            Some(kind @ ("int" | "float" | "bool" | "null")) => Some(kind),
             _ => return Ok(NodeKind::String(text)),
         },
-        (Some(_), _) => return Ok(NodeKind::String(text)),
-        (None, _) => {
-            return Ok(match plain_scalar(&text)? {
-                Plain::Null => NodeKind::Null,
-                Plain::Bool(b) => NodeKind::Bool(b),
-                Plain::Integer(i) => NodeKind::Integer(i),
-                Plain::Float(f) => NodeKind::Float(f),
-                Plain::String => NodeKind::String(text),
-            })
-        }
     };
-    Ok(match tagged {
-        Yaml::Null => NodeKind::Null,
-        Yaml::Boolean(b) => NodeKind::Bool(b),
-        Yaml::Integer(i) => NodeKind::Integer(i),
-        Yaml::Real(r) => match r.parse::<f64>() {
-            Ok(f) if f.is_finite() => NodeKind::Float(f),
-            _ => NodeKind::String(r),
-        },
-        Yaml::String(s) => NodeKind::String(s),
-        _ => NodeKind::Null,
+    let plain = plain_scalar(&text)?;
+    Ok(match (plain, wanted) {
+        (Plain::Null, None | Some("null")) => NodeKind::Null,
+        (Plain::Bool(b), None | Some("bool")) => NodeKind::Bool(b),
+        (Plain::Integer(i), None | Some("int")) => NodeKind::Integer(i),
+        (Plain::Integer(i), Some("float")) => NodeKind::Float(i as f64),
+        (Plain::Float(f), None | Some("float")) => NodeKind::Float(f),
+        _ => NodeKind::String(text),
     })
 }
 
@@ -521,29 +697,6 @@ fn yaml_integer(text: &str) -> Option<Option<i64>> {
     Some(magnitude.and_then(|m| i64::try_from(if negative { -m } else { m }).ok()))
 }
 
-/// The parser's markers count characters; spans count bytes.
-struct ByteOffsets {
-    /// `None` for ASCII text, where the two are the same.
-    of_char: Option<Vec<usize>>,
-    len: usize,
-}
-
-impl ByteOffsets {
-    fn new(text: &str) -> ByteOffsets {
-        ByteOffsets {
-            of_char: (!text.is_ascii()).then(|| text.char_indices().map(|(i, _)| i).collect()),
-            len: text.len(),
-        }
-    }
-
-    fn byte(&self, char_index: usize) -> usize {
-        match &self.of_char {
-            None => char_index.min(self.len),
-            Some(v) => v.get(char_index).copied().unwrap_or(self.len),
-        }
-    }
-}
-
 /// The value as plain JSON (the model holds Hiera data so): a key that is not a string is
 /// written as its text; a float JSON cannot hold (NaN, infinity) is null. Nesting is bounded by
 /// the reader ([`MAX_NESTING`]).
@@ -622,7 +775,8 @@ mod tests {
         assert!(e.span.start > 0, "{e:?}");
         let deep = format!("{}x{}", "[".repeat(200), "]".repeat(200));
         assert!(parse(FileId(0), &deep).is_err());
-        assert!(parse(FileId(0), "a: &x 1\nb: *x\n").is_err());
+        let e = parse(FileId(0), "a: &x [*x]\n").expect_err("an alias of itself");
+        assert_eq!(e.code, None, "{e:?}");
         assert_eq!(parse(FileId(0), "# nothing\n---\n").expect("empty"), None);
     }
 }
@@ -630,6 +784,95 @@ mod tests {
 #[cfg(test)]
 mod psych_tests {
     use super::*;
+
+    /// The value of `key` in the document `text`, as JSON.
+    fn value(text: &str, key: &str) -> String {
+        let doc = parse(FileId(0), text).expect("parses").expect("a document");
+        to_json(doc.get(key).expect("the key")).to_string()
+    }
+
+    /// Each reading was checked against Psych 4.0.3 (`YAML.safe_load(..., aliases: true)`).
+    #[test]
+    fn aliases_and_merge_keys_read_as_psych_reads_them() {
+        let d = "d: &d {one: 1, two: 2}\n";
+        for (text, key, want) in [
+            ("s: &s hello\nt: *s\n".to_string(), "t", r#""hello""#),
+            ("a: &a [1, 2]\nb: *a\n".into(), "b", "[1,2]"),
+            (
+                format!("{d}m:\n  <<: *d\n  two: 3\n"),
+                "m",
+                r#"{"one":1,"two":3}"#,
+            ),
+            // A merge after a key replaces it, where it stood (`Hash#merge!`).
+            (
+                format!("{d}m:\n  two: 3\n  <<: *d\n"),
+                "m",
+                r#"{"two":2,"one":1}"#,
+            ),
+            // A list merges last to first: the first hash's keys win.
+            (
+                format!("{d}m:\n  <<: [*d, {{one: 9, three: 3}}]\n"),
+                "m",
+                r#"{"one":1,"three":3,"two":2}"#,
+            ),
+            // Quoted, it is still the merge key; tagged `!!str`, it is a key.
+            (
+                format!("{d}m:\n  \"<<\": *d\n"),
+                "m",
+                r#"{"one":1,"two":2}"#,
+            ),
+            (
+                format!("{d}m:\n  !!str <<: *d\n"),
+                "m",
+                r#"{"<<":{"one":1,"two":2}}"#,
+            ),
+            // Anything but a hash or a written list of hashes is an ordinary value.
+            ("m:\n  <<: 1\n".into(), "m", r#"{"<<":1}"#),
+            (
+                "l: &l [{a: 1}]\nm:\n  <<: *l\n".into(),
+                "m",
+                r#"{"<<":[{"a":1}]}"#,
+            ),
+            (
+                "m:\n  <<: [{a: 1}, 2]\n".into(),
+                "m",
+                r#"{"<<":[{"a":1},2]}"#,
+            ),
+            // A key given twice keeps the last value at the first place.
+            ("a: 1\nb: 2\na: 3\n".into(), "a", "3"),
+            // An anchor may be given again: an alias names the latest.
+            ("a: &x 1\nb: &x 2\nc: *x\n".into(), "c", "2"),
+        ] {
+            assert_eq!(value(&text, key), want, "{text}");
+        }
+        let doc = parse(FileId(0), "a: 1\nb: 2\na: 3\n")
+            .expect("parses")
+            .expect("a document");
+        assert_eq!(to_json(&doc).to_string(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn alias_bombs_meet_their_budget() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            text.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n",
+                p = i - 1
+            ));
+        }
+        let e = parse(FileId(0), &text).expect_err("a billion copies");
+        assert_eq!(e.code, Some(codes::YAML_ALIAS_LIMIT));
+        assert!(e.span.start > 0, "{e:?}");
+        // A long string copied many times counts its length.
+        let long = "x".repeat(64 * 1024);
+        let mut text = format!("s: &s {long}\nl: &l [");
+        text.push_str(&"*s, ".repeat(20));
+        text.push_str("]\nm: [");
+        text.push_str(&"*l, ".repeat(1000));
+        text.push_str("]\n");
+        let e = parse(FileId(0), &text).expect_err("a gigabyte of copies");
+        assert_eq!(e.code, Some(codes::YAML_ALIAS_LIMIT));
+    }
 
     /// Each reading was checked against Ruby's YAML as Puppet 7 loads data.
     #[test]

@@ -191,6 +191,8 @@ pub const CATEGORY_ATTR_EMPTY: &str = "CATEGORY_ATTR_EMPTY";
 pub const CATEGORY_ATTR_ARRAY_ENTRY_EMPTY: &str = "CATEGORY_ATTR_ARRAY_ENTRY_EMPTY";
 /// A data file that is not YAML (or JSON).
 pub const DATA_FILE_SYNTAX_ERROR: &str = "DATA_FILE_SYNTAX_ERROR";
+/// A YAML file whose aliases would copy more than pbc's budget (`data::yaml::MAX_ALIAS_COPIES`).
+pub const YAML_ALIAS_LIMIT: &str = "YAML_ALIAS_LIMIT";
 /// A data file that does not hold a hash of named keys.
 pub const DATA_NOT_HASH: &str = "DATA_NOT_HASH";
 /// A warning: a hierarchy entry whose value names another fact than its category's value.

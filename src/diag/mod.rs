@@ -46,6 +46,10 @@ pub struct Diagnostic {
     /// A finding of the rules across files (layers, composition): printed after every file's
     /// own findings, since it is often the consequence of one of them.
     pub across_files: bool,
+    /// A value that fails only the lookups that use it (a Hiera 5 datum that cannot be
+    /// interpolated, as Puppet interpolates a value when a lookup returns it): `pbc check`
+    /// reports it, `pbc lookup` answers every other key.
+    pub per_value: bool,
 }
 
 impl Diagnostic {
@@ -58,7 +62,14 @@ impl Diagnostic {
             labels: Vec::new(),
             notes: Vec::new(),
             across_files: false,
+            per_value: false,
         }
+    }
+
+    /// Marks a finding that fails only the lookups of the value it points at.
+    pub fn per_value(mut self) -> Diagnostic {
+        self.per_value = true;
+        self
     }
 
     /// Marks a finding of the rules across files.

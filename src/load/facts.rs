@@ -214,8 +214,14 @@ fn scalar(
     tag: Option<yaml_rust2::parser::Tag>,
 ) -> Result<Value, String> {
     use crate::data::yaml::NodeKind;
+    use crate::data::yaml::ScalarStyle;
+    let style = match style {
+        yaml_rust2::scanner::TScalarStyle::Plain => ScalarStyle::Plain,
+        _ => ScalarStyle::Quoted,
+    };
+    let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
     Ok(
-        match crate::data::yaml::scalar(text, style, tag.as_ref())? {
+        match crate::data::yaml::scalar(text, style, tag.as_deref())? {
             NodeKind::Null => Value::Undef,
             NodeKind::Bool(b) => Value::Boolean(b),
             NodeKind::Integer(i) => Value::Integer(i),

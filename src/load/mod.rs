@@ -763,7 +763,7 @@ impl LoadedTree {
         self.check
             .diagnostics
             .iter()
-            .any(|d| d.is_error() && !crate::compose::is_per_key(d.code))
+            .any(|d| d.is_error() && !d.per_value && !crate::compose::is_per_key(d.code))
     }
 
     pub fn lower_inputs(&self) -> Vec<lower::LowerInput<'_>> {
@@ -1556,7 +1556,7 @@ fn read_global_hiera(files: &mut span::SourceMap, id: span::FileId, into: &mut H
         Ok(None) => return,
         Err(e) => {
             into.diagnostics.push(diag::Diagnostic::error(
-                diag::codes::CONFIG_FILE_SYNTAX_ERROR,
+                e.code.unwrap_or(diag::codes::CONFIG_FILE_SYNTAX_ERROR),
                 e.span,
                 format!("this hiera.yaml is not valid YAML: {}", e.message),
             ));
