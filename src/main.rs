@@ -36,6 +36,11 @@ struct Cli {
     /// above every environment's, as `puppet lookup` reads `$confdir/hiera.yaml`.
     #[arg(long, global = true, value_name = "FILE")]
     hiera_config: Option<PathBuf>,
+    /// A Hiera level pbc cannot search (a custom `lookup_key` or `data_dig` function, a Hiera 3
+    /// backend, `uri`s), by its `name` in hiera.yaml, that may be treated as empty; without it, a
+    /// lookup that reaches such a level before its answer fails (HIERA_LEVEL_NOT_SEARCHABLE).
+    #[arg(long, global = true, value_name = "NAME")]
+    empty_level: Vec<String>,
     /// Colour diagnostics: `auto` on a terminal unless NO_COLOR is set, `always`, `never`.
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColourChoice::Auto)]
     color: ColourChoice,
@@ -409,6 +414,7 @@ fn run(cli: Cli) -> ExitCode {
         }
     }
     puppet_bindings::tree::set_hiera_config(cli.hiera_config.clone());
+    puppet_bindings::tree::set_empty_levels(cli.empty_level.clone());
     let out = Output::new(&cli);
     match cli.command {
         Command::Parse {

@@ -66,6 +66,21 @@ fn binder_config_override() -> Option<PathBuf> {
     BINDER_CONFIG.lock().ok().and_then(|slot| slot.clone())
 }
 
+static EMPTY_LEVELS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// `--empty-level NAME`: Hiera levels pbc cannot search that the user says may be treated as
+/// holding nothing (D25); any other such level fails the lookups that reach it.
+pub fn set_empty_levels(names: Vec<String>) {
+    if let Ok(mut slot) = EMPTY_LEVELS.lock() {
+        *slot = names;
+    }
+}
+
+/// The names `--empty-level` gave.
+pub fn empty_levels() -> Vec<String> {
+    EMPTY_LEVELS.lock().map(|s| s.clone()).unwrap_or_default()
+}
+
 static HIERA_CONFIG: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
 
 /// `--hiera-config FILE`: Hiera's global configuration, read by every environment (D24).

@@ -5,7 +5,9 @@
 //! in debug and (in CI) release builds. Sizes are chosen so that a quadratic or unbounded
 //! version would not finish (no timed assertions).
 //!
-//! Where each kind of hostile input is tested: sprintf widths (`tests/eval.rs`
+//! Where each kind of hostile input is tested: a million-term chain of operators through the
+//! binary (`million_term_chain_through_the_binary`), YAML alias bombs in data files
+//! (`src/data/yaml.rs` `alias_bombs_meet_their_budget`, `corpus/check/trees/hiera5`), sprintf widths (`tests/eval.rs`
 //! `errors_have_codes`), deep YAML, YAML aliases and endless files as facts
 //! (`hostile_facts_are_refused`), lookup chains (`long_lookup_chains_stop_at_a_limit`), nested
 //! `or`s (`nested_ors_are_bounded`), thousands of `and`s
@@ -29,8 +31,19 @@ use puppet_bindings::parse_file;
 use puppet_bindings::span::FileId;
 use std::process::Command;
 
+/// Parses `src` through both of the library's entry points: `parse_file` (check, compile,
+/// lookup) and `parse_file_statements` (`pbc parse`, which streams statements as they parse);
+/// both must give the same findings, so that a limit holds on the path the binary takes.
 fn parse(src: &str) -> (bool, Vec<Diagnostic>) {
+    let mut streamed = 0usize;
+    let streamed_diags =
+        puppet_bindings::parse_file_statements(FileId(0), src, &mut |_| streamed += 1);
     let parsed = parse_file(FileId(0), src);
+    assert_eq!(
+        codes_of(&streamed_diags),
+        codes_of(&parsed.diagnostics),
+        "both parse paths find the same"
+    );
     if let Some(p) = &parsed.program {
         // Serialising the AST, validating it and writing PN are the recursive passes that must
         // stay safe on whatever the parser accepts.
@@ -119,6 +132,26 @@ fn million_term_chain_parses_flat() {
     let (ok, diags) = parse(&src);
     assert!(ok, "{diags:?}");
     assert!(diags.is_empty());
+}
+
+/// The same chain, spaced as people write it, through the `pbc` binary itself (`pbc parse`
+/// and `pbc check`): a chain extended by copying its list each time would not finish.
+#[test]
+fn million_term_chain_through_the_binary() {
+    let dir = std::env::temp_dir().join(format!("pbc-chain-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("chain.pp");
+    let mut src = String::from("$x = 1");
+    src.push_str(&" + 1".repeat(1_000_000));
+    src.push('\n');
+    std::fs::write(&file, src).expect("written");
+    let path = file.to_string_lossy().into_owned();
+    let (status, stdout, stderr) = pbc(&["parse", "--format", "pn", &path]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stdout.len() > 1_000_000);
+    let (status, _, stderr) = pbc(&["check", &path]);
+    assert_eq!(status, 0, "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -6,8 +6,9 @@
 //! `hiera3_backend` only in the global configuration. Issues keep Puppet's names, and unlike
 //! Puppet (which stops at the first) every one in the file is reported, at its line and column.
 //!
-//! What pbc cannot run is a warning naming the level, which lookups then leave out: functions
-//! other than `yaml_data` and `json_data` (`lookup_key` and `data_dig` functions such as
+//! What pbc cannot run is a warning naming the level (D25: a lookup that reaches it before its
+//! answer fails, unless `--empty-level` says it holds nothing): functions other than
+//! `yaml_data` and `json_data` (`lookup_key` and `data_dig` functions such as
 //! `eyaml_lookup_key`, Hiera 3 backends), and `uri`/`uris` locations (which only such functions
 //! read). Paths and data directories are checked as interpolations (`%{facts.os.family}`;
 //! methods such as `%{lookup('k')}` are not allowed there). It reads and checks the file; it
@@ -572,11 +573,11 @@ fn read_level(
                 codes::HIERA_FUNCTION_NOT_SUPPORTED,
                 name_node.span,
                 format!(
-                    "pbc cannot run {} (only `data_hash: yaml_data` and `data_hash: json_data`): lookups leave {what} out",
+                    "pbc cannot run {} (only `data_hash: yaml_data` and `data_hash: json_data`): a lookup that reaches {what} before its answer fails",
                     function.describe()
                 ),
             )
-            .with_note("note: the rest of the hierarchy is read; `puppet lookup` answers with this level's data too"),
+            .with_note(format!("help: if it holds nothing pbc's lookups need, say so with `--empty-level '{name}'`")),
         );
     } else if matches!(locations, Locations::Uris(_)) {
         supported = false;
@@ -584,9 +585,9 @@ fn read_level(
             codes::HIERA_FUNCTION_NOT_SUPPORTED,
             name_node.span,
             format!(
-                "{what} reads `uri`s, which a data hash function does not: lookups leave it out"
+                "{what} reads `uri`s, which a data hash function does not: a lookup that reaches it before its answer fails"
             ),
-        ));
+        ).with_note(format!("help: if it holds nothing pbc's lookups need, say so with `--empty-level '{name}'`")));
     }
     Some(HierarchyLevel {
         name,

@@ -191,6 +191,9 @@ pub const CATEGORY_ATTR_EMPTY: &str = "CATEGORY_ATTR_EMPTY";
 pub const CATEGORY_ATTR_ARRAY_ENTRY_EMPTY: &str = "CATEGORY_ATTR_ARRAY_ENTRY_EMPTY";
 /// A data file that is not YAML (or JSON).
 pub const DATA_FILE_SYNTAX_ERROR: &str = "DATA_FILE_SYNTAX_ERROR";
+/// A lookup that reaches a Hiera level pbc cannot search before it has its answer (D25): what
+/// that level holds could change the answer, so pbc gives none.
+pub const HIERA_LEVEL_NOT_SEARCHABLE: &str = "HIERA_LEVEL_NOT_SEARCHABLE";
 /// A YAML file whose aliases would copy more than pbc's budget (`data::yaml::MAX_ALIAS_COPIES`).
 pub const YAML_ALIAS_LIMIT: &str = "YAML_ALIAS_LIMIT";
 /// A data file that does not hold a hash of named keys.

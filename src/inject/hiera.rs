@@ -61,8 +61,18 @@ pub struct Location {
 #[derive(Clone, Debug)]
 pub struct ResolvedEntry {
     pub locations: Vec<Location>,
-    /// Why it finds nothing whatever the key (an unsupported data provider).
+    /// Why pbc cannot search it (an unsupported data provider): a lookup that reaches it
+    /// before its answer fails, unless `--empty-level` names it.
     pub unsupported: Option<String>,
+    /// `--empty-level` names it: it is searched as if it held nothing.
+    pub treated_as_empty: bool,
+}
+
+impl ResolvedEntry {
+    /// Whether a lookup that reaches it cannot know its answer.
+    pub fn blocks(&self) -> bool {
+        self.unsupported.is_some() && !self.treated_as_empty
+    }
 }
 
 /// A level's files and keys by name, built once per model.
@@ -447,6 +457,10 @@ pub struct HieraRequest<'m> {
     /// Whether a layer holds the level's bindings: a level no layer includes never answers
     /// (as data no layer includes never applies).
     placed: Vec<bool>,
+    /// The layer that holds each level's bindings (`0` the highest), if one does.
+    layer_of: Vec<Option<usize>>,
+    /// `--empty-level`: levels pbc cannot search that may be treated as holding nothing.
+    empty_levels: Vec<String>,
     index: Vec<LevelIndex<'m>>,
     scope: Rc<TopScope>,
     resolved: Vec<OnceCell<Vec<ResolvedEntry>>>,
@@ -457,17 +471,21 @@ pub struct HieraRequest<'m> {
 
 /// Which of the model's Hiera levels a layer holds (its bindings block is in one).
 pub fn placed_levels<X>(model: &crate::lower::model::TreeDocument<X>) -> Vec<bool> {
-    let names: foldhash::HashSet<&str> = model
-        .layers
-        .layers
-        .iter()
-        .flat_map(|l| &l.bindings)
-        .map(|nb| nb.name.as_str())
-        .collect();
+    level_layers(model).iter().map(Option::is_some).collect()
+}
+
+/// The layer that holds each of the model's Hiera levels (`0` the highest), if one does.
+pub fn level_layers<X>(model: &crate::lower::model::TreeDocument<X>) -> Vec<Option<usize>> {
+    let mut layer_of: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
+    for (i, l) in model.layers.layers.iter().enumerate() {
+        for nb in &l.bindings {
+            layer_of.entry(nb.name.as_str()).or_insert(i);
+        }
+    }
     model
         .hiera
         .iter()
-        .map(|l| names.contains(l.bindings.as_str()))
+        .map(|l| layer_of.get(l.bindings.as_str()).copied())
         .collect()
 }
 
@@ -479,9 +497,10 @@ pub fn module_of(root: &str) -> Option<&str> {
 impl<'m> HieraRequest<'m> {
     pub fn new(
         levels: &'m [HieraLevel],
-        placed: Vec<bool>,
+        layer_of: Vec<Option<usize>>,
         scope: Rc<TopScope>,
     ) -> HieraRequest<'m> {
+        let placed = layer_of.iter().map(Option::is_some).collect();
         let index = levels
             .iter()
             .map(|l| LevelIndex {
@@ -508,6 +527,8 @@ impl<'m> HieraRequest<'m> {
         HieraRequest {
             levels,
             placed,
+            layer_of,
+            empty_levels: crate::tree::empty_levels(),
             index,
             scope,
             resolved: levels.iter().map(|_| OnceCell::new()).collect(),
@@ -614,12 +635,14 @@ impl<'m> HieraRequest<'m> {
                 return ResolvedEntry {
                     locations,
                     unsupported: Some(why.clone()),
+                    treated_as_empty: self.empty_levels.contains(&entry.name),
                 }
             }
         }
         ResolvedEntry {
             locations,
             unsupported: None,
+            treated_as_empty: false,
         }
     }
 
@@ -676,6 +699,86 @@ impl<'m> HieraRequest<'m> {
                     .iter()
                     .find_map(|loc| self.found_at(level, default, e, loc, root))
             })
+    }
+
+    /// The first level pbc cannot search that a lookup of `root` would reach before an
+    /// answer from layer `layer` (`None`: no answer at all): a level of the key's Hiera stack
+    /// (global, environment, the key's module, its default hierarchy too) held by that layer or
+    /// a higher one, with an entry that [`ResolvedEntry::blocks`]. Its level and entry.
+    pub fn unsearchable_before(
+        &self,
+        root: &str,
+        layer: Option<usize>,
+    ) -> Option<(usize, usize, bool)> {
+        let stack = self.stack(module_of(root));
+        for &level in stack.iter().flatten() {
+            if layer.is_some_and(|w| self.layer_of[level].is_none_or(|l| l > w)) {
+                continue;
+            }
+            for default in [false, true] {
+                if let Some(e) = self
+                    .entries(level, default)
+                    .iter()
+                    .position(ResolvedEntry::blocks)
+                {
+                    return Some((level, e, default));
+                }
+            }
+        }
+        None
+    }
+
+    /// The error of a lookup of `key` that reaches the entry `entry` of `level`, which pbc
+    /// cannot search.
+    pub fn not_searchable(
+        &self,
+        key: &str,
+        level: usize,
+        entry: usize,
+        default: bool,
+        at: Span,
+    ) -> EvalError {
+        let l = &self.levels[level];
+        let list = if default {
+            &l.default_hierarchy
+        } else {
+            &l.hierarchy
+        };
+        let written = list.get(entry);
+        let name = written.map_or("", |e| e.name.as_str());
+        // The error stands at the key's value when it has one, else at the level, which is
+        // what pbc cannot search; a note says where the level is written.
+        let (at, place) = match written.map(|e| &e.origin) {
+            Some(o) if at.is_none() && !o.span.is_none() => (o.span, None),
+            Some(o) => (
+                at,
+                Some(format!(
+                    "note: the level `{name}` is written at {}:{}:{}",
+                    o.file, o.line, o.column
+                )),
+            ),
+            None => (at, None),
+        };
+        let why = self
+            .entries(level, default)
+            .get(entry)
+            .and_then(|e| e.unsupported.clone())
+            .unwrap_or_default();
+        let error = EvalError::new(
+            codes::HIERA_LEVEL_NOT_SEARCHABLE,
+            at,
+            format!(
+                "`{key}`: the Hiera level `{name}` of {} comes before any answer, and pbc cannot search it ({why}): what it holds could change the answer",
+                l.config
+            ),
+        )
+        .with_note(format!(
+            "help: if that level holds nothing this lookup needs, say so with `--empty-level '{name}'`"
+        ));
+        match place {
+            Some(note) => error.with_note(note),
+            None => error,
+        }
     }
 
     /// The level that places the answer for `root` among the layers: the first of Puppet's
@@ -979,6 +1082,9 @@ impl<'m> super::Injector<'m> {
             merge,
             &entries,
             &mut |&e| {
+                if h.entries(level, default)[e].blocks() {
+                    return Err(h.not_searchable(root, level, e, default, at));
+                }
                 let locations: Vec<usize> =
                     (0..h.entries(level, default)[e].locations.len()).collect();
                 merge_lookup(
@@ -1031,7 +1137,13 @@ impl<'m> super::Injector<'m> {
         let compiled = match self.lookup_options.get(&key) {
             Some(c) => Rc::clone(c),
             None => {
-                let c = Rc::new(self.compile_options(h, module, at)?);
+                let c = Rc::new(self.compile_options(h, module, at).map_err(|e| {
+                    if e.code == codes::HIERA_LEVEL_NOT_SEARCHABLE {
+                        e.with_note(format!("note: Puppet merges `lookup_options` from every level before it looks up `{root}`, this one's too"))
+                    } else {
+                        e
+                    }
+                })?);
                 self.lookup_options.insert(key, Rc::clone(&c));
                 c
             }

@@ -202,7 +202,7 @@ impl<'m> Injector<'m> {
         let hiera = (!model.hiera.is_empty()).then(|| {
             Rc::new(hiera::HieraRequest::new(
                 &model.hiera,
-                hiera::placed_levels(model),
+                hiera::level_layers(model),
                 Rc::clone(&top),
             ))
         });
@@ -389,13 +389,24 @@ impl<'m> Injector<'m> {
             return self.classes().map(Some);
         }
         let Some(entry) = entry else {
+            self.never_guess(key, None, at)?;
             return Ok(None);
         };
         let winner = match self.composition.winner(entry) {
-            Ok(None) => return Ok(None),
+            Ok(None) => {
+                self.never_guess(key, None, at)?;
+                return Ok(None);
+            }
             Ok(Some(w)) => *w,
             Err(e) => return Err(self.compose_error(key, e.clone())),
         };
+        if self.composition.candidates()[winner]
+            .hiera_level()
+            .is_none()
+        {
+            // A Hiera answer meets such a level in its own walk, in Puppet's order.
+            self.never_guess(key, Some(self.composition.candidates()[winner].layer()), at)?;
+        }
         // With `--merge`, Hiera data merges one way for the keys asked and another for the keys
         // their values interpolate: neither answer stands for the other.
         let cacheable = self.merge.is_none()
@@ -432,6 +443,23 @@ impl<'m> Injector<'m> {
             self.cache.insert(winner, value.clone());
         }
         Ok(Some(value))
+    }
+
+    /// D25: a key that a Hiera level pbc cannot search might bind, in the layer of the answer
+    /// (`None`: nothing answers) or a higher one, has no answer pbc can know.
+    fn never_guess(&self, key: &Key, layer: Option<usize>, at: Option<Span>) -> EvalResult<()> {
+        let Some(h) = &self.hiera else {
+            return Ok(());
+        };
+        if key.ty != PType::Data || key.name.starts_with('/') {
+            return Ok(());
+        }
+        match h.unsearchable_before(&key.name, layer) {
+            Some((level, entry, default)) => {
+                Err(h.not_searchable(&key.name, level, entry, default, at.unwrap_or(Span::NONE)))
+            }
+            None => Ok(()),
+        }
     }
 
     /// An error without a place in any source (the expressions of a model read back have
