@@ -151,8 +151,16 @@ fn interpolation_end(segment: &str, at: usize) -> usize {
 
 /// A data file's document when it is a hash of named keys (problems said in `out`); `None`
 /// also for a file without data.
-fn document(file: FileId, text: &str, out: &mut Vec<Diagnostic>) -> Option<Node> {
-    let doc = match yaml::parse(file, text) {
+/// `hiera5`: read as Puppet 7's `yaml_data` reads a file (symbol keys as names; a document
+/// that is not a hash, or keys that are not strings, only warned about, since Puppet 7 reads
+/// such a file as empty or never finds those keys).
+fn document(file: FileId, text: &str, hiera5: bool, out: &mut Vec<Diagnostic>) -> Option<Node> {
+    let read = if hiera5 {
+        yaml::parse_hiera_data(file, text)
+    } else {
+        yaml::parse(file, text)
+    };
+    let doc = match read {
         Ok(Some(doc)) => doc,
         Ok(None) => return None,
         Err(e) => {
@@ -165,26 +173,34 @@ fn document(file: FileId, text: &str, out: &mut Vec<Diagnostic>) -> Option<Node>
         }
     };
     let NodeKind::Mapping(entries) = &doc.kind else {
-        out.push(
-            Diagnostic::error(
-                codes::DATA_NOT_HASH,
-                doc.span,
-                format!(
-                    "a data file holds a hash of keys and their values, not {}",
-                    doc.kind_name()
-                ),
-            )
-            .with_note("help: e.g. `ntp::servers: ['0.pool.ntp.org']`"),
-        );
+        let mut d = Diagnostic::error(
+            codes::DATA_NOT_HASH,
+            doc.span,
+            format!(
+                "a data file holds a hash of keys and their values, not {}",
+                doc.kind_name()
+            ),
+        )
+        .with_note("help: e.g. `ntp::servers: ['0.pool.ntp.org']`");
+        if hiera5 {
+            d.severity = crate::diag::Severity::Warning;
+            d = d.with_note("note: Puppet 7 warns that the file \"does not contain a valid yaml hash\" and reads it as empty; so does pbc");
+        }
+        out.push(d);
         return None;
     };
     for (key, _) in entries {
         if key.as_str().is_none_or(str::is_empty) {
-            out.push(Diagnostic::error(
+            let mut d = Diagnostic::error(
                 codes::DATA_NOT_HASH,
                 key.span,
                 format!("a data file's keys are names, not {}", key.kind_name()),
-            ));
+            );
+            if hiera5 {
+                d.severity = crate::diag::Severity::Warning;
+                d = d.with_note("note: no lookup can find it (Puppet reads the file and never finds this key; so does pbc)");
+            }
+            out.push(d);
         }
     }
     Some(doc)
@@ -195,7 +211,7 @@ fn document(file: FileId, text: &str, out: &mut Vec<Diagnostic>) -> Option<Node>
 /// also for a file without data).
 pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
     let mut out = Vec::new();
-    let Some(doc) = document(file, text, &mut out) else {
+    let Some(doc) = document(file, text, false, &mut out) else {
         return (None, out);
     };
     // Every value, walked with an explicit stack (data nests as deep as its reader allows).
@@ -227,7 +243,7 @@ pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
 /// cannot be read or is not a hash).
 pub fn check_hiera5(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
     let mut out = Vec::new();
-    let Some(doc) = document(file, text, &mut out) else {
+    let Some(doc) = document(file, text, true, &mut out) else {
         return (None, out);
     };
     // Keys interpolate too (Puppet interpolates a hash's keys and values).

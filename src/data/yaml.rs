@@ -202,6 +202,17 @@ struct Frame {
 /// replacing earlier ones, and is an ordinary key when its value is anything else (an alias
 /// of a list included); a key given twice keeps the last value, at the first one's place.
 pub fn parse(file: FileId, text: &str) -> Result<Option<Node>, SyntaxError> {
+    read(file, text, false)
+}
+
+/// [`parse`] for a Hiera 5 data file, as Puppet's `yaml_data` reads one: a key that is a Ruby
+/// symbol (`:name`, `!ruby/sym name`), at any depth, is the string of its name
+/// (`HieraConfig.symkeys_to_string`).
+pub fn parse_hiera_data(file: FileId, text: &str) -> Result<Option<Node>, SyntaxError> {
+    read(file, text, true)
+}
+
+fn read(file: FileId, text: &str, symbol_keys_as_names: bool) -> Result<Option<Node>, SyntaxError> {
     use libyaml_safer::{EventData, Parser};
     // libyaml's marks count bytes after a byte order mark, which it reads itself.
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
@@ -258,8 +269,19 @@ pub fn parse(file: FileId, text: &str) -> Result<Option<Node>, SyntaxError> {
                 }
                 (node.clone(), None, *weight, true, false)
             }
-            EventData::SequenceStart { ref anchor, .. }
-            | EventData::MappingStart { ref anchor, .. } => {
+            EventData::SequenceStart {
+                ref anchor,
+                ref tag,
+                ..
+            }
+            | EventData::MappingStart {
+                ref anchor,
+                ref tag,
+                ..
+            } => {
+                if let Some(why) = tag.as_deref().and_then(refused_tag) {
+                    return Err(SyntaxError::syntax(here, why));
+                }
                 let anchor = anchor.clone();
                 if stack.len() == MAX_NESTING {
                     return Err(SyntaxError::syntax(
@@ -305,16 +327,42 @@ pub fn parse(file: FileId, text: &str) -> Result<Option<Node>, SyntaxError> {
                 ..
             } => {
                 let span = span_of(start, at(event.end_mark));
+                if let Some(why) = tag.as_deref().and_then(refused_tag) {
+                    return Err(SyntaxError::syntax(span, why));
+                }
                 // Psych: `<<` is the merge key unless it is tagged `!!str`, quoted or not.
                 let merge_key = value == "<<" && tag.as_deref() != Some(STR_TAG);
+                // Psych's symbol: a plain `:name` untagged, or a `!ruby/sym` tag.
+                let symbol = match tag.as_deref() {
+                    None => {
+                        matches!(style, libyaml_safer::ScalarStyle::Plain)
+                            && value.len() > 1
+                            && value.starts_with(':')
+                    }
+                    Some(t) => t.starts_with("!ruby/sym"),
+                };
                 let style = match style {
                     libyaml_safer::ScalarStyle::Plain | libyaml_safer::ScalarStyle::Any => {
                         ScalarStyle::Plain
                     }
                     _ => ScalarStyle::Quoted,
                 };
-                let kind = scalar(value, style, tag.as_deref())
+                let mut kind = scalar(value, style, tag.as_deref())
                     .map_err(|message| SyntaxError::syntax(span, message))?;
+                let key_position = matches!(
+                    stack.last(),
+                    Some(Frame {
+                        open: Open::Mapping { key: None, .. },
+                        ..
+                    })
+                );
+                if symbol_keys_as_names && symbol && key_position {
+                    if let NodeKind::String(text) = &mut kind {
+                        if let Some(name) = text.strip_prefix(':') {
+                            *text = name.to_string();
+                        }
+                    }
+                }
                 let weight = weight_of_scalar(&kind);
                 (Node { kind, span }, anchor, weight, false, merge_key)
             }
@@ -369,33 +417,96 @@ pub(crate) enum ScalarStyle {
     Quoted,
 }
 
-/// A scalar as Puppet reads it: quoted ones are strings, plain ones as [`plain_scalar`];
-/// `!!str`, `!!int`, `!!float`, `!!bool` and `!!null` (`tag`, resolved) are obeyed, any other
-/// tag leaves the text. Facts and ENC output are read with it too.
+/// A scalar as Puppet reads it (Psych's `deserialize`): an untagged quoted one is a string,
+/// an untagged plain one as [`plain_scalar`] types it. `tag` is resolved (`!!int` is
+/// `tag:yaml.org,2002:int`): `!!str` and `!ruby/string` keep the text; `!!float` is Ruby's
+/// `Float()` of it; `!!binary` is its Base64 decoded; `!ruby/symbol` is the symbol's text
+/// (`:name`, as pbc reads a plain `:name`); any other tag, even on a quoted scalar, is read as
+/// a plain scalar (`!!int "12"` is 12). Facts and ENC output are read with it too.
 pub(crate) fn scalar(
     text: String,
     style: ScalarStyle,
     tag: Option<&str>,
 ) -> Result<NodeKind, String> {
-    if style != ScalarStyle::Plain {
-        return Ok(NodeKind::String(text));
-    }
-    let wanted = match tag {
-        None => None,
-        Some(t) => match t.strip_prefix("tag:yaml.org,2002:") {
-            Some(kind @ ("int" | "float" | "bool" | "null")) => Some(kind),
-            _ => return Ok(NodeKind::String(text)),
-        },
+    let typed = |text: &str| -> Result<NodeKind, String> {
+        Ok(match plain_scalar(text)? {
+            Plain::Null => NodeKind::Null,
+            Plain::Bool(b) => NodeKind::Bool(b),
+            Plain::Integer(i) => NodeKind::Integer(i),
+            Plain::Float(f) => NodeKind::Float(f),
+            Plain::String => NodeKind::String(text.to_string()),
+        })
     };
-    let plain = plain_scalar(&text)?;
-    Ok(match (plain, wanted) {
-        (Plain::Null, None | Some("null")) => NodeKind::Null,
-        (Plain::Bool(b), None | Some("bool")) => NodeKind::Bool(b),
-        (Plain::Integer(i), None | Some("int")) => NodeKind::Integer(i),
-        (Plain::Integer(i), Some("float")) => NodeKind::Float(i as f64),
-        (Plain::Float(f), None | Some("float")) => NodeKind::Float(f),
-        _ => NodeKind::String(text),
-    })
+    let Some(tag) = tag else {
+        return match style {
+            ScalarStyle::Plain => typed(&text),
+            ScalarStyle::Quoted => Ok(NodeKind::String(text)),
+        };
+    };
+    // Psych's `deserialize`, which knows some tags in a short form too (`!binary`).
+    match tag.strip_prefix("tag:yaml.org,2002:").unwrap_or(tag) {
+        "str" | "!str" | "!ruby/string" => Ok(NodeKind::String(text)),
+        t if t.starts_with("!ruby/sym") => Ok(NodeKind::String(format!(":{text}"))),
+        "float" | "!float" => match typed(&text)? {
+            NodeKind::Integer(i) => Ok(NodeKind::Float(i as f64)),
+            NodeKind::String(s) => match s.replace('_', "").parse::<f64>() {
+                Ok(f) if f.is_finite() && !s.trim().is_empty() => Ok(NodeKind::Float(f)),
+                _ => Err(format!("invalid value for Float(): {s:?}")),
+            },
+            kind => Ok(kind),
+        },
+        "binary" | "!binary" => base64(&text)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(NodeKind::String)
+            .ok_or_else(|| "`!!binary` holds data that is not Base64 of UTF-8 text".to_string()),
+        _ => typed(&text),
+    }
+}
+
+/// Psych's `safe_load` refuses a tag that names a Ruby class other than the few data classes
+/// (`!ruby/object:Foo`, `!ruby/hash:Foo`, `!ruby/regexp`, `!!set`): the message it gives.
+fn refused_tag(tag: &str) -> Option<String> {
+    let class = match tag {
+        "tag:yaml.org,2002:set" | "!set" => "Psych::Set",
+        "!ruby/string" | "!ruby/array" | "!ruby/hash" => return None,
+        t if t.starts_with("!ruby/sym") => return None,
+        t => {
+            let rest = t.strip_prefix("!ruby/")?;
+            match rest.split_once(':') {
+                Some((_, class)) if !class.is_empty() => class,
+                _ => rest,
+            }
+        }
+    };
+    Some(format!(
+        "the tag `{tag}` asks for the Ruby class {class}, which Puppet refuses to load (\"Tried to load unspecified class\")"
+    ))
+}
+
+/// Base64 as Ruby's `unpack1('m')` reads it: whitespace skipped, `=` padding.
+fn base64(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => break,
+            c if c.is_ascii_whitespace() => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
 }
 
 /// What a plain (unquoted, untagged) scalar is.
@@ -849,6 +960,43 @@ mod psych_tests {
             .expect("parses")
             .expect("a document");
         assert_eq!(to_json(&doc).to_string(), r#"{"a":3,"b":2}"#);
+    }
+
+    /// Each reading was checked against Psych 4.0.3 as Puppet 7 calls it.
+    #[test]
+    fn tags_read_as_psych_reads_them() {
+        for (text, want) in [
+            ("a: !!str 1", r#""1""#),
+            ("a: !!int \"12\"", "12"),
+            ("a: !!int abc", r#""abc""#),
+            ("a: !!int 1.5", "1.5"),
+            ("a: !!float 1", "1.0"),
+            ("a: !!float 1e3", "1000.0"),
+            ("a: !!float \"1.5\"", "1.5"),
+            ("a: !!bool \"yes\"", "true"),
+            ("a: !!null x", r#""x""#),
+            ("a: !!binary aGVsbG8=", r#""hello""#),
+            ("a: !binary |\n  CQ==\n", r#""\t""#),
+            ("a: !float 2", "2.0"),
+            ("a: !foo '12'", "12"),
+            ("a: !foo bar", r#""bar""#),
+            ("a: !ruby/symbol foo", r#"":foo""#),
+            ("a: !ruby/hash {b: 1}", r#"{"b":1}"#),
+            ("a: !!omap [{x: 1}]", r#"[{"x":1}]"#),
+        ] {
+            assert_eq!(value(text, "a"), want, "{text}");
+        }
+        for refused in [
+            "a: !!float abc",
+            "a: !ruby/object:Foo {}",
+            "a: !ruby/object {}",
+            "a: !ruby/hash:Foo {}",
+            "a: !!set {x: }",
+            "a: !ruby/regexp /x/",
+            "a: !!timestamp 2001-01-01",
+        ] {
+            assert!(parse(FileId(0), refused).is_err(), "{refused}");
+        }
     }
 
     #[test]
