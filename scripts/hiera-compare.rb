@@ -37,6 +37,7 @@ end
 
 total = 0
 agreed = 0
+kinds = Hash.new(0)
 listed = 0
 failures = []
 Dir.children(envs_dir).sort.each do |env|
@@ -44,7 +45,9 @@ Dir.children(envs_dir).sort.each do |env|
 
   env_dir = File.join(envs_dir, env)
   keys = data_keys(env_dir)
-  runs = env.start_with?('deb_') ? [[nil, nil]] : [nil, 'deep', 'unique', 'hash'].map { |m| [m, nil] }
+  # Real data (Debian's modules, public control repositories): as Puppet looks it up; the
+  # generated environments with each strategy too.
+  runs = env.start_with?('deb_', 'rw_') ? [[nil, nil]] : [nil, 'deep', 'unique', 'hash'].map { |m| [m, nil] }
   if env == 'production'
     Dir.glob(File.join(work, 'globals', '*', 'hiera.yaml')).sort.each { |g| runs << [nil, g] }
     keys += %w[global::only global::json]
@@ -93,6 +96,7 @@ Dir.children(envs_dir).sort.each do |env|
         same = puppet_says[0] == pbc_says[0] && (puppet_says[0] != 'value' || puppet_says[1] == pbc_says[1])
         if same
           agreed += 1
+          kinds[puppet_says[0]] += 1
         elsif allowed?(allowed, [env, node, merge || '-', key])
           listed += 1
         else
@@ -105,5 +109,6 @@ end
 
 puts format('hiera conformance: %d of %d answers agree (%.2f%%), %d listed differences, %d unlisted',
             agreed, total, total.zero? ? 0 : 100.0 * agreed / total, listed, failures.size)
+puts "  agreeing: #{kinds.sort.map { |k, n| "#{n} #{k}" }.join(', ')}"
 failures.first(40).each { |f| puts "  #{f}" }
 exit(failures.empty? ? 0 : 1)

@@ -177,7 +177,10 @@ const RESERVED_OPTIONS: &[&str] = &["path", "uri"];
 pub fn read(doc: &Node, level: ConfigLevel) -> (Config, Vec<Diagnostic>) {
     let mut out = Vec::new();
     unknown_keys(doc, TOP_KEYS, "a version 5 hiera.yaml", &mut out);
-    let defaults = match doc.get("defaults") {
+    // Puppet's `config[KEY] ||= DEFAULT`: a key given no value (`defaults:` with everything
+    // under it commented out) is as if absent.
+    let given = |key: &str| doc.get(key).filter(|n| n.kind != NodeKind::Null);
+    let defaults = match given("defaults") {
         // Puppet's default defaults apply only when the file has none.
         None => Defaults {
             function: Some(Function::DataHash("yaml_data".into())),
@@ -190,7 +193,7 @@ pub fn read(doc: &Node, level: ConfigLevel) -> (Config, Vec<Diagnostic>) {
         default_hierarchy: Vec::new(),
         plan_hierarchy: Vec::new(),
     };
-    match doc.get("hierarchy") {
+    match given("hierarchy") {
         // Puppet's default hierarchy: `Common`, `common.yaml`.
         None => {
             config.hierarchy.push(HierarchyLevel {
@@ -207,10 +210,13 @@ pub fn read(doc: &Node, level: ConfigLevel) -> (Config, Vec<Diagnostic>) {
         }
         Some(h) => config.hierarchy = read_hierarchy(h, "hierarchy", &defaults, level, &mut out),
     }
-    if let Some(h) = doc.get("plan_hierarchy") {
+    if let Some(h) = given("plan_hierarchy") {
         config.plan_hierarchy = read_hierarchy(h, "plan_hierarchy", &defaults, level, &mut out);
     }
-    if let Some((key, h)) = doc.entry("default_hierarchy") {
+    if let Some((key, h)) = doc
+        .entry("default_hierarchy")
+        .filter(|(_, h)| h.kind != NodeKind::Null)
+    {
         if level != ConfigLevel::Module {
             out.push(
                 Diagnostic::error(
@@ -641,6 +647,25 @@ mod tests {
             &config.hierarchy[1].locations,
             Locations::MappedPaths { variable, .. } if variable == "services"
         ));
+    }
+
+    /// `defaults:` and `hierarchy:` given no value are Puppet's defaults (`||=`), as in
+    /// ComputeCanada's magic_castle, whose `defaults:` has only comments under it.
+    #[test]
+    fn keys_without_a_value_are_puppets_defaults() {
+        let (config, found) = read_str(
+            "version: 5\ndefaults:\n  # datadir: data\nhierarchy:\n  - name: a\n    path: a.yaml\n",
+            ConfigLevel::Environment,
+        );
+        assert!(found.is_empty(), "{found:?}");
+        assert_eq!(
+            config.hierarchy[0].function,
+            Function::DataHash("yaml_data".into())
+        );
+        assert_eq!(config.hierarchy[0].datadir, "data");
+        let (config, found) = read_str("version: 5\nhierarchy:\n", ConfigLevel::Environment);
+        assert!(found.is_empty(), "{found:?}");
+        assert_eq!(config.hierarchy[0].name, "Common");
     }
 
     #[test]

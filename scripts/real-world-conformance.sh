@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# scripts/real-world-conformance.sh [WORKDIR]
+#
+# `pbc lookup` against Puppet 7's own lookup on data nobody on the team wrote: the public
+# control repositories' Hiera 5 data in ../shared/data/control-repos/ (each with its source,
+# commit and licence; read from there, copied only into WORKDIR), with real Facter 4 output
+# from Debian's facterdb package, every key of every data file, for every factset
+# (scripts/real-world-prepare.rb lays it out and says what is left out; the comparison is
+# scripts/hiera-compare.rb, Puppet's answers scripts/hiera-oracle.rb). Exits 1 on a difference
+# not listed, with its reason, in scripts/real-world-divergences.tsv. Installs puppet-agent,
+# the module packages and facterdb when missing.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=${1:-$here/target/real-world}
+shared=$here/../shared/data/control-repos
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+
+# shellcheck source=scripts/puppet-install.sh
+. "$here/scripts/puppet-install.sh"
+if ! dpkg-query -W facterdb >/dev/null 2>&1; then
+  echo "installing facterdb" >&2
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq --no-install-recommends facterdb >/dev/null
+fi
+if [ ! -d "$shared" ]; then
+  echo "real-world conformance: $shared is missing" >&2
+  exit 1
+fi
+
+(cd "$here" && cargo build --release --quiet)
+ruby "$here/scripts/real-world-prepare.rb" "$shared" "$work"
+ruby "$here/scripts/hiera-compare.rb" "$here/target/release/pbc" "$work" "$here/scripts/real-world-divergences.tsv"

@@ -1,0 +1,90 @@
+# Lays out the real-world conformance suite under WORK/envs (scripts/real-world-conformance.sh):
+# one environment per public control repository of SHARED/data/control-repos (data nobody on
+# the team wrote, read from there and copied only into WORK), and factsets from Debian's
+# facterdb (real Facter 4 output) with the site variables each repository's SOURCE names.
+#
+# The hierarchy is what Puppet can answer on a machine without the repositories' secrets and
+# services, given to Puppet and to pbc alike: levels whose function neither can run here (a
+# Vault backend, a Terraform function, eyaml levels, none of whose files exist) and levels
+# reading data outside the repository (private data under /etc) are left out of WORK's copy
+# of hiera.yaml; a data directory that is the environment's own under an absolute path
+# (`/etc/puppetlabs/code/environments/%{environment}/hieradata`) becomes relative. Data files
+# are copied unmodified.
+# Usage: ruby real-world-prepare.rb SHARED_CONTROL_REPOS WORK
+require 'yaml'
+require 'json'
+require 'fileutils'
+
+repos, work = ARGV
+abort 'usage: ruby real-world-prepare.rb SHARED_CONTROL_REPOS WORK' unless work
+envs = File.join(work, 'envs')
+FileUtils.rm_rf(envs)
+FileUtils.mkdir_p(File.join(envs, 'facts'))
+
+PLAIN = %w[yaml_data json_data].freeze
+FUNCTIONS = %w[data_hash lookup_key data_dig hiera3_backend v4_data_hash].freeze
+OWN_DATADIR = %r{\A/etc/puppetlabs/code/environments/%\{:{0,2}environment\}/(.+)\z}.freeze
+
+left_out = []
+Dir.children(repos).sort.each do |name|
+  src = File.join(repos, name)
+  next unless File.file?(File.join(src, 'hiera.yaml'))
+
+  env_name = "rw_#{name.downcase.gsub(/[^a-z0-9_]/, '_')}"
+  env = File.join(envs, env_name)
+  FileUtils.mkdir_p(env)
+  config = YAML.safe_load(File.read(File.join(src, 'hiera.yaml')), aliases: true)
+  defaults = config['defaults'] || {}
+  default_function = FUNCTIONS.map { |f| defaults[f] && [f, defaults[f]] }.compact.first || %w[data_hash yaml_data]
+  config['hierarchy'] = (config['hierarchy'] || []).select do |level|
+    function = FUNCTIONS.map { |f| level[f] && [f, level[f]] }.compact.first || default_function
+    datadir = level['datadir'] || defaults['datadir'] || 'data'
+    if (m = OWN_DATADIR.match(datadir))
+      level['datadir'] = m[1]
+      datadir = m[1]
+    end
+    keep = function[0] == 'data_hash' && PLAIN.include?(function[1]) && !level.key?('uri') &&
+           !level.key?('uris') && !datadir.start_with?('/')
+    left_out << "#{env_name}: #{level['name']} (#{function.join(': ')}, datadir #{datadir})" unless keep
+    keep
+  end
+  File.write(File.join(env, 'hiera.yaml'), YAML.dump(config))
+  Dir.children(src).each do |entry|
+    path = File.join(src, entry)
+    FileUtils.cp_r(path, env) if File.directory?(path)
+  end
+end
+
+# Facter 4 output of real machines, with the variables each repository's hierarchy needs but
+# Facter does not give (its own facts or site.pp's top-scope variables, per SOURCE).
+facterdb = Dir.glob('/usr/share/rubygems-integration/all/gems/facterdb-*/facts').max
+abort 'facterdb is not installed (apt-get install facterdb)' unless facterdb
+site_variables = {
+  'site' => 'cp', 'cluster' => 'auxtel-ccs', 'role' => 'ccs-hcu', 'variant' => '1114',
+  'subvariant' => 'plain', 'prefix' => 'login', 'software_stack' => 'computecanada',
+  'cloud' => { 'provider' => 'openstack', 'region' => 'arbutus.cloud.computecanada.ca' },
+  'deployment' => 'production', 'subnet' => 'sesi_rocquencourt', 'hostgroup' => 'default',
+  'simp_scenario' => 'simp', 'swh_hostname' => { 'short' => 'node', 'internal_fqdn' => 'node.internal.example.org' }
+}
+# Node names: machines of facterdb, and names the repositories' own node data is kept under.
+nodes = {
+  'redhat-9' => '4.2/redhat-9-x86_64.facts',
+  'debian-11' => '4.2/debian-11-x86_64.facts',
+  'ubuntu-20.04' => '4.2/ubuntu-20.04-x86_64.facts',
+  'centos-7' => '4.2/centos-7-x86_64.facts',
+  'pihole' => '4.2/debian-11-x86_64.facts',
+  'banco.softwareheritage.org' => '4.2/debian-11-x86_64.facts',
+  'puppet.your.domain' => '4.2/centos-7-x86_64.facts'
+}
+nodes.each do |node, file|
+  facts = JSON.parse(File.read(File.join(facterdb, file)))
+  facts.merge!(site_variables)
+  # Puppet wants the node's names consistent when a facts file gives them.
+  hostname, domain = node.include?('.') ? node.split('.', 2) : [node, 'example.com']
+  fqdn = "#{hostname}.#{domain}"
+  facts.merge!('clientcert' => node, 'fqdn' => fqdn, 'hostname' => hostname, 'domain' => domain)
+  facts['networking'] = (facts['networking'] || {}).merge('fqdn' => fqdn, 'hostname' => hostname, 'domain' => domain)
+  File.write(File.join(envs, 'facts', "#{node}.json"), JSON.pretty_generate(facts))
+end
+puts "real-world suite: #{Dir.children(envs).size - 1} environments, #{nodes.size} factsets from #{facterdb}"
+left_out.each { |l| puts "  left out of both: #{l}" }
