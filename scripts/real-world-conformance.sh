@@ -31,3 +31,4 @@ fi
 (cd "$here" && cargo build --release --quiet)
 ruby "$here/scripts/real-world-prepare.rb" "$shared" "$work"
 ruby "$here/scripts/hiera-compare.rb" "$here/target/release/pbc" "$work" "$here/scripts/real-world-divergences.tsv"
+ruby "$here/scripts/real-world-original.rb" "$here/target/release/pbc" "$work"

@@ -19,6 +19,7 @@ repos, work = ARGV
 abort 'usage: ruby real-world-prepare.rb SHARED_CONTROL_REPOS WORK' unless work
 envs = File.join(work, 'envs')
 FileUtils.rm_rf(envs)
+FileUtils.rm_rf(File.join(work, 'original'))
 FileUtils.mkdir_p(File.join(envs, 'facts'))
 
 PLAIN = %w[yaml_data json_data].freeze
@@ -36,16 +37,23 @@ Dir.children(repos).sort.each do |name|
   config = YAML.safe_load(File.read(File.join(src, 'hiera.yaml')), aliases: true)
   defaults = config['defaults'] || {}
   default_function = FUNCTIONS.map { |f| defaults[f] && [f, defaults[f]] }.compact.first || %w[data_hash yaml_data]
+  dropped_names = []
+  dropped_datadirs = []
   config['hierarchy'] = (config['hierarchy'] || []).select do |level|
     function = FUNCTIONS.map { |f| level[f] && [f, level[f]] }.compact.first || default_function
     datadir = level['datadir'] || defaults['datadir'] || 'data'
     if (m = OWN_DATADIR.match(datadir))
+      dropped_datadirs << datadir
       level['datadir'] = m[1]
       datadir = m[1]
     end
     keep = function[0] == 'data_hash' && PLAIN.include?(function[1]) && !level.key?('uri') &&
            !level.key?('uris') && !datadir.start_with?('/')
-    left_out << "#{env_name}: #{level['name']} (#{function.join(': ')}, datadir #{datadir})" unless keep
+    unless keep
+      left_out << "#{env_name}: #{level['name']} (#{function.join(': ')}, datadir #{datadir})"
+      dropped_names << level['name']
+    end
+    dropped_datadirs << datadir if datadir.start_with?('/')
     keep
   end
   File.write(File.join(env, 'hiera.yaml'), YAML.dump(config))
@@ -53,6 +61,20 @@ Dir.children(repos).sort.each do |name|
     path = File.join(src, entry)
     FileUtils.cp_r(path, env) if File.directory?(path)
   end
+  # The repository as written (its own hiera.yaml) beside it, where only levels pbc cannot
+  # search were left out: pbc must answer it, told `--empty-level` for each of them, exactly
+  # as it answers the copy Puppet answered.
+  next unless dropped_datadirs.empty?
+
+  original = File.join(work, 'original', env_name)
+  FileUtils.rm_rf(original)
+  FileUtils.mkdir_p(original)
+  FileUtils.cp(File.join(src, 'hiera.yaml'), original)
+  Dir.children(src).each do |entry|
+    path = File.join(src, entry)
+    FileUtils.cp_r(path, original) if File.directory?(path)
+  end
+  File.write(File.join(original, 'empty-levels'), dropped_names.map { |n| "#{n}\n" }.join)
 end
 
 # Facter 4 output of real machines, with the variables each repository's hierarchy needs but
