@@ -193,7 +193,15 @@ pub fn read(file: FileId, text: &str, known: &Known, in_module: bool) -> (Read, 
     }
     match doc.get("hierarchy") {
         // The defaults stand for a missing hierarchy (Puppet 3.4: MISSING_HIERARCHY is ignored).
-        None => config.hierarchy = default_hierarchy(version),
+        None => {
+            config.hierarchy = default_hierarchy(version);
+            // D20: version 3's top-level `datadir` is every category entry's default.
+            if version == 3 {
+                for entry in &mut config.hierarchy {
+                    entry.datadir.clone_from(&config.datadir);
+                }
+            }
+        }
         Some(h) => {
             let NodeKind::Sequence(items) = &h.kind else {
                 out.push(Diagnostic::error(
@@ -340,9 +348,10 @@ fn entry_v3(item: &Node, known: &Known, config: &mut HieraConfig, out: &mut Vec<
                 "a hierarchy entry may not be empty",
             ));
         } else if known.categories.iter().any(|c| c == s) {
+            let datadir = Some(config.datadir.clone());
             config
                 .hierarchy
-                .push(smart_default(s, None, None, None, item.span));
+                .push(smart_default(s, None, None, datadir, item.span));
         } else if relative_path(s, item.span, out) {
             config.private.push(PrivatePath {
                 path: s.to_string(),
@@ -467,7 +476,8 @@ fn entry_v3(item: &Node, known: &Known, config: &mut HieraConfig, out: &mut Vec<
             Some(dir) if relative_path(dir, d.span, out) => Some(dir.to_string()),
             _ => return,
         },
-        None => None,
+        // D20: the file's top-level `datadir` (default `data`).
+        None => Some(config.datadir.clone()),
     };
     if let Some(paths) = &paths {
         for (p, span) in paths {
@@ -486,7 +496,7 @@ fn entry_v3(item: &Node, known: &Known, config: &mut HieraConfig, out: &mut Vec<
 }
 
 /// ARM-9 improvements' smart defaults: value `${<category>}` (`true` for `common`), path
-/// `<category>/<value>` (`common` for `common`), datadir `data`.
+/// `<category>/<value>` (`common` for `common`), datadir the file's top-level one (`data`).
 fn smart_default(
     category: &str,
     value: Option<String>,

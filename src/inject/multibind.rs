@@ -117,12 +117,17 @@ fn duplicate(key: &Key, what: &str, first: &Produced, second: &Produced) -> Eval
         Some(n) => format!("named '{n}'"),
         None => "without a name".to_string(),
     };
+    // Equal rank, or `conflict_resolution => error`, which refuses a name twice whatever
+    // the ranks: say which.
+    let why = if first.layer == second.layer && first.precedence == second.precedence {
+        "with the same precedence"
+    } else {
+        "and its `conflict_resolution => error` allows one per name"
+    };
     EvalError::new(
         codes::MULTIBIND_CONTRIBUTION,
         second.span,
-        format!(
-            "the {what} multibind `{key}` gets two contributions {name} with the same precedence"
-        ),
+        format!("the {what} multibind `{key}` gets two contributions {name} {why}"),
     )
     .with_note(format!("note: from {} and {}", first.origin, second.origin))
 }

@@ -414,12 +414,24 @@ impl Words<'_> {
                 let array = bindings.candidates_of(f.key).iter().any(|&i| {
                     matches!(cand(i).bound, Bound::Multibinding(m) if matches!(crate::lower::model::ptype(&m.type_), crate::types::PType::Array(_)))
                 });
+                // `conflict_resolution => error` refuses a name twice whatever the ranks.
+                let refuses_names = bindings.candidates_of(f.key).iter().any(|&i| {
+                    matches!(cand(i).bound, Bound::Multibinding(m) if matches!(
+                        crate::compose::multibind::Rules::of(m, !array),
+                        crate::compose::multibind::Rules::Hash(crate::compose::multibind::Resolution::Error)
+                    ))
+                });
+                let why = if refuses_names {
+                    "and its `conflict_resolution => error` allows one per name"
+                } else {
+                    "with the same precedence"
+                };
                 let named = b.binding.name.as_deref().filter(|n| !n.is_empty());
                 let name = named.map_or("without a name".to_string(), |n| format!("named '{n}'"));
                 let mut d = Diagnostic::error(
                     codes::MULTIBIND_CONTRIBUTION,
                     self.at(b.binding.origin.span),
-                    format!("the multibind `{id}` gets two contributions {name} with the same precedence{some}"),
+                    format!("the multibind `{id}` gets two contributions {name} {why}{some}"),
                 )
                 .with_label(self.at(a.binding.origin.span), "the other contribution");
                 if !f.always {
@@ -433,7 +445,9 @@ impl Words<'_> {
                 } else {
                     "priority_on_unnamed"
                 };
-                d.with_note(if array {
+                d.with_note(if refuses_names {
+                    "help: give them different names, or choose another `conflict_resolution`".to_string()
+                } else if array {
                     format!("help: give one a higher precedence, or set `{option} => false` on the multibind to keep both")
                 } else {
                     "help: give one a higher precedence, or set `conflict_resolution` on the multibind".to_string()
