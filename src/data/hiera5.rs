@@ -40,9 +40,17 @@ pub enum Function {
 }
 
 impl Function {
-    /// What pbc can run itself: the data hash functions of YAML and JSON files.
+    /// What pbc can read itself: the data hash functions of YAML and JSON files, and
+    /// hiera-eyaml's files.
     pub fn supported(&self) -> bool {
         matches!(self, Function::DataHash(f) if f == "yaml_data" || f == "json_data")
+            || self.is_eyaml()
+    }
+
+    /// hiera-eyaml's `eyaml_lookup_key`: its files are YAML, read like `yaml_data`'s, whose
+    /// strings may hold encrypted values.
+    pub fn is_eyaml(&self) -> bool {
+        matches!(self, Function::LookupKey(f) if f == "eyaml_lookup_key")
     }
 
     pub fn describe(&self) -> String {
@@ -687,7 +695,7 @@ mod tests {
             ("version: 5\nhierarchy: [{name: a, mapped_paths: [a, b]}]\n", Environment, codes::HIERA_WRONG_TYPE),
             ("version: 5\nhierarchy: [{name: a, path: ''}]\n", Environment, codes::HIERA_WRONG_TYPE),
             ("version: 5\nhierarchy: {name: a}\n", Environment, codes::HIERA_WRONG_TYPE),
-            ("version: 5\nhierarchy: [{name: a, lookup_key: eyaml_lookup_key, path: a.eyaml}]\n", Environment, codes::HIERA_FUNCTION_NOT_SUPPORTED),
+            ("version: 5\nhierarchy: [{name: a, lookup_key: vault_lookup, path: a.eyaml}]\n", Environment, codes::HIERA_FUNCTION_NOT_SUPPORTED),
             ("version: 5\nhierarchy: [{name: a, path: a.yaml, pathz: b}]\n", Environment, codes::UNKNOWN_HIERA_ATTRIBUTE),
             ("version: 5\nhierarchy: [{name: a, path: \"%{lookup('x')}.yaml\"}]\n", Environment, codes::HIERA_INTERPOLATION_METHOD_SYNTAX_NOT_ALLOWED),
             ("version: 5\nhierarchy: [{name: a, paths: [ok.yaml, \"%{facts..x}.yaml\"]}]\n", Environment, codes::HIERA_INTERPOLATION_SYNTAX_ERROR),

@@ -66,6 +66,8 @@ pub struct ResolvedEntry {
     pub unsupported: Option<String>,
     /// `--empty-level` names it: it is searched as if it held nothing.
     pub treated_as_empty: bool,
+    /// A hiera-eyaml entry: a value it finds may be encrypted.
+    pub encrypted: bool,
 }
 
 impl ResolvedEntry {
@@ -636,13 +638,26 @@ impl<'m> HieraRequest<'m> {
                     locations,
                     unsupported: Some(why.clone()),
                     treated_as_empty: self.empty_levels.contains(&entry.name),
+                    encrypted: entry.encrypted,
                 }
             }
+        }
+        // `--empty-level` names a level pbc can read too (an eyaml level on a machine without
+        // its keys): searched as if it held nothing.
+        if self.empty_levels.contains(&entry.name) {
+            locations.clear();
+            return ResolvedEntry {
+                locations,
+                unsupported: None,
+                treated_as_empty: true,
+                encrypted: entry.encrypted,
+            };
         }
         ResolvedEntry {
             locations,
             unsupported: None,
             treated_as_empty: false,
+            encrypted: entry.encrypted,
         }
     }
 
@@ -726,6 +741,37 @@ impl<'m> HieraRequest<'m> {
             }
         }
         None
+    }
+
+    /// The error of a lookup of `key` whose value, found in a hiera-eyaml file, is encrypted.
+    pub fn encrypted_value(
+        &self,
+        key: &str,
+        found: &Found,
+        entry: usize,
+        default: bool,
+        at: Span,
+    ) -> EvalError {
+        let l = &self.levels[found.level];
+        let list = if default {
+            &l.default_hierarchy
+        } else {
+            &l.hierarchy
+        };
+        let name = list.get(entry).map_or("", |e| e.name.as_str());
+        let file = &l.files[found.file];
+        let datum = &file.keys[found.datum];
+        EvalError::new(
+            codes::EYAML_VALUE_ENCRYPTED,
+            at,
+            format!(
+                "`{key}` is encrypted (ENC[PKCS7,...]) at {}:{}:{}, in the hiera-eyaml level `{name}`, and pbc does not decrypt hiera-eyaml values yet: it gives no answer rather than another level's",
+                file.file, datum.line, datum.column
+            ),
+        )
+        .with_note(format!(
+            "help: if this lookup may do without that level, say so with `--empty-level '{name}'`"
+        ))
     }
 
     /// The error of a lookup of `key` that reaches the entry `entry` of `level`, which pbc
@@ -830,6 +876,26 @@ impl<'m> HieraRequest<'m> {
     pub fn raw(&self, found: &Found) -> &'m serde_json::Value {
         &self.levels[found.level].files[found.file].keys[found.datum].value
     }
+}
+
+/// Whether a value from a hiera-eyaml file holds an encrypted block anywhere (eyaml decrypts
+/// every string of a value, in arrays and hashes too).
+fn holds_ciphertext(v: &serde_json::Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            serde_json::Value::String(s) if s.contains("ENC[") => return true,
+            serde_json::Value::Array(items) => stack.extend(items),
+            serde_json::Value::Object(map) => {
+                if map.keys().any(|k| k.contains("ENC[")) {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A location's file as the level's files are named: the data directory and the path joined,
@@ -1095,6 +1161,10 @@ impl<'m> super::Injector<'m> {
                         let Some(found) = h.found_at(level, default, e, location, root) else {
                             return Ok(None);
                         };
+                        if h.entries(level, default)[e].encrypted && holds_ciphertext(h.raw(&found))
+                        {
+                            return Err(h.encrypted_value(root, &found, e, default, at));
+                        }
                         let value = self.interpolated(h, &found, at)?;
                         finds.push(found);
                         Ok(Some(value))

@@ -1485,6 +1485,7 @@ fn read_hiera5_level(
                 // relative to the `hiera.yaml`'s directory where it is below it.
                 datadir: relative_to(&dir.join(&entry.datadir), &dir),
                 locations,
+                encrypted: entry.function.is_eyaml(),
             };
             if default {
                 level.default_hierarchy.push(entry);

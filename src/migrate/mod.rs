@@ -59,6 +59,13 @@ pub fn plan(levels: &[HieraLevel], has_site: bool) -> Result<Plan, String> {
     let mut locations: Vec<(&str, &str)> = Vec::new();
     let mut stop: Option<String> = None;
     for entry in &env.hierarchy {
+        if entry.encrypted {
+            stop = Some(format!(
+                "entry \"{}\": hiera-eyaml data stays Hiera data (its values are encrypted)",
+                entry.name
+            ));
+            break;
+        }
         match &entry.locations {
             HieraLocations::Paths { paths } => {
                 locations.extend(paths.iter().map(|p| (entry.datadir.as_str(), p.as_str())));

@@ -55,6 +55,10 @@ pub struct HieraEntry {
     /// The data directory, relative to the `hiera.yaml`'s directory (`data`).
     pub datadir: String,
     pub locations: HieraLocations,
+    /// A hiera-eyaml level (`lookup_key: eyaml_lookup_key`): its files are YAML whose strings
+    /// may hold `ENC[PKCS7,...]` values, which a lookup that returns one must decrypt.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub encrypted: bool,
 }
 
 /// Where an entry looks, as written (interpolated per request).
