@@ -25,7 +25,7 @@ end
 
 def data_keys(env)
   keys = []
-  Dir.glob("#{env}/**/*.{yaml,json}").sort.each do |f|
+  Dir.glob("#{env}/**/*.{yaml,json,eyaml}").sort.each do |f|
     next if File.basename(f) == 'hiera.yaml' || f.include?('/facts/')
     doc = f.end_with?('.json') ? JSON.parse(File.read(f)) : YAML.safe_load(File.read(f), aliases: true)
     keys.concat(doc.keys.map(&:to_s)) if doc.is_a?(Hash)

@@ -8,7 +8,7 @@
 # (scripts/real-world-prepare.rb lays it out and says what is left out; the comparison is
 # scripts/hiera-compare.rb, Puppet's answers scripts/hiera-oracle.rb). Exits 1 on a difference
 # not listed, with its reason, in scripts/real-world-divergences.tsv. Installs puppet-agent,
-# the module packages and facterdb when missing.
+# the module packages, facterdb and hiera-eyaml when missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-$here/target/real-world}
@@ -18,10 +18,10 @@ work=$(cd "$work" && pwd)
 
 # shellcheck source=scripts/puppet-install.sh
 . "$here/scripts/puppet-install.sh"
-if ! dpkg-query -W facterdb >/dev/null 2>&1; then
-  echo "installing facterdb" >&2
+if ! dpkg-query -W facterdb >/dev/null 2>&1 || ! dpkg-query -W hiera-eyaml >/dev/null 2>&1; then
+  echo "installing facterdb and hiera-eyaml" >&2
   sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
-  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq --no-install-recommends facterdb >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq --no-install-recommends facterdb hiera-eyaml >/dev/null
 fi
 if [ ! -d "$shared" ]; then
   echo "real-world conformance: $shared is missing" >&2

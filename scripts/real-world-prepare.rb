@@ -5,7 +5,8 @@
 #
 # The hierarchy is what Puppet can answer on a machine without the repositories' secrets and
 # services, given to Puppet and to pbc alike: levels whose function neither can run here (a
-# Vault backend, a Terraform function, eyaml levels, none of whose files exist) and levels
+# Vault backend, a Terraform function; eyaml levels stay, though none of their files is
+# published, and Puppet reads them with Debian's hiera-eyaml) and levels
 # reading data outside the repository (private data under /etc) are left out of WORK's copy
 # of hiera.yaml; a data directory that is the environment's own under an absolute path
 # (`/etc/puppetlabs/code/environments/%{environment}/hieradata`) becomes relative. Data files
@@ -47,8 +48,9 @@ Dir.children(repos).sort.each do |name|
       level['datadir'] = m[1]
       datadir = m[1]
     end
-    keep = function[0] == 'data_hash' && PLAIN.include?(function[1]) && !level.key?('uri') &&
-           !level.key?('uris') && !datadir.start_with?('/')
+    readable = (function[0] == 'data_hash' && PLAIN.include?(function[1])) ||
+               function == %w[lookup_key eyaml_lookup_key]
+    keep = readable && !level.key?('uri') && !level.key?('uris') && !datadir.start_with?('/')
     unless keep
       left_out << "#{env_name}: #{level['name']} (#{function.join(': ')}, datadir #{datadir})"
       dropped_names << level['name']
@@ -76,6 +78,48 @@ Dir.children(repos).sort.each do |name|
   end
   File.write(File.join(original, 'empty-levels'), dropped_names.map { |n| "#{n}\n" }.join)
 end
+
+# hiera-eyaml: a keypair and values made now with Debian's hiera-eyaml (`eyaml createkeys`,
+# `eyaml encrypt`), in a level above plain YAML. Neither Puppet nor pbc is given the private
+# key (pbc does not decrypt yet): plain values of the .eyaml file answer, encrypted ones fail
+# in both, and never fall through to the level below.
+eyaml_env = File.join(envs, 'rw_eyaml_generated')
+keys = File.join(work, 'eyaml-keys')
+FileUtils.rm_rf(keys)
+FileUtils.mkdir_p([File.join(eyaml_env, 'data'), keys])
+system('eyaml', 'createkeys', '--pkcs7-private-key', File.join(keys, 'private.pem'),
+       '--pkcs7-public-key', File.join(keys, 'public.pem'), out: File::NULL, err: File::NULL) ||
+  abort('eyaml createkeys failed (apt-get install hiera-eyaml)')
+encrypt = lambda do |text, form|
+  out = IO.popen(['eyaml', 'encrypt', '-s', text, '-o', form, '--pkcs7-public-key', File.join(keys, 'public.pem')],
+                 err: File::NULL, &:read)
+  abort "eyaml encrypt failed: #{out}" unless out.include?('ENC[PKCS7,')
+  out
+end
+File.write(File.join(eyaml_env, 'hiera.yaml'), YAML.dump(
+  'version' => 5,
+  'defaults' => { 'datadir' => 'data' },
+  'hierarchy' => [
+    { 'name' => 'Secrets', 'lookup_key' => 'eyaml_lookup_key', 'path' => 'secrets.eyaml',
+      'options' => { 'pkcs7_private_key' => File.join(keys, 'absent-private.pem'),
+                     'pkcs7_public_key' => File.join(keys, 'public.pem') } },
+    { 'name' => 'Common', 'data_hash' => 'yaml_data', 'path' => 'common.yaml' }
+  ]
+))
+block = encrypt.call('block secret', 'block').lines.map { |l| "  #{l.strip}" }.join("\n")
+File.write(File.join(eyaml_env, 'data', 'secrets.eyaml'), <<~EYAML)
+  ---
+  eyaml::password: #{encrypt.call('s3cret', 'string').strip}
+  eyaml::token: >
+  #{block}
+  eyaml::users:
+    - admin
+    - #{encrypt.call('hidden', 'string').strip}
+  eyaml::host: db.example.com
+  eyaml::greeting: "hello %{facts.os.family}"
+EYAML
+File.write(File.join(eyaml_env, 'data', 'common.yaml'),
+           "eyaml::password: not-this-one\neyaml::host: fallback.example.com\neyaml::port: 5432\n")
 
 # Facter 4 output of real machines, with the variables each repository's hierarchy needs but
 # Facter does not give (its own facts or site.pp's top-scope variables, per SOURCE).
