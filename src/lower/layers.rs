@@ -305,8 +305,11 @@ fn resolve_hiera(scheme: &str, path: &str, optional: bool, sources: &[BindingsSo
     if module.is_empty() {
         return Resolved::Invalid;
     }
+    // `MODULE/*`: every `hiera.yaml` of the module, at its root or below (D21).
     let files = matching(sources, |s| {
-        s.hiera == Some(dir) && s.module.is_some() && (module == "*" || s.module == Some(module))
+        (s.hiera == Some(dir) || (dir == "*" && s.hiera.is_some()))
+            && s.module.is_some()
+            && (module == "*" || s.module == Some(module))
     });
     Resolved::Files {
         files,

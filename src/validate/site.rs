@@ -442,9 +442,15 @@ fn check_uri(uri: &str, span: Span, out: &mut Vec<Diagnostic>) {
         _ => None,
     };
     let wildcard_ok = |seg: Option<&str>| seg == Some("*");
+    // `module-hiera:/MODULE/*` is every `hiera.yaml` of the module (ARM-9 improvements'
+    // `exclude => 'module-hiera:/bad/*'`, D21).
+    let every_dir = scheme == "module-hiera" && {
+        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+        segments.len() == 2 && segments[1] == "*"
+    };
     let stars = path.matches('*').count();
-    let allowed = usize::from(wildcard_ok(module_segment));
-    if stars > allowed || (stars == 1 && !wildcard_ok(module_segment)) {
+    let allowed = usize::from(wildcard_ok(module_segment)) + usize::from(every_dir);
+    if stars > allowed || (stars == 1 && !wildcard_ok(module_segment) && !every_dir) {
         out.push(
             Diagnostic::error(
                 codes::ILLEGAL_WILDCARD,

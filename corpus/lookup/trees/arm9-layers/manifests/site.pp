@@ -11,7 +11,9 @@ site {
     layer { 'site': include => ['confdir-hiera:/', 'confdir:/default?optional'] },
     layer { 'modules':
       include => ['module-hiera:/*/', 'module-hiera:/alt/for_x', 'module:/*::default'],
-      exclude => 'module-hiera:/bad/',
+      # ARM-9 improvements: `module-hiera:/worse/*` is all of module worse's data, here its
+      # root's and extra/'s hiera.yaml.
+      exclude => ['module-hiera:/bad/', 'module-hiera:/worse/*'],
     },
   ]
 }
