@@ -1004,12 +1004,13 @@ fn site_categories(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<String> {
     if !declared.iter().any(|c| c == "node") {
         out.push("node".to_string());
     }
-    out.extend(
-        declared
-            .into_iter()
-            .filter(|c| c != "environment" && c != "common"),
-    );
-    out.push("environment".into());
+    // ARM-8: `environment` keeps the rank the site declares; only a missing one is added just
+    // above `common`.
+    let environment_declared = declared.iter().any(|c| c == "environment");
+    out.extend(declared.into_iter().filter(|c| c != "common"));
+    if !environment_declared {
+        out.push("environment".into());
+    }
     out.push("common".into());
     out
 }
