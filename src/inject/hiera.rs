@@ -463,6 +463,9 @@ pub struct HieraRequest<'m> {
     layer_of: Vec<Option<usize>>,
     /// `--empty-level`: levels pbc cannot search that may be treated as holding nothing.
     empty_levels: Vec<String>,
+    /// Whether any entry of any level is one pbc cannot search and no `--empty-level` names:
+    /// without one, [`HieraRequest::unsearchable_before`] has nothing to find.
+    any_unsearchable: bool,
     index: Vec<LevelIndex<'m>>,
     scope: Rc<TopScope>,
     resolved: Vec<OnceCell<Vec<ResolvedEntry>>>,
@@ -526,11 +529,19 @@ impl<'m> HieraRequest<'m> {
                     .collect(),
             })
             .collect();
+        let empty_levels = crate::tree::empty_levels();
+        let any_unsearchable = levels.iter().any(|l| {
+            l.hierarchy.iter().chain(&l.default_hierarchy).any(|e| {
+                matches!(e.locations, HieraLocations::Unsupported { .. })
+                    && !empty_levels.contains(&e.name)
+            })
+        });
         HieraRequest {
             levels,
             placed,
             layer_of,
-            empty_levels: crate::tree::empty_levels(),
+            empty_levels,
+            any_unsearchable,
             index,
             scope,
             resolved: levels.iter().map(|_| OnceCell::new()).collect(),
@@ -725,6 +736,9 @@ impl<'m> HieraRequest<'m> {
         root: &str,
         layer: Option<usize>,
     ) -> Option<(usize, usize, bool)> {
+        if !self.any_unsearchable {
+            return None;
+        }
         let stack = self.stack(module_of(root));
         for &level in stack.iter().flatten() {
             if layer.is_some_and(|w| self.layer_of[level].is_none_or(|l| l > w)) {
