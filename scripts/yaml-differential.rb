@@ -69,6 +69,8 @@ QUIRK_DOCUMENTS = lambda do
   docs['deep'] = "a: #{'[' * 100}1#{']' * 100}\n"
   docs['indent_flow_low'] = "a:\n  b: [1,\n2]\n"
   docs['indent_seq_same'] = "a:\n- 1\n- 2\n"
+  docs['tag_before_comma'] = "a: [!foo, 1]\n"
+  docs['bang_in_text'] = "a: Hello!, world\nb: \"x !y, z\"\nc: [a!b, c]\n"
   docs
 end
 
