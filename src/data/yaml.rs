@@ -117,6 +117,21 @@ enum KeyIdentity {
     Collection(String),
 }
 
+/// Whether two keys are one to Ruby's `Hash` ([`KeyIdentity`] without building it: a
+/// mapping's keys are compared as they are read).
+fn same_key(a: &Node, b: &Node) -> bool {
+    match (&a.kind, &b.kind) {
+        (NodeKind::String(x), NodeKind::String(y)) => x == y,
+        (NodeKind::Integer(x), NodeKind::Integer(y)) => x == y,
+        (NodeKind::Bool(x), NodeKind::Bool(y)) => x == y,
+        (NodeKind::Null, NodeKind::Null) => true,
+        (NodeKind::Float(x), NodeKind::Float(y)) => x.to_bits() == y.to_bits(),
+        (NodeKind::Sequence(_) | NodeKind::Mapping(_), _)
+        | (_, NodeKind::Sequence(_) | NodeKind::Mapping(_)) => key_identity(a) == key_identity(b),
+        _ => false,
+    }
+}
+
 fn key_identity(node: &Node) -> KeyIdentity {
     match &node.kind {
         NodeKind::Null => KeyIdentity::Null,
@@ -140,7 +155,7 @@ struct Entries {
 }
 
 impl Entries {
-    fn position(&mut self, key: &KeyIdentity) -> Option<usize> {
+    fn set(&mut self, key: Node, value: Node) {
         if self.index.is_none() && self.pairs.len() > 16 {
             let mut index = foldhash::HashMap::default();
             for (i, (k, _)) in self.pairs.iter().enumerate() {
@@ -148,22 +163,19 @@ impl Entries {
             }
             self.index = Some(index);
         }
-        match &self.index {
-            Some(index) => index.get(key).copied(),
-            None => self.pairs.iter().position(|(k, _)| key_identity(k) == *key),
-        }
-    }
-
-    fn set(&mut self, key: Node, value: Node) {
-        let identity = key_identity(&key);
-        match self.position(&identity) {
-            Some(i) => self.pairs[i] = (key, value),
-            None => {
-                if let Some(index) = &mut self.index {
-                    index.insert(identity, self.pairs.len());
+        let at = match &mut self.index {
+            Some(index) => match index.entry(key_identity(&key)) {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(self.pairs.len());
+                    None
                 }
-                self.pairs.push((key, value));
-            }
+            },
+            None => self.pairs.iter().position(|(k, _)| same_key(k, &key)),
+        };
+        match at {
+            Some(i) => self.pairs[i] = (key, value),
+            None => self.pairs.push((key, value)),
         }
     }
 
