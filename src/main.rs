@@ -36,9 +36,10 @@ struct Cli {
     /// above every environment's, as `puppet lookup` reads `$confdir/hiera.yaml`.
     #[arg(long, global = true, value_name = "FILE")]
     hiera_config: Option<PathBuf>,
-    /// A Hiera level pbc cannot search (a custom `lookup_key` or `data_dig` function, a Hiera 3
-    /// backend, `uri`s), by its `name` in hiera.yaml, that may be treated as empty; without it, a
-    /// lookup that reaches such a level before its answer fails (HIERA_LEVEL_NOT_SEARCHABLE).
+    /// A Hiera level, by its `name` in hiera.yaml, to search as if it held nothing: one pbc
+    /// cannot search (a custom `lookup_key` or `data_dig` function, a Hiera 3 backend, `uri`s),
+    /// where a lookup that reaches it before its answer otherwise fails
+    /// (HIERA_LEVEL_NOT_SEARCHABLE), or a hiera-eyaml level on a machine without its key.
     #[arg(long, global = true, value_name = "NAME")]
     empty_level: Vec<String>,
     /// Colour diagnostics: `auto` on a terminal unless NO_COLOR is set, `always`, `never`.

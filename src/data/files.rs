@@ -160,6 +160,14 @@ fn document(file: FileId, text: &str, hiera5: bool, out: &mut Vec<Diagnostic>) -
     } else {
         yaml::parse(file, text)
     };
+    // Where Puppet 7 reads the file anyway, a shape problem is a warning with Puppet's reading.
+    let as_puppet_reads = |mut d: Diagnostic, reading: &str| {
+        if hiera5 {
+            d.severity = crate::diag::Severity::Warning;
+            d = d.with_note(format!("note: {reading}; so does pbc"));
+        }
+        d
+    };
     let doc = match read {
         Ok(Some(doc)) => doc,
         Ok(None) => return None,
@@ -173,7 +181,7 @@ fn document(file: FileId, text: &str, hiera5: bool, out: &mut Vec<Diagnostic>) -
         }
     };
     let NodeKind::Mapping(entries) = &doc.kind else {
-        let mut d = Diagnostic::error(
+        let d = Diagnostic::error(
             codes::DATA_NOT_HASH,
             doc.span,
             format!(
@@ -182,25 +190,23 @@ fn document(file: FileId, text: &str, hiera5: bool, out: &mut Vec<Diagnostic>) -
             ),
         )
         .with_note("help: e.g. `ntp::servers: ['0.pool.ntp.org']`");
-        if hiera5 {
-            d.severity = crate::diag::Severity::Warning;
-            d = d.with_note("note: Puppet 7 warns that the file \"does not contain a valid yaml hash\" and reads it as empty; so does pbc");
-        }
-        out.push(d);
+        out.push(as_puppet_reads(
+            d,
+            "Puppet 7 warns that the file \"does not contain a valid yaml hash\" and reads it as empty",
+        ));
         return None;
     };
     for (key, _) in entries {
         if key.as_str().is_none_or(str::is_empty) {
-            let mut d = Diagnostic::error(
+            let d = Diagnostic::error(
                 codes::DATA_NOT_HASH,
                 key.span,
                 format!("a data file's keys are names, not {}", key.kind_name()),
             );
-            if hiera5 {
-                d.severity = crate::diag::Severity::Warning;
-                d = d.with_note("note: no lookup can find it (Puppet reads the file and never finds this key; so does pbc)");
-            }
-            out.push(d);
+            out.push(as_puppet_reads(
+                d,
+                "no lookup can find it: Puppet reads the file and never finds this key",
+            ));
         }
     }
     Some(doc)
