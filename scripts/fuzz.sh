@@ -31,7 +31,7 @@ mkdir -p "$seeds/puppet" "$seeds/data"
 find "$here/corpus" -name '*.pp' -size -64k -print0 | while IFS= read -r -d '' f; do
   cp "$f" "$seeds/puppet/$(sha1sum "$f" | cut -c1-16)"
 done
-find "$here/corpus" \( -name '*.json' -o -name '*.yaml' -o -name '*.yml' \) -size -64k -print0 |
+find "$here/corpus" \( -name '*.json' -o -name '*.yaml' -o -name '*.yml' -o -name '*.eyaml' \) -size -64k -print0 |
   while IFS= read -r -d '' f; do cp "$f" "$seeds/data/$(sha1sum "$f" | cut -c1-16)"; done
 # `convert_to` for the data target: a type, then a JSON array of values.
 for t in 'Integer' 'Float' 'Numeric' 'Boolean' 'String' 'Array' 'Hash' 'Sensitive[String]' \

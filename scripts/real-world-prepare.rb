@@ -80,13 +80,15 @@ Dir.children(repos).sort.each do |name|
 end
 
 # hiera-eyaml: a keypair and values made now with Debian's hiera-eyaml (`eyaml createkeys`,
-# `eyaml encrypt`), in a level above plain YAML. Neither Puppet nor pbc is given the private
-# key (pbc does not decrypt yet): plain values of the .eyaml file answer, encrypted ones fail
-# in both, and never fall through to the level below.
-eyaml_env = File.join(envs, 'rw_eyaml_generated')
+# `eyaml encrypt`), in a level above plain YAML, twice: `rw_eyaml_generated`'s level names a
+# private key that is not there (plain values of the .eyaml file answer, encrypted ones fail in
+# both, and never fall through to the level below); `rw_eyaml_keyed`'s names the key, which
+# Puppet and pbc both read from the level's options and decrypt (values interpolated after
+# decryption, several blocks in one string, multi-line and non-ASCII plaintexts, the last line
+# break chomped).
 keys = File.join(work, 'eyaml-keys')
 FileUtils.rm_rf(keys)
-FileUtils.mkdir_p([File.join(eyaml_env, 'data'), keys])
+FileUtils.mkdir_p(keys)
 system('eyaml', 'createkeys', '--pkcs7-private-key', File.join(keys, 'private.pem'),
        '--pkcs7-public-key', File.join(keys, 'public.pem'), out: File::NULL, err: File::NULL) ||
   abort('eyaml createkeys failed (apt-get install hiera-eyaml)')
@@ -94,32 +96,46 @@ encrypt = lambda do |text, form|
   out = IO.popen(['eyaml', 'encrypt', '-s', text, '-o', form, '--pkcs7-public-key', File.join(keys, 'public.pem')],
                  err: File::NULL, &:read)
   abort "eyaml encrypt failed: #{out}" unless out.include?('ENC[PKCS7,')
-  out
+  out.strip
 end
-File.write(File.join(eyaml_env, 'hiera.yaml'), YAML.dump(
-  'version' => 5,
-  'defaults' => { 'datadir' => 'data' },
-  'hierarchy' => [
-    { 'name' => 'Secrets', 'lookup_key' => 'eyaml_lookup_key', 'path' => 'secrets.eyaml',
-      'options' => { 'pkcs7_private_key' => File.join(keys, 'absent-private.pem'),
-                     'pkcs7_public_key' => File.join(keys, 'public.pem') } },
-    { 'name' => 'Common', 'data_hash' => 'yaml_data', 'path' => 'common.yaml' }
-  ]
-))
-block = encrypt.call('block secret', 'block').lines.map { |l| "  #{l.strip}" }.join("\n")
-File.write(File.join(eyaml_env, 'data', 'secrets.eyaml'), <<~EYAML)
-  ---
-  eyaml::password: #{encrypt.call('s3cret', 'string').strip}
-  eyaml::token: >
-  #{block}
-  eyaml::users:
-    - admin
-    - #{encrypt.call('hidden', 'string').strip}
-  eyaml::host: db.example.com
-  eyaml::greeting: "hello %{facts.os.family}"
-EYAML
-File.write(File.join(eyaml_env, 'data', 'common.yaml'),
-           "eyaml::password: not-this-one\neyaml::host: fallback.example.com\neyaml::port: 5432\n")
+block = ->(text) { encrypt.call(text, 'block').lines.map { |l| "  #{l.strip}" }.join("\n") }
+{ 'rw_eyaml_generated' => 'absent-private.pem', 'rw_eyaml_keyed' => 'private.pem' }.each do |env_name, key|
+  env = File.join(envs, env_name)
+  FileUtils.mkdir_p(File.join(env, 'data'))
+  File.write(File.join(env, 'hiera.yaml'), YAML.dump(
+    'version' => 5,
+    'defaults' => { 'datadir' => 'data' },
+    'hierarchy' => [
+      { 'name' => 'Secrets', 'lookup_key' => 'eyaml_lookup_key', 'path' => 'secrets.eyaml',
+        'options' => { 'pkcs7_private_key' => File.join(keys, key),
+                       'pkcs7_public_key' => File.join(keys, 'public.pem') } },
+      { 'name' => 'Common', 'data_hash' => 'yaml_data', 'path' => 'common.yaml' }
+    ]
+  ))
+  File.write(File.join(env, 'data', 'secrets.eyaml'), <<~EYAML)
+    ---
+    eyaml::password: #{encrypt.call('s3cret', 'string')}
+    eyaml::token: >
+    #{block.call('block secret')}
+    eyaml::users:
+      - admin
+      - #{encrypt.call('hidden', 'string')}
+    eyaml::host: db.example.com
+    eyaml::greeting: "hello %{facts.os.family}"
+    eyaml::interpolated: #{encrypt.call('on %{facts.os.family} as %{trusted.certname}', 'string')}
+    eyaml::dsn: "postgres://app:#{encrypt.call('pa:ss', 'string')}@db/#{encrypt.call("appdb\n", 'string')}"
+    eyaml::lines: #{encrypt.call("line one\nline two\n\n", 'string')}
+    eyaml::unicode: #{encrypt.call('pässwörd ✓ 秘密', 'string')}
+    eyaml::long: >
+    #{block.call('x' * 3000)}
+    eyaml::settings:
+      user: app
+      password: #{encrypt.call('hunter2', 'string')}
+      "%{facts.os.family}": #{encrypt.call('keyed by family', 'string')}
+  EYAML
+  File.write(File.join(env, 'data', 'common.yaml'),
+             "eyaml::password: not-this-one\neyaml::host: fallback.example.com\neyaml::port: 5432\n")
+end
 
 # Facter 4 output of real machines, with the variables each repository's hierarchy needs but
 # Facter does not give (its own facts or site.pp's top-scope variables, per SOURCE).

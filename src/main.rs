@@ -42,6 +42,11 @@ struct Cli {
     /// (HIERA_LEVEL_NOT_SEARCHABLE), or a hiera-eyaml level on a machine without its key.
     #[arg(long, global = true, value_name = "NAME")]
     empty_level: Vec<String>,
+    /// The private key (PEM) that opens every hiera-eyaml level's encrypted values, in place of
+    /// the `pkcs7_private_key` file the level names (a CI machine has the key, not the
+    /// server's path to it). pbc prints a decrypted value only as the answer asked for.
+    #[arg(long, global = true, value_name = "FILE")]
+    eyaml_private_key: Option<PathBuf>,
     /// Colour diagnostics: `auto` on a terminal unless NO_COLOR is set, `always`, `never`.
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColourChoice::Auto)]
     color: ColourChoice,
@@ -258,6 +263,10 @@ struct LookupArgs {
     /// For each key: categories, every candidate binding per layer, the winner and why.
     #[arg(long)]
     explain: bool,
+    /// With --explain, print a value decrypted from hiera-eyaml data too (an explanation
+    /// leaves it out, since it is for logs and tickets).
+    #[arg(long, requires = "explain")]
+    show_decrypted: bool,
     /// `json`: the values as one JSON object (failed keys under `errors`), or with --explain
     /// the explanations as JSON; `text` (default): one JSON value per line, or explanations.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
@@ -416,6 +425,16 @@ fn run(cli: Cli) -> ExitCode {
     }
     puppet_bindings::tree::set_hiera_config(cli.hiera_config.clone());
     puppet_bindings::tree::set_empty_levels(cli.empty_level.clone());
+    if let Some(file) = &cli.eyaml_private_key {
+        if !file.is_file() {
+            eprintln!(
+                "pbc: cannot find the hiera-eyaml private key `{}`",
+                file.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
+    puppet_bindings::inject::eyaml::set_private_key_flag(cli.eyaml_private_key.clone());
     let out = Output::new(&cli);
     match cli.command {
         Command::Parse {
@@ -567,6 +586,7 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
         eprintln!("pbc: standard input can be the facts (--facts -) or the ENC output (--enc -), not both");
         return ExitCode::from(2);
     }
+    puppet_bindings::inject::eyaml::set_show_decrypted(a.show_decrypted);
     let outcome =
         puppet_bindings::inject::command::run(&puppet_bindings::inject::command::LookupOptions {
             keys,

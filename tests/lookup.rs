@@ -452,3 +452,128 @@ fn every_node_answers_from_the_model_as_from_the_tree() {
     let _ = std::fs::remove_dir_all(&scratch);
     assert!(compared >= 20, "only {compared} nodes compared");
 }
+
+/// Copies the directory `from` to `to` (files and directories only).
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("target dir");
+    for entry in std::fs::read_dir(from).expect("source dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+/// The value of `key` as written in a data file (its first line).
+fn written_value(file: &std::path::Path, key: &str) -> String {
+    let text = std::fs::read_to_string(file).expect("data file");
+    let prefix = format!("{key}: ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .expect("the key")
+        .to_string()
+}
+
+/// hiera-eyaml through the binary: a key in `pkcs7_private_key_env_var`'s variable opens the
+/// level's values; `pbc diff` compares decrypted values without printing them (a value
+/// encrypted again is no change), and without the key compares ciphertexts.
+#[test]
+fn eyaml_keys_from_the_environment_and_diffs_of_secrets() {
+    let tree =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lookup/trees/eyaml-levels");
+    let key_file = tree.join("keys/private_key.pkcs7.pem");
+    let pem = std::fs::read_to_string(&key_file).expect("the test key");
+    let run = Command::new(env!("CARGO_BIN_EXE_pbc"))
+        .args([
+            "lookup",
+            "--empty-level",
+            "Vault",
+            "--facts",
+            "facts/debian.json",
+        ])
+        .args(["profile::env_token", "profile::token"])
+        .env("PBC_TEST_EYAML_PRIVATE_KEY", &pem)
+        .current_dir(&tree)
+        .output()
+        .expect("pbc runs");
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "\"env-tok\"\n\"tok-123\"\n",
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(run.status.code(), Some(0));
+
+    let scratch = std::env::temp_dir().join(format!("pbc-eyaml-diff-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let (old, new, facts) = (
+        scratch.join("old"),
+        scratch.join("new"),
+        scratch.join("facts"),
+    );
+    copy_tree(&tree, &old);
+    copy_tree(&tree, &new);
+    std::fs::create_dir_all(&facts).expect("facts dir");
+    std::fs::copy(
+        tree.join("facts/debian.json"),
+        facts.join("n1.example.com.json"),
+    )
+    .expect("facts");
+    let secrets = new.join("data/secrets.eyaml");
+    let set_token = |value: String| {
+        let text = std::fs::read_to_string(&secrets).expect("secrets");
+        let line = format!(
+            "profile::token: {}",
+            written_value(&secrets, "profile::token")
+        );
+        std::fs::write(
+            &secrets,
+            text.replace(&line, &format!("profile::token: {value}")),
+        )
+        .expect("write");
+    };
+    let key = key_file.to_string_lossy().into_owned();
+    let diff = |with_key: bool| {
+        let mut args = vec![
+            "diff",
+            "old",
+            "new",
+            "--nodes",
+            "facts",
+            "--empty-level",
+            "Vault",
+        ];
+        if with_key {
+            args.extend(["--eyaml-private-key", key.as_str()]);
+        }
+        args.push("profile::token");
+        pbc_full(&scratch, &args)
+    };
+    // The same plaintext encrypted again: no change with the key; without it, the
+    // ciphertexts differ (the level's relative key path is not found from `scratch`).
+    set_token(written_value(&secrets, "profile::token_again"));
+    let (status, stdout, stderr) = diff(true);
+    assert_eq!((status, stdout.as_str()), (0, ""), "{stderr}");
+    let (status, stdout, _) = diff(false);
+    assert_eq!(status, 1);
+    assert!(
+        stdout.contains("profile::token: encrypted value changed"),
+        "{stdout}"
+    );
+    // Another plaintext: a change, and neither secret printed.
+    set_token(written_value(&secrets, "profile::secret_token"));
+    let (status, stdout, stderr) = diff(true);
+    assert_eq!(status, 1, "{stderr}");
+    assert!(
+        stdout.contains("profile::token: decrypted value changed"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("tok-") && !stderr.contains("tok-"),
+        "{stdout}{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}

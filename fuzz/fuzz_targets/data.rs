@@ -2,11 +2,14 @@
 //! numbers), `hiera.yaml` (versions 2, 3 and 5) and data files (with their interpolations),
 //! the bindings pbc makes of a data file, and Hiera 5's pure parts: globs (the first two
 //! lines as pattern and path), interpolation, every merge strategy over the elements of a
-//! JSON array, and `convert_to` (the first line as the type, the rest as values).
+//! JSON array, and `convert_to` (the first line as the type, the rest as values); and
+//! hiera-eyaml's values: the input as a PKCS7 block's bytes, and as a string whose `ENC[...]`
+//! blocks are found, decoded and opened with the corpus's test key.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use puppet_bindings::ast::PathTest;
+use puppet_bindings::data::eyaml::{self, PrivateKey};
 use puppet_bindings::data::{bind, files, glob, hiera, interpolation, yaml};
 use puppet_bindings::eval::convert::ConvertTo;
 use puppet_bindings::eval::Value;
@@ -14,10 +17,25 @@ use puppet_bindings::inject::hiera::{merge_lookup, ruby_text, Merge};
 use puppet_bindings::load::facts::parse_data;
 use puppet_bindings::span::{FileId, Span};
 
+static KEY: std::sync::OnceLock<Option<PrivateKey>> = std::sync::OnceLock::new();
+
 fuzz_target!(|data: &[u8]| {
+    let key = KEY.get_or_init(|| {
+        PrivateKey::from_pem(include_str!(
+            "../../corpus/lookup/trees/eyaml/keys/private_key.pkcs7.pem"
+        ))
+        .ok()
+    });
+    if let Some(key) = key {
+        let _ = eyaml::open(data, key);
+    }
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    if let Some(key) = key {
+        let _ = eyaml::is_encrypted(text);
+        let _ = eyaml::decrypt_string(text, key);
+    }
     for yaml in [true, false] {
         if let Ok(v) = parse_data(text, yaml) {
             let _ = v.to_json();

@@ -8,9 +8,9 @@
 //!
 //! What pbc cannot run is a warning naming the level (D25: a lookup that reaches it before its
 //! answer fails, unless `--empty-level` says it holds nothing): functions other than
-//! `yaml_data` and `json_data` (`lookup_key` and `data_dig` functions such as
-//! `eyaml_lookup_key`, Hiera 3 backends), and `uri`/`uris` locations (which only such functions
-//! read). Paths and data directories are checked as interpolations (`%{facts.os.family}`;
+//! `yaml_data`, `json_data` and hiera-eyaml's `eyaml_lookup_key` (custom `lookup_key` and
+//! `data_dig` functions, Hiera 3 backends), and `uri`/`uris` locations (which only such
+//! functions read). An eyaml level's key options are kept for the injector. Paths and data directories are checked as interpolations (`%{facts.os.family}`;
 //! methods such as `%{lookup('k')}` are not allowed there). It reads and checks the file; it
 //! does not interpolate paths for a request nor read data files.
 
@@ -97,6 +97,34 @@ pub struct HierarchyLevel {
     pub locations: Locations,
     /// What pbc can read itself (see [`Function::supported`]); the others are warned about.
     pub supported: bool,
+    /// The level's own `options`, else the defaults' (Puppet takes one or the other whole),
+    /// as far as pbc uses them: hiera-eyaml's private key.
+    pub eyaml_key: EyamlKeyOptions,
+}
+
+/// Where hiera-eyaml's `eyaml_lookup_key` finds a level's private key: the file
+/// `pkcs7_private_key`, or the PEM text in the environment variable
+/// `pkcs7_private_key_env_var` (which wins when it is set). Both as written, interpolated per
+/// request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EyamlKeyOptions {
+    pub private_key: Option<String>,
+    pub private_key_env_var: Option<String>,
+}
+
+impl EyamlKeyOptions {
+    fn read(options: &Node) -> EyamlKeyOptions {
+        let text = |name: &str| {
+            options
+                .get(name)
+                .and_then(|n| n.as_str())
+                .map(str::to_string)
+        };
+        EyamlKeyOptions {
+            private_key: text("pkcs7_private_key"),
+            private_key_env_var: text("pkcs7_private_key_env_var"),
+        }
+    }
 }
 
 impl Config {
@@ -111,6 +139,7 @@ impl Config {
                 datadir: "data".into(),
                 locations: Locations::Paths(vec!["common.yaml".into()]),
                 supported: true,
+                eyaml_key: EyamlKeyOptions::default(),
             }],
             default_hierarchy: Vec::new(),
             plan_hierarchy: Vec::new(),
@@ -133,6 +162,7 @@ pub struct Config {
 struct Defaults {
     function: Option<Function>,
     datadir: Option<String>,
+    eyaml_key: EyamlKeyOptions,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -193,6 +223,7 @@ pub fn read(doc: &Node, level: ConfigLevel) -> (Config, Vec<Diagnostic>) {
         None => Defaults {
             function: Some(Function::DataHash("yaml_data".into())),
             datadir: Some("data".into()),
+            eyaml_key: EyamlKeyOptions::default(),
         },
         Some(d) => read_defaults(d, &mut out),
     };
@@ -214,6 +245,7 @@ pub fn read(doc: &Node, level: ConfigLevel) -> (Config, Vec<Diagnostic>) {
                 datadir: defaults.datadir.clone().unwrap_or_else(|| "data".into()),
                 locations: Locations::Paths(vec!["common.yaml".into()]),
                 supported: true,
+                eyaml_key: defaults.eyaml_key.clone(),
             });
         }
         Some(h) => config.hierarchy = read_hierarchy(h, "hierarchy", &defaults, level, &mut out),
@@ -404,6 +436,7 @@ fn read_defaults(node: &Node, out: &mut Vec<Diagnostic>) -> Defaults {
     }
     if let Some(o) = node.get("options") {
         options(o, None, out);
+        d.eyaml_key = EyamlKeyOptions::read(o);
     }
     d
 }
@@ -573,9 +606,13 @@ fn read_level(
         None => defaults.datadir.clone(),
     }
     .unwrap_or_else(|| "data".into());
-    if let Some(o) = node.get("options") {
-        options(o, Some(&name), out);
-    }
+    let eyaml_key = match node.get("options") {
+        Some(o) => {
+            options(o, Some(&name), out);
+            EyamlKeyOptions::read(o)
+        }
+        None => defaults.eyaml_key.clone(),
+    };
     let function = function?;
     if out.iter().filter(|d| d.is_error()).count() > errors_before {
         return None;
@@ -587,7 +624,7 @@ fn read_level(
                 codes::HIERA_FUNCTION_NOT_SUPPORTED,
                 name_node.span,
                 format!(
-                    "pbc cannot run {} (only `data_hash: yaml_data` and `data_hash: json_data`): a lookup that reaches {what} before its answer fails",
+                    "pbc cannot run {} (only `data_hash: yaml_data`, `data_hash: json_data` and `lookup_key: eyaml_lookup_key`): a lookup that reaches {what} before its answer fails",
                     function.describe()
                 ),
             )
@@ -610,6 +647,7 @@ fn read_level(
         datadir,
         locations,
         supported,
+        eyaml_key,
     })
 }
 

@@ -5,6 +5,7 @@
 
 pub mod bind;
 pub mod binder_config;
+pub mod eyaml;
 pub mod files;
 pub mod glob;
 pub mod hiera;

@@ -194,9 +194,15 @@ pub const DATA_FILE_SYNTAX_ERROR: &str = "DATA_FILE_SYNTAX_ERROR";
 /// A lookup that reaches a Hiera level pbc cannot search before it has its answer (D25): what
 /// that level holds could change the answer, so pbc gives none.
 pub const HIERA_LEVEL_NOT_SEARCHABLE: &str = "HIERA_LEVEL_NOT_SEARCHABLE";
-/// A lookup that returns a hiera-eyaml value (`ENC[PKCS7,...]`) pbc cannot decrypt (D25): never
-/// a lower level's value, never the ciphertext.
+/// A lookup that returns a hiera-eyaml value (`ENC[PKCS7,...]`) with no private key on this
+/// machine to open it (D25): never a lower level's value, never the ciphertext.
 pub const EYAML_VALUE_ENCRYPTED: &str = "EYAML_VALUE_ENCRYPTED";
+/// A hiera-eyaml level's private key is there but cannot be used (unreadable, not an RSA
+/// private key, protected by a passphrase).
+pub const EYAML_KEY_UNREADABLE: &str = "EYAML_KEY_UNREADABLE";
+/// A hiera-eyaml value the key does not open: encrypted for another key, another method than
+/// PKCS7, or damaged.
+pub const EYAML_DECRYPT_FAILED: &str = "EYAML_DECRYPT_FAILED";
 /// A YAML file whose aliases would copy more than pbc's budget (`data::yaml::MAX_ALIAS_COPIES`).
 pub const YAML_ALIAS_LIMIT: &str = "YAML_ALIAS_LIMIT";
 /// A data file that does not hold a hash of named keys.

@@ -20,6 +20,11 @@ use std::path::Path;
 #[derive(Clone, Debug, PartialEq)]
 enum Answer<'a> {
     Value(&'a serde_json::Value),
+    /// A value that holds a secret decrypted from hiera-eyaml data: compared, never printed.
+    Decrypted(&'a serde_json::Value),
+    /// A hiera-eyaml value pbc could not open: its code and its ciphertext's fingerprint,
+    /// compared in place of the message (whose line may move while the value stays).
+    Encrypted(&'a str, &'a str),
     Failed(&'a str),
     Absent,
 }
@@ -27,9 +32,16 @@ enum Answer<'a> {
 impl Answer<'_> {
     fn of<'a>(node: &'a NodeAnswers, key: &str) -> Answer<'a> {
         if let Some(v) = node.values.get(key) {
-            Answer::Value(v)
+            if node.decrypted.contains(key) {
+                Answer::Decrypted(v)
+            } else {
+                Answer::Value(v)
+            }
         } else if let Some(why) = node.errors.get(key) {
-            Answer::Failed(why)
+            match encrypted(why) {
+                Some((code, fingerprint)) => Answer::Encrypted(code, fingerprint),
+                None => Answer::Failed(why),
+            }
         } else {
             Answer::Absent
         }
@@ -38,6 +50,8 @@ impl Answer<'_> {
     fn text(&self) -> String {
         match self {
             Answer::Value(v) => serde_json::to_string(v).unwrap_or_default(),
+            Answer::Decrypted(_) => "(a decrypted value)".into(),
+            Answer::Encrypted(code, _) => format!("({code})"),
             Answer::Failed(why) => format!("({})", why.split(':').next().unwrap_or(why)),
             Answer::Absent => "(not bound)".into(),
         }
@@ -46,9 +60,37 @@ impl Answer<'_> {
     fn json(&self) -> serde_json::Value {
         match self {
             Answer::Value(v) => serde_json::json!({ "value": v }),
+            Answer::Decrypted(_) => serde_json::json!({ "decrypted": true }),
+            Answer::Encrypted(code, fingerprint) => {
+                serde_json::json!({ "error": code, "encrypted": fingerprint })
+            }
             Answer::Failed(why) => serde_json::json!({ "error": why }),
             Answer::Absent => serde_json::Value::Null,
         }
+    }
+}
+
+/// The code and ciphertext fingerprint of a failed hiera-eyaml lookup (`EYAML_...: ... (ENC[...],
+/// fingerprint 0123456789abcdef) ...`).
+fn encrypted(why: &str) -> Option<(&str, &str)> {
+    let (code, message) = why.split_once(": ")?;
+    if !code.starts_with("EYAML_") {
+        return None;
+    }
+    let word = format!("{} ", super::hiera::FINGERPRINT);
+    let at = message.find(&word)? + word.len();
+    let fingerprint = message.get(at..at + 16)?;
+    Some((code, fingerprint))
+}
+
+/// What a changed key's line says: both values, or that a secret changed.
+fn change_text(old: &Answer, new: &Answer) -> String {
+    match (old, new) {
+        (Answer::Decrypted(_), Answer::Decrypted(_)) => "decrypted value changed".into(),
+        (Answer::Encrypted(..), Answer::Encrypted(..)) => {
+            "encrypted value changed (without the key pbc compares ciphertexts: re-encrypting a value changes it too)".into()
+        }
+        _ => format!("{} -> {}", old.text(), new.text()),
     }
 }
 
@@ -136,7 +178,7 @@ pub fn run(
                 );
             }
             for (k, x, y) in &changed {
-                let _ = writeln!(stdout, "  {k}: {} -> {}", x.text(), y.text());
+                let _ = writeln!(stdout, "  {k}: {}", change_text(x, y));
             }
         }
     }

@@ -40,8 +40,16 @@ pub struct Explanation {
     /// For a multibind: its contributions in the order they were combined.
     pub contributions: Vec<ContributionLine>,
     pub value: Option<serde_json::Value>,
+    /// Why `value` is not shown: it holds a value decrypted from hiera-eyaml data
+    /// (`--show-decrypted` shows it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<String>,
     pub error: Option<String>,
 }
+
+/// Why an explanation leaves out a value decrypted from hiera-eyaml data.
+pub const DECRYPTED_HIDDEN: &str =
+    "it holds a value decrypted from hiera-eyaml data (--show-decrypted shows it)";
 
 #[derive(Serialize)]
 pub struct CategoryLine {
@@ -176,7 +184,12 @@ impl Injector<'_> {
             e.implicit_for = Some(key.name.clone());
             return e;
         }
+        let secrets_before = self.secret_reads;
         let result = self.lookup_found_key(key);
+        // An explanation is for a log or a ticket: a secret it would print stays out of it
+        // unless asked for.
+        let hidden = (self.secret_reads != secrets_before && !super::eyaml::show_decrypted())
+            .then(|| DECRYPTED_HIDDEN.to_string());
         let c = &self.composition;
         let index = c.entry(key);
         let entry = index.map(|e| c.bindings.candidates_of(e));
@@ -298,7 +311,7 @@ impl Injector<'_> {
             }
         });
         let mut contributions = Vec::new();
-        if let Some(w) = winner_index {
+        if let Some(w) = winner_index.filter(|_| hidden.is_none()) {
             if let Bound::Multibinding(m) = c.candidates()[w].bound {
                 if let Ok((_, list)) = super::multibind::combine(self, m, key) {
                     contributions = list
@@ -339,6 +352,7 @@ impl Injector<'_> {
         }
         let hiera = self.hiera_search(key);
         let (value, error) = match result {
+            Ok(Some(_)) if hidden.is_some() => (None, None),
             Ok(Some(v)) => (Some(v.to_json()), None),
             Ok(None) if self.composition.erased.contains(&key.id()) => (
                 None,
@@ -369,6 +383,7 @@ impl Injector<'_> {
             winner,
             contributions,
             value,
+            hidden,
             error,
         }
     }
@@ -656,6 +671,13 @@ impl Explanation {
         match (&self.value, &self.error) {
             (_, Some(e)) => {
                 let _ = writeln!(out, "  error: {e}");
+            }
+            (None, None) if self.hidden.is_some() => {
+                let _ = writeln!(
+                    out,
+                    "  value: not shown: {}",
+                    self.hidden.as_deref().unwrap_or_default()
+                );
             }
             (Some(v), None) => {
                 let _ = writeln!(out, "  value: {v}");

@@ -68,6 +68,8 @@ pub struct ResolvedEntry {
     pub treated_as_empty: bool,
     /// A hiera-eyaml entry: a value it finds may be encrypted.
     pub encrypted: bool,
+    /// An eyaml entry's key options, interpolated for the request.
+    pub eyaml_key: super::eyaml::KeyOptions,
 }
 
 impl ResolvedEntry {
@@ -589,6 +591,17 @@ impl<'m> HieraRequest<'m> {
     }
 
     fn resolve(&self, level: usize, entry: &HieraEntry) -> ResolvedEntry {
+        // `options` are interpolated as Puppet interpolates them (`HieraConfigV5`).
+        let eyaml_key = super::eyaml::KeyOptions {
+            private_key: entry
+                .eyaml_private_key
+                .as_deref()
+                .map(|t| self.interpolate_path(t, &[])),
+            private_key_env_var: entry
+                .eyaml_private_key_env_var
+                .as_deref()
+                .map(|t| self.interpolate_path(t, &[])),
+        };
         let index = &self.index[level];
         let file_of = |path: &str| index.files.get(path).copied();
         // The data directory interpolates too (`.../%{::environment}/hieradata`).
@@ -650,6 +663,7 @@ impl<'m> HieraRequest<'m> {
                     unsupported: Some(why.clone()),
                     treated_as_empty: self.empty_levels.contains(&entry.name),
                     encrypted: entry.encrypted,
+                    eyaml_key,
                 }
             }
         }
@@ -662,6 +676,7 @@ impl<'m> HieraRequest<'m> {
                 unsupported: None,
                 treated_as_empty: true,
                 encrypted: entry.encrypted,
+                eyaml_key,
             };
         }
         ResolvedEntry {
@@ -669,6 +684,7 @@ impl<'m> HieraRequest<'m> {
             unsupported: None,
             treated_as_empty: false,
             encrypted: entry.encrypted,
+            eyaml_key,
         }
     }
 
@@ -757,35 +773,86 @@ impl<'m> HieraRequest<'m> {
         None
     }
 
-    /// The error of a lookup of `key` whose value, found in a hiera-eyaml file, is encrypted.
-    pub fn encrypted_value(
+    /// The value of a find in a hiera-eyaml file with every encrypted string opened, as
+    /// `eyaml_lookup_key` returns it before interpolating (hash keys are not decrypted, only
+    /// interpolated). An error names the value, the level and what to do.
+    pub fn decrypted(&self, key: &str, found: &Found, at: Span) -> EvalResult<serde_json::Value> {
+        use super::eyaml::{self, KeyError};
+        let entry = &self.entries(found.level, found.default)[found.entry];
+        let fail = |code: &'static str, why: String| self.eyaml_error(key, found, at, code, why);
+        let loaded = eyaml::choose(&entry.eyaml_key)
+            .and_then(|source| eyaml::load(&source).map(|key| (source, key)));
+        let (source, private_key) = match loaded {
+            Ok(found) => found,
+            Err(KeyError::Absent(why)) => {
+                return Err(fail(
+                    codes::EYAML_VALUE_ENCRYPTED,
+                    format!("pbc has no key to open it here: {why}"),
+                ))
+            }
+            Err(KeyError::Unreadable(why)) => {
+                return Err(fail(
+                    codes::EYAML_KEY_UNREADABLE,
+                    format!("the level's private key cannot be used: {why}"),
+                ))
+            }
+        };
+        let mut value = self.raw(found).clone();
+        let mut stack = vec![&mut value];
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::String(text) if crate::data::eyaml::is_encrypted(text) => {
+                    *text = eyaml::decrypt(&source, &private_key, text).map_err(|e| {
+                        fail(
+                            codes::EYAML_DECRYPT_FAILED,
+                            format!("the private key {source} does not open it: {e}"),
+                        )
+                    })?;
+                }
+                serde_json::Value::Array(items) => stack.extend(items.iter_mut()),
+                serde_json::Value::Object(map) => stack.extend(map.values_mut()),
+                _ => {}
+            }
+        }
+        Ok(value)
+    }
+
+    /// The error of a lookup of `key` whose value, found in a hiera-eyaml file, cannot be
+    /// opened here.
+    fn eyaml_error(
         &self,
         key: &str,
         found: &Found,
-        entry: usize,
-        default: bool,
         at: Span,
+        code: &'static str,
+        why: String,
     ) -> EvalError {
         let l = &self.levels[found.level];
-        let list = if default {
+        let list = if found.default {
             &l.default_hierarchy
         } else {
             &l.hierarchy
         };
-        let name = list.get(entry).map_or("", |e| e.name.as_str());
+        let name = list.get(found.entry).map_or("", |e| e.name.as_str());
         let file = &l.files[found.file];
         let datum = &file.keys[found.datum];
-        EvalError::new(
-            codes::EYAML_VALUE_ENCRYPTED,
+        let error = EvalError::new(
+            code,
             at,
             format!(
-                "`{key}` is encrypted (ENC[PKCS7,...]) at {}:{}:{}, in the hiera-eyaml level `{name}`, and pbc does not decrypt hiera-eyaml values yet: it gives no answer rather than another level's",
-                file.file, datum.line, datum.column
+                "`{key}` is encrypted at {}:{}:{} (ENC[PKCS7,...], {}), in the hiera-eyaml level `{name}`: {why}",
+                file.file,
+                datum.line,
+                datum.column,
+                fingerprint(&datum.value)
             ),
-        )
-        .with_note(format!(
-            "help: if this lookup may do without that level, say so with `--empty-level '{name}'`"
-        ))
+        );
+        match code {
+            codes::EYAML_DECRYPT_FAILED => error,
+            _ => error.with_note(format!(
+                "help: give the level's private key with `--eyaml-private-key FILE`; or, if this lookup may do without that level, say so with `--empty-level '{name}'`"
+            )),
+        }
     }
 
     /// The error of a lookup of `key` that reaches the entry `entry` of `level`, which pbc
@@ -892,20 +959,31 @@ impl<'m> HieraRequest<'m> {
     }
 }
 
-/// Whether a value from a hiera-eyaml file holds an encrypted block anywhere (eyaml decrypts
-/// every string of a value, in arrays and hashes too).
+/// What names an encrypted value without showing it: `fingerprint` and 16 hex digits of a
+/// hash of its ciphertext (FNV-1a, the same on every machine), so that `pbc diff` without the
+/// key can say an encrypted value changed (re-encrypting the same secret changes it too).
+pub fn fingerprint(raw: &serde_json::Value) -> String {
+    let text = raw.to_string();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{FINGERPRINT} {hash:016x}")
+}
+
+/// The word before an encrypted value's fingerprint in messages.
+pub const FINGERPRINT: &str = "fingerprint";
+
+/// Whether a value from a hiera-eyaml file has a string eyaml decrypts (in arrays and hash
+/// values too; hash keys are only interpolated).
 fn holds_ciphertext(v: &serde_json::Value) -> bool {
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {
-            serde_json::Value::String(s) if s.contains("ENC[") => return true,
+            serde_json::Value::String(s) if crate::data::eyaml::is_encrypted(s) => return true,
             serde_json::Value::Array(items) => stack.extend(items),
-            serde_json::Value::Object(map) => {
-                if map.keys().any(|k| k.contains("ENC[")) {
-                    return true;
-                }
-                stack.extend(map.values());
-            }
+            serde_json::Value::Object(map) => stack.extend(map.values()),
             _ => {}
         }
     }
@@ -1175,11 +1253,15 @@ impl<'m> super::Injector<'m> {
                         let Some(found) = h.found_at(level, default, e, location, root) else {
                             return Ok(None);
                         };
-                        if h.entries(level, default)[e].encrypted && holds_ciphertext(h.raw(&found))
+                        let value = if h.entries(level, default)[e].encrypted
+                            && holds_ciphertext(h.raw(&found))
                         {
-                            return Err(h.encrypted_value(root, &found, e, default, at));
-                        }
-                        let value = self.interpolated(h, &found, at)?;
+                            let opened = h.decrypted(root, &found, at)?;
+                            self.secret_reads += 1;
+                            self.interpolated(h, &found, &opened, at)?
+                        } else {
+                            self.interpolated(h, &found, h.raw(&found), at)?
+                        };
                         finds.push(found);
                         Ok(Some(value))
                     },
@@ -1195,9 +1277,9 @@ impl<'m> super::Injector<'m> {
         &mut self,
         h: &Rc<HieraRequest<'m>>,
         found: &Found,
+        raw: &serde_json::Value,
         at: Span,
     ) -> EvalResult<Value> {
-        let raw = h.raw(found);
         interpolate(h, raw, self, at).map_err(|e| {
             let file = &h.levels[found.level].files[found.file];
             let datum = &file.keys[found.datum];

@@ -13,6 +13,7 @@ pub mod command;
 pub mod diff;
 pub mod enc;
 pub mod explain;
+pub mod eyaml;
 pub mod hiera;
 mod multibind;
 pub mod nodes;
@@ -96,6 +97,11 @@ pub struct Injector<'m> {
     /// converted, and the conversion. A dotted key digs the value found, then converts (as
     /// Puppet does).
     hiera_found: HashMap<String, (Value, Value, Rc<crate::eval::convert::ConvertTo>, Span)>,
+    /// How many times a value decrypted from hiera-eyaml data went into an answer: a lookup
+    /// that sees it grow used a secret, directly or through another key's value.
+    pub(crate) secret_reads: u64,
+    /// The candidates whose cached values hold a decrypted secret.
+    secret_candidates: foldhash::HashSet<usize>,
 }
 
 /// `lookup_options` compiled: options by exact key, then by pattern (in their order).
@@ -230,6 +236,8 @@ impl<'m> Injector<'m> {
             lookup_options: HashMap::new(),
             hiera_traces: HashMap::new(),
             hiera_found: HashMap::new(),
+            secret_reads: 0,
+            secret_candidates: foldhash::HashSet::default(),
         })
     }
 
@@ -420,8 +428,12 @@ impl<'m> Injector<'m> {
             return Ok(Some(v.clone()));
         }
         if let Some(v) = self.cache.get(&winner).filter(|_| cacheable) {
+            if self.secret_candidates.contains(&winner) {
+                self.secret_reads += 1;
+            }
             return Ok(Some(v.clone()));
         }
+        let secrets_before = self.secret_reads;
         self.stack.push(entry);
         let produced = self.produce_candidate(winner, key);
         self.stack.pop();
@@ -429,8 +441,12 @@ impl<'m> Injector<'m> {
         let Some(value) = value else {
             return Ok(None);
         };
+        let secret = self.secret_reads != secrets_before;
+        if secret {
+            self.secret_candidates.insert(winner);
+        }
         let bindings = &self.composition.bindings;
-        if let Some(slot) = bindings.request_independent(winner) {
+        if let Some(slot) = bindings.request_independent(winner).filter(|_| !secret) {
             if slot.get().is_none() {
                 let shared = produces_alike(bindings, winner).then(|| value.clone());
                 let shared = slot.get_or_init(|| shared).is_some();

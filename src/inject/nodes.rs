@@ -28,6 +28,9 @@ pub struct NodeAnswers {
     pub values: BTreeMap<String, serde_json::Value>,
     /// Failed keys (or `*` for the node as a whole) and why: `CODE: message`.
     pub errors: BTreeMap<String, String>,
+    /// Found keys whose values hold a value decrypted from hiera-eyaml data (`pbc diff` says
+    /// that one changed without printing it).
+    pub decrypted: std::collections::BTreeSet<String>,
 }
 
 impl NodeAnswers {
@@ -125,9 +128,13 @@ fn answer(
 ) {
     let keys = super::command::asked_keys(opts, ty, injector);
     for asked in keys {
+        let secrets_before = injector.secret_reads;
         let found = asked.lookup(injector);
         let key = asked.key;
         let name = key.to_string();
+        if injector.secret_reads != secrets_before {
+            answers.decrypted.insert(name.clone());
+        }
         match found {
             Ok(Some(value)) if opts.all || *ty == PType::Data || value.is_instance(ty) => {
                 answers.values.insert(name, value.to_json());

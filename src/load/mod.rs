@@ -1487,6 +1487,8 @@ fn read_hiera5_level(
                 datadir: relative_to(&dir.join(&entry.datadir), &dir),
                 locations,
                 encrypted: entry.function.is_eyaml(),
+                eyaml_private_key: entry.eyaml_key.private_key.clone(),
+                eyaml_private_key_env_var: entry.eyaml_key.private_key_env_var.clone(),
             };
             if default {
                 level.default_hierarchy.push(entry);
@@ -1648,6 +1650,7 @@ fn hiera3_global(
             span: at,
             supported: function.supported(),
             function,
+            eyaml_key: Default::default(),
             datadir,
             locations: Locations::Paths(
                 hierarchy.iter().map(|h| format!("{h}.{backend}")).collect(),

@@ -59,6 +59,13 @@ pub struct HieraEntry {
     /// may hold `ENC[PKCS7,...]` values, which a lookup that returns one must decrypt.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub encrypted: bool,
+    /// An eyaml level's `pkcs7_private_key` option, as written: the private key's file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eyaml_private_key: Option<String>,
+    /// An eyaml level's `pkcs7_private_key_env_var` option: the environment variable that
+    /// holds the private key's PEM text (it wins when it is set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eyaml_private_key_env_var: Option<String>,
 }
 
 /// Where an entry looks, as written (interpolated per request).
