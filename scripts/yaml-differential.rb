@@ -26,7 +26,11 @@ QUIRK_VALUES = [
   '!!binary aGVsbG8=', "!foo '12'", '!ruby/symbol foo', '"a\tb"', "'it''s'", '"\u00e9"',
   "|\n  line1\n  line2\n", ">\n  folded\n  text\n", "|-\n  kept\n", ">+\n  more\n\n",
   "\"multi\n  line\"", "plain\n  continued", 'a: b', 'x #not', '"#x"', '- 1', '[]', '{}',
-  '[[1, [2]], {a: [b]}]', '&a 1', '!!set {a: }', '!ruby/object:Foo {}', 'x' * 5000
+  '[[1, [2]], {a: [b]}]', '&a 1', '!!set {a: }', '!ruby/object:Foo {}', 'x' * 5000,
+  # Numbers at and beyond what pbc's values hold: 64-bit bounds, infinities, NaN.
+  '1.0e+999', '-1.0e+999', '!!float .inf', '.Inf', '+.INF', '.nan', '.NAN', '[1, .inf]',
+  '{.inf: 1}', '9223372036854775807', '9223372036854775808', '-9223372036854775808',
+  '-9223372036854775809', '0x1FFFFFFFFFFFFFFFF', '1_000_000_000_000_000_000_000', '!!int 99999999999999999999'
 ].freeze
 
 QUIRK_DOCUMENTS = lambda do
@@ -101,6 +105,19 @@ def jsonable(v)
   end
 end
 
+# Whether Psych's value holds a number pbc's values cannot hold (an infinity, NaN, an integer
+# beyond 64 bits): pbc's model marks such a key (`unrepresentable`) and its lookups fail, so
+# both sides stand for it as `:unrepresentable`.
+def unrepresentable?(v)
+  case v
+  when Hash then v.any? { |k, x| unrepresentable?(k) || unrepresentable?(x) }
+  when Array then v.any? { |x| unrepresentable?(x) }
+  when Float then !v.finite?
+  when Integer then v > 2**63 - 1 || v < -2**63
+  else false
+  end
+end
+
 # Equal as values and as kinds: Ruby's `1 == 1.0` would hide an Integer read as a Float.
 def same?(a, b)
   case a
@@ -120,7 +137,7 @@ def psych(path)
   data = Puppet::Util::Yaml.safe_load_file(path, [Symbol])
   return [:ok, {}] unless data.is_a?(Hash)
   data = Puppet::Pops::Lookup::HieraConfig.symkeys_to_string(data).select { |k, _| k.is_a?(String) && !k.empty? }
-  [:ok, jsonable(data)]
+  [:ok, data.to_h { |k, v| [k, unrepresentable?(v) ? :unrepresentable : jsonable(v)] }]
 rescue StandardError, Psych::Exception => e
   [:refused, e.message.lines.first.to_s.strip]
 end
@@ -142,7 +159,7 @@ files.each do |file|
       model = JSON.parse(out, max_nesting: false)
       level = (model['hiera'] || []).first || { 'files' => [] }
       f = level['files'].first
-      [:ok, f ? f['keys'].each_with_object({}) { |d, h| h[d['key']] = d['value'] } : {}]
+      [:ok, f ? f['keys'].each_with_object({}) { |d, h| h[d['key']] = d['unrepresentable'] ? :unrepresentable : d['value'] } : {}]
     elsif err.include?('error[YAML_ALIAS_LIMIT]')
       # Psych shares what aliases name; pbc copies it, within a documented budget. Such a
       # file (an alias bomb) cannot be written out as JSON by either: counted apart.

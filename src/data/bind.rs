@@ -306,6 +306,28 @@ pub(crate) fn literal_expr(file: FileId, text: &str, node: &Node, interpolate: b
             parsed.unwrap_or_else(|| leaf(ExprKind::String { value: s.into() }, node.span))
         }
         NodeKind::String(s) => leaf(ExprKind::String { value: s.into() }, node.span),
+        // A number Puppet reads that pbc cannot hold: the value fails where it is produced
+        // (`fail(...)` at the value), never answered as its text.
+        NodeKind::Unrepresentable(t) => Expr {
+            kind: ExprKind::Call {
+                functor: Box::new(leaf(
+                    ExprKind::QualifiedName {
+                        name: "fail".into(),
+                    },
+                    node.span,
+                )),
+                args: vec![leaf(
+                    ExprKind::String {
+                        value: super::files::unrepresentable_message(t).into(),
+                    },
+                    node.span,
+                )],
+                lambda: None,
+                statement: false,
+            },
+            span: node.span,
+            depth: 2,
+        },
         NodeKind::Sequence(items) => {
             let elements: Vec<Expr> = items.iter().map(|i| value_expr(file, text, i)).collect();
             let depth = 1 + elements.iter().map(|e| e.depth).max().unwrap_or(0);

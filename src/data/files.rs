@@ -234,12 +234,13 @@ pub fn check(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>) {
                 );
                 out.extend(interpolation(file, s, node.span, quoted));
             }
+            NodeKind::Unrepresentable(t) => out.push(unrepresentable_warning(node.span, t)),
             NodeKind::Sequence(items) => stack.extend(items),
             NodeKind::Mapping(pairs) => stack.extend(pairs.iter().flat_map(|(k, v)| [k, v])),
             _ => {}
         }
     }
-    let clean = out.is_empty();
+    let clean = !out.iter().any(Diagnostic::is_error);
     (clean.then_some(doc), out)
 }
 
@@ -268,12 +269,36 @@ pub fn check_hiera5(file: FileId, text: &str) -> (Option<Node>, Vec<Diagnostic>)
                     );
                 }
             }
+            NodeKind::Unrepresentable(t) => out.push(unrepresentable_warning(node.span, t)),
             NodeKind::Sequence(items) => stack.extend(items),
             NodeKind::Mapping(pairs) => stack.extend(pairs.iter().flat_map(|(k, v)| [k, v])),
             _ => {}
         }
     }
     (Some(doc), out)
+}
+
+/// What a lookup that returns a number pbc cannot hold says.
+pub fn unrepresentable_message(text: &str) -> String {
+    let what = if text.contains(['n', 'N']) && !text.contains(['i', 'I']) {
+        "NaN"
+    } else if text.contains(['i', 'I']) || text.contains('.') {
+        "an infinite Float"
+    } else {
+        "an Integer beyond 64 bits"
+    };
+    format!("`{text}` is {what} to Puppet, which pbc's values cannot hold: a lookup that returns it fails rather than answer its text")
+}
+
+/// The warning for a number pbc cannot hold, at the value: the file is good Puppet data, only
+/// the lookups that return the value fail.
+fn unrepresentable_warning(at: Span, text: &str) -> Diagnostic {
+    Diagnostic::warning(
+        codes::DATA_VALUE_NOT_REPRESENTABLE,
+        at,
+        unrepresentable_message(text),
+    )
+    .with_note("help: quote it if it is meant as text")
 }
 
 /// A string value read as a Puppet double-quoted string (D20), its spans placed at the value

@@ -28,6 +28,9 @@ pub enum NodeKind {
     Integer(i64),
     Float(f64),
     String(String),
+    /// A number Puppet reads that pbc's values cannot hold (an integer beyond 64 bits, an
+    /// infinity, NaN), as written: a lookup that returns it fails rather than answer its text.
+    Unrepresentable(String),
     Sequence(Vec<Node>),
     /// Entries in file order (keys may repeat: the reader reports it).
     Mapping(Vec<(Node, Node)>),
@@ -42,6 +45,7 @@ impl Node {
             NodeKind::Integer(_) => "an Integer",
             NodeKind::Float(_) => "a Float",
             NodeKind::String(_) => "a String",
+            NodeKind::Unrepresentable(_) => "a number pbc cannot hold",
             NodeKind::Sequence(_) => "an Array",
             NodeKind::Mapping(_) => "a Hash",
         }
@@ -126,6 +130,7 @@ fn same_key(a: &Node, b: &Node) -> bool {
         (NodeKind::Bool(x), NodeKind::Bool(y)) => x == y,
         (NodeKind::Null, NodeKind::Null) => true,
         (NodeKind::Float(x), NodeKind::Float(y)) => x.to_bits() == y.to_bits(),
+        (NodeKind::Unrepresentable(x), NodeKind::Unrepresentable(y)) => x == y,
         (NodeKind::Sequence(_) | NodeKind::Mapping(_), _)
         | (_, NodeKind::Sequence(_) | NodeKind::Mapping(_)) => key_identity(a) == key_identity(b),
         _ => false,
@@ -139,6 +144,7 @@ fn key_identity(node: &Node) -> KeyIdentity {
         NodeKind::Integer(i) => KeyIdentity::Integer(*i),
         NodeKind::Float(f) => KeyIdentity::Float(f.to_bits()),
         NodeKind::String(s) => KeyIdentity::String(s.clone()),
+        NodeKind::Unrepresentable(t) => KeyIdentity::Collection(format!("number {t}")),
         NodeKind::Sequence(_) | NodeKind::Mapping(_) => {
             KeyIdentity::Collection(format!("{}{}", node.kind_name(), to_json(node)))
         }
@@ -522,6 +528,7 @@ pub(crate) fn scalar(
             Plain::Bool(b) => NodeKind::Bool(b),
             Plain::Integer(i) => NodeKind::Integer(i),
             Plain::Float(f) => NodeKind::Float(f),
+            Plain::Unrepresentable => NodeKind::Unrepresentable(text.to_string()),
             Plain::String => NodeKind::String(text.to_string()),
         })
     };
@@ -604,6 +611,9 @@ pub enum Plain {
     Bool(bool),
     Integer(i64),
     Float(f64),
+    /// A number Ruby reads that pbc's values cannot hold: an integer beyond 64 bits, an
+    /// infinity (`.inf`, `-.Inf`, `1.0e999`), NaN (`.nan`).
+    Unrepresentable,
     /// The text itself.
     String,
 }
@@ -612,8 +622,8 @@ pub enum Plain {
 /// 1.2's. `yes`/`no`/`on`/`off` are Booleans, `010` is octal, `1,000` and `1_000` are
 /// integers, `12:30` is sexagesimal (45000), a float needs its dot (`1e3` is a string,
 /// `1.0e+3` is not). A date or a time is an error, since Puppet refuses to load them. A
-/// symbol (`:backends`), numbers beyond 64 bits and infinities, which pbc's values cannot
-/// hold, are their text.
+/// symbol (`:backends`) is its text; numbers beyond 64 bits, infinities and NaN, which pbc's
+/// values cannot hold, are [`Plain::Unrepresentable`].
 pub fn plain_scalar(text: &str) -> Result<Plain, String> {
     if text.is_empty() {
         return Ok(Plain::Null);
@@ -649,6 +659,11 @@ pub fn plain_scalar(text: &str) -> Result<Plain, String> {
     if let Some(v) = sexagesimal(text) {
         return Ok(v);
     }
+    // Psych's `^[-+]?\.(?:inf|Inf|INF)$` and `^\.(?:nan|NaN|NAN)$`.
+    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if matches!(unsigned, ".inf" | ".Inf" | ".INF") || matches!(text, ".nan" | ".NaN" | ".NAN") {
+        return Ok(Plain::Unrepresentable);
+    }
     if yaml_float(text) {
         if matches!(text, "." | "+." | "-.") {
             return Ok(Plain::String);
@@ -659,11 +674,12 @@ pub fn plain_scalar(text: &str) -> Result<Plain, String> {
         let cleaned = cleaned.strip_suffix('.').unwrap_or(&cleaned);
         return Ok(match cleaned.parse::<f64>() {
             Ok(f) if f.is_finite() => Plain::Float(f),
-            _ => Plain::String,
+            Ok(_) => Plain::Unrepresentable,
+            Err(_) => Plain::String,
         });
     }
     if let Some(i) = yaml_integer(text) {
-        return Ok(i.map_or(Plain::String, Plain::Integer));
+        return Ok(i.map_or(Plain::Unrepresentable, Plain::Integer));
     }
     Ok(Plain::String)
 }
@@ -907,13 +923,15 @@ pub fn to_json(node: &Node) -> serde_json::Value {
         NodeKind::Integer(i) => J::from(*i),
         NodeKind::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
         NodeKind::String(s) => J::String(s.clone()),
+        // Never answered: the datum is marked (see `unrepresentable`) and its lookups fail.
+        NodeKind::Unrepresentable(_) => J::Null,
         NodeKind::Sequence(items) => J::Array(items.iter().map(to_json).collect()),
         NodeKind::Mapping(pairs) => J::Object(
             pairs
                 .iter()
                 .map(|(k, v)| {
                     let key = match &k.kind {
-                        NodeKind::String(s) => s.clone(),
+                        NodeKind::String(s) | NodeKind::Unrepresentable(s) => s.clone(),
                         NodeKind::Integer(i) => i.to_string(),
                         NodeKind::Float(f) => f.to_string(),
                         NodeKind::Bool(b) => b.to_string(),
@@ -924,6 +942,23 @@ pub fn to_json(node: &Node) -> serde_json::Value {
                 .collect(),
         ),
     }
+}
+
+/// The first number in `node` that pbc cannot hold (walked with an explicit stack): its place
+/// and its text.
+pub fn unrepresentable(node: &Node) -> Option<(Span, &str)> {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match &n.kind {
+            NodeKind::Unrepresentable(text) => return Some((n.span, text)),
+            NodeKind::Sequence(items) => stack.extend(items.iter().rev()),
+            NodeKind::Mapping(pairs) => {
+                stack.extend(pairs.iter().rev().flat_map(|(k, v)| [v, k]));
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -1167,7 +1202,18 @@ mod psych_tests {
             ("-.", String),
             ("1.2.3", String),
             ("-1", Integer(-1)),
-            ("123456789012345678901234", String),
+            ("123456789012345678901234", Unrepresentable),
+            ("9223372036854775807", Integer(i64::MAX)),
+            ("-9223372036854775808", Integer(i64::MIN)),
+            ("9223372036854775808", Unrepresentable),
+            (".inf", Unrepresentable),
+            ("-.Inf", Unrepresentable),
+            ("+.INF", Unrepresentable),
+            (".NaN", Unrepresentable),
+            ("-.nan", String),
+            (".infinity", String),
+            ("1.0e999", String),
+            ("1.0e+999", Unrepresentable),
             ("web01", String),
             ("10.0.0.1", String),
             ("1:60", String),

@@ -205,6 +205,9 @@ pub const EYAML_KEY_UNREADABLE: &str = "EYAML_KEY_UNREADABLE";
 pub const EYAML_DECRYPT_FAILED: &str = "EYAML_DECRYPT_FAILED";
 /// A YAML file whose aliases would copy more than pbc's budget (`data::yaml::MAX_ALIAS_COPIES`).
 pub const YAML_ALIAS_LIMIT: &str = "YAML_ALIAS_LIMIT";
+/// A number in a data file that Puppet reads and pbc's values cannot hold (an integer beyond 64
+/// bits, an infinity, NaN): a warning at the value, and the error of a lookup that returns it.
+pub const DATA_VALUE_NOT_REPRESENTABLE: &str = "DATA_VALUE_NOT_REPRESENTABLE";
 /// A data file that does not hold a hash of named keys.
 pub const DATA_NOT_HASH: &str = "DATA_NOT_HASH";
 /// A warning: a hierarchy entry whose value names another fact than its category's value.

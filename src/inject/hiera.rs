@@ -817,6 +817,34 @@ impl<'m> HieraRequest<'m> {
         Ok(value)
     }
 
+    /// The error of a lookup that returns a value holding a number pbc cannot hold (Puppet
+    /// answers it; pbc will not answer its text instead).
+    pub fn unrepresentable(&self, found: &Found, at: Span) -> Option<EvalError> {
+        let file = &self.levels[found.level].files[found.file];
+        let datum = &file.keys[found.datum];
+        let text = datum.unrepresentable.as_deref()?;
+        let at = if datum.value_span.is_none() {
+            at
+        } else {
+            datum.value_span
+        };
+        Some(
+            EvalError::new(
+                codes::DATA_VALUE_NOT_REPRESENTABLE,
+                at,
+                format!(
+                    "the value of `{}` at {}:{}:{}: {}",
+                    datum.key,
+                    file.file,
+                    datum.line,
+                    datum.column,
+                    crate::data::files::unrepresentable_message(text)
+                ),
+            )
+            .with_note("help: quote it in the data file if it is meant as text"),
+        )
+    }
+
     /// The error of a lookup of `key` whose value, found in a hiera-eyaml file, cannot be
     /// opened here.
     fn eyaml_error(
@@ -836,6 +864,11 @@ impl<'m> HieraRequest<'m> {
         let name = list.get(found.entry).map_or("", |e| e.name.as_str());
         let file = &l.files[found.file];
         let datum = &file.keys[found.datum];
+        let at = if datum.value_span.is_none() {
+            at
+        } else {
+            datum.value_span
+        };
         let error = EvalError::new(
             code,
             at,
@@ -1253,6 +1286,9 @@ impl<'m> super::Injector<'m> {
                         let Some(found) = h.found_at(level, default, e, location, root) else {
                             return Ok(None);
                         };
+                        if let Some(error) = h.unrepresentable(&found, at) {
+                            return Err(error);
+                        }
                         let value = if h.entries(level, default)[e].encrypted
                             && holds_ciphertext(h.raw(&found))
                         {
@@ -1280,9 +1316,13 @@ impl<'m> super::Injector<'m> {
         raw: &serde_json::Value,
         at: Span,
     ) -> EvalResult<Value> {
-        interpolate(h, raw, self, at).map_err(|e| {
+        interpolate(h, raw, self, at).map_err(|mut e| {
             let file = &h.levels[found.level].files[found.file];
             let datum = &file.keys[found.datum];
+            // The error of this value (not of another key's it looked up) stands at the value.
+            if e.span == at && !datum.value_span.is_none() {
+                e.span = datum.value_span;
+            }
             e.with_note(format!(
                 "note: in the value of `{}` at {}:{}:{}",
                 datum.key, file.file, datum.line, datum.column

@@ -226,7 +226,8 @@ fn scalar(
             NodeKind::Bool(b) => Value::Boolean(b),
             NodeKind::Integer(i) => Value::Integer(i),
             NodeKind::Float(f) => Value::Float(f),
-            NodeKind::String(s) => Value::string(s.as_str()),
+            // A fact's number pbc cannot hold stays its text, as Puppet interpolates it.
+            NodeKind::String(s) | NodeKind::Unrepresentable(s) => Value::string(s.as_str()),
             NodeKind::Sequence(_) | NodeKind::Mapping(_) => {
                 return Err("a value that is not data".into())
             }

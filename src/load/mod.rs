@@ -1468,6 +1468,9 @@ fn read_hiera5_level(
                                 value: crate::data::yaml::to_json(value),
                                 line,
                                 column,
+                                unrepresentable: crate::data::yaml::unrepresentable(value)
+                                    .map(|(_, text)| text.to_string()),
+                                value_span: trimmed(files.source(id), value.span),
                             });
                         }
                     }
@@ -2317,4 +2320,13 @@ fn parse_all(
         }
         (result, None)
     })
+}
+
+/// `span` without the line breaks and spaces libyaml counts into a block scalar's end.
+fn trimmed(text: &str, span: crate::span::Span) -> crate::span::Span {
+    let (start, end) = (span.start as usize, span.end as usize);
+    match text.get(start..end) {
+        Some(inner) => crate::span::Span::new(span.file, start, start + inner.trim_end().len()),
+        None => span,
+    }
 }

@@ -102,4 +102,16 @@ pub struct HieraDatum {
     pub value: serde_json::Value,
     pub line: usize,
     pub column: usize,
+    /// A number in the value that Puppet reads and pbc cannot hold (`.inf`, an integer beyond
+    /// 64 bits), as written: a lookup that returns the value fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrepresentable: Option<String>,
+    /// Where the value stands in its file, when the data was read from a tree (not kept in a
+    /// model: `Span::NONE` there): a lookup that fails on the value points at it.
+    #[serde(skip, default = "no_span")]
+    pub value_span: crate::span::Span,
+}
+
+fn no_span() -> crate::span::Span {
+    crate::span::Span::NONE
 }
