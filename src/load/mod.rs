@@ -1091,6 +1091,10 @@ struct HieraData {
     /// The Hiera 5 levels read, with their `hiera.yaml` and the ids of their data files (in
     /// the order of the level's `files`), whose names the model takes from the tree's root.
     hiera: Vec<HieraLevelRead>,
+    /// The errors of ARM-9 data files that cannot be read, by the module and directory of
+    /// their `hiera.yaml`: held until the site's layers say whether any layer reads that data
+    /// (ARM-9: excluded data "may have syntax errors").
+    unreadable: Vec<(Option<String>, String, Vec<diag::Diagnostic>)>,
 }
 
 impl Analysed {
@@ -1782,10 +1786,15 @@ fn read_data_files(
                         continue;
                     };
                     let (doc, problems) = data_files::check(id, files.source(id));
-                    into.diagnostics.extend(problems);
                     let Some(doc) = doc else {
+                        into.unreadable.push((
+                            module.map(str::to_string),
+                            hiera_dir.to_string(),
+                            problems,
+                        ));
                         continue;
                     };
+                    into.diagnostics.extend(problems);
                     let rel = path
                         .strip_prefix(&dir)
                         .unwrap_or(&path)
@@ -1968,6 +1977,32 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
         }
     }
     diagnostics.append(&mut data.diagnostics);
+    // Data no layer reads stops nothing: its errors become warnings that say so.
+    if !data.unreadable.is_empty() {
+        let inputs: Vec<lower::LowerInput> = parsed
+            .iter()
+            .map(|(role, program)| lower::LowerInput { role, program })
+            .collect();
+        let levels: Vec<(Option<&str>, &str)> = data
+            .unreadable
+            .iter()
+            .map(|(module, dir, _)| (module.as_deref(), dir.as_str()))
+            .collect();
+        let placed = lower::hiera_levels_placed(&inputs, &levels);
+        for ((_, _, problems), placed) in data.unreadable.drain(..).zip(placed) {
+            diagnostics.extend(problems.into_iter().map(|d| {
+                if placed || !d.is_error() {
+                    d
+                } else {
+                    let mut d = d.with_note(
+                        "note: no layer of the site reads this data (no include names it, or an `exclude` leaves it out), so it stops nothing",
+                    );
+                    d.severity = diag::Severity::Warning;
+                    d
+                }
+            }));
+        }
+    }
     let file_count = file_count + data.read;
     let mut data_files = Vec::with_capacity(data.programs.len());
     for (id, config, rel, role, program) in data.programs {
@@ -1979,6 +2014,10 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
     judged.resize_with(parsed.len(), || None);
     lowered.resize_with(parsed.len(), || None);
     let mut model_judgement = None;
+    let configured: Vec<(Option<&str>, &str)> = hiera_configs
+        .iter()
+        .map(|(_, module, dir)| (module.as_deref(), dir.as_str()))
+        .collect();
     let tree_input = |i: usize| validate::TreeInput {
         role: &parsed[i].0,
         program: &parsed[i].1,
@@ -1989,7 +2028,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
             let unknown: Vec<&tree::FileRole> = broken.iter().map(|(_, role)| role).collect();
             let (found, judgement) =
-                validate::check_tree_judging(&files, &all, judged, &unknown, judge);
+                validate::check_tree_judging(&files, &all, judged, &unknown, &configured, judge);
             diagnostics.extend(found);
             model_judgement = judgement;
         }
@@ -2106,6 +2145,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
                         &inputs,
                         judged_here,
                         &unknown,
+                        &configured,
                         judge,
                     ));
                 }

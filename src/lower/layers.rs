@@ -317,6 +317,25 @@ fn resolve_hiera(scheme: &str, path: &str, optional: bool, sources: &[BindingsSo
     }
 }
 
+/// The `hiera.yaml` a `confdir-hiera:` or `module-hiera:` URI names without a wildcard: its
+/// module (`None` for the site's) and directory.
+pub fn hiera_location(uri: &str) -> Option<(Option<&str>, &str)> {
+    let (scheme, rest) = uri.split_once(':')?;
+    let path = rest.split('?').next().unwrap_or("");
+    let path = path.trim_start_matches('/').trim_end_matches('/');
+    if path.contains('*') {
+        return None;
+    }
+    match scheme {
+        "confdir-hiera" => Some((None, path)),
+        "module-hiera" => {
+            let (module, dir) = path.split_once('/').unwrap_or((path, ""));
+            (!module.is_empty()).then_some((Some(module), dir))
+        }
+        _ => None,
+    }
+}
+
 fn matching(sources: &[BindingsSource], keep: impl Fn(&BindingsSource) -> bool) -> Vec<usize> {
     (0..sources.len()).filter(|&i| keep(&sources[i])).collect()
 }

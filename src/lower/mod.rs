@@ -318,17 +318,41 @@ pub fn tree_categories<'a, E: Embed<'a>>(
     )
 }
 
+/// The site's layers as written (its first layer list), else D11's.
+fn layer_specs(inputs: &[LowerInput]) -> Vec<layers::LayerSpec> {
+    site_items(inputs)
+        .find_map(|item| match item {
+            SiteItem::Layers { layers: l, .. } => Some(l.iter().map(layers::spec_of).collect()),
+            _ => None,
+        })
+        .unwrap_or_else(layers::default_layers)
+}
+
+/// Whether a layer of the site reads the data of each `hiera.yaml` of `levels` (a module, or
+/// `None` for the site's, and its directory): one its includes name and its excludes leave in.
+pub fn hiera_levels_placed(inputs: &[LowerInput], levels: &[(Option<&str>, &str)]) -> Vec<bool> {
+    let sources: Vec<layers::BindingsSource> = levels
+        .iter()
+        .map(|&(module, dir)| layers::BindingsSource {
+            module,
+            name: "",
+            hiera: Some(dir),
+        })
+        .collect();
+    let (composed, _) = layers::compose(&layer_specs(inputs), &sources);
+    let mut placed = vec![false; levels.len()];
+    for &f in composed.iter().flat_map(|l| &l.files) {
+        placed[f] = true;
+    }
+    placed
+}
+
 /// The site's layers (its first layer list, else D11's) resolved against the bindings files of
 /// `inputs`; each layer's files index the second list: (input index, its `bindings` block).
 fn composed_layers<'a>(
     inputs: &[LowerInput<'a>],
 ) -> (Vec<layers::ComposedLayer>, Vec<(usize, &'a BindingsBlock)>) {
-    let specs = site_items(inputs)
-        .find_map(|item| match item {
-            SiteItem::Layers { layers: l, .. } => Some(l.iter().map(layers::spec_of).collect()),
-            _ => None,
-        })
-        .unwrap_or_else(layers::default_layers);
+    let specs = layer_specs(inputs);
     let mut sources = Vec::new();
     let mut blocks = Vec::new();
     for (i, input) in inputs.iter().enumerate() {

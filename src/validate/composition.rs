@@ -27,6 +27,7 @@ pub(super) fn check(
     files: &SourceMap,
     inputs: &[TreeInput],
     unknown: &[&FileRole],
+    hiera_configs: &[(Option<&str>, &str)],
     facts: &TreeFacts,
     judge: super::Composition,
     out: &mut Vec<Diagnostic>,
@@ -60,7 +61,13 @@ pub(super) fn check(
     // tree lacks.
     if !sources.is_empty() {
         for m in &missing {
-            missing_bindings(m, &sources, out);
+            // ARM-9: a hiera URI is missing only if its `hiera.yaml` is; one without data
+            // files yet binds nothing.
+            let configured = crate::lower::layers::hiera_location(&m.uri)
+                .is_some_and(|at| hiera_configs.contains(&at));
+            if !configured {
+                missing_bindings(m, &sources, out);
+            }
         }
     }
 

@@ -59,15 +59,18 @@ pub use composition::{judge_written_model, ModelJudgement};
 /// `unknown`: the roles of the tree's bindings files that did not parse. What they bind is
 /// unknown: the rules across files report nothing those files could change. `judged`: by
 /// input, the rules of the files already judged on their own ([`judge_file`]; the others are
-/// judged here).
+/// judged here). `hiera_configs`: where the tree has an ARM-9 `hiera.yaml` (its module, or
+/// `None` for the site's, and its directory), so that a hiera URI naming one with no data files
+/// yet is not missing.
 pub fn check_tree(
     files: &crate::span::SourceMap,
     inputs: &[TreeInput],
     judged: Vec<Option<FileJudgement>>,
     unknown: &[&FileRole],
+    hiera_configs: &[(Option<&str>, &str)],
     judge: Composition,
 ) -> Vec<Diagnostic> {
-    check_tree_judging(files, inputs, judged, unknown, judge).0
+    check_tree_judging(files, inputs, judged, unknown, hiera_configs, judge).0
 }
 
 /// [`check_tree`], and with [`Composition::OnTheWrittenModel`] what the judgement of the
@@ -77,6 +80,7 @@ pub fn check_tree_judging(
     inputs: &[TreeInput],
     judged: Vec<Option<FileJudgement>>,
     unknown: &[&FileRole],
+    hiera_configs: &[(Option<&str>, &str)],
     judge: Composition,
 ) -> (Vec<Diagnostic>, Option<ModelJudgement>) {
     let mut facts = TreeFacts::default();
@@ -94,7 +98,15 @@ pub fn check_tree_judging(
     let mut across = Vec::new();
     tree::check(&facts, &mut across);
     let facts = facts.for_composition();
-    let deferred = composition::check(files, inputs, unknown, &facts, judge, &mut across);
+    let deferred = composition::check(
+        files,
+        inputs,
+        unknown,
+        hiera_configs,
+        &facts,
+        judge,
+        &mut across,
+    );
     out.extend(across.into_iter().map(Diagnostic::across_files));
     (out, deferred)
 }

@@ -10,7 +10,7 @@ site {
     layer { 'override': include => 'confdir-hiera:/override' },
     layer { 'site': include => ['confdir-hiera:/', 'confdir:/default?optional'] },
     layer { 'modules':
-      include => ['module-hiera:/*/', 'module-hiera:/alt/for_x', 'module:/*::default'],
+      include => ['module-hiera:/*/', 'module-hiera:/alt/for_x', 'module-hiera:/empty', 'module:/*::default'],
       # ARM-9 improvements: `module-hiera:/worse/*` is all of module worse's data, here its
       # root's and extra/'s hiera.yaml.
       exclude => ['module-hiera:/bad/', 'module-hiera:/worse/*'],
