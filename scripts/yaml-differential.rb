@@ -49,6 +49,13 @@ QUIRK_DOCUMENTS = lambda do
   docs['alias_redefined'] = "a: &x 1\nb: &x 2\nc: *x\n"
   docs['alias_key'] = "k: &k name\n*k : value\n"
   # Document markers, empty documents, several documents.
+  # A block scalar that ends the file without a line break; a `!` in plain text.
+  docs['block_end_literal'] = "a: |\n  lit"
+  docs['block_end_folded'] = "a: >\n  folded\n  text"
+  docs['block_end_keep'] = "a: |+\n  lit"
+  docs['block_end_strip'] = "a: |-\n  lit"
+  docs['bang_in_plain'] = "a: Warning !important, read this\n"
+  docs['bang_in_plain_after_flow'] = "a: [1]\nb: Warning !important, read this\n"
   docs['marker_only'] = "---\n"
   docs['marker_end'] = "---\na: 1\n...\n"
   docs['two_documents'] = "a: 1\n---\nb: 2\n"
