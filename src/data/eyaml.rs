@@ -176,12 +176,25 @@ pub fn decrypt_string(text: &str, key: &PrivateKey) -> Result<String, DecryptErr
             }
         }
     }
-    if out.ends_with("\r\n") {
-        out.truncate(out.len() - 2);
-    } else if out.ends_with(['\n', '\r']) {
-        out.truncate(out.len() - 1);
+    Ok(chomp(out))
+}
+
+/// Whether `text` has a block to open (a string [`is_encrypted`] may have none: `ENC[a!]`,
+/// which eyaml returns as written, chomped, without a key).
+pub fn has_blocks(text: &str) -> bool {
+    pieces(text)
+        .iter()
+        .any(|p| matches!(p, Piece::Block { .. }))
+}
+
+/// Ruby's `chomp`: one trailing `\r\n`, `\n` or `\r` removed.
+pub fn chomp(mut text: String) -> String {
+    if text.ends_with("\r\n") {
+        text.truncate(text.len() - 2);
+    } else if text.ends_with(['\n', '\r']) {
+        text.truncate(text.len() - 1);
     }
-    Ok(out)
+    text
 }
 
 /// Ruby's `Base64.decode64` (`unpack1("m")`): characters outside the alphabet skipped, the

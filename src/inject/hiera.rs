@@ -776,45 +776,65 @@ impl<'m> HieraRequest<'m> {
     /// The value of a find in a hiera-eyaml file with every encrypted string opened, as
     /// `eyaml_lookup_key` returns it before interpolating (hash keys are not decrypted, only
     /// interpolated). An error names the value, the level and what to do.
-    pub fn decrypted(&self, key: &str, found: &Found, at: Span) -> EvalResult<serde_json::Value> {
+    /// Also whether a block was opened (the value holds a secret).
+    pub fn decrypted(
+        &self,
+        key: &str,
+        found: &Found,
+        at: Span,
+    ) -> EvalResult<(serde_json::Value, bool)> {
         use super::eyaml::{self, KeyError};
         let entry = &self.entries(found.level, found.default)[found.entry];
         let fail = |code: &'static str, why: String| self.eyaml_error(key, found, at, code, why);
-        let loaded = eyaml::choose(&entry.eyaml_key)
-            .and_then(|source| eyaml::load(&source).map(|key| (source, key)));
-        let (source, private_key) = match loaded {
-            Ok(found) => found,
-            Err(KeyError::Absent(why)) => {
-                return Err(fail(
-                    codes::EYAML_VALUE_ENCRYPTED,
-                    format!("pbc has no key to open it here: {why}"),
-                ))
-            }
-            Err(KeyError::Unreadable(why)) => {
-                return Err(fail(
-                    codes::EYAML_KEY_UNREADABLE,
-                    format!("the level's private key cannot be used: {why}"),
-                ))
-            }
-        };
+        // The key is read only for a string with a block to open, as eyaml reads it.
+        let mut opener: Option<(
+            eyaml::KeySource,
+            std::sync::Arc<crate::data::eyaml::PrivateKey>,
+        )> = None;
         let mut value = self.raw(found).clone();
         let mut stack = vec![&mut value];
         while let Some(v) = stack.pop() {
             match v {
                 serde_json::Value::String(text) if crate::data::eyaml::is_encrypted(text) => {
-                    *text = eyaml::decrypt(&source, &private_key, text).map_err(|e| {
-                        fail(
-                            codes::EYAML_DECRYPT_FAILED,
-                            format!("the private key {source} does not open it: {e}"),
-                        )
-                    })?;
+                    if !crate::data::eyaml::has_blocks(text) {
+                        *text = crate::data::eyaml::chomp(std::mem::take(text));
+                        continue;
+                    }
+                    if opener.is_none() {
+                        let loaded = eyaml::choose(&entry.eyaml_key)
+                            .and_then(|source| eyaml::load(&source).map(|key| (source, key)));
+                        opener = Some(match loaded {
+                            Ok(found) => found,
+                            Err(KeyError::Absent(why)) => {
+                                return Err(fail(
+                                    codes::EYAML_VALUE_ENCRYPTED,
+                                    format!("pbc has no key to open it here: {why}"),
+                                ))
+                            }
+                            Err(KeyError::Unreadable(why)) => {
+                                return Err(fail(
+                                    codes::EYAML_KEY_UNREADABLE,
+                                    format!("the level's private key cannot be used: {why}"),
+                                ))
+                            }
+                        });
+                    }
+                    if let Some((source, private_key)) = &opener {
+                        *text = eyaml::decrypt(source, private_key, text).map_err(|e| {
+                            fail(
+                                codes::EYAML_DECRYPT_FAILED,
+                                format!("the private key {source} does not open it: {e}"),
+                            )
+                        })?;
+                    }
                 }
                 serde_json::Value::Array(items) => stack.extend(items.iter_mut()),
                 serde_json::Value::Object(map) => stack.extend(map.values_mut()),
                 _ => {}
             }
         }
-        Ok(value)
+        let opened = opener.is_some();
+        Ok((value, opened))
     }
 
     /// The error of a lookup that returns a value holding a number pbc cannot hold (Puppet
@@ -1292,8 +1312,10 @@ impl<'m> super::Injector<'m> {
                         let value = if h.entries(level, default)[e].encrypted
                             && holds_ciphertext(h.raw(&found))
                         {
-                            let opened = h.decrypted(root, &found, at)?;
-                            self.secret_reads += 1;
+                            let (opened, secret) = h.decrypted(root, &found, at)?;
+                            if secret {
+                                self.secret_reads += 1;
+                            }
                             self.interpolated(h, &found, &opened, at)?
                         } else {
                             self.interpolated(h, &found, h.raw(&found), at)?
