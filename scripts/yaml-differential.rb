@@ -30,7 +30,8 @@ QUIRK_VALUES = [
   # Numbers at and beyond what pbc's values hold: 64-bit bounds, infinities, NaN.
   '1.0e+999', '-1.0e+999', '!!float .inf', '.Inf', '+.INF', '.nan', '.NAN', '[1, .inf]',
   '{.inf: 1}', '9223372036854775807', '9223372036854775808', '-9223372036854775808',
-  '-9223372036854775809', '0x1FFFFFFFFFFFFFFFF', '1_000_000_000_000_000_000_000', '!!int 99999999999999999999'
+  '-9223372036854775809', '0x1FFFFFFFFFFFFFFFF', '1_000_000_000_000_000_000_000', '!!int 99999999999999999999',
+  '!!binary a*GVs bG8=', '!!binary aGVsbG8'
 ].freeze
 
 QUIRK_DOCUMENTS = lambda do

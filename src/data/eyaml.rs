@@ -171,7 +171,7 @@ pub fn decrypt_string(text: &str, key: &PrivateKey) -> Result<String, DecryptErr
                 if base64.is_empty() {
                     return Err(DecryptError::Malformed("the block is empty".into()));
                 }
-                let plain = open(&ruby_decode64(&base64), key)?;
+                let plain = open(&crate::data::yaml::ruby_base64(&base64), key)?;
                 out.push_str(&String::from_utf8(plain).map_err(|_| DecryptError::NotText)?);
             }
         }
@@ -195,40 +195,6 @@ pub fn chomp(mut text: String) -> String {
         text.truncate(text.len() - 1);
     }
     text
-}
-
-/// Ruby's `Base64.decode64` (`unpack1("m")`): characters outside the alphabet skipped, the
-/// first `=` ends the data, a last group of two or three characters gives one or two bytes.
-pub fn ruby_decode64(text: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let mut group = [0u8; 4];
-    let mut n = 0;
-    for c in text.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => break,
-            _ => continue,
-        };
-        group[n] = v;
-        n += 1;
-        if n == 4 {
-            out.push(group[0] << 2 | group[1] >> 4);
-            out.push(group[1] << 4 | group[2] >> 2);
-            out.push(group[2] << 6 | group[3]);
-            n = 0;
-        }
-    }
-    if n >= 2 {
-        out.push(group[0] << 2 | group[1] >> 4);
-    }
-    if n == 3 {
-        out.push(group[1] << 4 | group[2] >> 2);
-    }
-    out
 }
 
 const ID_ENVELOPED_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.3");
@@ -379,6 +345,7 @@ mod tests {
     #[test]
     fn base64_is_decoded_as_ruby_decodes_it() {
         // Each checked with `ruby -rbase64 -e 'p Base64.decode64(...)'`.
+        let ruby_decode64 = crate::data::yaml::ruby_base64;
         assert_eq!(ruby_decode64("QUJD"), b"ABC");
         assert_eq!(ruby_decode64("QUJ"), b"AB");
         assert_eq!(ruby_decode64("QU=JD"), b"A");
@@ -449,7 +416,7 @@ mod tests {
         let key = PrivateKey::from_pem(TEST_KEY).expect("the test key");
         let block = corpus_block();
         let base64 = &block["ENC[PKCS7,".len()..block.len() - 1];
-        let bytes = ruby_decode64(base64);
+        let bytes = crate::data::yaml::ruby_base64(base64);
         // Every truncation fails: the structure, the wrapped key or the padding is cut.
         for len in 0..bytes.len() {
             assert!(open(&bytes[..len], &key).is_err(), "truncated to {len}");

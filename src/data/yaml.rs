@@ -547,10 +547,10 @@ pub(crate) fn scalar(
             },
             kind => Ok(kind),
         },
-        "binary" | "!binary" => base64(&text)
-            .and_then(|bytes| String::from_utf8(bytes).ok())
+        "binary" | "!binary" => String::from_utf8(ruby_base64(&text))
+            .ok()
             .map(NodeKind::String)
-            .ok_or_else(|| "`!!binary` holds data that is not Base64 of UTF-8 text".to_string()),
+            .ok_or_else(|| "`!!binary` decodes to bytes that are not UTF-8 text".to_string()),
         _ => typed(&text),
     }
 }
@@ -575,8 +575,10 @@ fn refused_tag(tag: &str) -> Option<String> {
     ))
 }
 
-/// Base64 as Ruby's `unpack1('m')` reads it: whitespace skipped, `=` padding.
-fn base64(text: &str) -> Option<Vec<u8>> {
+/// Base64 as Ruby's `unpack1('m')` reads it (Psych's `!binary`, hiera-eyaml's
+/// `Base64.decode64`): characters outside the alphabet skipped, the first `=` ends the data, a
+/// last group of two or three characters gives one or two bytes.
+pub fn ruby_base64(text: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len() / 4 * 3);
     let (mut acc, mut bits) = (0u32, 0u32);
     for c in text.bytes() {
@@ -587,8 +589,7 @@ fn base64(text: &str) -> Option<Vec<u8>> {
             b'+' => 62,
             b'/' => 63,
             b'=' => break,
-            c if c.is_ascii_whitespace() => continue,
-            _ => return None,
+            _ => continue,
         };
         acc = (acc << 6) | u32::from(v);
         bits += 6;
@@ -598,7 +599,7 @@ fn base64(text: &str) -> Option<Vec<u8>> {
             acc &= (1 << bits) - 1;
         }
     }
-    Some(out)
+    out
 }
 
 /// What a plain (unquoted, untagged) scalar is.
@@ -1115,6 +1116,8 @@ mod psych_tests {
             ("a: !!null x", r#""x""#),
             ("a: !!binary aGVsbG8=", r#""hello""#),
             ("a: !binary |\n  CQ==\n", r#""\t""#),
+            // Ruby's `unpack1('m')` skips what is not Base64.
+            ("a: !!binary a*GVs bG8=", r#""hello""#),
             ("a: !float 2", "2.0"),
             ("a: !foo '12'", "12"),
             ("a: !foo bar", r#""bar""#),
