@@ -404,36 +404,19 @@ fn run(cli: Cli) -> ExitCode {
     puppet_bindings::source::set_max_file_size(cli.max_file_size);
     puppet_bindings::source::set_follow_symlinks(cli.follow_symlinks);
     puppet_bindings::source::set_confined(cli.confine);
-    if let Some(file) = &cli.binder_config {
-        if !file.is_file() {
-            eprintln!(
-                "pbc: cannot find the binder configuration file `{}`",
-                file.display()
-            );
+    for (file, what) in [
+        (&cli.binder_config, "binder configuration file"),
+        (&cli.hiera_config, "Hiera configuration file"),
+        (&cli.eyaml_private_key, "hiera-eyaml private key"),
+    ] {
+        if let Some(file) = file.as_ref().filter(|f| !f.is_file()) {
+            eprintln!("pbc: cannot find the {what} `{}`", file.display());
             return ExitCode::from(2);
         }
     }
     puppet_bindings::tree::set_binder_config(cli.binder_config.clone());
-    if let Some(file) = &cli.hiera_config {
-        if !file.is_file() {
-            eprintln!(
-                "pbc: cannot find the Hiera configuration file `{}`",
-                file.display()
-            );
-            return ExitCode::from(2);
-        }
-    }
     puppet_bindings::tree::set_hiera_config(cli.hiera_config.clone());
     puppet_bindings::tree::set_empty_levels(cli.empty_level.clone());
-    if let Some(file) = &cli.eyaml_private_key {
-        if !file.is_file() {
-            eprintln!(
-                "pbc: cannot find the hiera-eyaml private key `{}`",
-                file.display()
-            );
-            return ExitCode::from(2);
-        }
-    }
     puppet_bindings::inject::eyaml::set_private_key_flag(cli.eyaml_private_key.clone());
     let out = Output::new(&cli);
     match cli.command {

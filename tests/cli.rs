@@ -713,6 +713,30 @@ fn binder_config_option() {
     );
 }
 
+/// The files global options name must exist: a usage error (2) names the option's file, before
+/// anything is read.
+#[test]
+fn global_option_files_that_do_not_exist_are_usage_errors() {
+    for (option, what) in [
+        ("--hiera-config", "Hiera configuration file"),
+        ("--eyaml-private-key", "hiera-eyaml private key"),
+    ] {
+        let (code, stdout, stderr) = pbc(&[
+            "lookup",
+            option,
+            "nosuch.pem",
+            "-C",
+            "examples/control-repo",
+            "motd",
+        ]);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{option}: {stderr}");
+        assert!(
+            stderr.contains(&format!("cannot find the {what} `nosuch.pem`")),
+            "{option}: {stderr}"
+        );
+    }
+}
+
 /// A module's hiera.yaml is the module's wherever the tree given starts: compiling the module's
 /// own directory puts its data in the `modules` layer, under `module-hiera:`.
 #[test]

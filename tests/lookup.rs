@@ -575,5 +575,29 @@ fn eyaml_keys_from_the_environment_and_diffs_of_secrets() {
         !stdout.contains("tok-") && !stderr.contains("tok-"),
         "{stdout}{stderr}"
     );
+    // The same in JSON: each side says it holds a decrypted value, not what it is.
+    let (status, stdout, stderr) = pbc_full(
+        &scratch,
+        &[
+            "diff",
+            "old",
+            "new",
+            "--nodes",
+            "facts",
+            "--empty-level",
+            "Vault",
+            "--eyaml-private-key",
+            key.as_str(),
+            "--format",
+            "json",
+            "profile::token",
+        ],
+    );
+    assert_eq!(status, 1, "{stderr}");
+    assert!(
+        stdout.contains(r#""profile::token":{"old":{"decrypted":true},"new":{"decrypted":true}}"#),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("tok-"), "{stdout}");
     let _ = std::fs::remove_dir_all(&scratch);
 }
