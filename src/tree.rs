@@ -27,8 +27,8 @@ pub enum FileRole {
     },
     /// Any other manifest (`site.pp`, module manifests ...).
     Manifest,
-    /// A `hiera.yaml` (ARM-9 data) in `dir` (`""` for the root, or one directory below it) of
-    /// the site or of `module`. Not Puppet: it is read by [`crate::data::hiera`].
+    /// A `hiera.yaml` (ARM-9 data) in `dir` (`""` for the root, `for_x`, or deeper where a URI
+    /// names it: `data/for_x`) of the site or of `module`. Not Puppet: it is read by [`crate::data::hiera`].
     HieraConfig { module: Option<String>, dir: String },
     /// The bindings pbc makes of one data file of a `hiera.yaml` in `dir` of the site or of
     /// `module` (the `confdir-hiera:` and `module-hiera:` schemes): a `bindings NAME` block
@@ -111,6 +111,9 @@ pub struct TreeFile {
 pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
     let cwd = std::env::current_dir().ok();
     let mut out: Vec<TreeFile> = Vec::new();
+    // `hiera.yaml` files deeper than discovery reads of its own accord: kept where a URI names
+    // their directory ([`DeepHieraDir`]).
+    let mut deep_candidates: Vec<(DeepHieraDir, PathBuf)> = Vec::new();
     for p in paths {
         let meta = std::fs::metadata(p)?;
         if meta.is_dir() {
@@ -122,7 +125,12 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
                 } else {
                     match hiera_config_role(p, &f) {
                         Some(role) => role,
-                        None => continue,
+                        None => {
+                            if let Some(deep) = deep_hiera_config_role(p, &f) {
+                                deep_candidates.push((deep, f));
+                            }
+                            continue;
+                        }
                     }
                 };
                 out.push(TreeFile {
@@ -137,6 +145,26 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
                 role: role_of(p),
                 path: p.clone(),
             });
+        }
+    }
+    if !deep_candidates.is_empty() {
+        let named = deep_hiera_dirs_in(&out);
+        for ((module, dir), path) in deep_candidates {
+            let asked = named.iter().any(|(m, d)| {
+                *d == dir
+                    && match (m.as_deref(), module.as_deref()) {
+                        (None, None) => true,
+                        (Some(asked), Some(found)) => asked == "*" || asked == found,
+                        _ => false,
+                    }
+            });
+            if asked {
+                out.push(TreeFile {
+                    display: display_name(&path, cwd.as_deref()),
+                    role: FileRole::HieraConfig { module, dir },
+                    path,
+                });
+            }
         }
     }
     if let Some(file) = binder_config_override() {
@@ -385,6 +413,36 @@ impl EnvironmentLayout {
                 add(file, FileRole::HieraConfig { module: None, dir });
             }
         }
+        for (module, dir) in deep_hiera_dirs_in(&out) {
+            let mut found = Vec::new();
+            match module.as_deref() {
+                None => {
+                    if let Some(file) = hiera_config_at(&self.envdir, &dir, &root_of(&self.envdir))
+                    {
+                        found.push((file, None));
+                    }
+                }
+                Some(asked) => {
+                    for (name, path, root) in &modules {
+                        if asked == "*" || asked == name {
+                            if let Some(file) = hiera_config_at(path, &dir, root) {
+                                found.push((file, Some(name.clone())));
+                            }
+                        }
+                    }
+                }
+            }
+            for (path, module) in found {
+                out.push(TreeFile {
+                    display: display_name(&path, cwd.as_deref()),
+                    role: FileRole::HieraConfig {
+                        module,
+                        dir: dir.clone(),
+                    },
+                    path,
+                });
+            }
+        }
         out.sort_by(|a, b| a.display.cmp(&b.display));
         out.dedup_by(|a, b| a.display == b.display);
         Ok(out)
@@ -582,6 +640,32 @@ fn hiera_config_role(root: &Path, file: &Path) -> Option<FileRole> {
     }
 }
 
+/// The role of a `hiera.yaml` below `root` that [`hiera_config_role`] leaves, because it is
+/// more than one directory below the site or a module: a [`DeepHieraDir`] it may answer to.
+fn deep_hiera_config_role(root: &Path, file: &Path) -> Option<DeepHieraDir> {
+    if file.file_name().is_none_or(|n| n != "hiera.yaml") {
+        return None;
+    }
+    if let FileRole::HieraConfig {
+        module: Some(module),
+        dir,
+    } = role_of(file)
+    {
+        return dir.contains('/').then_some((Some(module), dir));
+    }
+    let rel = file.strip_prefix(root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    match parts.as_slice() {
+        [first, .., _] if parts.len() >= 3 && first != "modules" => {
+            Some((None, parts[..parts.len() - 1].join("/")))
+        }
+        _ => None,
+    }
+}
+
 fn is_manifest(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "pp")
 }
@@ -609,6 +693,85 @@ fn bindings_name_of<'p>(module: Option<&str>, below: impl Iterator<Item = &'p st
         .join("::")
 }
 
+/// A `hiera.yaml` directory more than one level below the site (`None`) or a module (`Some`,
+/// `"*"` for every module) that a layer URI names: discovery reads the root and one level
+/// below of its own accord, and a deeper directory only where a URI asks for it, as Puppet
+/// 3.4's hiera scheme resolves the URI it is given (ARM-9: "the path following the module name
+/// is relative to the module root"). Walking every module to any depth would read test
+/// fixtures (`spec/fixtures/hiera/hiera.yaml`) as data.
+type DeepHieraDir = (Option<String>, String);
+
+/// The [`DeepHieraDir`]s the `confdir-hiera:` and `module-hiera:` URIs in `text` name. The text
+/// is a `binder_config.yaml` or a manifest that may hold a `site { }`; a URI in a comment only
+/// makes discovery look for a file, which the layers then read or leave.
+fn deep_hiera_dirs_named(text: &str, out: &mut Vec<DeepHieraDir>) {
+    for scheme in ["confdir-hiera:", "module-hiera:"] {
+        let mut rest = text;
+        while let Some(at) = rest.find(scheme) {
+            rest = &rest[at + scheme.len()..];
+            let end = rest
+                .find(|c: char| {
+                    c.is_whitespace() || matches!(c, '\'' | '"' | ',' | ']' | '}' | ')' | '?' | '#')
+                })
+                .unwrap_or(rest.len());
+            let path = rest[..end].trim_start_matches('/').trim_end_matches('/');
+            let segments: Vec<&str> = path.split('/').collect();
+            let plain = |s: &&str| !s.is_empty() && *s != "." && *s != ".." && !s.contains('*');
+            let (module, dir) = if scheme == "confdir-hiera:" {
+                (None, &segments[..])
+            } else {
+                match segments.split_first() {
+                    Some((m, dir)) if *m == "*" || plain(m) => (Some(m.to_string()), dir),
+                    _ => continue,
+                }
+            };
+            if dir.len() >= 2 && dir.iter().all(plain) {
+                out.push((module, dir.join("/")));
+            }
+        }
+    }
+}
+
+/// The files that may name a [`DeepHieraDir`]: where layers are declared.
+fn may_declare_layers(role: &FileRole) -> bool {
+    matches!(
+        role,
+        FileRole::BinderConfig | FileRole::Environments | FileRole::Manifest
+    )
+}
+
+/// The deep directories the layer-declaring `files` name, sorted, each once. A file that
+/// cannot be read names none here; reading it for the tree reports why.
+fn deep_hiera_dirs_in(files: &[TreeFile]) -> Vec<DeepHieraDir> {
+    let mut named = Vec::new();
+    for f in files.iter().filter(|f| may_declare_layers(&f.role)) {
+        if let Ok(bytes) = crate::source::read_file(&f.path, "manifest") {
+            if bytes.windows(7).any(|w| w == b"-hiera:") {
+                deep_hiera_dirs_named(&String::from_utf8_lossy(&bytes), &mut named);
+            }
+        }
+    }
+    named.sort();
+    named.dedup();
+    named
+}
+
+/// `base/dir/hiera.yaml` when every directory on the way is one pbc may enter from `root` and
+/// the file is there.
+fn hiera_config_at(base: &Path, dir: &str, root: &Path) -> Option<PathBuf> {
+    let mut at = base.to_path_buf();
+    for segment in dir.split('/') {
+        at.push(segment);
+        if !crate::source::followed_type(&at, root).is_some_and(|t| t.is_dir()) {
+            return None;
+        }
+    }
+    at.push("hiera.yaml");
+    crate::source::followed_type(&at, root)
+        .is_some_and(|t| t.is_file())
+        .then_some(at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -618,6 +781,26 @@ mod tests {
             FileRole::Bindings { expected_name, .. } => Some(expected_name),
             _ => None,
         }
+    }
+
+    #[test]
+    fn deep_hiera_directories_are_those_uris_name() {
+        let mut named = Vec::new();
+        deep_hiera_dirs_named(
+            "include => ['module-hiera:/deep/data/for_x?optional', 'module-hiera:/*/a/b/',\n\
+             'confdir-hiera:/teams/web', 'module-hiera:/ntp/for_x', 'confdir-hiera:/',\n\
+             'module-hiera:/bad/*', 'module-hiera:/up/../../x', 'module-hiera:/m/a/*/b']",
+            &mut named,
+        );
+        named.sort();
+        assert_eq!(
+            named,
+            vec![
+                (None, "teams/web".to_string()),
+                (Some("*".to_string()), "a/b".to_string()),
+                (Some("deep".to_string()), "data/for_x".to_string()),
+            ]
+        );
     }
 
     #[test]
