@@ -82,6 +82,15 @@ QUIRK_DOCUMENTS = lambda do
   docs['indent_flow_low'] = "a:\n  b: [1,\n2]\n"
   docs['indent_seq_same'] = "a:\n- 1\n- 2\n"
   docs['tag_before_comma'] = "a: [!foo, 1]\n"
+  # A tag directly before `,` in every flow position, beside `!` in text and quotes that only
+  # look like one (pbc reads these in passes; see read in src/data/yaml.rs).
+  docs['tag_before_comma_map'] = "c: {x: !!str, y: &an !bar, z: 2}\nd: \"q !x, y\"\ne: [p !y, z]\n"
+  docs['tag_before_comma_key'] = "a: {!k, b: 1}\n"
+  docs['tag_before_comma_nested'] = "a: [[!x, 1], {b: !y, c: [!!int, 2]}]\n"
+  docs['tag_before_comma_after_text'] = "a: [!foo, 1]\nb: Warning !important, read this\nc: |\n  lit !z, x\n"
+  docs['tag_before_comma_in_block'] = "a: [1]\nb: !t, x\n"
+  docs['tag_before_comma_paren'] = "a: [x(!y, 1]\nb: [(!z, 2]\n"
+  docs['tag_before_comma_error_after'] = "a: [!foo, 1]\nb: [1, 2\nc: !x, y\n"
   docs['bang_in_text'] = "a: Hello!, world\nb: \"x !y, z\"\nc: [a!b, c]\n"
   docs
 end
