@@ -95,8 +95,10 @@ pub struct HierarchyLevel {
     /// `data`).
     pub datadir: String,
     pub locations: Locations,
-    /// What pbc can read itself (see [`Function::supported`]); the others are warned about.
-    pub supported: bool,
+    /// Why pbc cannot search the level (a function it does not run, [`Function::supported`],
+    /// or locations it cannot read): a lookup that reaches it before its answer fails. `None`
+    /// for a level pbc searches.
+    pub unsearchable: Option<String>,
     /// The level's own `options`, else the defaults' (Puppet takes one or the other whole),
     /// as far as pbc uses them: hiera-eyaml's private key.
     pub eyaml_key: EyamlKeyOptions,
@@ -138,7 +140,7 @@ impl Config {
                 function: Function::DataHash("yaml_data".into()),
                 datadir: "data".into(),
                 locations: Locations::Paths(vec!["common.yaml".into()]),
-                supported: true,
+                unsearchable: None,
                 eyaml_key: EyamlKeyOptions::default(),
             }],
             default_hierarchy: Vec::new(),
@@ -244,7 +246,7 @@ pub fn read(doc: &Node, level: ConfigLevel) -> (Config, Vec<Diagnostic>) {
                     .unwrap_or(Function::DataHash("yaml_data".into())),
                 datadir: defaults.datadir.clone().unwrap_or_else(|| "data".into()),
                 locations: Locations::Paths(vec!["common.yaml".into()]),
-                supported: true,
+                unsearchable: None,
                 eyaml_key: defaults.eyaml_key.clone(),
             });
         }
@@ -617,8 +619,12 @@ fn read_level(
     if out.iter().filter(|d| d.is_error()).count() > errors_before {
         return None;
     }
-    let mut supported = function.supported();
-    if !supported {
+    let mut unsearchable = None;
+    if !function.supported() {
+        unsearchable = Some(format!(
+            "{} is not a data provider pbc runs",
+            function.describe()
+        ));
         out.push(
             Diagnostic::warning(
                 codes::HIERA_FUNCTION_NOT_SUPPORTED,
@@ -631,7 +637,8 @@ fn read_level(
             .with_note(format!("help: if it holds nothing pbc's lookups need, say so with `--empty-level '{name}'`")),
         );
     } else if matches!(locations, Locations::Uris(_)) {
-        supported = false;
+        unsearchable =
+            Some("`uri`/`uris` locations, which a data hash function does not read".into());
         out.push(Diagnostic::warning(
             codes::HIERA_FUNCTION_NOT_SUPPORTED,
             name_node.span,
@@ -646,7 +653,7 @@ fn read_level(
         function,
         datadir,
         locations,
-        supported,
+        unsearchable,
         eyaml_key,
     })
 }
@@ -756,7 +763,7 @@ mod tests {
             Global,
         );
         assert_eq!(found, vec![codes::HIERA_FUNCTION_NOT_SUPPORTED]);
-        assert!(!config.hierarchy[0].supported);
+        assert!(config.hierarchy[0].unsearchable.is_some());
         // `hiera3_backend: yaml` is both: not global, and replaced by `yaml_data`.
         let (_, found) = read_str(
             "version: 5\nhierarchy: [{name: a, hiera3_backend: yaml}]\n",

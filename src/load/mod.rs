@@ -1339,14 +1339,8 @@ fn read_hiera5_level(
                 crate::lower::model::Origin::new(config_name.as_str().into(), position, entry.span);
             let unsupported = |why: String| model::HieraLocations::Unsupported { why };
             let (locations, searches): (model::HieraLocations, Vec<(String, Option<String>)>) =
-                if !entry.supported {
-                    (
-                        unsupported(format!(
-                            "{} is not a data provider pbc runs",
-                            entry.function.describe()
-                        )),
-                        Vec::new(),
-                    )
+                if let Some(why) = &entry.unsearchable {
+                    (unsupported(why.clone()), Vec::new())
                 } else {
                     match &entry.locations {
                         hiera5::Locations::Paths(paths) => (
@@ -1574,10 +1568,18 @@ fn read_global_hiera(files: &mut span::SourceMap, id: span::FileId, into: &mut H
             return;
         }
     };
+    // Puppet takes a configuration without a `version` for Hiera 3's, whose keys are mostly
+    // written as Ruby symbols (`:backends:`).
     let is_hiera3 = match &doc.kind {
-        NodeKind::Mapping(entries) => entries
-            .iter()
-            .any(|(k, _)| k.as_str().is_some_and(|k| k.starts_with(':'))),
+        NodeKind::Mapping(entries) => {
+            entries
+                .iter()
+                .any(|(k, _)| k.as_str().is_some_and(|k| k.starts_with(':')))
+                || matches!(
+                    doc.get("version").map(|v| &v.kind),
+                    None | Some(NodeKind::Integer(3))
+                )
+        }
         _ => false,
     };
     let config = if is_hiera3 {
@@ -1600,67 +1602,124 @@ fn read_global_hiera(files: &mut span::SourceMap, id: span::FileId, into: &mut H
     read_hiera5_level(files, id, None, tree::GLOBAL_HIERA_DIR, &config, into);
 }
 
-/// A configuration in Hiera 3's format as the version 5 levels Puppet 7 makes of it. A backend
-/// without `:datadir:` is left out with a warning: Puppet's default is under its `$codedir`,
-/// which a tree does not have. A relative `:datadir:` is the `hiera.yaml`'s directory's (Puppet
-/// takes it from its working directory).
+/// A configuration in Hiera 3's format as the version 5 levels Puppet 7 makes of it
+/// (`HieraConfigV3`): a level per backend, in order, each searching the whole hierarchy;
+/// `yaml` and `json` read by their data hash functions, `eyaml` by hiera-eyaml's
+/// `eyaml_lookup_key` with the backend's options (its private key), every other backend a
+/// level pbc cannot search. A file's extension is the backend's name, or its `:extension:`.
+/// A backend without `:datadir:` cannot be searched either: Puppet's default is under its
+/// `$codedir`, which a tree does not have. A relative `:datadir:` is the `hiera.yaml`'s
+/// directory's (Puppet takes it from its working directory).
 fn hiera3_global(
     doc: &crate::data::yaml::Node,
     out: &mut Vec<diag::Diagnostic>,
 ) -> crate::data::hiera5::Config {
-    use crate::data::hiera5::{Config, Function, HierarchyLevel, Locations};
-    use crate::data::yaml::NodeKind;
-    let strings = |key: &str| -> Vec<String> {
-        match doc.get(key).map(|n| &n.kind) {
-            Some(NodeKind::Sequence(items)) => items
-                .iter()
-                .filter_map(|i| i.as_str().map(str::to_string))
-                .collect(),
-            Some(NodeKind::String(s)) => vec![s.clone()],
-            _ => Vec::new(),
+    use crate::data::hiera5::{Config, EyamlKeyOptions, Function, HierarchyLevel, Locations};
+    use crate::data::yaml::{Node, NodeKind};
+    // Hiera 3's keys are Ruby symbols (`:backends:`); Puppet reads `backends:` alike.
+    fn get<'n>(node: &'n Node, key: &str) -> Option<&'n Node> {
+        node.get(&format!(":{key}")).or_else(|| node.get(key))
+    }
+    let strings = |key: &str| -> Option<Vec<String>> {
+        match get(doc, key).map(|n| &n.kind) {
+            Some(NodeKind::Sequence(items)) => Some(
+                items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_string))
+                    .collect(),
+            ),
+            Some(NodeKind::String(s)) => Some(vec![s.clone()]),
+            _ => None,
         }
     };
-    let mut backends = strings(":backends");
-    if doc.get(":backends").is_none() {
-        backends.push("yaml".into());
-    }
-    let mut hierarchy = strings(":hierarchy");
-    if doc.get(":hierarchy").is_none() {
-        hierarchy = vec!["nodes/%{::trusted.certname}".into(), "common".into()];
-    }
-    let mut levels = Vec::new();
+    let backends = strings("backends").unwrap_or_else(|| vec!["yaml".into()]);
+    let hierarchy = strings("hierarchy")
+        .unwrap_or_else(|| vec!["nodes/%{::trusted.certname}".into(), "common".into()]);
+    let at = doc
+        .entry(":backends")
+        .or_else(|| doc.entry("backends"))
+        .map_or(doc.span, |(k, _)| k.span);
+    let mut levels: Vec<HierarchyLevel> = Vec::new();
     for backend in backends {
-        let at = doc.entry(":backends").map_or(doc.span, |(k, _)| k.span);
-        let Some(datadir) = doc
-            .get(&format!(":{backend}"))
-            .and_then(|b| b.get(":datadir"))
-            .and_then(|d| d.as_str())
-            .map(str::to_string)
-        else {
-            out.push(
-                diag::Diagnostic::warning(
-                    diag::codes::HIERA_FUNCTION_NOT_SUPPORTED,
-                    at,
-                    format!("the backend `{backend}` has no `:datadir:`: lookups leave it out"),
-                )
-                .with_note(format!("help: write `:{backend}: {{:datadir: DIR}}`; Puppet's default is `$codedir/environments/%{{::environment}}/hieradata`")),
-            );
+        // Puppet names each backend's level by the backend (`Hierarchy entry "yaml"`).
+        let name = backend.clone();
+        if levels.iter().any(|l| l.name == name) {
+            out.push(diag::Diagnostic::error(
+                diag::codes::HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED,
+                at,
+                format!(
+                    "the backend `{backend}` is named twice in `:backends:`, which Puppet refuses"
+                ),
+            ));
             continue;
+        }
+        let options = get(doc, &backend);
+        let option = |key: &str| -> Option<String> {
+            options
+                .and_then(|o| get(o, key))
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
         };
         let function = match backend.as_str() {
             "yaml" => Function::DataHash("yaml_data".into()),
             "json" => Function::DataHash("json_data".into()),
+            "eyaml" => Function::LookupKey("eyaml_lookup_key".into()),
             other => Function::Hiera3Backend(other.into()),
         };
+        let datadir = option("datadir");
+        let unsearchable = if !function.supported() {
+            Some(format!(
+                "the Hiera 3 backend `{backend}` is not a data provider pbc runs"
+            ))
+        } else if datadir.is_none() {
+            Some(format!(
+                "the backend `{backend}` has no `:datadir:`, and Puppet's default (`$codedir/environments/%{{::environment}}/hieradata`) is a directory of the server's that pbc cannot know"
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = &unsearchable {
+            let help = if datadir.is_none() && function.supported() {
+                format!("help: write `:{backend}: {{:datadir: DIR}}`, or, if it holds nothing pbc's lookups need, say so with `--empty-level '{name}'`")
+            } else {
+                format!("help: if it holds nothing pbc's lookups need, say so with `--empty-level '{name}'`")
+            };
+            out.push(
+                diag::Diagnostic::warning(
+                    diag::codes::HIERA_FUNCTION_NOT_SUPPORTED,
+                    at,
+                    format!("pbc cannot search the level `{name}`: {why}; a lookup that reaches it before its answer fails"),
+                )
+                .with_note(help),
+            );
+        }
+        let extension = option("extension").unwrap_or_else(|| {
+            if backend == "hocon" {
+                "conf".into()
+            } else {
+                backend.clone()
+            }
+        });
+        let eyaml_key = if function.is_eyaml() {
+            EyamlKeyOptions {
+                private_key: option("pkcs7_private_key"),
+                private_key_env_var: option("pkcs7_private_key_env_var"),
+            }
+        } else {
+            EyamlKeyOptions::default()
+        };
         levels.push(HierarchyLevel {
-            name: format!("{backend} backend"),
+            name,
             span: at,
-            supported: function.supported(),
+            unsearchable,
             function,
-            eyaml_key: Default::default(),
-            datadir,
+            eyaml_key,
+            datadir: datadir.unwrap_or_default(),
             locations: Locations::Paths(
-                hierarchy.iter().map(|h| format!("{h}.{backend}")).collect(),
+                hierarchy
+                    .iter()
+                    .map(|h| format!("{h}.{extension}"))
+                    .collect(),
             ),
         });
     }
@@ -1671,7 +1730,6 @@ fn hiera3_global(
     }
 }
 
-/// `path` relative to `dir` (`/`-separated), or from the root where it is not below it.
 fn relative_to(path: &std::path::Path, dir: &std::path::Path) -> String {
     path.strip_prefix(dir)
         .unwrap_or(path)
@@ -2368,5 +2426,71 @@ fn trimmed(text: &str, span: crate::span::Span) -> crate::span::Span {
     match text.get(start..end) {
         Some(inner) => crate::span::Span::new(span.file, start, start + inner.trim_end().len()),
         None => span,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hiera3(text: &str) -> (crate::data::hiera5::Config, Vec<&'static str>) {
+        let doc = crate::data::yaml::parse(span::FileId(0), text)
+            .expect("YAML")
+            .expect("a document");
+        let mut found = Vec::new();
+        let config = hiera3_global(&doc, &mut found);
+        (config, found.iter().map(|d| d.code).collect())
+    }
+
+    /// Puppet 7's `HieraConfigV3`: a level per backend named after it; `eyaml` runs
+    /// `eyaml_lookup_key` with the backend's key; `:extension:` names the files; a backend
+    /// without `:datadir:` or that pbc does not run cannot be searched; keys with or without
+    /// the symbol's colon.
+    #[test]
+    fn hiera3_backends_are_levels_as_puppet_makes_them() {
+        use crate::data::hiera5::{Function, Locations};
+        let (config, found) = hiera3(
+            ":backends: [eyaml, yaml, json, vault]\n\
+             :eyaml:\n  :datadir: secrets\n  :pkcs7_private_key: /keys/private.pem\n  :extension: yaml\n\
+             yaml: {datadir: data}\n\
+             :hierarchy: ['nodes/%{trusted.certname}', common]\n",
+        );
+        let names: Vec<&str> = config.hierarchy.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["eyaml", "yaml", "json", "vault"]);
+        let eyaml = &config.hierarchy[0];
+        assert!(eyaml.function.is_eyaml());
+        assert_eq!(eyaml.unsearchable, None);
+        assert_eq!(eyaml.datadir, "secrets");
+        assert_eq!(
+            eyaml.eyaml_key.private_key.as_deref(),
+            Some("/keys/private.pem")
+        );
+        assert_eq!(
+            eyaml.locations,
+            Locations::Paths(vec![
+                "nodes/%{trusted.certname}.yaml".into(),
+                "common.yaml".into()
+            ])
+        );
+        assert_eq!(
+            config.hierarchy[1].function,
+            Function::DataHash("yaml_data".into())
+        );
+        assert_eq!(config.hierarchy[1].datadir, "data");
+        assert!(config.hierarchy[2]
+            .unsearchable
+            .as_deref()
+            .is_some_and(|w| w.contains(":datadir:")));
+        assert!(config.hierarchy[3].unsearchable.is_some());
+        assert_eq!(
+            found,
+            [
+                diag::codes::HIERA_FUNCTION_NOT_SUPPORTED,
+                diag::codes::HIERA_FUNCTION_NOT_SUPPORTED
+            ]
+        );
+        let (config, found) = hiera3(":backends: [yaml, yaml]\n:yaml:\n  :datadir: d\n");
+        assert_eq!(config.hierarchy.len(), 1);
+        assert_eq!(found, [diag::codes::HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED]);
     }
 }
