@@ -182,6 +182,18 @@ impl SourceMap {
         self.files.is_empty()
     }
 
+    /// The 1-based lines and columns where `span` starts and ends, or `None` for a span in no
+    /// file of this map ([`Span::NONE`]): what every renderer asks before it shows a place.
+    pub fn positions(&self, span: Span) -> Option<((usize, usize), (usize, usize))> {
+        if span.is_none() || span.file.0 as usize >= self.files.len() {
+            return None;
+        }
+        Some((
+            self.line_col(span.file, span.start),
+            self.line_col(span.file, span.end),
+        ))
+    }
+
     /// 1-based line and column (column counted in characters, as Puppet does). The line is
     /// found by binary search over the file's line starts.
     pub fn line_col(&self, id: FileId, offset: u32) -> (usize, usize) {

@@ -838,3 +838,46 @@ fn deep_models_are_read_or_refused() {
         "{stderr}"
     );
 }
+
+/// Issue 56 item 1: a diagnostic about no place in a file (here SYMLINK_NOT_FOLLOWED, for a
+/// data file that is a link out of the tree) renders in every format, with the same exit.
+#[test]
+fn diagnostics_without_a_place_render_in_every_format() {
+    let base = common::write_tree(
+        "cli",
+        "placeless",
+        &[],
+        &[
+            ("outside/x.yaml", "a: 1\n"),
+            (
+                "tree/hiera.yaml",
+                "version: 5\nhierarchy:\n  - name: c\n    path: common.yaml\n",
+            ),
+        ],
+    );
+    let tree = base.join("tree");
+    std::fs::create_dir_all(tree.join("data")).expect("data");
+    std::os::unix::fs::symlink(base.join("outside/x.yaml"), tree.join("data/common.yaml"))
+        .expect("link");
+    let t = tree.to_string_lossy().into_owned();
+    let (human, _, stderr) = pbc(&["check", &t]);
+    assert!(stderr.contains("SYMLINK_NOT_FOLLOWED"), "{stderr}");
+    let (code, stdout, stderr) = pbc(&["check", "--error-format", "json", &t]);
+    assert_eq!(code, human, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let link = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["code"] == codes::SYMLINK_NOT_FOLLOWED)
+        .expect("the link's diagnostic");
+    assert!(link["file"].is_null(), "{link}");
+    let (code, stdout, stderr) = pbc(&["check", "--error-format", "sarif", &t]);
+    assert_eq!(code, human, "{stderr}");
+    let sarif: serde_json::Value = serde_json::from_str(&stdout).expect("SARIF");
+    assert!(sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .any(|r| r["ruleId"] == codes::SYMLINK_NOT_FOLLOWED));
+}

@@ -193,7 +193,7 @@ fn render_to(mut out: impl TextOut, files: &SourceMap, diags: &[Diagnostic]) -> 
                 continue;
             }
         }
-        if d.span.is_none() {
+        if files.positions(d.span).is_none() {
             let mut text = format!("{}[{}]: {}\n", severity_word(d.severity), d.code, d.message);
             for n in &d.notes {
                 text.push_str(&format!("  = {n}\n"));
@@ -205,15 +205,15 @@ fn render_to(mut out: impl TextOut, files: &SourceMap, diags: &[Diagnostic]) -> 
         let cs = to_codespan(d);
         if term::emit_to_write_style(&mut out, &config, files, &cs).is_err() {
             // A span outside its file is a pbc bug; still say something useful.
-            let (line, col) = files.line_col(d.span.file, d.span.start);
+            let place = match files.positions(d.span) {
+                Some(((line, col), _)) => format!("{}:{line}:{col}", files.name(d.span.file)),
+                None => String::from("?"),
+            };
             let text = format!(
-                "{}[{}]: {}\n  --> {}:{}:{}\n",
+                "{}[{}]: {}\n  --> {place}\n",
                 severity_word(d.severity),
                 d.code,
                 d.message,
-                files.name(d.span.file),
-                line,
-                col
             );
             out.bytes_mut().extend_from_slice(text.as_bytes());
         }
@@ -247,7 +247,7 @@ fn to_codespan(d: &Diagnostic) -> CsDiagnostic<crate::span::FileId> {
         Severity::Warning => CsDiagnostic::warning(),
     };
     let mut labels = vec![Label::primary(d.span.file, d.span.range())];
-    for (span, text) in &d.labels {
+    for (span, text) in d.labels.iter().filter(|(span, _)| !span.is_none()) {
         labels.push(Label::secondary(span.file, span.range()).with_message(text.clone()));
     }
     base.with_code(d.code)
@@ -270,27 +270,37 @@ struct JsonDiagnostic<'a> {
 }
 
 /// A place a diagnostic points at, with what it says there (1-based, columns in characters).
+/// A diagnostic about no place in a file (the command line, a link pbc does not follow, a
+/// file it cannot read) has `null` for the file and its positions.
 #[derive(Serialize)]
 struct JsonLocation<'a> {
     message: &'a str,
-    file: &'a str,
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
+    file: Option<&'a str>,
+    line: Option<usize>,
+    column: Option<usize>,
+    end_line: Option<usize>,
+    end_column: Option<usize>,
 }
 
 impl<'a> JsonLocation<'a> {
     fn new(files: &'a SourceMap, span: crate::span::Span, message: &'a str) -> Self {
-        let (line, column) = files.line_col(span.file, span.start);
-        let (end_line, end_column) = files.line_col(span.file, span.end);
-        JsonLocation {
-            message,
-            file: files.name(span.file),
-            line,
-            column,
-            end_line,
-            end_column,
+        match files.positions(span) {
+            Some(((line, column), (end_line, end_column))) => JsonLocation {
+                message,
+                file: Some(files.name(span.file)),
+                line: Some(line),
+                column: Some(column),
+                end_line: Some(end_line),
+                end_column: Some(end_column),
+            },
+            None => JsonLocation {
+                message,
+                file: None,
+                line: None,
+                column: None,
+                end_line: None,
+                end_column: None,
+            },
         }
     }
 }
@@ -445,6 +455,44 @@ mod tests {
             std::mem::swap(&mut prev, &mut cur);
         }
         prev[b.len()]
+    }
+
+    /// A diagnostic about no place in a file ([`Span::NONE`], for its place or a label's)
+    /// renders in every format, whatever its code: no position, never a panic.
+    #[test]
+    fn every_code_renders_without_a_place_in_every_format() {
+        let mut files = SourceMap::default();
+        let id = files.add("a.pp", "x\n");
+        let none = crate::span::Span::NONE;
+        let codes_src = include_str!("codes.rs");
+        let mut diags = Vec::new();
+        for line in codes_src.lines() {
+            let Some(rest) = line.strip_prefix("pub const ") else {
+                continue;
+            };
+            let code: &'static str = Box::leak(rest.split(':').next().unwrap_or("").trim().into());
+            diags.push(Diagnostic::error(code, none, "no place").with_note("a note"));
+            diags.push(
+                Diagnostic::warning(code, crate::span::Span::new(id, 0, 1), "a place")
+                    .with_label(none, "no place either"),
+            );
+        }
+        assert!(diags.len() > 200, "{}", diags.len());
+        let text = render(&files, &diags, false);
+        assert_eq!(text.matches("no place\n").count(), diags.len() / 2);
+        let json: serde_json::Value =
+            serde_json::from_str(&render_json(&files, &diags, 1)).expect("JSON");
+        let listed = json["diagnostics"].as_array().expect("diagnostics");
+        assert_eq!(listed.len(), diags.len());
+        assert!(listed[0]["file"].is_null() && listed[0]["line"].is_null());
+        assert_eq!(listed[1]["file"], "a.pp");
+        assert!(listed[1]["related"][0]["file"].is_null());
+        let sarif: serde_json::Value =
+            serde_json::from_str(&sarif::render(&files, &diags)).expect("SARIF");
+        let results = sarif["runs"][0]["results"].as_array().expect("results");
+        assert_eq!(results.len(), diags.len());
+        assert!(results[0].get("locations").is_none());
+        assert!(results[1]["locations"][0]["physicalLocation"].is_object());
     }
 
     #[test]

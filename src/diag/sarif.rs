@@ -28,8 +28,6 @@ pub fn render(files: &SourceMap, diags: &[Diagnostic]) -> String {
     let results: Vec<Value> = diags
         .iter()
         .map(|d| {
-            let (line, column) = files.line_col(d.span.file, d.span.start);
-            let (end_line, end_column) = files.line_col(d.span.file, d.span.end);
             let mut text = d.message.clone();
             for n in &d.notes {
                 text.push('\n');
@@ -40,14 +38,13 @@ pub fn render(files: &SourceMap, diags: &[Diagnostic]) -> String {
                 .labels
                 .iter()
                 .enumerate()
-                .map(|(i, (span, label))| {
-                    let (l, c) = files.line_col(span.file, span.start);
-                    let (el, ec) = files.line_col(span.file, span.end);
-                    json!({
+                .filter_map(|(i, (span, label))| {
+                    let ((l, c), (el, ec)) = files.positions(*span)?;
+                    Some(json!({
                         "id": i,
                         "message": { "text": label },
                         "physicalLocation": location(files.name(span.file), l, c, el, ec),
-                    })
+                    }))
                 })
                 .collect();
             let mut result = json!({
@@ -55,10 +52,13 @@ pub fn render(files: &SourceMap, diags: &[Diagnostic]) -> String {
                 "ruleIndex": rule_index,
                 "level": level(d.severity),
                 "message": { "text": text },
-                "locations": [{
-                    "physicalLocation": location(files.name(d.span.file), line, column, end_line, end_column),
-                }],
             });
+            // A diagnostic about no place in a file has no location (SARIF allows none).
+            if let Some(((line, column), (end_line, end_column))) = files.positions(d.span) {
+                result["locations"] = json!([{
+                    "physicalLocation": location(files.name(d.span.file), line, column, end_line, end_column),
+                }]);
+            }
             if !related.is_empty() {
                 result["relatedLocations"] = Value::Array(related);
             }
