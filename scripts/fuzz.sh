@@ -2,7 +2,7 @@
 # scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # Runs pbc's cargo-fuzz targets (fuzz/fuzz_targets/: parse, check, compile, lookup, eval, data,
-# model),
+# model, cache),
 # each for SECONDS (default 30), seeded from corpus/. Each input gets at most 10 s and 2 GB
 # (libFuzzer's -timeout and -rss_limit_mb): a hang or a memory blow-up fails like a crash.
 # Needs the nightly toolchain (libFuzzer's instrumentation); installs cargo-fuzz when missing.
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(parse check compile lookup eval data model)
+[ ${#targets[@]} -gt 0 ] || targets=(parse check compile lookup eval data model cache)
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   echo "fuzz: no nightly toolchain here; the fuzz targets need one (rustup toolchain install nightly)" >&2
@@ -48,6 +48,12 @@ for d in "$here"/corpus/lookup/trees/*/ "$here"/corpus/compile/trees/*/; do
   "$here/target/release/pbc" compile --compact -o "$seeds/model/$n.json" "$d" 2>/dev/null || true
   "$here/target/release/pbc" compile --cache -o "$seeds/model/$n.pbcm" "$d" 2>/dev/null || true
 done
+# The cache target's inputs are a cache's body, after its checksum (28 bytes: magic line,
+# version, checksum), which the target seals again.
+mkdir -p "$seeds/cache"
+for f in "$seeds"/model/*.pbcm; do
+  [ -f "$f" ] && tail -c +29 "$f" >"$seeds/cache/$(basename "$f" .pbcm)"
+done
 
 cd "$here/fuzz"
 cargo +nightly fuzz build --release --debug-assertions
@@ -55,6 +61,7 @@ for t in "${targets[@]}"; do
   kind=puppet
   [ "$t" = data ] && kind=data
   [ "$t" = model ] && kind=model
+  [ "$t" = cache ] && kind=cache
   mkdir -p "corpus/$t"
   rm -rf "artifacts/$t"
   echo "fuzz: $t for ${seconds}s" >&2

@@ -362,7 +362,24 @@ struct FileAst<'a> {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // `--help`, `--version` and `pbc help CMD` are output like any other: a write that
+        // fails is exit 2 (clap's own `exit` would ignore it and exit 0).
+        Err(e) if !e.use_stderr() => {
+            let rendered = e.render();
+            let text = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                rendered.ansi().to_string()
+            } else {
+                rendered.to_string()
+            };
+            return match print(text.as_bytes()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(code) => code,
+            };
+        }
+        Err(e) => e.exit(),
+    };
     // A panic is a bug in pbc, never the input's fault: say so, with what to report, and exit
     // 101 as a Rust panic does (2 is for usage and I/O problems).
     std::panic::set_hook(Box::new(|info| {

@@ -493,6 +493,11 @@ fn write_errors_on_standard_output_are_exit_2() {
     };
     for args in [
         &["schema"][..],
+        // Issue 62 item 3: help and version are output too.
+        &["--help"][..],
+        &["--version"][..],
+        &["help", "lookup"][..],
+        &["lookup", "--help"][..],
         &["parse", "--format", "pn", "corpus/pn"][..],
         &["check", "--error-format", "json", "examples/site"][..],
         &[
@@ -880,4 +885,114 @@ fn diagnostics_without_a_place_render_in_every_format() {
         .expect("results")
         .iter()
         .any(|r| r["ruleId"] == codes::SYMLINK_NOT_FOLLOWED));
+}
+
+/// Issue 56 items 2 and 10: `pbc lookup --model CACHE` refuses a damaged cache (INVALID_MODEL,
+/// exit 2 or 1, no answer on stdout) whatever bit of it changed, and a header nested a million
+/// deep, with the right checksum, is refused by its count, never parsed into the stack.
+#[test]
+fn damaged_and_deep_caches_are_refused() {
+    let base = common::write_tree(
+        "cli",
+        "cache-damage",
+        &[],
+        &[
+            (
+                "tree/manifests/site.pp",
+                "site {\n  categories { node => $::fqdn }\n}\n",
+            ),
+            (
+                "tree/bindings/default.pp",
+                "bindings default {\n  bind 'site::a' to 'right'\n  when node 'n' { bind 'site::b' to 'node' }\n}\n",
+            ),
+            ("facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
+    let cache = base.join("model.pbcm").to_string_lossy().into_owned();
+    let facts = base.join("facts.json").to_string_lossy().into_owned();
+    let tree = base.join("tree").to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["compile", "--cache", "-o", &cache, &tree]);
+    assert_eq!(code, 0, "{stderr}");
+    let lookup = |model: &str| {
+        pbc(&[
+            "lookup", "--model", model, "--facts", &facts, "site::a", "site::b",
+        ])
+    };
+    let (code, stdout, stderr) = lookup(&cache);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "\"right\"\n\"node\"\n"),
+        "{stderr}"
+    );
+    let bytes = std::fs::read(&cache).expect("the cache");
+    let damaged = base.join("damaged.pbcm");
+    let damaged_name = damaged.to_string_lossy().into_owned();
+    // Every byte after the magic line and the version, one bit each.
+    for at in (20..bytes.len()).step_by(7) {
+        let mut copy = bytes.clone();
+        copy[at] ^= 1 << (at % 8);
+        std::fs::write(&damaged, &copy).expect("written");
+        let (code, stdout, stderr) = lookup(&damaged_name);
+        assert_ne!(code, 0, "byte {at}: {stdout}");
+        assert!(
+            stdout.trim().lines().all(|l| l == "null"),
+            "byte {at}: {stdout}"
+        );
+        assert!(stderr.contains("INVALID_MODEL"), "byte {at}: {stderr}");
+    }
+    let deep = format!("{}{}", "[".repeat(1_000_000), "]".repeat(1_000_000));
+    let mut body = (deep.len() as u64).to_le_bytes().to_vec();
+    body.extend_from_slice(deep.as_bytes());
+    body.extend_from_slice(&[0u8; 40]);
+    std::fs::write(&damaged, puppet_bindings::lower::cache::sealed(&body)).expect("written");
+    let (code, _, stderr) = lookup(&damaged_name);
+    assert_ne!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("INVALID_MODEL") && stderr.contains("levels deep"),
+        "{stderr}"
+    );
+}
+
+/// Issue 56 item 9: `pbc lookup --model CACHE` of a key whose Hiera value interpolates the next
+/// key, and so on 100,000 times: the closure of what the lookup needs indexes the level's data
+/// by key once (it scanned every datum per key: 80,000 keys took 35 s, and this would take
+/// minutes). The chain itself then stops at the lookup depth limit.
+#[test]
+fn chained_hiera_keys_from_a_cache_are_linear() {
+    let n = 100_000;
+    let mut data = String::with_capacity(n * 32);
+    for i in 0..n {
+        data.push_str(&format!("k{i}: \"%{{lookup('k{}')}}\"\n", i + 1));
+    }
+    data.push_str(&format!("k{n}: end\n"));
+    let base = common::write_tree(
+        "cli",
+        "cache-chain",
+        &[],
+        &[
+            (
+                "tree/hiera.yaml",
+                "version: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+            ),
+            ("tree/data/common.yaml", &data),
+            ("facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
+    let cache = base.join("model.pbcm").to_string_lossy().into_owned();
+    let facts = base.join("facts.json").to_string_lossy().into_owned();
+    let tree = base.join("tree").to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["compile", "--cache", "-o", &cache, &tree]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, stdout, stderr) = pbc(&[
+        "lookup",
+        "--model",
+        &cache,
+        "--facts",
+        &facts,
+        &format!("k{}", n - 3),
+    ]);
+    assert_eq!(stdout, "\"end\"\n", "{stderr}");
+    let (code, _, stderr) = pbc(&["lookup", "--model", &cache, "--facts", &facts, "k0"]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("[EVAL_LIMIT]"), "{stderr}");
 }

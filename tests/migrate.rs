@@ -103,3 +103,75 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+/// Issue 56 item 12 and issue 62 item 2: an output inside the tree (which the copy would copy
+/// into itself) or around it is refused; an output that exists as anything but an empty
+/// directory (a file, a link, a dangling link) is refused and left as it was; an empty
+/// directory is written into.
+#[test]
+fn outputs_that_are_not_new_are_refused_and_left_alone() {
+    let scratch = std::env::temp_dir().join(format!("pbc-migrate-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let tree = scratch.join("tree");
+    let copy = Command::new("cp")
+        .arg("-r")
+        .arg("corpus/migrate/trees/hierarchy")
+        .arg(&tree)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("cp runs");
+    assert!(copy.success());
+    let migrate = |dir: &std::path::Path, out: &std::path::Path| {
+        let run = Command::new(env!("CARGO_BIN_EXE_pbc"))
+            .args(["migrate", "hiera"])
+            .arg(dir)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .expect("pbc runs");
+        (
+            run.status.code(),
+            String::from_utf8_lossy(&run.stderr).into_owned(),
+        )
+    };
+    // Inside the tree (also through a link to it), and around it (a directory that holds
+    // the tree is never empty).
+    std::os::unix::fs::symlink(&tree, scratch.join("tree-link")).expect("link");
+    for out in [
+        tree.join("migrated"),
+        scratch.join("tree-link/deeper/migrated"),
+    ] {
+        let (code, stderr) = migrate(&tree, &out);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains("inside"), "{stderr}");
+    }
+    assert!(!tree.join("migrated").exists() && !tree.join("deeper").exists());
+    let (code, stderr) = migrate(&tree, &scratch);
+    assert_eq!(code, Some(2), "{stderr}");
+    // A dangling link, a link to an empty directory, a file: refused, still there.
+    let dangling = scratch.join("dangling");
+    std::os::unix::fs::symlink(scratch.join("nowhere"), &dangling).expect("link");
+    let empty = scratch.join("empty");
+    std::fs::create_dir(&empty).expect("empty dir");
+    let to_empty = scratch.join("to-empty");
+    std::os::unix::fs::symlink(&empty, &to_empty).expect("link");
+    let file = scratch.join("file");
+    std::fs::write(&file, "mine").expect("file");
+    for out in [&dangling, &to_empty, &file] {
+        let (code, stderr) = migrate(&tree, out);
+        assert_eq!(code, Some(2), "{}: {stderr}", out.display());
+        assert!(stderr.contains("exists"), "{stderr}");
+        assert!(
+            std::fs::symlink_metadata(out).is_ok(),
+            "{} was removed",
+            out.display()
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).ok().as_deref(), Some("mine"));
+    // An empty directory is the output.
+    let (code, stderr) = migrate(&tree, &empty);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(empty.join("manifests/site.pp").is_file());
+    let _ = std::fs::remove_dir_all(&scratch);
+}

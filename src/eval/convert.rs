@@ -25,6 +25,9 @@ pub enum ConvertError {
     NotSupported(String),
     /// Puppet's `new` fails for this value.
     Failed(String),
+    /// Puppet's `new` gives an infinity (`"1e400"`), which pbc's values do not hold (they are
+    /// JSON's): what was given and what it would be.
+    NotFinite(String),
 }
 
 /// A size or integer range, `from..=to` (`to` `None`: unbounded).
@@ -430,6 +433,14 @@ impl NewType {
                 } else {
                     numeric_new(&v)?
                 };
+                if let (Value::Float(f), Value::String(s)) = (&n, &v) {
+                    if !f.is_finite() {
+                        return Err(ConvertError::NotFinite(format!(
+                            "`{written}` of the string \"{s}\" is {} in Puppet, and pbc's values hold finite Floats only",
+                            if *f > 0.0 { "Infinity" } else { "-Infinity" }
+                        )));
+                    }
+                }
                 Ok(match n {
                     Value::Integer(i) if abs => Value::Integer(absolute(i)?),
                     Value::Float(f) if abs => Value::Float(f.abs()),
@@ -772,9 +783,9 @@ fn puppet_to_n(s: &str) -> Option<Value> {
     if zero && zeros_then_exponent {
         return None;
     }
+    // An infinity (`1e999`) is Ruby's `Float`'s answer too; the caller refuses it.
     let f: f64 = format!("{int}{tail}").parse().ok()?;
-    f.is_finite()
-        .then_some(Value::Float(if negative { -f } else { f }))
+    Some(Value::Float(if negative { -f } else { f }))
 }
 
 /// `(?:\.\d+)?(?:[eE]-?\d+)?`, not empty.

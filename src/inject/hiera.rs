@@ -1557,6 +1557,11 @@ fn convert_error(e: ConvertError, root: &str, at: Span) -> EvalError {
             at,
             format!("`convert_to` cannot convert the value found for `{root}`: {why}"),
         ),
+        ConvertError::NotFinite(why) => EvalError::new(
+            codes::EVAL_TYPE_ERROR,
+            at,
+            format!("`convert_to` for `{root}`: {why}"),
+        ),
     }
 }
 

@@ -15,7 +15,8 @@
 //! It owns the file layout and the closure; it must not compose or evaluate (the model reader
 //! and the injector do that on the document it rebuilds).
 //!
-//! Layout (integers little-endian): the magic line; `u32` version; `u64` length and the
+//! Layout (integers little-endian): the magic line; `u32` version; `u64` XXH3 checksum of
+//! everything after it (verified when the cache is opened, before any answer); `u64` length and the
 //! header's JSON (environment, environments, categories, layers with their blocks); `u64` key
 //! count and per key (sorted by name) `u64` name offset, `u32` name length, `u32` first
 //! reference, `u32` reference count; `u64` length and the names; `u64` count and the references
@@ -34,7 +35,9 @@ use std::io::{Read, Seek, SeekFrom};
 
 /// The first bytes of a cache file.
 pub const MAGIC: &[u8; 16] = b"pbc-model-cache\n";
-const CACHE_VERSION: u32 = 2;
+const CACHE_VERSION: u32 = 3;
+/// Where the checksum stands: after the magic line and the version.
+const CHECKSUM_AT: usize = 20;
 /// A key's entry: name offset (`u64`), name length, first reference, reference count (`u32`).
 const KEY_ENTRY: u64 = 20;
 
@@ -87,9 +90,8 @@ struct Record {
 
 /// Writes the cache of a tree's model (as `pbc compile` writes it, in JSON).
 pub fn write(model_json: &str) -> Result<Vec<u8>, String> {
-    let mut de = serde_json::Deserializer::from_str(model_json);
-    de.disable_recursion_limit();
-    let doc = TreeDocument::<Json>::deserialize(&mut de).map_err(|e| e.to_string())?;
+    let doc: TreeDocument<Json> =
+        deep_json(model_json.as_bytes(), "the model").map_err(|e| e.to_string())?;
     let mut records: Vec<Vec<u8>> = Vec::new();
     let mut index: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     let mut layers = Vec::new();
@@ -141,6 +143,7 @@ pub fn write(model_json: &str) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(records.iter().map(Vec::len).sum::<usize>() + header.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+    out.extend_from_slice(&0u64.to_le_bytes());
     out.extend_from_slice(&(header.len() as u64).to_le_bytes());
     out.extend_from_slice(&header);
     let mut names = Vec::new();
@@ -173,7 +176,41 @@ pub fn write(model_json: &str) -> Result<Vec<u8>, String> {
     for blob in hiera_blobs {
         out.extend_from_slice(&blob);
     }
+    let checksum = xxhash_rust::xxh3::xxh3_64(&out[CHECKSUM_AT + 8..]);
+    out[CHECKSUM_AT..CHECKSUM_AT + 8].copy_from_slice(&checksum.to_le_bytes());
     Ok(out)
+}
+
+/// A cache file of `body` (everything after the checksum: the header's length onwards) with
+/// the magic line, this version and the checksum: how tests and the `cache` fuzz target reach
+/// the structural checks behind the checksum.
+pub fn sealed(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(CHECKSUM_AT + 8 + body.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+    out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// Where a cache's body starts ([`sealed`]).
+pub const BODY_AT: usize = CHECKSUM_AT + 8;
+
+/// Whether the XXH3 checksum after `file`'s version (where it stands now) is that of
+/// everything after it, read to the end in pieces.
+fn checksum_holds(file: &mut std::fs::File) -> std::io::Result<bool> {
+    let written = read_u64(file)?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    file.seek(SeekFrom::Start(CHECKSUM_AT as u64 + 8))?;
+    Ok(hasher.digest() == written)
 }
 
 /// Cuts one block's bindings into records.
@@ -275,7 +312,13 @@ pub struct Cache {
     hiera_base: u64,
     /// Levels whose files were read (for the closure, then the document).
     hiera_read: BTreeMap<usize, Vec<HieraDataFile>>,
+    /// By level read, where each key's data is (file, datum): the closure asks per key, and a
+    /// scan of every datum per key was quadratic in a level of chained keys.
+    hiera_keys: BTreeMap<usize, KeysInFiles>,
 }
+
+/// Where each key's data is in a level's files: (file, datum) by key.
+type KeysInFiles = foldhash::HashMap<String, Vec<(usize, usize)>>;
 
 /// Which records a lookup needs: some (sorted, with the Hiera levels whose files they need),
 /// or all of them.
@@ -285,6 +328,24 @@ pub enum Needed {
         hiera: BTreeSet<usize>,
     },
     All,
+}
+
+/// A part of the cache (`what`) read from its JSON, which may nest as deep as a model may
+/// ([`super::read::MAX_READ_DEPTH`], counted before parsing, which recurses per level) and must
+/// end where its bytes end.
+fn deep_json<'de, T: Deserialize<'de>>(bytes: &'de [u8], what: &str) -> std::io::Result<T> {
+    if let Some((line, column)) = super::read::too_deep(bytes) {
+        return Err(bad(format!(
+            "{what} nests more than {} levels deep (at line {line}, column {column})",
+            super::read::MAX_READ_DEPTH
+        )));
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let value = T::deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| bad(format!("{what}: {e}")))?;
+    Ok(value)
 }
 
 fn bad(why: impl Into<String>) -> std::io::Error {
@@ -312,11 +373,16 @@ impl Cache {
                 "it is version {version} of the cache; this pbc reads version {CACHE_VERSION}"
             )));
         }
+        // A damaged cache would answer wrongly (a bit of a length loses every key, one of a
+        // category name changes answers): nothing is read from one that is not as written.
+        if !checksum_holds(&mut file)? {
+            return Err(bad(
+                "its checksum does not match its content (it was damaged or changed after `pbc compile --cache` wrote it): compile it again",
+            ));
+        }
         let header_len = read_u64(&mut file)?;
         let header_bytes = read_exact(&mut file, header_len, length)?;
-        let mut de = serde_json::Deserializer::from_slice(&header_bytes);
-        de.disable_recursion_limit();
-        let header = Header::deserialize(&mut de).map_err(|e| bad(e.to_string()))?;
+        let header: Header = deep_json(&header_bytes, "its header")?;
         if header.categories.categories.is_empty() && header.layers.is_empty() {
             return Err(bad("its header has no categories and no layers"));
         }
@@ -364,6 +430,7 @@ impl Cache {
             bodies,
             hiera_base,
             hiera_read: BTreeMap::new(),
+            hiera_keys: BTreeMap::new(),
         })
     }
 
@@ -380,15 +447,28 @@ impl Cache {
                 .checked_add(offset)
                 .ok_or_else(|| bad("a Hiera level points past the end of the file"))?;
             let bytes = self.at(at, len)?;
-            let mut de = serde_json::Deserializer::from_slice(&bytes);
-            de.disable_recursion_limit();
-            let files = Vec::<HieraDataFile>::deserialize(&mut de)
-                .map_err(|e| bad(format!("Hiera level {level}: {e}")))?;
+            let files: Vec<HieraDataFile> = deep_json(&bytes, &format!("Hiera level {level}"))?;
             self.hiera_read.insert(level, files);
         }
         self.hiera_read
             .get(&level)
             .ok_or_else(|| bad("a Hiera level could not be read"))
+    }
+
+    /// The files of Hiera level `level` (read: [`Cache::hiera_files`]) and where each key's
+    /// data is in them, indexed once.
+    fn hiera_by_key(&mut self, level: usize) -> (&[HieraDataFile], &KeysInFiles) {
+        let files: &[HieraDataFile] = self.hiera_read.get(&level).map_or(&[], Vec::as_slice);
+        let by_key = self.hiera_keys.entry(level).or_insert_with(|| {
+            let mut by_key = KeysInFiles::default();
+            for (f, file) in files.iter().enumerate() {
+                for (d, datum) in file.keys.iter().enumerate() {
+                    by_key.entry(datum.key.clone()).or_default().push((f, d));
+                }
+            }
+            by_key
+        });
+        (files, by_key)
     }
 
     /// The Hiera levels that answer a key of `module`: the global and environment levels, and
@@ -548,10 +628,10 @@ impl Cache {
                         let module = name.split_once("::").map(|(m, _)| m.to_string());
                         for level in self.hiera_stack(module.as_deref()) {
                             hiera.insert(level);
-                            for file in self.hiera_files(level)? {
-                                for datum in file.keys.iter().filter(|d| d.key == name) {
-                                    interpolated_keys(&datum.value, &mut more);
-                                }
+                            self.hiera_files(level)?;
+                            let (files, by_key) = self.hiera_by_key(level);
+                            for &(file, datum) in by_key.get(name.as_str()).into_iter().flatten() {
+                                interpolated_keys(&files[file].keys[datum].value, &mut more);
                             }
                         }
                     }
@@ -577,7 +657,7 @@ impl Cache {
             ),
             Needed::All => (self.all_records()?, (0..self.header.hiera.len()).collect()),
         };
-        let mut document = rebuild(&self.header, records);
+        let mut document = rebuild(&self.header, records)?;
         // The levels not needed keep their hierarchies (and their places), without files.
         for level in levels {
             let files = self.hiera_files(level)?.clone();
@@ -591,9 +671,7 @@ impl Cache {
 
 /// One record from its bytes.
 fn decode_record(number: u32, bytes: &[u8]) -> std::io::Result<Record> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    de.disable_recursion_limit();
-    let record = Record::deserialize(&mut de).map_err(|e| bad(format!("record {number}: {e}")))?;
+    let record: Record = deep_json(bytes, &format!("record {number}"))?;
     if record.whens.len() > super::model::MAX_WHEN_NESTING {
         return Err(bad(format!("record {number} nests its `when`s too deep")));
     }
@@ -602,7 +680,7 @@ fn decode_record(number: u32, bytes: &[u8]) -> std::io::Result<Record> {
 
 /// Reassembles a document from the header and records in record order: a record's `when`s
 /// are the containers it goes into, the same `when` (by id) shared by consecutive records.
-fn rebuild(header: &Header, records: Vec<Record>) -> TreeDocument<Json> {
+fn rebuild(header: &Header, records: Vec<Record>) -> std::io::Result<TreeDocument<Json>> {
     // (layer, block within the layer) by block number.
     let blocks: Vec<(usize, usize)> = header
         .layers
@@ -631,7 +709,11 @@ fn rebuild(header: &Header, records: Vec<Record>) -> TreeDocument<Json> {
     let mut open: Vec<Vec<u32>> = vec![Vec::new(); blocks.len()];
     for record in records {
         let Some(&(l, b)) = blocks.get(record.block as usize) else {
-            continue;
+            return Err(bad(format!(
+                "a record names bindings block {}, and the header has {}",
+                record.block,
+                blocks.len()
+            )));
         };
         let chain = &mut open[record.block as usize];
         let depth = record.whens.len();
@@ -645,7 +727,7 @@ fn rebuild(header: &Header, records: Vec<Record>) -> TreeDocument<Json> {
         // The `when`s the last record was in and this one is not are closed.
         chain.truncate(depth);
     }
-    TreeDocument {
+    Ok(TreeDocument {
         format: FORMAT.to_string(),
         version: VERSION,
         environment: header.environment.clone(),
@@ -653,7 +735,7 @@ fn rebuild(header: &Header, records: Vec<Record>) -> TreeDocument<Json> {
         categories: header.categories.clone(),
         layers: LayeredBindings { layers },
         hiera: header.hiera.clone(),
-    }
+    })
 }
 
 /// The keys a Hiera value interpolates (`%{lookup('k')}`, `%{hiera('k')}`, `%{alias('k')}`),
@@ -947,14 +1029,18 @@ mod tests {
         cache_with_header(br#"{"environment":"production","environments":{"kind":"Environments","defaults":[],"environments":[],"dynamic":[]},"categories":{"kind":"EffectiveCategories","categories":[{"kind":"Category","categorization":"common","value":true}]},"layers":[]}"#, tail)
     }
 
+    /// A cache of `header` and `tail`, sealed with its checksum, so that what is tested is
+    /// the structure behind it.
     fn cache_with_header(header: &[u8], tail: &[u64]) -> std::path::PathBuf {
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&CACHE_VERSION.to_le_bytes());
-        bytes.extend_from_slice(&(header.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(header);
+        let mut body = (header.len() as u64).to_le_bytes().to_vec();
+        body.extend_from_slice(header);
         for word in tail {
-            bytes.extend_from_slice(&word.to_le_bytes());
+            body.extend_from_slice(&word.to_le_bytes());
         }
+        written(&sealed(&body))
+    }
+
+    fn written(bytes: &[u8]) -> std::path::PathBuf {
         // One file per call: tests run in parallel.
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let path = std::env::temp_dir().join(format!(
@@ -964,6 +1050,71 @@ mod tests {
         ));
         std::fs::write(&path, bytes).expect("written");
         path
+    }
+
+    const MODEL: &str = r#"{"format":"puppet-bindings-model","version":1,"environment":"production","environments":{"kind":"Environments","defaults":[],"environments":[],"dynamic":[]},"categories":{"kind":"EffectiveCategories","categories":[{"kind":"Category","categorization":"node","value":{"^":["var","::fqdn"]}},{"kind":"Category","categorization":"common","value":true}]},"layers":{"kind":"LayeredBindings","layers":[{"kind":"NamedLayer","name":"site","providers":[],"bindings":[{"kind":"NamedBindings","name":"default","origin":{"file":"bindings/default.pp","line":1,"column":1},"bindings":[{"kind":"Binding","type":{"kind":"PStringType"},"name":"a","override":false,"abstract":false,"multibind_id":null,"producer":{"kind":"ConstantProducerDescriptor","value":"x"},"producer_args":[],"origin":{"file":"bindings/default.pp","line":2,"column":3}}]}]}]}}"#;
+
+    /// Issue 56 item 10: any one bit flipped anywhere after the magic line and version (the
+    /// checksum, a length, a category name, a record) is refused before any answer, never
+    /// read as another model.
+    #[test]
+    fn a_damaged_cache_is_refused_whatever_bit_is_flipped() {
+        let bytes = write(MODEL).expect("a cache");
+        let path = written(&bytes);
+        let mut cache = Cache::open(&path).expect("the cache as written opens");
+        assert!(cache.document(&Needed::All).is_ok());
+        let _ = std::fs::remove_file(&path);
+        for at in CHECKSUM_AT..bytes.len() {
+            for bit in [0, 3, 7] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= 1 << bit;
+                let path = written(&damaged);
+                let refused = Cache::open(&path).err().map(|e| e.to_string());
+                let _ = std::fs::remove_file(&path);
+                assert!(
+                    refused.as_deref().is_some_and(|e| e.contains("checksum")),
+                    "byte {at} bit {bit}: {refused:?}"
+                );
+            }
+        }
+    }
+
+    /// A record whose block the header does not have is refused, not dropped (a key would
+    /// then get a lower layer's value).
+    #[test]
+    fn a_record_of_a_block_the_header_lacks_is_refused() {
+        let bytes = write(MODEL).expect("a cache");
+        let record = br#"{"block":0"#;
+        let at = bytes
+            .windows(record.len())
+            .position(|w| w == record)
+            .expect("the record");
+        let mut body = bytes[BODY_AT..].to_vec();
+        body[at - BODY_AT + r#"{"block":"#.len()] = b'7';
+        let path = written(&sealed(&body));
+        let mut cache = Cache::open(&path).expect("opens: the checksum is right");
+        let refused = cache.document(&Needed::All).err().map(|e| e.to_string());
+        let _ = std::fs::remove_file(&path);
+        assert!(
+            refused.as_deref().is_some_and(|e| e.contains("block 7")),
+            "{refused:?}"
+        );
+    }
+
+    /// Issue 56 item 2: a header nested a million deep is refused by its count, before any
+    /// parse that recurses per level (this test runs on a 2 MiB stack).
+    #[test]
+    fn a_deep_header_is_refused_before_it_is_parsed() {
+        let deep = format!("{}{}", "[".repeat(1_000_000), "]".repeat(1_000_000));
+        let path = cache_with_header(deep.as_bytes(), &[0, 0, 0, 0, 0]);
+        let refused = Cache::open(&path).err().map(|e| e.to_string());
+        let _ = std::fs::remove_file(&path);
+        assert!(
+            refused
+                .as_deref()
+                .is_some_and(|e| e.contains("levels deep")),
+            "{refused:?}"
+        );
     }
 
     /// A Hiera level whose files lie past the end of the file, or that has no files entry, is

@@ -219,7 +219,7 @@ fn shape_error(bytes: &[u8], e: serde_json::Error) -> String {
 
 /// Where `bytes` first nests past [`MAX_READ_DEPTH`], as a 1-based line and column; counted
 /// without parsing (brackets inside strings do not count).
-fn too_deep(bytes: &[u8]) -> Option<(usize, usize)> {
+pub(crate) fn too_deep(bytes: &[u8]) -> Option<(usize, usize)> {
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
     let (mut line, mut line_start) = (1, 0);
     for (i, &b) in bytes.iter().enumerate() {

@@ -21,14 +21,75 @@ fn fail(status: u8, message: String) -> Outcome {
     }
 }
 
+/// Where `out` would be, every link of its existing part resolved (it need not exist).
+fn resolved(out: &Path) -> PathBuf {
+    let absolute = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    let mut existing = absolute.as_path();
+    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                existing = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
+/// Whether `out` may be written: it does not exist, or it is an empty directory (not a link
+/// to one). Anything else there is the user's and stays untouched.
+fn output_ready(out: &Path) -> Result<bool, String> {
+    match std::fs::symlink_metadata(out) {
+        Err(_) => Ok(false),
+        Ok(meta) if meta.is_dir() => {
+            let empty = std::fs::read_dir(out)
+                .map(|mut entries| entries.next().is_none())
+                .unwrap_or(false);
+            if empty {
+                Ok(true)
+            } else {
+                Err(format!(
+                    "`{}` exists and is not empty: migrate writes a new directory (or an empty one)",
+                    out.display()
+                ))
+            }
+        }
+        Ok(meta) => Err(format!(
+            "`{}` exists and is {}: migrate writes a new directory (or an empty one)",
+            out.display(),
+            if meta.file_type().is_symlink() {
+                "a link"
+            } else {
+                "not a directory"
+            }
+        )),
+    }
+}
+
 pub fn run(tree: &Path, out: &Path, nodes: Option<&Path>, colour: bool) -> Outcome {
-    if out.exists() {
+    let out_existed = match output_ready(out) {
+        Ok(existed) => existed,
+        Err(why) => return fail(2, why),
+    };
+    let confdir = std::fs::canonicalize(tree).unwrap_or_else(|_| tree.to_path_buf());
+    // A copy into itself would copy what it has written (64 levels deep), and an input inside
+    // the output would be copied over.
+    let target = resolved(out);
+    if target.starts_with(&confdir) || confdir.starts_with(&target) {
         return fail(
             2,
-            format!("`{}` exists: migrate writes a new directory", out.display()),
+            format!(
+                "`{}` is {} `{}`: migrate writes its copy beside the tree, not inside it or around it",
+                out.display(),
+                if target.starts_with(&confdir) { "inside" } else { "around" },
+                tree.display()
+            ),
         );
     }
-    let confdir = std::fs::canonicalize(tree).unwrap_or_else(|_| tree.to_path_buf());
     let request = crate::load::Request::default();
     let loaded = match crate::load::environment::prepare(&confdir, &request) {
         Ok((_, loaded)) => loaded,
@@ -64,9 +125,68 @@ pub fn run(tree: &Path, out: &Path, nodes: Option<&Path>, colour: bool) -> Outco
         Ok(p) => p,
         Err(why) => return fail(1, why),
     };
+    // Only what migrate made is taken away again: the directory it created, or what it wrote
+    // into the empty one it was given.
+    let clean_up = || {
+        if out_existed {
+            if let Ok(entries) = std::fs::read_dir(out) {
+                for entry in entries.flatten() {
+                    let path = entry.path();
+                    let _ = match entry.file_type() {
+                        Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+                        _ => std::fs::remove_file(&path),
+                    };
+                }
+            }
+        } else if std::fs::symlink_metadata(out).is_ok_and(|m| m.is_dir()) {
+            let _ = std::fs::remove_dir_all(out);
+        }
+    };
+    if !out_existed {
+        if let Err(e) = std::fs::create_dir(out) {
+            return fail(2, format!("{}: {e}", out.display()));
+        }
+    }
     if let Err(e) = write(tree, out, &plan, &loaded) {
-        let _ = std::fs::remove_dir_all(out);
+        clean_up();
         return fail(2, format!("{}: {e}", out.display()));
+    }
+    // The written tree must check: a migration that wrote something pbc itself refuses is no
+    // migration, whatever its answers.
+    let written = std::fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
+    match crate::load::environment::prepare(&written, &request) {
+        Ok((_, migrated)) if !migrated.has_errors() => {}
+        Ok((_, migrated)) => {
+            let found =
+                crate::diag::render(&migrated.check.files, &migrated.check.diagnostics, colour);
+            clean_up();
+            return Outcome {
+                stdout: String::new(),
+                stderr: format!(
+                    "{found}pbc: the migrated tree does not check (above), so nothing was written to `{}`: this is a bug in pbc's migration; please report it with the tree\n",
+                    out.display()
+                ),
+                status: 1,
+            };
+        }
+        Err(crate::load::environment::PrepareError::Diagnostics {
+            files, diagnostics, ..
+        }) => {
+            let found = crate::diag::render(&files, &diagnostics, colour);
+            clean_up();
+            return Outcome {
+                stdout: String::new(),
+                stderr: format!(
+                    "{found}pbc: the migrated tree does not check (above), so nothing was written to `{}`: this is a bug in pbc's migration; please report it with the tree\n",
+                    out.display()
+                ),
+                status: 1,
+            };
+        }
+        Err(crate::load::environment::PrepareError::Io(e)) => {
+            clean_up();
+            return fail(2, format!("{}: {e}", out.display()));
+        }
     }
     let mut stdout = format!("migrated {} into {}\n", tree.display(), out.display());
     for line in &plan.report {
@@ -203,6 +323,9 @@ fn keep_keys(text: &str, file: &str, keys: &[String], loaded: &crate::load::Load
             .collect();
         return serde_json::to_string_pretty(&map).unwrap_or_default() + "\n";
     }
+    if let Some(flow) = kept_flow_entries(text, &datums, keys) {
+        return flow;
+    }
     let lines: Vec<&str> = text.lines().collect();
     let mut starts: Vec<(usize, bool)> = datums
         .iter()
@@ -229,6 +352,123 @@ fn keep_keys(text: &str, file: &str, keys: &[String], loaded: &crate::load::Load
         }
     }
     out
+}
+
+/// A data file whose top-level mapping is written in flow style (`{a: 1, b: [2, 3]}`, several
+/// keys on a line): the kept entries as written (each from its key to the end of its value, as
+/// the reader found them), in a new flow mapping. Its structure, not its lines, says where an
+/// entry ends. `None` for a block mapping, whose entries are whole lines.
+fn kept_flow_entries(
+    text: &str,
+    datums: &[&crate::lower::model::hiera::HieraDatum],
+    keys: &[String],
+) -> Option<String> {
+    let root = crate::data::yaml::parse_hiera_data(crate::span::FileId(0), text).ok()??;
+    let mut rest = text.get(root.span.start as usize..)?;
+    // A tag or an anchor may stand before the mapping.
+    loop {
+        rest = rest.trim_start();
+        if rest.starts_with(['!', '&']) {
+            rest = rest.trim_start_matches(|c: char| !c.is_whitespace());
+        } else {
+            break;
+        }
+    }
+    if !rest.starts_with('{') {
+        return None;
+    }
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let mut entries = Vec::new();
+    for d in datums.iter().filter(|d| keys.contains(&d.key)) {
+        let line = *line_starts.get(d.line.checked_sub(1)?)?;
+        let key_at = line
+            + text[line..]
+                .chars()
+                .take(d.column.checked_sub(1)?)
+                .map(char::len_utf8)
+                .sum::<usize>();
+        if d.value_span.is_none() {
+            return None;
+        }
+        let end = flow_value_end(text, d.value_span.start as usize, d.value_span.end as usize)?;
+        if end < key_at {
+            return None;
+        }
+        entries.push(text.get(key_at..end)?);
+    }
+    Some(format!("{{{}}}\n", entries.join(", ")))
+}
+
+/// Where a flow value that the reader found at `start..end` ends: a scalar's span is whole,
+/// a collection's is its first character, so its end is its closing bracket's (quotes and
+/// comments skipped). A tag or an anchor may stand first.
+fn flow_value_end(text: &str, start: usize, end: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = start;
+    loop {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i < b.len() && matches!(b[i], b'!' | b'&') {
+            while i < b.len() && !b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+        } else {
+            break;
+        }
+    }
+    if !matches!(b.get(i), Some(b'[' | b'{')) {
+        return Some(end);
+    }
+    let mut depth = 0usize;
+    // A quote begins a quoted scalar where a scalar may begin, not inside plain text (`it's`).
+    let opens = |i: usize| {
+        b[..i]
+            .iter()
+            .rev()
+            .find(|c| !c.is_ascii_whitespace())
+            .is_some_and(|c| matches!(c, b'[' | b'{' | b',' | b':' | b'?'))
+    };
+    while i < b.len() {
+        match b[i] {
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'"' if opens(i) => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'\'' if opens(i) => {
+                i += 1;
+                while i < b.len() {
+                    if b[i] == b'\'' {
+                        if b.get(i + 1) == Some(&b'\'') {
+                            i += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            b'#' if i > 0 && b[i - 1].is_ascii_whitespace() => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Every regular file and directory below `from` (links are not followed: a migrated tree
