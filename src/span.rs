@@ -84,9 +84,38 @@ struct SourceFile {
     /// Where each line starts. Held to the end once built (a compiled tree's origins need
     /// every bindings file's), so it is sized exactly, with offsets as spans hold them.
     line_starts: OnceLock<Box<[u32]>>,
+    /// How many characters come before each [`CHAR_MARK`]-th byte, built on the first column
+    /// asked for far into a long line: a column counted from the line's start each time made
+    /// the keys of a one-line data file (minified JSON, a flow collection) quadratic.
+    char_marks: OnceLock<Box<[u32]>>,
+}
+
+/// Bytes between two [`SourceFile::char_marks`].
+const CHAR_MARK: usize = 4096;
+
+/// The characters that begin in `bytes` (its bytes that are not UTF-8 continuations).
+fn chars_in(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
 impl SourceFile {
+    /// How many characters come before byte `at`.
+    fn chars_before(&self, at: usize) -> usize {
+        let bytes = self.source.as_bytes();
+        let marks = self.char_marks.get_or_init(|| {
+            let mut marks = Vec::with_capacity(bytes.len() / CHAR_MARK + 1);
+            let mut count = 0usize;
+            marks.push(0);
+            for piece in bytes.chunks(CHAR_MARK) {
+                count += chars_in(piece);
+                marks.push(offset_of(count));
+            }
+            marks.into_boxed_slice()
+        });
+        let mark = at / CHAR_MARK;
+        marks.get(mark).map_or(0, |&m| m as usize) + chars_in(&bytes[mark * CHAR_MARK..at])
+    }
+
     fn line_starts(&self) -> &[u32] {
         self.line_starts.get_or_init(|| {
             let bytes = self.source.as_bytes();
@@ -162,6 +191,7 @@ impl SourceMap {
             name: name.into(),
             source: source.into(),
             line_starts: OnceLock::new(),
+            char_marks: OnceLock::new(),
         });
         FileId(self.files.len() as u32 - 1)
     }
@@ -201,8 +231,12 @@ impl SourceMap {
         let src = &file.source;
         let offset = floor_char_boundary(src, (offset as usize).min(src.len()));
         let line = file.line_index(offset);
-        let line_start = file.line_range(line).map_or(0, |r| r.start);
-        let col = src[line_start.min(offset)..offset].chars().count() + 1;
+        let line_start = file.line_range(line).map_or(0, |r| r.start).min(offset);
+        let col = if offset - line_start <= CHAR_MARK {
+            chars_in(&src.as_bytes()[line_start..offset]) + 1
+        } else {
+            file.chars_before(offset) - file.chars_before(line_start) + 1
+        };
         (line + 1, col)
     }
 }
@@ -261,6 +295,24 @@ impl<'a> Files<'a> for SourceMap {
 mod tests {
     use super::*;
 
+    /// Columns far into a long line (past the character marks) count characters as the
+    /// short way does, multi-byte ones included.
+    #[test]
+    fn columns_on_long_lines_count_characters() {
+        let mut text = String::from("ab\n");
+        for i in 0..5_000 {
+            text.push_str(if i % 3 == 0 { "é\u{10348}" } else { "xy" });
+        }
+        let mut map = SourceMap::new();
+        let id = map.add("f", text.clone());
+        for (at, _) in text.char_indices().step_by(97) {
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let expected = text[line_start..at].chars().count() + 1;
+            let line = text[..at].matches('\n').count() + 1;
+            assert_eq!(map.line_col(id, at as u32), (line, expected), "at {at}");
+        }
+    }
+
     /// Each newline is found wherever it falls in or across the eight-byte words, next to bytes
     /// whose masks borrow into it (`\n\x0b`, `\n\n`) and beside multi-byte characters.
     #[test]
@@ -286,6 +338,7 @@ mod tests {
                         name: String::new(),
                         source: text.clone(),
                         line_starts: OnceLock::new(),
+                        char_marks: OnceLock::new(),
                     };
                     let expected: Vec<u32> = std::iter::once(0)
                         .chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1))

@@ -253,7 +253,7 @@ pub fn role_of(path: &Path) -> FileRole {
 
 /// Where one environment's files are (ARM-8 "environments.pp"), every path resolved: what
 /// `environments.pp` said for the environment, or the defaults.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EnvironmentLayout {
     /// The directory `environments.pp` lives in (`$confdir`).
     pub confdir: PathBuf,

@@ -249,14 +249,11 @@ fn flatten(v: Value) -> Vec<Value> {
     out
 }
 
+/// Ruby's `Array#|` and `uniq`, which Hiera's `unique` and `deep` merges use: the first of
+/// each distinct value, in order, hashed (a search of what came before was quadratic: two
+/// lists of 40,000 took 22 s).
 fn unique(items: impl IntoIterator<Item = Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::new();
-    for v in items {
-        if !out.contains(&v) {
-            out.push(v);
-        }
-    }
-    out
+    crate::eval::functions::unique(items)
 }
 
 /// Ruby's truthiness (`dest[key]` in `deep_merge!`).

@@ -127,16 +127,18 @@ fn check_site(
     // Each distinct layout and its files: environments laid out alike (a site's static
     // environments often are) read the same files, walked and held once.
     let mut layouts: Vec<(tree::EnvironmentLayout, Vec<tree::TreeFile>)> = Vec::new();
+    // Each layout's place in `layouts`: a search of the list per environment was quadratic in
+    // a site of thousands of environments, each laid out on its own.
+    let mut layout_index: foldhash::HashMap<tree::EnvironmentLayout, usize> =
+        foldhash::HashMap::default();
     for (name, selected) in resolved {
         match selected {
             Ok(selected) => {
-                let alike = layouts
-                    .iter()
-                    .position(|(layout, _)| *layout == selected.layout);
-                let index = match alike {
-                    Some(index) => index,
+                let index = match layout_index.get(&selected.layout) {
+                    Some(&index) => index,
                     None => {
                         let files = selected.layout.files()?;
+                        layout_index.insert(selected.layout.clone(), layouts.len());
                         layouts.push((selected.layout, files));
                         layouts.len() - 1
                     }
