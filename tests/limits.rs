@@ -1100,3 +1100,49 @@ fn one_line_data_files_are_read_linearly() {
         "{stdout}{stderr}"
     );
 }
+
+/// Issue 56 item 3: a value that shares its parts (`[$m, $m]` forty times: 2^40 leaves in a
+/// few kilobytes) written out whole by `flatten`, `join`, `sprintf`, interpolation, and a
+/// `regsubst` that multiplies its input, each stop at the lookup's budget (EVAL_LIMIT) before
+/// they allocate it (they aborted the process, or grew until the OOM killer).
+#[test]
+fn values_that_share_their_parts_are_not_written_out_past_the_budget() {
+    let steps = (1..=40)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let bindings = format!(
+        "bindings default {{\n\
+         \x20 bind 'shared' to [{steps}].reduce(['x']) |$m, $x| {{ [$m, $m] }}\n\
+         \x20 bind 'flat' to lookup('shared').flatten\n\
+         \x20 bind 'joined' to lookup('shared').join(',')\n\
+         \x20 bind 'formatted' to sprintf('%s', lookup('shared'))\n\
+         \x20 bind 'interpolated' to \"${{lookup('shared')}}\"\n\
+         \x20 bind 'long' to [{}].reduce('x') |$m, $x| {{ \"${{m}}${{m}}\" }}\n\
+         \x20 bind 'multiplied' to regsubst(lookup('long'), '', lookup('long'), 'G')\n\
+         }}\n",
+        (1..=17)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let base = common::write_tree(
+        "limits",
+        "shared_values",
+        &[],
+        &[
+            ("bindings/default.pp", &bindings),
+            ("facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
+    let facts = base.join("facts.json").to_string_lossy().into_owned();
+    let tree = base.to_string_lossy().into_owned();
+    for key in ["flat", "joined", "formatted", "interpolated", "multiplied"] {
+        let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, key, &tree]);
+        assert_eq!((code, stdout.as_str()), (1, "null\n"), "{key}: {stderr}");
+        assert!(stderr.contains("error[EVAL_LIMIT]"), "{key}: {stderr}");
+    }
+    // What shares its parts is fine as long as nobody writes it out.
+    let (code, _, stderr) = pbc(&["lookup", "--facts", &facts, "long", &tree]);
+    assert_eq!(code, 0, "{stderr}");
+}

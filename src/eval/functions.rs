@@ -138,7 +138,10 @@ pub(super) fn call(
         }
         "each" | "map" | "filter" => iterate(ev, &a, lambda),
         "reduce" => reduce(ev, &a, lambda),
-        "flatten" => Ok(Value::array(flatten(&a.values, usize::MAX))),
+        "flatten" => {
+            ev.may_expand(&a.values, span)?;
+            Ok(Value::array(flatten(&a.values, usize::MAX)))
+        }
         "concat" => {
             a.count(1, usize::MAX)?;
             let mut out: Vec<Value> = a.array(0)?.to_vec();
@@ -168,6 +171,7 @@ pub(super) fn call(
         }
         "join" => {
             a.count(1, 2)?;
+            ev.may_expand(&a.values, span)?;
             let sep = if a.values.len() == 2 {
                 a.string(1)?
             } else {
@@ -308,9 +312,10 @@ pub(super) fn call(
                 _ => Err(a.wrong(0, "a String or an Array of String")),
             }
         }
-        "regsubst" => regsubst(&a),
+        "regsubst" => regsubst(&a, ev.remaining()),
         "sprintf" => {
             a.count(1, usize::MAX)?;
+            ev.may_expand(&a.values, span)?;
             sprintf(a.string(0)?, &a.values[1..], span).map(Value::string)
         }
         "fail" => Err(EvalError::new(
@@ -649,7 +654,9 @@ pub(crate) fn flatten(values: &[Value], depth: usize) -> Vec<Value> {
 
 /// `regsubst(target, pattern, replacement[, flags])`: `G` replaces every match, `I` ignores
 /// case; `\1` in the replacement is a group. A target array is substituted element-wise.
-fn regsubst(a: &Args) -> EvalResult {
+/// `regsubst`, its results held to `limit` bytes together while they are built: a global
+/// replacement of an empty match multiplies its input by the replacement's length.
+fn regsubst(a: &Args, limit: u64) -> EvalResult {
     a.count(3, 4)?;
     let flags = if a.values.len() == 4 {
         a.string(3)?
@@ -669,19 +676,40 @@ fn regsubst(a: &Args) -> EvalResult {
     let re = super::ops::regex(&source, a.span)?;
     let replacement = ruby_replacement(a.string(2)?);
     let global = flags.contains('G');
-    let subst = |s: &str| -> String {
-        if global {
-            re.regex.replace_all(s, replacement.as_str()).into_owned()
-        } else {
-            re.regex.replace(s, replacement.as_str()).into_owned()
+    let mut left = limit;
+    let mut subst = |s: &str| -> EvalResult<String> {
+        let mut out = String::new();
+        let mut last = 0;
+        for caps in re
+            .regex
+            .captures_iter(s)
+            .take(if global { usize::MAX } else { 1 })
+        {
+            let Some(whole) = caps.get(0) else { continue };
+            out.push_str(&s[last..whole.start()]);
+            caps.expand(replacement.as_str(), &mut out);
+            last = whole.end();
+            if out.len() as u64 > left {
+                return Err(EvalError::new(
+                    codes::EVAL_LIMIT,
+                    a.span,
+                    format!(
+                        "`regsubst` would build more than the {} MiB a lookup may build",
+                        super::MAX_VALUE_BYTES / (1024 * 1024)
+                    ),
+                ));
+            }
         }
+        out.push_str(&s[last..]);
+        left = left.saturating_sub(out.len() as u64);
+        Ok(out)
     };
     match &a.values[0] {
-        Value::String(s) => Ok(Value::string(subst(s))),
+        Value::String(s) => Ok(Value::string(subst(s)?)),
         Value::Array(items) => items
             .iter()
             .map(|v| match v {
-                Value::String(s) => Ok(Value::string(subst(s))),
+                Value::String(s) => Ok(Value::string(subst(s)?)),
                 _ => Err(a.wrong(0, "a String or an Array of String")),
             })
             .collect::<EvalResult<Vec<_>>>()

@@ -82,6 +82,19 @@ pub enum LogLevel {
     Warning,
 }
 
+/// EVAL_LIMIT for a lookup that would build more than [`MAX_VALUE_BYTES`].
+fn over_budget(span: Span) -> EvalError {
+    EvalError::new(
+        codes::EVAL_LIMIT,
+        span,
+        format!(
+            "the strings, arrays and hashes this lookup builds exceed {} MiB",
+            MAX_VALUE_BYTES / (1024 * 1024)
+        ),
+    )
+    .with_note("note: a value that doubles at each step, or a collection copied again at each step, grows past any memory")
+}
+
 /// What the evaluator asks of its surroundings.
 pub trait Host {
     /// `lookup(name, type)` / `inject(...)`: the value bound to the key, `None` when nothing is.
@@ -91,6 +104,8 @@ pub trait Host {
     /// `false` when that is spent. The host keeps the count, so every evaluation a lookup
     /// starts (nested lookups, each call of a combinator) shares one budget.
     fn charge(&mut self, bytes: u64) -> bool;
+    /// What the current lookup may still build (what [`Host::charge`] would still take).
+    fn remaining(&self) -> u64;
 }
 
 /// For evaluations that happen before the injector exists (`environments.pp`, category values,
@@ -111,6 +126,11 @@ impl Default for ValueBudget {
 }
 
 impl ValueBudget {
+    /// What is left.
+    pub fn left(&self) -> u64 {
+        self.0
+    }
+
     /// Takes `bytes`; `false` (and nothing taken) when fewer are left.
     pub fn take(&mut self, bytes: u64) -> bool {
         match self.0.checked_sub(bytes) {
@@ -126,6 +146,10 @@ impl ValueBudget {
 impl Host for NoInjection {
     fn charge(&mut self, bytes: u64) -> bool {
         self.budget.take(bytes)
+    }
+
+    fn remaining(&self) -> u64 {
+        self.budget.left()
     }
 
     fn lookup(&mut self, name: &str, _ty: &PType, span: Span) -> EvalResult<Option<Value>> {
@@ -298,17 +322,64 @@ impl<'h> Evaluator<'h> {
 
     fn charge(&mut self, bytes: u64, span: Span) -> EvalResult<()> {
         if bytes > 0 && !self.host.charge(bytes) {
-            return Err(EvalError::new(
-                codes::EVAL_LIMIT,
-                span,
-                format!(
-                    "the strings, arrays and hashes this lookup builds exceed {} MiB",
-                    MAX_VALUE_BYTES / (1024 * 1024)
-                ),
-            )
-            .with_note("note: a value that doubles at each step, or a collection copied again at each step, grows past any memory"));
+            return Err(over_budget(span));
         }
         Ok(())
+    }
+
+    /// Before `values` are written out whole (flattened, joined, formatted, interpolated):
+    /// what that would take must fit what the lookup may still build, counted without
+    /// writing it ([`Value::expanded_bytes_within`]); the result is then charged as built.
+    pub(crate) fn may_expand<'v>(
+        &self,
+        values: impl IntoIterator<Item = &'v Value>,
+        span: Span,
+    ) -> EvalResult<()> {
+        let mut left = self.host.remaining();
+        for v in values {
+            match v.expanded_bytes_within(left) {
+                Some(bytes) => left -= bytes,
+                None => return Err(over_budget(span)),
+            }
+        }
+        Ok(())
+    }
+
+    /// What the lookup may still build, for a function that builds in steps (`regsubst`).
+    pub(crate) fn remaining(&self) -> u64 {
+        self.host.remaining()
+    }
+
+    /// A string with interpolations. Its own function (as [`Evaluator::text`]): the locals of
+    /// every kind of expression in one frame would cost each level of nesting their sum.
+    #[inline(never)]
+    fn concat(&mut self, segments: &[Expr], span: Span) -> EvalResult {
+        let mut out = String::new();
+        for s in segments {
+            match &s.kind {
+                ExprKind::String { value } => out.push_str(value),
+                // `${x}` is written straight into the string, not made a string first.
+                ExprKind::Text { expr } => {
+                    let v = self.eval(expr)?;
+                    self.may_expand([&v], s.span)?;
+                    v.write_display(&mut out)
+                }
+                _ => {
+                    let v = self.eval(s)?;
+                    self.may_expand([&v], s.span)?;
+                    v.write_display(&mut out)
+                }
+            }
+        }
+        self.built(Value::string(out), span)
+    }
+
+    #[inline(never)]
+    fn text(&mut self, expr: &Expr, span: Span) -> EvalResult {
+        let v = self.eval(expr)?;
+        self.may_expand([&v], span)?;
+        let text = Value::string(v.to_display_string());
+        self.built(text, span)
     }
 
     fn eval_kind(&mut self, e: &Expr) -> EvalResult {
@@ -316,22 +387,8 @@ impl<'h> Evaluator<'h> {
             ExprKind::Nop => Value::Undef,
             ExprKind::Block { statements } => self.statements(statements)?,
             ExprKind::String { value } => Value::String(value.clone()),
-            ExprKind::Concat { segments } => {
-                let mut out = String::new();
-                for s in segments {
-                    match &s.kind {
-                        ExprKind::String { value } => out.push_str(value),
-                        // `${x}` is written straight into the string, not made a string first.
-                        ExprKind::Text { expr } => self.eval(expr)?.write_display(&mut out),
-                        _ => self.eval(s)?.write_display(&mut out),
-                    }
-                }
-                self.built(Value::string(out), e.span)?
-            }
-            ExprKind::Text { expr } => {
-                let text = Value::string(self.eval(expr)?.to_display_string());
-                self.built(text, e.span)?
-            }
+            ExprKind::Concat { segments } => self.concat(segments, e.span)?,
+            ExprKind::Text { expr } => self.text(expr, e.span)?,
             ExprKind::Heredoc { text, .. } => self.eval(text)?,
             ExprKind::Integer { text, radix } => {
                 match crate::lower::integer_value(text, *radix) {

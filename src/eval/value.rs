@@ -120,6 +120,35 @@ impl Value {
         }) as u64
     }
 
+    /// The bytes this value would take written out whole, nothing shared ([`Value::own_bytes`]
+    /// of it and of everything in it), or `None` once that passes `limit`. Each element counts
+    /// at least its slot, so the walk stops after `limit` divided by a slot's size elements,
+    /// however much the value shares (`[$m, $m]` forty times over holds 2^40 leaves in a few
+    /// kilobytes): what `flatten`, `join`, `sprintf` and interpolation would write out is known
+    /// before it is written.
+    pub fn expanded_bytes_within(&self, limit: u64) -> Option<u64> {
+        let mut total = 0u64;
+        let mut stack = vec![self];
+        while let Some(v) = stack.pop() {
+            total = total.saturating_add(v.own_bytes());
+            if total > limit {
+                return None;
+            }
+            match v {
+                Value::Array(items) => stack.extend(items.iter()),
+                Value::Hash(map) => {
+                    for (k, v) in map.iter() {
+                        stack.push(k);
+                        stack.push(v);
+                    }
+                }
+                Value::Sensitive(inner) => stack.push(inner),
+                _ => {}
+            }
+        }
+        Some(total)
+    }
+
     /// Where an array's or hash's elements live: the same address after an operation means it
     /// extended the value in place.
     pub fn storage(&self) -> Option<*const ()> {

@@ -888,6 +888,10 @@ impl crate::eval::Host for Injector<'_> {
         self.budget.take(bytes)
     }
 
+    fn remaining(&self) -> u64 {
+        self.budget.left()
+    }
+
     fn lookup(&mut self, name: &str, ty: &PType, span: Span) -> EvalResult<Option<Value>> {
         self.lookup_key(&Key::new(ty.clone(), name), Some(span))
     }
