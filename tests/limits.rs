@@ -1146,3 +1146,37 @@ fn values_that_share_their_parts_are_not_written_out_past_the_budget() {
     let (code, _, stderr) = pbc(&["lookup", "--facts", &facts, "long", &tree]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// Issue 56 item 4: Hiera interpolation is held to the lookup's budget: each of twenty keys
+/// interpolating the next four times (4^20 bytes from a 2 KB data file) is EVAL_LIMIT, where
+/// the process aborted on allocation.
+#[test]
+fn hiera_interpolation_that_multiplies_meets_the_budget() {
+    let mut data = String::new();
+    for i in 0..20 {
+        let next = format!("%{{lookup('k{}')}}", i + 1);
+        data.push_str(&format!("k{i}: \"{0}{0}{0}{0}\"\n", next));
+    }
+    data.push_str("k20: \"0123456789\"\n");
+    let base = common::write_tree(
+        "limits",
+        "multiplying_interpolation",
+        &[],
+        &[
+            (
+                "hiera.yaml",
+                "version: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+            ),
+            ("data/common.yaml", &data),
+            ("facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
+    let facts = base.join("facts.json").to_string_lossy().into_owned();
+    let tree = base.to_string_lossy().into_owned();
+    let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "k0", "k17", &tree]);
+    assert_eq!(code, 1, "{stderr}");
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("null"));
+    assert_eq!(lines.next().map(str::len), Some(2 + 10 * 64));
+    assert!(stderr.contains("error[EVAL_LIMIT]"), "{stderr}");
+}

@@ -1072,6 +1072,33 @@ pub fn dig(mut v: Value, digs: &[Dig]) -> Option<Value> {
 pub trait Lookups {
     /// The whole lookup of `key` (bindings and Hiera), `None` when nothing answers.
     fn lookup_for_interpolation(&mut self, key: &str) -> EvalResult<Option<Value>>;
+    /// Takes `bytes` from what the lookup may still build ([`crate::eval::MAX_VALUE_BYTES`]);
+    /// `false` when that is spent.
+    fn charge(&mut self, bytes: u64) -> bool;
+}
+
+/// Appends `text`, an interpolation's value, to `out` when the lookup may still build it:
+/// keys that interpolate the next key several times multiply (each of twenty keys naming the
+/// next four times: 4^20 bytes from a 2 KB file).
+fn append_interpolated(
+    out: &mut String,
+    text: &str,
+    host: &mut dyn Lookups,
+    at: Span,
+) -> EvalResult<()> {
+    if !host.charge(text.len() as u64) {
+        return Err(EvalError::new(
+            codes::EVAL_LIMIT,
+            at,
+            format!(
+                "interpolating this value builds more than the {} MiB a lookup may build",
+                crate::eval::MAX_VALUE_BYTES / (1024 * 1024)
+            ),
+        )
+        .with_note("note: a value that interpolates another several times, which interpolates another several times, grows past any memory"));
+    }
+    out.push_str(text);
+    Ok(())
 }
 
 /// A value found in a data file, interpolated (`Lookup::Interpolation#interpolate` with
@@ -1121,12 +1148,12 @@ fn interpolate_string(
             Part::Text(t) => out.push_str(&t),
             Part::Scope(root, digs) => {
                 if let Some(v) = hiera.scope_value_parsed(&root, &digs) {
-                    out.push_str(&ruby_text(&v));
+                    append_interpolated(&mut out, &ruby_text(&v), host, at)?;
                 }
             }
             Part::Lookup(key) => {
                 if let Some(v) = host.lookup_for_interpolation(&key)? {
-                    out.push_str(&ruby_text(&v));
+                    append_interpolated(&mut out, &ruby_text(&v), host, at)?;
                 }
             }
             // The whole string (the parser makes sure): the value itself.
@@ -1428,6 +1455,10 @@ impl<'m> super::Injector<'m> {
 impl Lookups for super::Injector<'_> {
     fn lookup_for_interpolation(&mut self, key: &str) -> EvalResult<Option<Value>> {
         crate::eval::Host::lookup(self, key, &crate::types::PType::Data, Span::NONE)
+    }
+
+    fn charge(&mut self, bytes: u64) -> bool {
+        crate::eval::Host::charge(self, bytes)
     }
 }
 
