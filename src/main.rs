@@ -427,7 +427,11 @@ fn run(cli: Cli) -> ExitCode {
         (&cli.eyaml_private_key, "hiera-eyaml private key"),
     ] {
         if let Some(file) = file.as_ref().filter(|f| !f.is_file()) {
-            eprintln!("pbc: cannot find the {what} `{}`", file.display());
+            if std::fs::metadata(file).is_ok() {
+                eprintln!("pbc: the {what} `{}` is not a regular file", file.display());
+            } else {
+                eprintln!("pbc: cannot find the {what} `{}`", file.display());
+            }
             return ExitCode::from(2);
         }
     }

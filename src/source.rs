@@ -106,6 +106,20 @@ fn file_size_limit(asked: u64) -> u64 {
 /// Reads a whole file that pbc expects to be a regular file of bounded size. A FIFO, a device
 /// (`/dev/zero`) or a directory is refused, and so is a file larger than the limit: nothing
 /// endless is read until memory runs out. `what` says what the file is for, in the error.
+/// Opens `path` for reading without waiting: a FIFO with no writer would block `open` until
+/// one came (a data file that is a FIFO hung `pbc check`); opened so, it is then refused as
+/// not a regular file. Reading a regular file is the same either way.
+pub fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
 pub fn read_file(path: &Path, what: &str) -> std::io::Result<Vec<u8>> {
     read_identified(path, what).1
 }
@@ -124,7 +138,7 @@ pub fn read_identified(
             format!("cannot read the {what} `{}`: {why}", path.display()),
         )
     };
-    let opened = std::fs::File::open(path).and_then(|file| Ok((file.metadata()?, file)));
+    let opened = open_without_waiting(path).and_then(|file| Ok((file.metadata()?, file)));
     let (meta, file) = match opened {
         Ok(opened) => opened,
         Err(e) => return (None, Err(fail(e.kind(), io_reason(&e)))),

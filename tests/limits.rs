@@ -22,6 +22,27 @@
 //! (`a_manifest_that_is_not_puppet_is_refused`, `confine_keeps_reads_inside_the_tree`), node
 //! names (`hostile_facts_are_refused`), URIs with `..` (`corpus/check/invalid/layers_uris.pp`),
 //! deep models (`deep_models_are_read_or_refused`).
+//!
+//! Hostile input, round two (issue 56; issue 62's items as 62.N), each item and its test:
+//! 1 diagnostics without a place in every format (`diagnostics_without_a_place_render_in_every_format`,
+//! and `src/diag/mod.rs` `every_code_renders_without_a_place_in_every_format`); 2 and 10 deep
+//! and damaged model caches (`damaged_and_deep_caches_are_refused`, and `src/lower/cache.rs`
+//! `a_damaged_cache_is_refused_whatever_bit_is_flipped`,
+//! `a_record_of_a_block_the_header_lacks_is_refused`, `a_deep_header_is_refused_before_it_is_parsed`;
+//! the `cache` fuzz target); 3 values that share their parts written out
+//! (`values_that_share_their_parts_are_not_written_out_past_the_budget`); 4 Hiera interpolation
+//! that multiplies (`hiera_interpolation_that_multiplies_meets_the_budget`); 7 one-line data
+//! files (`one_line_data_files_are_read_linearly`); 8 long merges
+//! (`merging_long_arrays_is_linear`); 9 chained keys from a cache
+//! (`chained_hiera_keys_from_a_cache_are_linear`); 11 infinite `convert_to` results
+//! (`corpus/lookup/trees/hiera5-convert`); 12 and 62.2 migrate's output
+//! (`tests/migrate.rs` `outputs_that_are_not_new_are_refused_and_left_alone`); 13 migrate of
+//! flow-style data (`corpus/migrate/trees/hierarchy/data/os/Debian.yaml`, and the check of what
+//! migrate wrote); 62.1 thousands of environments (`thousands_of_environments_are_checked_linearly`);
+//! 62.3 help and version to a full disk (`write_errors_on_standard_output_are_exit_2`); 62.6
+//! FIFOs (`fifos_are_not_regular_files`) and invalid `lookup_options` in `pbc check`
+//! (`corpus/check/trees/hiera5/data/common.yaml`). Not yet: 5 (comparing and hashing shared
+//! values), 6 (many globs), 62.4, 62.5, 62.7.
 
 mod common;
 
@@ -1179,4 +1200,73 @@ fn hiera_interpolation_that_multiplies_meets_the_budget() {
     assert_eq!(lines.next(), Some("null"));
     assert_eq!(lines.next().map(str::len), Some(2 + 10 * 64));
     assert!(stderr.contains("error[EVAL_LIMIT]"), "{stderr}");
+}
+
+/// Issue 62 item 6: a data file, a cache or `--hiera-config` that is a FIFO is said to be no
+/// regular file (opening one waited for a writer forever; skipped, it was silent, and
+/// `--hiera-config` said "cannot find"). The guard kills a run that waits.
+#[test]
+fn fifos_are_not_regular_files() {
+    let base = common::write_tree(
+        "limits",
+        "fifos",
+        &[],
+        &[
+            (
+                "tree/hiera.yaml",
+                "version: 5\nhierarchy:\n  - name: c\n    path: common.yaml\n",
+            ),
+            ("facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
+    std::fs::create_dir_all(base.join("tree/data")).expect("data");
+    for fifo in ["tree/data/common.yaml", "config.yaml", "model.pbcm"] {
+        let made = Command::new("mkfifo")
+            .arg(base.join(fifo))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+    }
+    let name = |p: &str| base.join(p).to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pbc"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("pbc runs");
+        for _ in 0..600 {
+            if child.try_wait().expect("waits").is_some() {
+                let out = child.wait_with_output().expect("output");
+                return (
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = child.kill();
+        panic!("{args:?} waits on a FIFO");
+    };
+    let (code, stderr) = run(&["check", &name("tree")]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("it is not a regular file"), "{stderr}");
+    let (code, stderr) = run(&[
+        "--hiera-config",
+        &name("config.yaml"),
+        "check",
+        &name("tree"),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("is not a regular file"), "{stderr}");
+    let (code, stderr) = run(&[
+        "lookup",
+        "--model",
+        &name("model.pbcm"),
+        "--facts",
+        &name("facts.json"),
+        "x",
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
 }

@@ -25,10 +25,12 @@ pub fn matching(dir: &Path, template: &str, ext: &str) -> Vec<PathBuf> {
         }
         dirs = next;
     }
+    // Whatever is there but a directory: a data file that is not a regular file (a FIFO, a
+    // device) is reported when it is read, not skipped without a word.
     let mut found: Vec<PathBuf> = dirs
         .iter()
         .flat_map(|d| entries(d, last, Some(ext)))
-        .filter(|p| p.is_file())
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
         .collect();
     found.sort();
     found

@@ -351,7 +351,7 @@ pub(crate) fn read_model(
         ))
     };
     let mut first = [0u8; 16];
-    let is_cache = std::fs::File::open(path)
+    let is_cache = crate::source::open_without_waiting(path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut first))
         .is_ok()
         && Cache::is_cache(&first);

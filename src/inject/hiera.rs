@@ -1506,6 +1506,52 @@ fn validate_options(v: Option<Value>, module: Option<&str>, at: Span) -> EvalRes
     Ok(Some(v))
 }
 
+/// What `pbc check` says of a data file's `lookup_options` (`value`, at `at`), as Puppet would
+/// fail every lookup that reads them: not a hash, a module's key that is not its own, a
+/// pattern that is no regular expression, an unknown merge strategy, a `convert_to` that is
+/// no type. Every problem, not the first.
+pub fn lookup_options_problems(
+    value: &serde_json::Value,
+    module: Option<&str>,
+    at: Span,
+) -> Vec<crate::diag::Diagnostic> {
+    // The lookups that read these options fail (Puppet's do too); nothing else does.
+    let to_diagnostic = |e: EvalError| {
+        let mut d = crate::diag::Diagnostic::error(e.code, at, e.message).per_value();
+        for note in e.notes {
+            d = d.with_note(note);
+        }
+        d
+    };
+    let value = Value::from_json(value);
+    let map = match validate_options(Some(value), module, at) {
+        Ok(Some(Value::Hash(map))) => map,
+        Ok(_) => return Vec::new(),
+        Err(e) => return vec![to_diagnostic(e)],
+    };
+    let mut out = Vec::new();
+    for (k, options) in map.iter() {
+        let k = k.to_display_string();
+        if k.starts_with('^') {
+            if let Err(e) = regex::Regex::new(&k) {
+                out.push(to_diagnostic(invalid_options(
+                    at,
+                    format!("the `lookup_options` pattern `{k}` is not a regular expression: {e}"),
+                )));
+            }
+        }
+        if let Err(e) = merge_of(Some(options), &k, at) {
+            out.push(to_diagnostic(e));
+        }
+        if let Err(e) = convert_of(Some(options), &k, at) {
+            if e.code == codes::HIERA_INVALID_LOOKUP_OPTIONS {
+                out.push(to_diagnostic(e));
+            }
+        }
+    }
+    out
+}
+
 /// Two places' options: `first` wins where both name a key.
 fn combine(
     hash: &Merge,

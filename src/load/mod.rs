@@ -1459,6 +1459,9 @@ fn read_hiera5_level(
                                 );
                                 continue;
                             }
+                            if name == "lookup_options" {
+                                lookup_options_problems(files, id, value, module, into);
+                            }
                             let (line, column) = files.line_col(id, key.span.start);
                             if name != "lookup_options" && !default {
                                 keys.entry(name.to_string()).or_insert(key.span);
@@ -1729,6 +1732,40 @@ fn hiera3_global(
         hierarchy: levels,
         default_hierarchy: Vec::new(),
         plan_hierarchy: Vec::new(),
+    }
+}
+
+/// [`crate::inject::hiera::lookup_options_problems`] of a data file's `lookup_options`, each
+/// at the key (or pattern) whose options they are.
+fn lookup_options_problems(
+    files: &span::SourceMap,
+    id: span::FileId,
+    value: &crate::data::yaml::Node,
+    module: Option<&str>,
+    into: &mut HieraData,
+) {
+    use crate::data::yaml::NodeKind;
+    let at = |span| trimmed(files.source(id), span);
+    let NodeKind::Mapping(pairs) = &value.kind else {
+        into.diagnostics
+            .extend(crate::inject::hiera::lookup_options_problems(
+                &crate::data::yaml::to_json(value),
+                module,
+                at(value.span),
+            ));
+        return;
+    };
+    for (key, options) in pairs {
+        let one = crate::data::yaml::Node {
+            kind: NodeKind::Mapping(vec![(key.clone(), options.clone())]),
+            span: value.span,
+        };
+        into.diagnostics
+            .extend(crate::inject::hiera::lookup_options_problems(
+                &crate::data::yaml::to_json(&one),
+                module,
+                at(key.span),
+            ));
     }
 }
 

@@ -360,8 +360,12 @@ impl Cache {
 
     /// Opens a cache file: reads its header and where its tables are.
     pub fn open(path: &std::path::Path) -> std::io::Result<Cache> {
-        let mut file = std::fs::File::open(path)?;
-        let length = file.metadata()?.len();
+        let mut file = crate::source::open_without_waiting(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(bad("it is not a regular file"));
+        }
+        let length = meta.len();
         let mut magic = [0u8; 16];
         file.read_exact(&mut magic)?;
         if &magic != MAGIC {
