@@ -106,13 +106,6 @@ pub fn run(tree: &Path, out: &Path, nodes: Option<&Path>, colour: bool) -> Outco
             }
         }
     };
-    if loaded.has_errors() {
-        return Outcome {
-            stdout: String::new(),
-            stderr: crate::diag::render(&loaded.check.files, &loaded.check.diagnostics, colour),
-            status: 1,
-        };
-    }
     if tree.join("bindings/default.pp").exists()
         || tree.join("manifests/site.pp").exists() && loaded.has_site()
     {
@@ -120,6 +113,13 @@ pub fn run(tree: &Path, out: &Path, nodes: Option<&Path>, colour: bool) -> Outco
             1,
             "this tree already has bindings (bindings/default.pp): migrate a plain Hiera 5 environment".into(),
         );
+    }
+    if loaded.has_errors() {
+        return Outcome {
+            stdout: String::new(),
+            stderr: crate::diag::render(&loaded.check.files, &loaded.check.diagnostics, colour),
+            status: 1,
+        };
     }
     let plan = match super::plan(&loaded.hiera, loaded.has_site()) {
         Ok(p) => p,
