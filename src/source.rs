@@ -234,6 +234,32 @@ thread_local! {
     /// Links a walk on this thread did not follow: (the link, where it leads).
     static SKIPPED_LINKS: std::cell::RefCell<Vec<(PathBuf, PathBuf)>> =
         const { std::cell::RefCell::new(Vec::new()) };
+    /// Directories a walk on this thread could not read because their path is longer than the
+    /// system allows: (the directory it is in, its name).
+    static TOO_LONG: std::cell::RefCell<Vec<(PathBuf, PathBuf)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The directories the walks on this thread could not read since the last call because their
+/// path is too long for the system, each as (the directory it is in, its name), sorted.
+pub fn take_too_long() -> Vec<(PathBuf, PathBuf)> {
+    let mut paths = TOO_LONG.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// Whether `e` says a path is longer than the system allows (ENAMETOOLONG).
+fn is_too_long(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(libc::ENAMETOOLONG)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
 }
 
 /// The links the walks on this thread did not follow since the last call, sorted.
@@ -503,12 +529,14 @@ pub fn walk_context() -> WalkContext {
 #[derive(Debug, Default)]
 pub struct Recorded {
     skipped_links: Vec<(PathBuf, PathBuf)>,
+    too_long: Vec<(PathBuf, PathBuf)>,
 }
 
 /// Runs `f` within `context` (the listings of the thread that shared out the work) and returns
 /// with its result what it recorded on this thread.
 pub fn recorded<R>(context: &WalkContext, f: impl FnOnce() -> R) -> (R, Recorded) {
     let links_before = SKIPPED_LINKS.with(|s| s.borrow().len());
+    let too_long_before = TOO_LONG.with(|s| s.borrow().len());
     let scope = ListingScope::begin_with(context.listings.as_ref());
     let result = f();
     drop(scope);
@@ -517,12 +545,24 @@ pub fn recorded<R>(context: &WalkContext, f: impl FnOnce() -> R) -> (R, Recorded
         let from = links_before.min(s.len());
         s.drain(from..).collect()
     });
-    (result, Recorded { skipped_links })
+    let too_long = TOO_LONG.with(|s| {
+        let mut s = s.borrow_mut();
+        let from = too_long_before.min(s.len());
+        s.drain(from..).collect()
+    });
+    (
+        result,
+        Recorded {
+            skipped_links,
+            too_long,
+        },
+    )
 }
 
 /// Takes over what [`recorded`] returned on another thread.
 pub fn adopt(record: Recorded) {
     SKIPPED_LINKS.with(|s| s.borrow_mut().extend(record.skipped_links));
+    TOO_LONG.with(|s| s.borrow_mut().extend(record.too_long));
 }
 
 /// The entries of `dir`, in the order the system gives them; within a [`ListingScope`], listed
@@ -635,7 +675,21 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
     })];
     while let Some(chain) = stack.pop() {
         let d = &chain.path;
-        for entry in list_dir(d)?.iter() {
+        let entries = match list_dir(d) {
+            Ok(entries) => entries,
+            // One directory whose path is longer than the system allows is reported, and the
+            // rest of the tree is read (the whole command stopped, naming no file).
+            Err(e) if is_too_long(&e) && chain.parent.is_some() => {
+                let (within, name) = match (d.parent(), d.file_name()) {
+                    (Some(p), Some(n)) => (p.to_path_buf(), PathBuf::from(n)),
+                    _ => (d.clone(), PathBuf::new()),
+                };
+                TOO_LONG.with(|s| s.borrow_mut().push((within, name)));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        for entry in entries.iter() {
             let path = d.join(&entry.name);
             let mut ft = entry.own_type;
             let is_link = ft.is_symlink();

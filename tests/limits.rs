@@ -41,8 +41,9 @@
 //! migrate wrote); 62.1 thousands of environments (`thousands_of_environments_are_checked_linearly`);
 //! 62.3 help and version to a full disk (`write_errors_on_standard_output_are_exit_2`); 62.6
 //! FIFOs (`fifos_are_not_regular_files`) and invalid `lookup_options` in `pbc check`
-//! (`corpus/check/trees/hiera5/data/common.yaml`). Not yet: 5 (comparing and hashing shared
-//! values), 6 (many globs), 62.4, 62.5, 62.7.
+//! (`corpus/check/trees/hiera5/data/common.yaml`); 62.5 a path too long
+//! (`a_path_too_long_is_reported_and_the_rest_checked`). Not yet: 5 (comparing and hashing
+//! shared values), 6 (many globs), 62.4, 62.7.
 
 mod common;
 
@@ -1269,4 +1270,50 @@ fn fifos_are_not_regular_files() {
     ]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("not a regular file"), "{stderr}");
+}
+
+/// Issue 62 item 5: a directory of the tree whose path is longer than the system allows is
+/// PATH_TOO_LONG, naming the directory it is in, and the rest of the tree is checked (the
+/// whole command stopped with "File name too long (os error 36)", naming nothing).
+#[test]
+fn a_path_too_long_is_reported_and_the_rest_checked() {
+    let base = common::write_tree(
+        "limits",
+        "path_too_long",
+        &[],
+        &[
+            (
+                "tree/bindings/default.pp",
+                "bindings default {\n  bind 'x' to 1\n}\n",
+            ),
+            ("tree/manifests/long/keep", ""),
+        ],
+    );
+    let name = "d".repeat(250);
+    // The system refuses a path this long whole: eighteen one-letter directories are made,
+    // then renamed from the deepest up, each rename's own path short.
+    let long = base.join("tree/manifests/long");
+    let short = |depth: usize| (0..depth).fold(long.clone(), |p, _| p.join("a"));
+    std::fs::create_dir_all(short(18)).expect("short directories");
+    std::fs::write(short(18).join("x.pp"), "notice(1)\n").expect("a manifest");
+    for depth in (1..=18).rev() {
+        let renamed = short(depth - 1).join(&name);
+        if std::fs::rename(short(depth), renamed).is_err() {
+            return; // a file system with other limits
+        }
+    }
+    let tree = base.join("tree").to_string_lossy().into_owned();
+    let (code, _, stderr) = pbc(&["check", &tree]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("error[PATH_TOO_LONG]"), "{stderr}");
+    assert!(stderr.contains("1 file checked: 1 error"), "{stderr}");
+    // The byte count depends on where the test runs.
+    let shown = stderr.replace(&name, "D");
+    let shown = match (shown.find("allows ("), shown.find(" bytes)")) {
+        (Some(from), Some(to)) if from < to => {
+            format!("{}allows (N{}", &shown[..from], &shown[to..])
+        }
+        _ => shown,
+    };
+    common::snapshot_settings().bind(|| insta::assert_snapshot!("limits@path_too_long", shown));
 }

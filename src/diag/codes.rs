@@ -322,6 +322,8 @@ pub const CONTRIBUTION_INCOMPATIBLE_TYPE: &str = "CONTRIBUTION_INCOMPATIBLE_TYPE
 pub const MISSING_BINDINGS: &str = "MISSING_BINDINGS";
 /// `--confine`: an environment path attribute leads out of the tree.
 pub const PATH_OUTSIDE_TREE: &str = "PATH_OUTSIDE_TREE";
+/// A directory of the tree whose path is longer than the system allows: it is not read.
+pub const PATH_TOO_LONG: &str = "PATH_TOO_LONG";
 /// (warning) A symbolic link in the tree that leads out of it: not followed (unless
 /// `--follow-symlinks`), by every subcommand alike.
 pub const SYMLINK_NOT_FOLLOWED: &str = "SYMLINK_NOT_FOLLOWED";

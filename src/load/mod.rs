@@ -2281,10 +2281,30 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
 
 /// The links the walks that found these files did not follow, as warnings.
 fn skipped_links() -> Vec<diag::Diagnostic> {
-    source::take_skipped_links()
-        .into_iter()
-        .map(|(link, target)| {
-            diag::Diagnostic::warning(
+    let too_long = source::take_too_long().into_iter().map(|(within, name)| {
+        let shown = name.to_string_lossy();
+        let shown = if shown.chars().count() > 60 {
+            format!("{}...", shown.chars().take(60).collect::<String>())
+        } else {
+            shown.into_owned()
+        };
+        diag::Diagnostic::error(
+            diag::codes::PATH_TOO_LONG,
+            span::Span::NONE,
+            format!(
+                "the directory `{shown}` in `{}` is not read: its path is longer than the system allows ({} bytes)",
+                tree::display(&within),
+                within.join(&name).as_os_str().len()
+            ),
+        )
+        .with_note("help: move what it holds to a shorter path; everything else in the tree was read")
+    });
+    let mut out: Vec<diag::Diagnostic> = too_long.collect();
+    out.extend(
+        source::take_skipped_links()
+            .into_iter()
+            .map(|(link, target)| {
+                diag::Diagnostic::warning(
                 diag::codes::SYMLINK_NOT_FOLLOWED,
                 span::Span::NONE,
                 format!(
@@ -2296,8 +2316,9 @@ fn skipped_links() -> Vec<diag::Diagnostic> {
             .with_note(
                 "help: `--follow-symlinks` follows links wherever they lead (for trees you trust)",
             )
-        })
-        .collect()
+            }),
+    );
+    out
 }
 
 /// One note per bindings file that could not be read, on its first error: the rules across
