@@ -171,6 +171,14 @@ files.each do |file|
   File.write(File.join(env, 'hiera.yaml'),
              "version: 5\nhierarchy:\n  - name: the file\n    path: file.yaml\n")
   out, err, status = Open3.capture3(pbc, 'compile', '--compact', env)
+  if !status.success? && err =~ /error\[HIERA_INVALID_LOOKUP_OPTIONS\]/
+    # Options every lookup would refuse (a corpus case of `pbc check`): the check refuses the
+    # model, not the YAML. Both read the file again with that key renamed at its line's start,
+    # which changes no structure.
+    text = File.binread(file).gsub(/^lookup_options:/, 'not_lookup_options:')
+    File.binwrite(File.join(env, 'data', 'file.yaml'), text)
+    out, err, status = Open3.capture3(pbc, 'compile', '--compact', env)
+  end
   ours =
     if status.success?
       model = JSON.parse(out, max_nesting: false)
@@ -194,7 +202,7 @@ files.each do |file|
     over_budget += 1
     next
   end
-  theirs = psych(file)
+  theirs = psych(File.join(env, 'data', 'file.yaml'))
   compared += 1
   if ours[0] == theirs[0] && (ours[0] == :refused || same?(ours[1], theirs[1]))
     same += 1

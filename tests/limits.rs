@@ -42,8 +42,10 @@
 //! 62.3 help and version to a full disk (`write_errors_on_standard_output_are_exit_2`); 62.6
 //! FIFOs (`fifos_are_not_regular_files`) and invalid `lookup_options` in `pbc check`
 //! (`corpus/check/trees/hiera5/data/common.yaml`); 62.5 a path too long
-//! (`a_path_too_long_is_reported_and_the_rest_checked`). Not yet: 5 (comparing and hashing
-//! shared values), 6 (many globs), 62.4, 62.7.
+//! (`a_path_too_long_is_reported_and_the_rest_checked`); 5 comparing, hashing and
+//! type-checking values that share their parts
+//! (`values_that_share_their_parts_compare_in_their_depth`). Not yet: 6 (many globs), 62.4,
+//! 62.7.
 
 mod common;
 
@@ -1133,15 +1135,16 @@ fn values_that_share_their_parts_are_not_written_out_past_the_budget() {
         .map(|i| i.to_string())
         .collect::<Vec<_>>()
         .join(", ");
+    // Built inside each expression: a binding's own value is held to 10,000,000 elements.
+    let shared = format!("[{steps}].reduce(['x']) |$m, $x| {{ [$m, $m] }}");
     let bindings = format!(
         "bindings default {{\n\
-         \x20 bind 'shared' to [{steps}].reduce(['x']) |$m, $x| {{ [$m, $m] }}\n\
-         \x20 bind 'flat' to lookup('shared').flatten\n\
-         \x20 bind 'joined' to lookup('shared').join(',')\n\
-         \x20 bind 'formatted' to sprintf('%s', lookup('shared'))\n\
-         \x20 bind 'interpolated' to \"${{lookup('shared')}}\"\n\
+         \x20 bind 'flat' to {shared}.with |$v| {{ $v.flatten.length }}\n\
+         \x20 bind 'joined' to {shared}.with |$v| {{ $v.join(',').length }}\n\
+         \x20 bind 'formatted' to {shared}.with |$v| {{ sprintf('%s', $v).length }}\n\
+         \x20 bind 'interpolated' to {shared}.with |$v| {{ \"${{v}}\".length }}\n\
          \x20 bind 'long' to [{}].reduce('x') |$m, $x| {{ \"${{m}}${{m}}\" }}\n\
-         \x20 bind 'multiplied' to regsubst(lookup('long'), '', lookup('long'), 'G')\n\
+         \x20 bind 'multiplied' to regsubst(lookup('long'), '', lookup('long'), 'G').length\n\
          }}\n",
         (1..=17)
             .map(|i| i.to_string())
@@ -1316,4 +1319,48 @@ fn a_path_too_long_is_reported_and_the_rest_checked() {
         _ => shown,
     };
     common::snapshot_settings().bind(|| insta::assert_snapshot!("limits@path_too_long", shown));
+}
+
+/// Issue 56 item 5: comparing, hashing and type-checking a value that shares its parts (`==`,
+/// `in`, `unique`, a hash key, `case`, `=~ Data`) look at each shared part once (they walked
+/// all 2^40 leaves: hours).
+#[test]
+fn values_that_share_their_parts_compare_in_their_depth() {
+    let steps = (1..=40)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    // Built inside each expression: a binding's own value is held to 10,000,000 elements.
+    let shared = format!("[{steps}].reduce(['x']) |$m, $x| {{ [$m, $m] }}");
+    let bindings = format!(
+        "bindings default {{\n\
+         \x20 bind 'same' to {shared}.with |$v| {{ $v == $v and !($v != $v) }}\n\
+         \x20 bind 'inside' to {shared}.with |$v| {{ $v in [1, $v] }}\n\
+         \x20 bind 'once' to {shared}.with |$v| {{ [$v, $v].unique.length }}\n\
+         \x20 bind 'keyed' to {shared}.with |$v| {{ {{ $v => 'found' }}[$v] }}\n\
+         \x20 bind 'cased' to {shared}.with |$v| {{ case $v {{ [1]: {{ 'no' }} $v: {{ 'yes' }} default: {{ 'no' }} }} }}\n\
+         \x20 bind 'data' to {shared}.with |$v| {{ $v =~ Data }}\n\
+         }}\n"
+    );
+    let base = common::write_tree(
+        "limits",
+        "shared_compare",
+        &[],
+        &[
+            ("bindings/default.pp", &bindings),
+            ("facts.json", "{\"fqdn\": \"n\"}"),
+        ],
+    );
+    let facts = base.join("facts.json").to_string_lossy().into_owned();
+    let tree = base.to_string_lossy().into_owned();
+    let (code, stdout, stderr) = pbc(&[
+        "lookup", "--facts", &facts, "same", "inside", "once", "keyed", "data", &tree,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "true\ntrue\n1\n\"found\"\ntrue\n");
+    // A `case` option is matched part by part (a regex matches a string, not itself): each
+    // pair of arrays is a step of the lookup's budget.
+    let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "cased", &tree]);
+    assert_eq!((code, stdout.as_str()), (1, "null\n"), "{stderr}");
+    assert!(stderr.contains("error[EVAL_LIMIT]"), "{stderr}");
 }

@@ -470,7 +470,7 @@ impl<'h> Evaluator<'h> {
                 let subject = self.eval(subject)?;
                 for en in entries {
                     let m = self.eval(&en.matcher)?;
-                    if self.matches(&subject, &m) {
+                    if self.matches(&subject, &m, en.matcher.span)? {
                         return self.eval(&en.value);
                     }
                 }
@@ -513,7 +513,7 @@ impl<'h> Evaluator<'h> {
                             continue;
                         }
                         let m = self.eval(v)?;
-                        if self.matches(&subject, &m) {
+                        if self.matches(&subject, &m, v.span)? {
                             return self.statements(&option.body);
                         }
                     }
@@ -685,8 +685,11 @@ impl<'h> Evaluator<'h> {
 
     /// `case` and selector matching: `default`, regexes (setting captures), types, arrays
     /// element-wise, otherwise `==`.
-    fn matches(&mut self, subject: &Value, matcher: &Value) -> bool {
-        match matcher {
+    /// Whether `subject` matches a `case` or selector option. Each pair of arrays compared
+    /// costs a step of the lookup's budget: an option that shares its parts (`[$m, $m]` forty
+    /// times) would otherwise be compared in all its 2^40 leaves.
+    fn matches(&mut self, subject: &Value, matcher: &Value, span: Span) -> EvalResult<bool> {
+        Ok(match matcher {
             Value::Default => true,
             Value::Regex(r) => match subject {
                 Value::String(s) => match r.regex.captures(s) {
@@ -701,9 +704,11 @@ impl<'h> Evaluator<'h> {
             Value::Type(t) => subject.is_instance(t),
             Value::Array(ms) => match subject {
                 Value::Array(ss) if ss.len() == ms.len() => {
+                    self.enter(span)?;
+                    self.depth -= 1;
                     for (s, m) in ss.iter().zip(ms.iter()) {
-                        if !self.matches(s, m) {
-                            return false;
+                        if !self.matches(s, m, span)? {
+                            return Ok(false);
                         }
                     }
                     true
@@ -711,7 +716,7 @@ impl<'h> Evaluator<'h> {
                 _ => false,
             },
             other => subject.puppet_eq(other),
-        }
+        })
     }
 
     fn binary(&mut self, operands: &[Expr], operators: &[crate::ast::BinaryOp]) -> EvalResult {

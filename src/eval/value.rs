@@ -248,19 +248,37 @@ impl Value {
     /// `Sensitive` holding data counts too: Hiera's keys are bound as Data and `convert_to`
     /// makes Sensitive answers of them (ARM-8's types have no Sensitive).
     pub fn is_data(&self) -> bool {
-        match self {
-            Value::Undef
-            | Value::Boolean(_)
-            | Value::Integer(_)
-            | Value::Float(_)
-            | Value::String(_) => true,
-            Value::Array(items) => items.iter().all(Value::is_data),
-            Value::Hash(map) => map
-                .iter()
-                .all(|(k, v)| matches!(k, Value::String(_)) && v.is_data()),
-            Value::Sensitive(inner) => inner.is_data(),
-            Value::Default | Value::Regex(_) | Value::Type(_) => false,
+        // Each collection is looked at once, however often the value shares it (`[$m, $m]`
+        // forty times holds 2^40 leaves in forty arrays), and without recursion.
+        let mut seen: foldhash::HashSet<*const ()> = foldhash::HashSet::default();
+        let mut stack = vec![self];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Undef
+                | Value::Boolean(_)
+                | Value::Integer(_)
+                | Value::Float(_)
+                | Value::String(_) => {}
+                Value::Array(items) => {
+                    if seen.insert(Arc::as_ptr(items) as *const ()) {
+                        stack.extend(items.iter());
+                    }
+                }
+                Value::Hash(map) => {
+                    if seen.insert(Arc::as_ptr(map) as *const ()) {
+                        for (k, v) in map.iter() {
+                            if !matches!(k, Value::String(_)) {
+                                return false;
+                            }
+                            stack.push(v);
+                        }
+                    }
+                }
+                Value::Sensitive(inner) => stack.push(inner),
+                Value::Default | Value::Regex(_) | Value::Type(_) => return false,
+            }
         }
+        true
     }
 
     /// Puppet's `==`.
@@ -273,13 +291,15 @@ impl Value {
                 (*a as f64) == *b
             }
             (Value::Array(a), Value::Array(b)) => {
-                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.puppet_eq(y))
+                Arc::ptr_eq(a, b)
+                    || a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.puppet_eq(y))
             }
             // Keys match exactly (as hash lookups do), values by `==`.
             (Value::Hash(a), Value::Hash(b)) => {
-                a.len() == b.len()
-                    && a.iter()
-                        .all(|(k, v)| b.get(k).is_some_and(|w| v.puppet_eq(w)))
+                Arc::ptr_eq(a, b)
+                    || a.len() == b.len()
+                        && a.iter()
+                            .all(|(k, v)| b.get(k).is_some_and(|w| v.puppet_eq(w)))
             }
             _ => self == other,
         }
@@ -360,9 +380,12 @@ impl PartialEq for Value {
             (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
             (Value::String(a), Value::String(b)) => a == b,
             (Value::Regex(a), Value::Regex(b)) => a.source == b.source,
-            (Value::Array(a), Value::Array(b)) => a == b,
+            // A part shared by both sides is equal without a look inside: a value that shares
+            // its parts (`[$m, $m]` forty times) is compared in its depth, not its 2^40 leaves.
+            (Value::Array(a), Value::Array(b)) => Arc::ptr_eq(a, b) || a == b,
             (Value::Hash(a), Value::Hash(b)) => {
-                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
+                Arc::ptr_eq(a, b)
+                    || a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
             }
             (Value::Type(a), Value::Type(b)) => a == b,
             (Value::Sensitive(a), Value::Sensitive(b)) => a == b,
@@ -373,25 +396,55 @@ impl PartialEq for Value {
 
 impl Eq for Value {}
 
+/// How many of a value's nodes its hash takes in: equal values hash their first nodes alike,
+/// and a value that shares its parts (2^40 leaves in forty arrays) hashes in bounded time.
+const HASHED_NODES: usize = 256;
+
 impl Hash for Value {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        std::mem::discriminant(self).hash(state);
         match self {
-            Value::Undef | Value::Default => {}
-            Value::Boolean(b) => b.hash(state),
-            Value::Integer(i) => i.hash(state),
-            Value::Float(f) => f.to_bits().hash(state),
-            Value::String(s) => s.hash(state),
-            Value::Regex(r) => r.source.hash(state),
-            Value::Array(items) => items.hash(state),
-            Value::Hash(map) => {
-                for (k, v) in map.iter() {
-                    k.hash(state);
-                    v.hash(state);
-                }
+            Value::String(s) => {
+                std::mem::discriminant(self).hash(state);
+                return s.hash(state);
             }
-            Value::Type(t) => t.to_string().hash(state),
-            Value::Sensitive(v) => v.hash(state),
+            Value::Integer(i) => {
+                std::mem::discriminant(self).hash(state);
+                return i.hash(state);
+            }
+            _ => {}
+        }
+        // The first nodes in a fixed order (depth first), each with its size: equal values
+        // (as `PartialEq` says) visit the same nodes, so they hash alike.
+        let mut stack = vec![self];
+        let mut nodes = 0;
+        while let Some(v) = stack.pop() {
+            nodes += 1;
+            if nodes > HASHED_NODES {
+                break;
+            }
+            std::mem::discriminant(v).hash(state);
+            match v {
+                Value::Undef | Value::Default => {}
+                Value::Boolean(b) => b.hash(state),
+                Value::Integer(i) => i.hash(state),
+                Value::Float(f) => f.to_bits().hash(state),
+                Value::String(s) => s.hash(state),
+                Value::Regex(r) => r.source.hash(state),
+                Value::Array(items) => {
+                    items.len().hash(state);
+                    stack.extend(items.iter().take(HASHED_NODES).rev());
+                }
+                Value::Hash(map) => {
+                    map.len().hash(state);
+                    let first: Vec<(&Value, &Value)> = map.iter().take(HASHED_NODES).collect();
+                    for (k, v) in first.into_iter().rev() {
+                        stack.push(v);
+                        stack.push(k);
+                    }
+                }
+                Value::Type(t) => t.to_string().hash(state),
+                Value::Sensitive(v) => stack.push(v),
+            }
         }
     }
 }
