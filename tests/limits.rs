@@ -1044,10 +1044,8 @@ fn merging_long_arrays_is_linear() {
         "big:\n{0}deep:\n  list:\n{0}",
         list(n / 2).replace("  - ", "    - ")
     );
-    let base = common::write_tree(
-        "limits",
+    let (facts, tree) = tree_with_facts(
         "long_merges",
-        &[],
         &[
             (
                 "hiera.yaml",
@@ -1055,11 +1053,8 @@ fn merging_long_arrays_is_linear() {
             ),
             ("data/first.yaml", &first),
             ("data/second.yaml", &second),
-            ("facts.json", "{\"fqdn\": \"n\"}"),
         ],
     );
-    let facts = base.join("facts.json").to_string_lossy().into_owned();
-    let tree = base.to_string_lossy().into_owned();
     let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "big", "deep", &tree]);
     assert_eq!(code, 0, "{stderr}");
     let mut lines = stdout.lines();
@@ -1093,10 +1088,8 @@ fn one_line_data_files_are_read_linearly() {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let base = common::write_tree(
-        "limits",
+    let (facts, tree) = tree_with_facts(
         "one_line_data",
-        &[],
         &[
             (
                 "hiera.yaml",
@@ -1104,11 +1097,8 @@ fn one_line_data_files_are_read_linearly() {
             ),
             ("data/common.json", &json),
             ("data/common.yaml", &yaml),
-            ("facts.json", "{\"fqdn\": \"n\"}"),
         ],
     );
-    let facts = base.join("facts.json").to_string_lossy().into_owned();
-    let tree = base.to_string_lossy().into_owned();
     let last = format!("key{}", n - 1);
     let other = format!("other{}", n - 1);
     let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, &last, &other, &tree]);
@@ -1151,17 +1141,7 @@ fn values_that_share_their_parts_are_not_written_out_past_the_budget() {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let base = common::write_tree(
-        "limits",
-        "shared_values",
-        &[],
-        &[
-            ("bindings/default.pp", &bindings),
-            ("facts.json", "{\"fqdn\": \"n\"}"),
-        ],
-    );
-    let facts = base.join("facts.json").to_string_lossy().into_owned();
-    let tree = base.to_string_lossy().into_owned();
+    let (facts, tree) = tree_with_facts("shared_values", &[("bindings/default.pp", &bindings)]);
     for key in ["flat", "joined", "formatted", "interpolated", "multiplied"] {
         let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, key, &tree]);
         assert_eq!((code, stdout.as_str()), (1, "null\n"), "{key}: {stderr}");
@@ -1183,21 +1163,16 @@ fn hiera_interpolation_that_multiplies_meets_the_budget() {
         data.push_str(&format!("k{i}: \"{0}{0}{0}{0}\"\n", next));
     }
     data.push_str("k20: \"0123456789\"\n");
-    let base = common::write_tree(
-        "limits",
+    let (facts, tree) = tree_with_facts(
         "multiplying_interpolation",
-        &[],
         &[
             (
                 "hiera.yaml",
                 "version: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
             ),
             ("data/common.yaml", &data),
-            ("facts.json", "{\"fqdn\": \"n\"}"),
         ],
     );
-    let facts = base.join("facts.json").to_string_lossy().into_owned();
-    let tree = base.to_string_lossy().into_owned();
     let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "k0", "k17", &tree]);
     assert_eq!(code, 1, "{stderr}");
     let mut lines = stdout.lines();
@@ -1342,17 +1317,7 @@ fn values_that_share_their_parts_compare_in_their_depth() {
          \x20 bind 'data' to {shared}.with |$v| {{ $v =~ Data }}\n\
          }}\n"
     );
-    let base = common::write_tree(
-        "limits",
-        "shared_compare",
-        &[],
-        &[
-            ("bindings/default.pp", &bindings),
-            ("facts.json", "{\"fqdn\": \"n\"}"),
-        ],
-    );
-    let facts = base.join("facts.json").to_string_lossy().into_owned();
-    let tree = base.to_string_lossy().into_owned();
+    let (facts, tree) = tree_with_facts("shared_compare", &[("bindings/default.pp", &bindings)]);
     let (code, stdout, stderr) = pbc(&[
         "lookup", "--facts", &facts, "same", "inside", "once", "keyed", "data", &tree,
     ]);
@@ -1363,4 +1328,17 @@ fn values_that_share_their_parts_compare_in_their_depth() {
     let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "cased", &tree]);
     assert_eq!((code, stdout.as_str()), (1, "null\n"), "{stderr}");
     assert!(stderr.contains("error[EVAL_LIMIT]"), "{stderr}");
+}
+
+/// A tree in `limits/NAME` of `files`, beside facts for the node `n`: the facts file and the
+/// tree, as the command line names them.
+fn tree_with_facts(name: &str, files: &[(&str, &str)]) -> (String, String) {
+    let mut all = files.to_vec();
+    all.push(("facts.json", "{\"fqdn\": \"n\"}"));
+    let base = common::write_tree("limits", name, &[], &all);
+    // The tree is the directory; facts.json in it is a file no tree reads.
+    (
+        base.join("facts.json").to_string_lossy().into_owned(),
+        base.to_string_lossy().into_owned(),
+    )
 }

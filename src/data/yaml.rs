@@ -416,6 +416,15 @@ fn read_events(
         if written_out {
             seen.read_to = seen.read_to.max(at(event.end_mark));
         }
+        let tagged = matches!(
+            &event.data,
+            EventData::Scalar { tag: Some(_), .. }
+                | EventData::SequenceStart { tag: Some(_), .. }
+                | EventData::MappingStart { tag: Some(_), .. }
+        );
+        if tagged && in_flow(&stack) {
+            seen.flow_tags.push(tag_start(text, start));
+        }
         let here = span_of(start, start + 1);
         // The finished node, its anchor and weight, whether an alias gave it, and whether it
         // is the merge key `<<`.
@@ -462,9 +471,6 @@ fn read_events(
             } => {
                 if let Some(why) = tag.as_deref().and_then(refused_tag) {
                     return Err(SyntaxError::syntax(here, why));
-                }
-                if tag.is_some() && in_flow(&stack) {
-                    seen.flow_tags.push(tag_start(text, start));
                 }
                 let flow = matches!(
                     event.data,
@@ -535,9 +541,6 @@ fn read_events(
                 }
                 if let Some(why) = tag.as_deref().and_then(refused_tag) {
                     return Err(SyntaxError::syntax(span, why));
-                }
-                if tag.is_some() && in_flow(&stack) {
-                    seen.flow_tags.push(tag_start(text, start));
                 }
                 // Psych: `<<` is the merge key unless it is tagged `!!str`, quoted or not.
                 let merge_key = value == "<<" && tag.as_deref() != Some(STR_TAG);

@@ -154,39 +154,31 @@ pub fn run(tree: &Path, out: &Path, nodes: Option<&Path>, colour: bool) -> Outco
     // The written tree must check: a migration that wrote something pbc itself refuses is no
     // migration, whatever its answers.
     let written = std::fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
-    match crate::load::environment::prepare(&written, &request) {
-        Ok((_, migrated)) if !migrated.has_errors() => {}
-        Ok((_, migrated)) => {
-            let found =
-                crate::diag::render(&migrated.check.files, &migrated.check.diagnostics, colour);
-            clean_up();
-            return Outcome {
-                stdout: String::new(),
-                stderr: format!(
-                    "{found}pbc: the migrated tree does not check (above), so nothing was written to `{}`: this is a bug in pbc's migration; please report it with the tree\n",
-                    out.display()
-                ),
-                status: 1,
-            };
-        }
+    let refused = match crate::load::environment::prepare(&written, &request) {
+        Ok((_, migrated)) if !migrated.has_errors() => None,
+        Ok((_, migrated)) => Some(crate::diag::render(
+            &migrated.check.files,
+            &migrated.check.diagnostics,
+            colour,
+        )),
         Err(crate::load::environment::PrepareError::Diagnostics {
             files, diagnostics, ..
-        }) => {
-            let found = crate::diag::render(&files, &diagnostics, colour);
-            clean_up();
-            return Outcome {
-                stdout: String::new(),
-                stderr: format!(
-                    "{found}pbc: the migrated tree does not check (above), so nothing was written to `{}`: this is a bug in pbc's migration; please report it with the tree\n",
-                    out.display()
-                ),
-                status: 1,
-            };
-        }
+        }) => Some(crate::diag::render(&files, &diagnostics, colour)),
         Err(crate::load::environment::PrepareError::Io(e)) => {
             clean_up();
             return fail(2, format!("{}: {e}", out.display()));
         }
+    };
+    if let Some(found) = refused {
+        clean_up();
+        return Outcome {
+            stdout: String::new(),
+            stderr: format!(
+                "{found}pbc: the migrated tree does not check (above), so nothing was written to `{}`: this is a bug in pbc's migration; please report it with the tree\n",
+                out.display()
+            ),
+            status: 1,
+        };
     }
     let mut stdout = format!("migrated {} into {}\n", tree.display(), out.display());
     for line in &plan.report {
