@@ -175,3 +175,40 @@ fn outputs_that_are_not_new_are_refused_and_left_alone() {
     assert!(empty.join("manifests/site.pp").is_file());
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+/// A migration that would write a tree pbc itself refuses (here a kept key's alias to an
+/// anchor of a key that moved to bindings, which cutting the file by its lines leaves
+/// dangling) writes nothing: the written tree is checked, and on failure removed (exit 1).
+#[test]
+fn a_migration_that_does_not_check_leaves_nothing() {
+    let scratch = std::env::temp_dir().join(format!("pbc-migrate-check-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let tree = scratch.join("tree");
+    let copy = Command::new("cp")
+        .arg("-r")
+        .arg("corpus/migrate/trees/hierarchy")
+        .arg(&tree)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("cp runs");
+    assert!(copy.success());
+    std::fs::write(
+        tree.join("data/os/Debian.yaml"),
+        "profile::repo: &mirror deb.example.com\nprofile::packages: [*mirror]\n",
+    )
+    .expect("data");
+    let out = scratch.join("out");
+    let run = Command::new(env!("CARGO_BIN_EXE_pbc"))
+        .args(["migrate", "hiera"])
+        .arg(&tree)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("pbc runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("does not check"), "{stderr}");
+    assert!(!out.exists(), "{} was left", out.display());
+    let _ = std::fs::remove_dir_all(&scratch);
+}
