@@ -896,8 +896,10 @@ impl AtomicFile {
             .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
         let prefix = format!(".{name}.pbc-");
         remove_stale_temporaries(&dir, &prefix);
+        // The writer's process id in the name tells the next run whether it is still alive.
+        let ours = format!("{prefix}{}-", std::process::id());
         let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).suffix(".tmp");
+        builder.prefix(&ours).suffix(".tmp");
         // A new model is created as any new file is (0666 less the umask), not private as a
         // temporary would be: CI writes it for others to read.
         #[cfg(unix)]
@@ -961,27 +963,39 @@ impl Write for AtomicFile {
     }
 }
 
-/// Temporary files of our naming pattern older than an hour: left by a run that was killed
-/// before it could remove them (a running compile writes its file within seconds).
+/// Temporary files of our naming pattern left by a run that was killed before it could remove
+/// them (`kill -9`, a machine that lost power): those whose writer's process is gone (its id is
+/// in the name, and `/proc` says whether it runs), and any older than an hour (a running
+/// compile writes its file within seconds; where there is no `/proc`, or a process id was
+/// reused).
 fn remove_stale_temporaries(dir: &std::path::Path, prefix: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     let hour = std::time::Duration::from_secs(3600);
+    let proc = std::path::Path::new("/proc/self").is_dir();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
         if !name.starts_with(prefix) || !name.ends_with(".tmp") {
             continue;
         }
-        let stale = entry
-            .metadata()
+        let Some(meta) = entry.metadata().ok().filter(|m| m.file_type().is_file()) else {
+            continue;
+        };
+        let writer_gone = name[prefix.len()..]
+            .split_once('-')
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+            .is_some_and(|pid| {
+                proc && pid != std::process::id()
+                    && !std::path::Path::new("/proc").join(pid.to_string()).exists()
+            });
+        let old = meta
+            .modified()
             .ok()
-            .filter(|m| m.file_type().is_file())
-            .and_then(|m| m.modified().ok())
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age > hour);
-        if stale {
+        if writer_gone || old {
             let _ = std::fs::remove_file(entry.path());
         }
     }

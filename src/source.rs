@@ -130,7 +130,7 @@ pub fn read_identified(
     path: &Path,
     what: &str,
 ) -> (Option<FileIdentity>, std::io::Result<Vec<u8>>) {
-    use std::io::{Error, ErrorKind, Read};
+    use std::io::{Error, ErrorKind};
     let limit = MAX_FILE_SIZE.load(std::sync::atomic::Ordering::Relaxed);
     let fail = |kind: ErrorKind, why: String| {
         Error::new(
@@ -159,18 +159,15 @@ pub fn read_identified(
                 ),
             ));
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
         // A file that grows while being read stops at the limit too.
-        file.take(limit + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| fail(e.kind(), io_reason(&e)))?;
-        if bytes.len() as u64 > limit {
-            return Err(fail(
+        match read_bounded(file, limit, meta.len()) {
+            Ok(Some(bytes)) => Ok(bytes),
+            Ok(None) => Err(fail(
                 ErrorKind::InvalidData,
                 format!("it grew past the limit of {limit} bytes while being read"),
-            ));
+            )),
+            Err(e) => Err(fail(e.kind(), io_reason(&e))),
         }
-        Ok(bytes)
     };
     (identity_of(&meta), read())
 }
@@ -186,30 +183,75 @@ pub fn io_reason(e: &std::io::Error) -> String {
 
 /// Standard input as a file (`--facts -`), within the same size limit as [`read_file`].
 pub fn read_stdin(what: &str) -> std::io::Result<Vec<u8>> {
-    use std::io::{Error, ErrorKind, Read};
+    use std::io::{Error, ErrorKind};
     let limit = MAX_FILE_SIZE.load(std::sync::atomic::Ordering::Relaxed);
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| {
-            Error::new(
-                e.kind(),
-                format!(
-                    "cannot read the {what} from standard input: {}",
-                    io_reason(&e)
-                ),
-            )
-        })?;
-    if bytes.len() as u64 > limit {
-        return Err(Error::new(
+    let read = read_bounded(std::io::stdin().lock(), limit, 0).map_err(|e| {
+        Error::new(
+            e.kind(),
+            format!(
+                "cannot read the {what} from standard input: {}",
+                io_reason(&e)
+            ),
+        )
+    })?;
+    read.ok_or_else(|| {
+        Error::new(
             ErrorKind::InvalidData,
             format!("cannot read the {what} from standard input: it has more than {limit} bytes (`--max-file-size` raises the limit)"),
-        ));
-    }
-    Ok(bytes)
+        )
+    })
 }
+
+/// What `input` gives, up to `limit` bytes (`None` past it), in memory that never holds much
+/// more than what was read: pieces of at most [`READ_PIECE`] bytes, joined once at the end,
+/// each freed as it is copied. (`read_to_end` doubles its buffer, so that an endless stream
+/// stopped at 256 MiB had taken 2.5 times that.) `expected` is the size the file says it has.
+fn read_bounded(
+    mut input: impl std::io::Read,
+    limit: u64,
+    expected: u64,
+) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut pieces: Vec<Vec<u8>> = Vec::new();
+    let mut total: u64 = 0;
+    // A file of the size it says fits in its first piece (with a byte to see its end).
+    let mut size = match expected.min(limit) {
+        0 => 8192,
+        n => n.saturating_add(1).min(READ_PIECE as u64) as usize,
+    };
+    loop {
+        let mut piece = Vec::with_capacity(size);
+        let read = (&mut input).take(size as u64).read_to_end(&mut piece)?;
+        total += read as u64;
+        if total > limit {
+            return Ok(None);
+        }
+        let done = read < size;
+        if read > 0 {
+            pieces.push(piece);
+        }
+        if done {
+            break;
+        }
+        size = (size * 2).min(READ_PIECE);
+    }
+    if pieces.len() == 1 {
+        // Thousands of small data files are read: none keeps more than it holds.
+        let mut bytes = pieces.pop().unwrap_or_default();
+        if bytes.capacity() - bytes.len() > 4096 {
+            bytes.shrink_to_fit();
+        }
+        return Ok(Some(bytes));
+    }
+    let mut bytes = Vec::with_capacity(total as usize);
+    for piece in pieces.drain(..) {
+        bytes.extend_from_slice(&piece);
+    }
+    Ok(Some(bytes))
+}
+
+/// The largest piece [`read_bounded`] reads at once.
+const READ_PIECE: usize = 8 << 20;
 
 static FOLLOW_ALL_LINKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 

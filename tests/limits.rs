@@ -44,8 +44,13 @@
 //! (`corpus/check/trees/hiera5/data/common.yaml`); 62.5 a path too long
 //! (`a_path_too_long_is_reported_and_the_rest_checked`); 5 comparing, hashing and
 //! type-checking values that share their parts
-//! (`values_that_share_their_parts_compare_in_their_depth`). Not yet: 6 (many globs), 62.4,
-//! 62.7.
+//! (`values_that_share_their_parts_compare_in_their_depth`); 6 many globs over many files
+//! (`many_globs_over_many_files_are_bounded`, `src/data/glob.rs`, and Ruby's order in
+//! `corpus/lookup/trees/hiera5-globs`); 62.4 deep globs and links
+//! (`globs_reach_their_depth_and_links_as_everywhere`); 62.7 an endless `--facts -`
+//! (`an_endless_facts_stream_stops_at_the_limit_in_bounded_memory`), a killed `compile -o`
+//! (`a_killed_compile_leaves_nothing_after_the_next`) and a global `datadir`
+//! (`a_global_datadir_may_be_absolute_in_either_format`).
 
 mod common;
 
@@ -1341,4 +1346,300 @@ fn tree_with_facts(name: &str, files: &[(&str, &str)]) -> (String, String) {
         base.join("facts.json").to_string_lossy().into_owned(),
         base.to_string_lossy().into_owned(),
     )
+}
+
+/// Item 6: `globs` with thousands of patterns over thousands of files. Patterns past the limit
+/// (2,000 copies of `**/*.yaml`; 400 globs of 256 alternatives) are refused when `hiera.yaml`
+/// is read, without a walk; copies within it walk the files once; files found past the limit
+/// of matches make the level unsearchable for the request. Each such level fails the lookups
+/// that reach it, and the tree is still answered from the others (walking the 5,000 files
+/// 2,000 times, and comparing each file found with every file before it, would not finish).
+#[test]
+fn many_globs_over_many_files_are_bounded() {
+    let copies = vec!["'**/*.yaml'"; 2_000].join(", ");
+    let alternatives: Vec<String> = (0..256).map(|i| format!("a{i}")).collect();
+    let braces = vec![format!("'{{{}}}/*.yaml'", alternatives.join(",")); 400].join(", ");
+    let many = vec!["'**/*.yaml'"; 30].join(", ");
+    let config = format!(
+        "version: 5\nhierarchy:\n  - {{name: copies, globs: [{copies}]}}\n  - {{name: braces, globs: [{braces}]}}\n  - {{name: many, globs: [{many}]}}\n  - {{name: all, glob: '**/*.yaml'}}\n"
+    );
+    let data: Vec<(String, String)> = (0..5_000)
+        .map(|i| {
+            (
+                format!("data/d{:02}/f{i:04}.yaml", i % 50),
+                format!("k: {i}\nk{i}: {i}\n"),
+            )
+        })
+        .collect();
+    let mut files: Vec<(&str, &str)> = vec![("hiera.yaml", config.as_str())];
+    files.extend(data.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let (facts, tree) = tree_with_facts("many_globs", &files);
+
+    let (code, _, stderr) = pbc(&["check", &tree]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr.matches("warning[HIERA_GLOB_LIMIT]").count(),
+        2,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the level `copies`: its globs expand to 257 or more patterns"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("the level `braces`"), "{stderr}");
+    assert!(stderr.contains("5001 files checked"), "{stderr}");
+
+    let lookup = |empty: &[&str]| {
+        let mut args = vec!["lookup", "--facts", &facts];
+        for level in empty {
+            args.extend(["--empty-level", level]);
+        }
+        args.extend(["k", "k4999", &tree]);
+        pbc(&args)
+    };
+    let (code, stdout, stderr) = lookup(&[]);
+    assert_eq!((code, stdout.as_str()), (1, "null\nnull\n"), "{stderr}");
+    assert!(stderr.contains("the Hiera level `copies`"), "{stderr}");
+    let (code, stdout, stderr) = lookup(&["copies", "braces"]);
+    assert_eq!((code, stdout.as_str()), (1, "null\nnull\n"), "{stderr}");
+    assert!(
+        stderr.contains("its globs find more than pbc's limit of 100000 files"),
+        "{stderr}"
+    );
+    // The first file Ruby's walk finds: `d00` is read first, and `f0000` in it.
+    let (code, stdout, stderr) = lookup(&["copies", "braces", "many"]);
+    assert_eq!((code, stdout.as_str()), (0, "0\n4999\n"), "{stderr}");
+}
+
+/// Item 62.4: a glob looks 64 directories down (Ruby has no limit): a data file 20 down is
+/// found (the walk used to stop at 16 without a word), and a tree deeper than the limit makes
+/// the level one pbc cannot search, said by `check` and by each lookup that reaches it. A
+/// data file that is a link inside the tree is globbed like any other (Ruby lists links), and
+/// one leading out of the tree is followed only with `--follow-symlinks`.
+#[test]
+fn globs_reach_their_depth_and_links_as_everywhere() {
+    let config = "version: 5\nhierarchy:\n  - {name: all, glob: '**/*.yaml'}\n";
+    let twenty = format!("data/{}deep.yaml", "d/".repeat(20));
+    let (facts, tree) = tree_with_facts(
+        "glob_depth",
+        &[("hiera.yaml", config), (twenty.as_str(), "deep: 20\n")],
+    );
+    let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "deep", &tree]);
+    assert_eq!((code, stdout.as_str()), (0, "20\n"), "{stderr}");
+
+    let seventy = format!("data/{}deep.yaml", "d/".repeat(70));
+    let (facts, tree) = tree_with_facts(
+        "glob_too_deep",
+        &[
+            ("hiera.yaml", config),
+            (seventy.as_str(), "deep: 70\n"),
+            ("data/common.yaml", "shallow: 1\n"),
+        ],
+    );
+    let (code, _, stderr) = pbc(&["check", &tree]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("warning[HIERA_GLOB_LIMIT]"), "{stderr}");
+    assert!(stderr.contains("more than 64 directories down"), "{stderr}");
+    let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "shallow", &tree]);
+    assert_eq!((code, stdout.as_str()), (1, "null\n"), "{stderr}");
+    assert!(
+        stderr.contains("error[HIERA_LEVEL_NOT_SEARCHABLE]"),
+        "{stderr}"
+    );
+
+    #[cfg(unix)]
+    {
+        let (facts, tree) = tree_with_facts(
+            "glob_links",
+            &[
+                ("hiera.yaml", config),
+                ("kept/inside.yaml", "inside: 1\n"),
+                ("data/common.yaml", "common: 1\n"),
+            ],
+        );
+        let outside = std::path::Path::new(&tree).with_file_name("glob_links_outside.yaml");
+        std::fs::write(&outside, "outside: 1\n").expect("write");
+        let data = std::path::Path::new(&tree).join("data");
+        std::os::unix::fs::symlink("../kept/inside.yaml", data.join("inside.yaml")).expect("link");
+        std::os::unix::fs::symlink(&outside, data.join("outside.yaml")).expect("link");
+        let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "inside", "common", &tree]);
+        assert_eq!((code, stdout.as_str()), (0, "1\n1\n"), "{stderr}");
+        let (_, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "outside", &tree]);
+        assert!(stderr.contains("SYMLINK_NOT_FOLLOWED"), "{stderr}");
+        assert_ne!(stdout, "1\n", "{stderr}");
+        let (code, stdout, stderr) = pbc(&[
+            "lookup",
+            "--follow-symlinks",
+            "--facts",
+            &facts,
+            "outside",
+            &tree,
+        ]);
+        assert_eq!((code, stdout.as_str()), (0, "1\n"), "{stderr}");
+    }
+}
+
+/// Item 62.7: a global configuration's data directory may be absolute, in version 5 as in
+/// Hiera 3's format (it was refused in version 5 only, as `HIERA_PATH_ESCAPES`): the global
+/// configuration is named by whoever runs pbc and names the server's directories, so
+/// `--confine`, which keeps what the tree names inside it, reads it too. An environment's
+/// `datadir` still stays below its `hiera.yaml` (D21).
+#[test]
+fn a_global_datadir_may_be_absolute_in_either_format() {
+    let (facts, tree) = tree_with_facts(
+        "global_datadir",
+        &[
+            ("global/data/common.yaml", "global::key: global\n"),
+            ("global/json/common.json", "{\"global::json\": \"json\"}\n"),
+        ],
+    );
+    let data = std::path::Path::new(&tree).join("global/data");
+    let json = std::path::Path::new(&tree).join("global/json");
+    let elsewhere = std::path::Path::new(&tree).with_file_name("global_datadir_configs");
+    std::fs::create_dir_all(&elsewhere).expect("dir");
+    let v5 = elsewhere.join("v5.yaml");
+    std::fs::write(
+        &v5,
+        format!(
+            "version: 5\nhierarchy:\n  - {{name: global, path: common.yaml, datadir: '{}'}}\n",
+            data.display()
+        ),
+    )
+    .expect("write");
+    let v3 = elsewhere.join("v3.yaml");
+    std::fs::write(
+        &v3,
+        format!(
+            "---\n:backends: [yaml, json]\n:hierarchy: [common]\n:yaml:\n  :datadir: '{}'\n:json:\n  :datadir: '{}'\n",
+            data.display(),
+            json.display()
+        ),
+    )
+    .expect("write");
+    for (config, keys) in [(&v5, "global::key"), (&v3, "global::json")] {
+        let config = config.to_string_lossy();
+        for confine in [&[][..], &["--confine"][..]] {
+            let mut args = vec!["lookup", "--hiera-config", &config, "--facts", &facts];
+            args.extend(confine);
+            args.extend(["global::key", keys, &tree]);
+            let (code, stdout, stderr) = pbc(&args);
+            assert_eq!(code, 0, "{config} {confine:?}: {stderr}");
+            assert!(stdout.starts_with("\"global\"\n"), "{stdout}");
+        }
+    }
+    let env = common::write_tree(
+        "limits",
+        "environment_datadir",
+        &[],
+        &[(
+            "hiera.yaml",
+            "version: 5\nhierarchy:\n  - {name: common, path: common.yaml, datadir: /etc/hieradata}\n",
+        )],
+    );
+    let (code, _, stderr) = pbc(&["check", &env.to_string_lossy()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("error[HIERA_PATH_ESCAPES]"), "{stderr}");
+}
+
+/// Item 62.7: a `compile -o` killed (`kill -9`) while it writes leaves its temporary file
+/// beside the target; the next `compile -o` to that target removes it, since its writer's
+/// process is gone (it used to wait an hour), and keeps one whose writer still runs.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_killed_compile_leaves_nothing_after_the_next() {
+    let mut text = String::from("bindings default {\n");
+    for i in 0..100_000 {
+        text.push_str(&format!("  bind 'k{i}' to {i}\n"));
+    }
+    text.push_str("}\n");
+    let tree = common::write_tree(
+        "limits",
+        "killed_compile",
+        &[],
+        &[("bindings/default.pp", text.as_str())],
+    );
+    let out = tree.join("model.json");
+    let temporaries = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&tree)
+            .expect("tree")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".model.json.pbc-") && n.ends_with(".tmp"))
+            .collect();
+        names.sort();
+        names
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pbc"))
+        .args(["compile", "-o"])
+        .arg(&out)
+        .arg(&tree)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("pbc runs");
+    loop {
+        if !temporaries().is_empty() {
+            child.kill().expect("SIGKILL");
+            break;
+        }
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "compile finished before its temporary file was seen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    child.wait().expect("reaped");
+    let left = temporaries();
+    assert_eq!(left.len(), 1, "the killed run left its temporary file");
+    assert!(!out.exists());
+    let live = format!(".model.json.pbc-{}-live.tmp", std::process::id());
+    std::fs::write(tree.join(&live), "a run still writing").expect("write");
+    let (code, _, stderr) = pbc(&[
+        "compile",
+        "-o",
+        &out.to_string_lossy(),
+        &tree.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(out.is_file());
+    assert_eq!(temporaries(), [live]);
+}
+
+/// Item 62.7: `--facts -` fed an endless stream stops at the size limit holding little more
+/// than it. With 128 MiB as the limit, pbc must finish within 300 MiB of data memory besides
+/// the 256 MiB its worker thread's stack reserves (`ulimit -d`): reading in pieces needs about
+/// 230 MiB of it (the limit, a piece, the allocator's reserve), while `read_to_end`, doubling
+/// its buffer, peaked at three times the limit and failed there ("out of memory").
+#[test]
+#[cfg(target_os = "linux")]
+fn an_endless_facts_stream_stops_at_the_limit_in_bounded_memory() {
+    use std::io::Write;
+    let limit: u64 = 128 << 20;
+    let data_kb = (256 << 10) + 300_000;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -d {data_kb} && exec \"$0\" lookup --max-file-size {limit} --facts - ntp::servers corpus/lookup/trees/example"
+        ))
+        .arg(env!("CARGO_BIN_EXE_pbc"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let feeder = std::thread::spawn(move || {
+        let chunk = vec![b'x'; 1 << 16];
+        // Until pbc stops reading and the pipe breaks.
+        while stdin.write_all(&chunk).is_ok() {}
+    });
+    let out = child.wait_with_output().expect("pbc ends");
+    feeder.join().expect("feeder");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("it has more than {limit} bytes")),
+        "{stderr}"
+    );
 }

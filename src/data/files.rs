@@ -36,44 +36,73 @@ pub fn matching(dir: &Path, template: &str, ext: &str) -> Vec<PathBuf> {
     found
 }
 
-/// The files under `dir` whose path relative to it matches the glob `pattern` (see
-/// [`super::glob`]), sorted as Ruby's `Dir.glob` gives them. The walk goes at most
-/// [`MAX_GLOB_DEPTH`] directories down, skips dot entries and follows no links.
-pub fn globbed(dir: &Path, pattern: &str) -> Vec<PathBuf> {
+/// The files under `dir` that the globs of one hierarchy entry match (see [`super::glob`]),
+/// each once, in the order found. Directories are read once each, however many globs read
+/// them; a link is listed as a link (a `**/` does not go through it, as in Ruby), and whether
+/// a linked file is read is the caller's rule for links.
+pub fn globbed(dir: &Path, globs: &[String]) -> Result<Vec<PathBuf>, super::glob::Limit> {
+    use super::glob::Globber;
+    let mut tree = OnDisk {
+        root: dir.to_path_buf(),
+        listed: std::collections::HashMap::new(),
+    };
     let mut found = Vec::new();
-    let mut stack = vec![(dir.to_path_buf(), 0usize)];
-    while let Some((d, depth)) = stack.pop() {
-        let Ok(read) = std::fs::read_dir(&d) else {
+    let mut seen = std::collections::HashSet::new();
+    let mut globbed = std::collections::HashSet::new();
+    let mut globber = Globber::new(&mut tree);
+    for glob in globs {
+        // The same pattern twice finds the same files.
+        if !globbed.insert(glob.as_str()) {
             continue;
-        };
-        for entry in read.filter_map(|e| e.ok()) {
-            if entry.file_name().to_string_lossy().starts_with('.') {
-                continue;
-            }
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            if kind.is_dir() && depth < MAX_GLOB_DEPTH {
-                stack.push((path, depth + 1));
-            } else if kind.is_file() {
-                let rel = path
-                    .strip_prefix(dir)
-                    .unwrap_or(&path)
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                if super::glob::matches(pattern, &rel) {
-                    found.push(path);
-                }
+        }
+        for path in globber.glob(glob)? {
+            if seen.insert(path.clone()) {
+                found.push(dir.join(&path));
             }
         }
     }
-    found.sort();
-    found
+    // Puppet drops what is a directory (through a link too).
+    found.retain(|p| !p.is_dir());
+    Ok(found)
 }
 
-/// How deep [`globbed`] looks under a data directory.
-pub const MAX_GLOB_DEPTH: usize = 16;
+/// The disk below a directory, each directory listed once.
+struct OnDisk {
+    root: PathBuf,
+    listed: std::collections::HashMap<String, Option<std::rc::Rc<[super::glob::Entry]>>>,
+}
+
+impl super::glob::Tree for OnDisk {
+    fn list(&mut self, path: &str) -> Option<std::rc::Rc<[super::glob::Entry]>> {
+        use super::glob::{Entry, Kind};
+        if let Some(listed) = self.listed.get(path) {
+            return listed.clone();
+        }
+        let listed = std::fs::read_dir(self.root.join(path)).ok().map(|read| {
+            let mut entries: Vec<Entry> = read
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    // A name that is not UTF-8 cannot be a key's file in the model.
+                    let name = e.file_name().into_string().ok()?;
+                    let kind = match e.file_type() {
+                        Ok(t) if t.is_symlink() => Kind::Link,
+                        Ok(t) if t.is_dir() => Kind::Dir,
+                        _ => Kind::Other,
+                    };
+                    Some(Entry { name, kind })
+                })
+                .collect();
+            entries.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+            std::rc::Rc::from(entries)
+        });
+        self.listed.insert(path.to_string(), listed.clone());
+        listed
+    }
+
+    fn exists(&mut self, path: &str) -> bool {
+        std::fs::symlink_metadata(self.root.join(path)).is_ok()
+    }
+}
 
 /// The entries of `dir` whose name `segment` matches (with `.ext` after it, for a file).
 fn entries(dir: &Path, segment: &str, ext: Option<&str>) -> Vec<PathBuf> {

@@ -227,7 +227,7 @@ pub fn read(doc: &Node, level: ConfigLevel) -> (Config, Vec<Diagnostic>) {
             datadir: Some("data".into()),
             eyaml_key: EyamlKeyOptions::default(),
         },
-        Some(d) => read_defaults(d, &mut out),
+        Some(d) => read_defaults(d, level, &mut out),
     };
     let mut config = Config {
         hierarchy: Vec::new(),
@@ -311,6 +311,23 @@ fn interpolated(node: &Node, what: &str, out: &mut Vec<Diagnostic>) -> Option<St
     match super::interpolation::parse(&s, false) {
         // D21: data stays below its hiera.yaml.
         Ok(_) if !super::hiera::relative_path(&s, node.span, out) => None,
+        Ok(_) => Some(s),
+        Err(problem) => {
+            out.push(Diagnostic::error(problem.code, node.span, problem.message));
+            None
+        }
+    }
+}
+
+/// A `datadir`: below its `hiera.yaml` (D21), but for the global configuration, which whoever
+/// runs pbc names (`--hiera-config`) and which names the server's directories
+/// (`/etc/puppetlabs/code/hieradata`), as a Hiera 3 global configuration's `:datadir:` does.
+fn datadir(node: &Node, level: ConfigLevel, out: &mut Vec<Diagnostic>) -> Option<String> {
+    if level != ConfigLevel::Global {
+        return interpolated(node, "`datadir`", out);
+    }
+    let s = string(node, "`datadir`", out)?;
+    match super::interpolation::parse(&s, false) {
         Ok(_) => Some(s),
         Err(problem) => {
             out.push(Diagnostic::error(problem.code, node.span, problem.message));
@@ -408,7 +425,7 @@ fn options(node: &Node, level: Option<&str>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn read_defaults(node: &Node, out: &mut Vec<Diagnostic>) -> Defaults {
+fn read_defaults(node: &Node, level: ConfigLevel, out: &mut Vec<Diagnostic>) -> Defaults {
     let mut d = Defaults::default();
     if !matches!(node.kind, NodeKind::Mapping(_)) {
         wrong_type(node, "`defaults`", "a Hash", out);
@@ -434,7 +451,7 @@ fn read_defaults(node: &Node, out: &mut Vec<Diagnostic>) -> Defaults {
         d.function = string(v, &format!("`{name}`"), out).map(|f| function(name, f));
     }
     if let Some(dir) = node.get("datadir") {
-        d.datadir = interpolated(dir, "`datadir`", out);
+        d.datadir = datadir(dir, level, out);
     }
     if let Some(o) = node.get("options") {
         options(o, None, out);
@@ -578,6 +595,7 @@ fn read_level(
             .with_label(locations[0].0.span, "the first"),
         );
     }
+    let location_span = locations.first().map_or(name_node.span, |(_, v)| v.span);
     let locations = match locations.first() {
         None => Locations::Unspecified,
         Some((k, v)) => {
@@ -604,7 +622,7 @@ fn read_level(
         }
     };
     let datadir = match node.get("datadir") {
-        Some(d) => interpolated(d, "`datadir`", out),
+        Some(d) => datadir(d, level, out),
         None => defaults.datadir.clone(),
     }
     .unwrap_or_else(|| "data".into());
@@ -620,7 +638,22 @@ fn read_level(
         return None;
     }
     let mut unsearchable = None;
-    if !function.supported() {
+    let glob_limit = match &locations {
+        Locations::Globs(globs) => super::glob::check(globs).err(),
+        _ => None,
+    };
+    if let Some(limit) = glob_limit {
+        let why = limit.describe();
+        out.push(
+            Diagnostic::warning(
+                codes::HIERA_GLOB_LIMIT,
+                location_span,
+                format!("pbc cannot search {what}: {why}; a lookup that reaches it before its answer fails"),
+            )
+            .with_note(format!("help: if it holds nothing pbc's lookups need, say so with `--empty-level '{name}'`")),
+        );
+        unsearchable = Some(why);
+    } else if !function.supported() {
         unsearchable = Some(format!(
             "{} is not a data provider pbc runs",
             function.describe()

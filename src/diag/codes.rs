@@ -248,6 +248,9 @@ pub const HIERA_INTERPOLATION_SYNTAX_ERROR: &str = "HIERA_INTERPOLATION_SYNTAX_E
 /// A warning: a level whose function (`lookup_key`, `data_dig`, a Hiera 3 backend, a data hash
 /// function other than `yaml_data` and `json_data`) or `uri` locations pbc cannot run.
 pub const HIERA_FUNCTION_NOT_SUPPORTED: &str = "HIERA_FUNCTION_NOT_SUPPORTED";
+/// A warning: a level whose globs exceed pbc's limits (patterns, size, depth, steps, files found): pbc
+/// cannot search it completely, so a lookup that reaches it fails.
+pub const HIERA_GLOB_LIMIT: &str = "HIERA_GLOB_LIMIT";
 /// A warning: a key in a module's Hiera 5 data outside the module's namespace (Puppet drops
 /// it with a warning: a module answers only its own keys).
 pub const HIERA_KEY_NOT_IN_MODULE: &str = "HIERA_KEY_NOT_IN_MODULE";

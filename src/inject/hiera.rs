@@ -471,6 +471,8 @@ pub struct HieraRequest<'m> {
     resolved_default: Vec<OnceCell<Vec<ResolvedEntry>>>,
     /// [`HieraRequest::placing_level`] per key: the composition asks for every candidate.
     placing: std::cell::RefCell<HashMap<String, Option<usize>>>,
+    /// Each level's data files as directories to glob in, built when a glob needs them.
+    globbed: Vec<OnceCell<crate::data::glob::Listed>>,
 }
 
 /// Which of the model's Hiera levels a layer holds (its bindings block is in one).
@@ -531,8 +533,11 @@ impl<'m> HieraRequest<'m> {
         let empty_levels = crate::tree::empty_levels();
         let any_unsearchable = levels.iter().any(|l| {
             l.hierarchy.iter().chain(&l.default_hierarchy).any(|e| {
-                matches!(e.locations, HieraLocations::Unsupported { .. })
-                    && !empty_levels.contains(&e.name)
+                // Globs may meet a limit when they are resolved for the request.
+                matches!(
+                    e.locations,
+                    HieraLocations::Unsupported { .. } | HieraLocations::Globs { .. }
+                ) && !empty_levels.contains(&e.name)
             })
         });
         HieraRequest {
@@ -546,6 +551,7 @@ impl<'m> HieraRequest<'m> {
             resolved: levels.iter().map(|_| OnceCell::new()).collect(),
             resolved_default: levels.iter().map(|_| OnceCell::new()).collect(),
             placing: std::cell::RefCell::new(HashMap::new()),
+            globbed: levels.iter().map(|_| OnceCell::new()).collect(),
         }
     }
 
@@ -617,19 +623,53 @@ impl<'m> HieraRequest<'m> {
                 }
             }
             HieraLocations::Globs { globs } => {
-                let files = &self.levels[level].files;
+                let mut tree = self.globbed[level].get_or_init(|| {
+                    crate::data::glob::Listed::new(
+                        self.levels[level].files.iter().map(|f| f.path.as_str()),
+                    )
+                });
+                let mut globber = crate::data::glob::Globber::new(&mut tree);
+                // The same pattern twice (a glob without interpolations in two entries' worth
+                // of copies) is walked once; Puppet searches its files twice, as here.
+                let mut walked: HashMap<String, Vec<String>> = HashMap::new();
                 for original in globs {
                     let pattern = join(&self.interpolate_path(original, &[]));
-                    let mut matched: Vec<usize> = (0..files.len())
-                        .filter(|&i| crate::data::glob::matches(&pattern, &files[i].path))
-                        .collect();
-                    matched.sort_by(|a, b| files[*a].path.cmp(&files[*b].path));
-                    for i in matched {
-                        locations.push(Location {
-                            original: original.clone(),
-                            path: files[i].path.clone(),
-                            file: Some(i),
-                        });
+                    let paths = match walked.get(&pattern) {
+                        Some(paths) => paths.clone(),
+                        None => match globber.glob(&pattern) {
+                            Ok(paths) => {
+                                walked.insert(pattern, paths.clone());
+                                paths
+                            }
+                            Err(limit) => {
+                                return ResolvedEntry {
+                                    locations: Vec::new(),
+                                    unsupported: Some(limit.describe()),
+                                    treated_as_empty: self.empty_levels.contains(&entry.name),
+                                    encrypted: entry.encrypted,
+                                    eyaml_key,
+                                }
+                            }
+                        },
+                    };
+                    // Puppet drops directories; a level's data files are files.
+                    for path in paths {
+                        if let Some(i) = file_of(&path) {
+                            locations.push(Location {
+                                original: original.clone(),
+                                path,
+                                file: Some(i),
+                            });
+                        }
+                    }
+                    if locations.len() > crate::data::glob::MAX_GLOB_MATCHES {
+                        return ResolvedEntry {
+                            locations: Vec::new(),
+                            unsupported: Some(crate::data::glob::Limit::Matches.describe()),
+                            treated_as_empty: self.empty_levels.contains(&entry.name),
+                            encrypted: entry.encrypted,
+                            eyaml_key,
+                        };
                     }
                 }
             }

@@ -1323,6 +1323,8 @@ fn read_hiera5_level(
         files: Vec::new(),
     };
     let mut ids: Vec<span::FileId> = Vec::new();
+    // The level's files by path, so that a file many entries name is looked up, not searched.
+    let mut level_paths: std::collections::HashSet<String> = std::collections::HashSet::new();
     // The first place of each key, in the order the hierarchy finds them.
     let mut keys: indexmap::IndexMap<String, span::Span> = indexmap::IndexMap::new();
     let prefix = module.map(|m| format!("{m}::"));
@@ -1340,7 +1342,7 @@ fn read_hiera5_level(
             let origin =
                 crate::lower::model::Origin::new(config_name.as_str().into(), position, entry.span);
             let unsupported = |why: String| model::HieraLocations::Unsupported { why };
-            let (locations, searches): (model::HieraLocations, Vec<(String, Option<String>)>) =
+            let (mut locations, searches): (model::HieraLocations, Vec<String>) =
                 if let Some(why) = &entry.unsearchable {
                     (unsupported(why.clone()), Vec::new())
                 } else {
@@ -1349,7 +1351,7 @@ fn read_hiera5_level(
                             model::HieraLocations::Paths {
                                 paths: paths.clone(),
                             },
-                            paths.iter().map(|p| (p.clone(), None)).collect(),
+                            paths.clone(),
                         ),
                         hiera5::Locations::MappedPaths {
                             variable,
@@ -1361,16 +1363,14 @@ fn read_hiera5_level(
                                 variable: key.clone(),
                                 template: template.clone(),
                             },
-                            vec![(template.clone(), None)],
+                            vec![template.clone()],
                         ),
+                        // Found below, all globs in one walk.
                         hiera5::Locations::Globs(globs) => (
                             model::HieraLocations::Globs {
                                 globs: globs.clone(),
                             },
-                            globs
-                                .iter()
-                                .map(|g| (String::new(), Some(g.clone())))
-                                .collect(),
+                            Vec::new(),
                         ),
                         hiera5::Locations::Uris(_) => {
                             (unsupported("`uri`/`uris` locations".into()), Vec::new())
@@ -1399,51 +1399,74 @@ fn read_hiera5_level(
                 parts.push(rest.to_string());
                 any_interpolation(&parts.join("/"), with)
             };
-            for (path, glob) in searches {
-                let found = match glob {
-                    Some(glob) => data_files::globbed(&base, &under(&glob, "*")),
-                    None => {
-                        // `os/%{facts.os.family}.yaml` as the search `files::matching` takes:
-                        // without its extension, each interpolation standing for any name.
-                        let Some((stem, ext)) = path
-                            .rsplit_once('.')
-                            .filter(|(s, e)| !s.is_empty() && !e.contains('/'))
-                        else {
-                            continue;
-                        };
-                        data_files::matching(&base, &under(stem, "${_}"), ext)
+            let mut found: Vec<std::path::PathBuf> = Vec::new();
+            if let (hiera5::Locations::Globs(globs), None) = (&entry.locations, &entry.unsearchable)
+            {
+                // Each interpolation stands for any name.
+                let patterns: Vec<String> = globs.iter().map(|g| under(g, "*")).collect();
+                match data_files::globbed(&base, &patterns) {
+                    Ok(files) => found = files,
+                    Err(limit) => {
+                        let why = limit.describe();
+                        into.diagnostics.push(
+                            diag::Diagnostic::warning(
+                                diag::codes::HIERA_GLOB_LIMIT,
+                                entry.span,
+                                format!(
+                                    "pbc cannot search the level `{}`: {why}; a lookup that reaches it before its answer fails",
+                                    entry.name
+                                ),
+                            )
+                            .with_note(format!(
+                                "help: if it holds nothing pbc's lookups need, say so with `--empty-level '{}'`",
+                                entry.name
+                            )),
+                        );
+                        locations = unsupported(why);
                     }
+                }
+            }
+            for path in searches {
+                // `os/%{facts.os.family}.yaml` as the search `files::matching` takes: without
+                // its extension, each interpolation standing for any name.
+                let Some((stem, ext)) = path
+                    .rsplit_once('.')
+                    .filter(|(s, e)| !s.is_empty() && !e.contains('/'))
+                else {
+                    continue;
                 };
-                for found in found {
-                    // Relative to the `hiera.yaml`'s directory; a global level's data may be
-                    // anywhere (`/var/lib/hiera`): its path from the root then.
-                    let rel = relative_to(&found, &dir);
-                    if level.files.iter().any(|f| f.path == rel) {
-                        continue;
-                    }
-                    // A global configuration names its data directory itself.
-                    let within = if global { &base } else { &dir };
-                    let Some(id) = read_data_file(files, &found, within, &mut seen, into) else {
-                        continue;
-                    };
-                    let (doc, problems) = data_files::check_hiera5(id, files.source(id));
-                    into.diagnostics.extend(problems);
-                    let mut datums = Vec::new();
-                    if let Some(crate::data::yaml::Node {
-                        kind: crate::data::yaml::NodeKind::Mapping(pairs),
-                        ..
-                    }) = &doc
-                    {
-                        for (key, value) in pairs {
-                            let Some(name) = key.as_str() else { continue };
-                            // A module's data answers only its own keys (Puppet drops the
-                            // others with a warning).
-                            if name != "lookup_options"
-                                && prefix
-                                    .as_ref()
-                                    .is_some_and(|p| !name.starts_with(p.as_str()))
-                            {
-                                into.diagnostics.push(
+                found.extend(data_files::matching(&base, &under(stem, "${_}"), ext));
+            }
+            for found in found {
+                // Relative to the `hiera.yaml`'s directory; a global level's data may be
+                // anywhere (`/var/lib/hiera`): its path from the root then.
+                let rel = relative_to(&found, &dir);
+                if !level_paths.insert(rel.clone()) {
+                    continue;
+                }
+                // A global configuration names its data directory itself.
+                let within = if global { &base } else { &dir };
+                let Some(id) = read_data_file(files, &found, within, &mut seen, into) else {
+                    continue;
+                };
+                let (doc, problems) = data_files::check_hiera5(id, files.source(id));
+                into.diagnostics.extend(problems);
+                let mut datums = Vec::new();
+                if let Some(crate::data::yaml::Node {
+                    kind: crate::data::yaml::NodeKind::Mapping(pairs),
+                    ..
+                }) = &doc
+                {
+                    for (key, value) in pairs {
+                        let Some(name) = key.as_str() else { continue };
+                        // A module's data answers only its own keys (Puppet drops the
+                        // others with a warning).
+                        if name != "lookup_options"
+                            && prefix
+                                .as_ref()
+                                .is_some_and(|p| !name.starts_with(p.as_str()))
+                        {
+                            into.diagnostics.push(
                                     diag::Diagnostic::warning(
                                         diag::codes::HIERA_KEY_NOT_IN_MODULE,
                                         key.span,
@@ -1457,33 +1480,32 @@ fn read_hiera5_level(
                                         prefix.as_deref().unwrap_or_default()
                                     )),
                                 );
-                                continue;
-                            }
-                            if name == "lookup_options" {
-                                lookup_options_problems(files, id, value, module, into);
-                            }
-                            let (line, column) = files.line_col(id, key.span.start);
-                            if name != "lookup_options" && !default {
-                                keys.entry(name.to_string()).or_insert(key.span);
-                            }
-                            datums.push(model::HieraDatum {
-                                key: name.to_string(),
-                                value: crate::data::yaml::to_json(value),
-                                line,
-                                column,
-                                unrepresentable: crate::data::yaml::unrepresentable(value)
-                                    .map(|(_, text)| text.to_string()),
-                                value_span: trimmed(files.source(id), value.span),
-                            });
+                            continue;
                         }
+                        if name == "lookup_options" {
+                            lookup_options_problems(files, id, value, module, into);
+                        }
+                        let (line, column) = files.line_col(id, key.span.start);
+                        if name != "lookup_options" && !default {
+                            keys.entry(name.to_string()).or_insert(key.span);
+                        }
+                        datums.push(model::HieraDatum {
+                            key: name.to_string(),
+                            value: crate::data::yaml::to_json(value),
+                            line,
+                            column,
+                            unrepresentable: crate::data::yaml::unrepresentable(value)
+                                .map(|(_, text)| text.to_string()),
+                            value_span: trimmed(files.source(id), value.span),
+                        });
                     }
-                    ids.push(id);
-                    level.files.push(model::HieraDataFile {
-                        path: rel,
-                        file: files.name(id).to_string(),
-                        keys: datums,
-                    });
                 }
+                ids.push(id);
+                level.files.push(model::HieraDataFile {
+                    path: rel,
+                    file: files.name(id).to_string(),
+                    keys: datums,
+                });
             }
             let entry = model::HieraEntry {
                 name: entry.name.clone(),
