@@ -3,7 +3,9 @@
 # keys in one scope and prints one JSON line per key: {"key", "value"} or {"key", "error"}.
 # Usage: ruby hiera-oracle.rb --environmentpath DIR --environment E --node N --facts F
 #        [--merge S [--knock-out-prefix P] [--sort-merged-arrays] [--merge-hash-arrays]] KEY...
-# (the options are `puppet lookup`'s). Written for pbc's scripts/hiera-conformance.sh.
+# (the options are `puppet lookup`'s). Written for pbc's scripts/hiera-conformance.sh. With
+# PBC_ORACLE_RICH=1 each value is printed as Puppet's rich data (`ToDataConverter`, so that
+# Float, Sensitive and non-string keys show), for scripts/puppet-bridge.sh.
 require 'puppet'
 require 'puppet/application/lookup'
 require 'json'
@@ -29,7 +31,11 @@ class Puppet::Application::Lookup
         invocation = Puppet::Pops::Lookup::Invocation.new(scope, {}, {}, nil)
         line =
           begin
-            { 'key' => key, 'value' => Puppet::Pops::Lookup.lookup(key, nil, nil, false, merge_options, invocation) }
+            value = Puppet::Pops::Lookup.lookup(key, nil, nil, false, merge_options, invocation)
+            if ENV['PBC_ORACLE_RICH'] == '1'
+              value = Puppet::Pops::Serialization::ToDataConverter.convert(value, rich_data: true)
+            end
+            { 'key' => key, 'value' => value }
           rescue Puppet::DataBinding::LookupError, Puppet::Error => e
             { 'key' => key, 'error' => e.message }
           end

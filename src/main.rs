@@ -173,7 +173,11 @@ enum Command {
         paths: Vec<PathBuf>,
     },
     /// Print the JSON Schema (draft 2020-12) of the model `pbc compile` writes.
-    Schema,
+    Schema {
+        /// The schema of `pbc lookup --format answers` instead.
+        #[arg(long)]
+        answers: bool,
+    },
     /// Resolve keys for one node, offline, from the tree and the node's facts: each value as
     /// JSON on stdout. Exit 0 when all are found, 1 when one is not or an error occurs.
     Lookup(Box<LookupArgs>),
@@ -268,9 +272,12 @@ struct LookupArgs {
     #[arg(long, requires = "explain")]
     show_decrypted: bool,
     /// `json`: the values as one JSON object (failed keys under `errors`), or with --explain
-    /// the explanations as JSON; `text` (default): one JSON value per line, or explanations.
-    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
-    format: ExplainFormat,
+    /// the explanations as JSON; `text` (default): one JSON value per line, or explanations;
+    /// `answers`: one document for programs (Puppet's Hiera backend), each key's value in
+    /// Puppet's rich data with the binding that won, or its error (docs/answers.md, `pbc
+    /// schema --answers`).
+    #[arg(long, value_enum, default_value_t = LookupFormat::Text)]
+    format: LookupFormat,
     /// Indent JSON output (--all, --format json); compact otherwise.
     #[arg(long)]
     pretty: bool,
@@ -327,6 +334,13 @@ struct DiffArgs {
 enum ExplainFormat {
     Text,
     Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LookupFormat {
+    Text,
+    Json,
+    Answers,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -474,7 +488,11 @@ fn run(cli: Cli) -> ExitCode {
         ),
         Command::Lookup(args) => lookup_command(out, *args),
         Command::Diff(args) => diff_command(out, args),
-        Command::Schema => printed(print(puppet_bindings::lower::model::SCHEMA.as_bytes())),
+        Command::Schema { answers } => printed(print(if answers {
+            puppet_bindings::inject::command::ANSWERS_SCHEMA.as_bytes()
+        } else {
+            puppet_bindings::lower::model::SCHEMA.as_bytes()
+        })),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "pbc", &mut script);
@@ -580,8 +598,14 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
         eprintln!("pbc: --all looks up every key: give keys or --all, not both");
         return ExitCode::from(2);
     }
-    if a.pretty && !a.all && a.format != ExplainFormat::Json {
+    if a.pretty && !a.all && a.format == LookupFormat::Text {
         eprintln!("pbc: --pretty indents JSON output: it goes with --all or --format json");
+        return ExitCode::from(2);
+    }
+    if a.format == LookupFormat::Answers && (a.explain || a.nodes.is_some()) {
+        eprintln!(
+            "pbc: --format answers answers one node's keys: it goes without --explain and --nodes"
+        );
         return ExitCode::from(2);
     }
     if a.facts.as_deref() == Some(std::path::Path::new("-"))
@@ -605,7 +629,8 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
             enc: a.enc,
             all: a.all,
             explain: a.explain,
-            json: a.format == ExplainFormat::Json,
+            json: a.format == LookupFormat::Json,
+            answers: a.format == LookupFormat::Answers,
             pretty: a.pretty,
             strict: a.strict,
             colour: out.colour,

@@ -160,3 +160,98 @@ fn schema_rejects_malformed_models() {
     extra["bindings"][0]["bindings"][0]["priority"] = serde_json::json!(1);
     assert!(!validator.is_valid(&extra), "unknown attribute accepted");
 }
+
+/// The answers document (`pbc lookup --format answers`, read by Puppet's Hiera backend in
+/// src/puppet/pbc): its schema is valid draft 2020-12, and what pbc writes for every lookup tree
+/// of the corpus with a factset (every key, from the tree and from its compiled model) conforms
+/// to it, values, failed keys and all; each kind of answer and each rich-data type occurs.
+#[test]
+fn every_answers_document_conforms() {
+    use puppet_bindings::inject::command::ANSWERS_SCHEMA;
+    let schema: Value = serde_json::from_str(ANSWERS_SCHEMA).expect("the schema is JSON");
+    jsonschema::draft202012::meta::validate(&schema)
+        .unwrap_or_else(|e| panic!("not a valid draft 2020-12 schema: {e}"));
+    let validator = jsonschema::draft202012::new(&schema).expect("the schema compiles");
+    let trees = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lookup/trees");
+    let mut dirs: Vec<_> = std::fs::read_dir(&trees)
+        .expect("trees")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    dirs.sort();
+    let model = std::env::temp_dir().join(format!("pbc-answers-{}.pbcm", std::process::id()));
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut documents = 0;
+    for dir in dirs {
+        let Some(facts) = std::fs::read_dir(dir.join("facts"))
+            .ok()
+            .and_then(|mut files| files.next())
+            .map(|f| f.expect("entry").path())
+        else {
+            continue;
+        };
+        let run = |args: &[&str]| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_pbc"))
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .expect("pbc runs")
+        };
+        let facts = facts.to_string_lossy().into_owned();
+        let compiled = run(&["compile", "--cache", "-o", &model.to_string_lossy(), "."]);
+        let mut sources = vec![vec!["--facts", facts.as_str()]];
+        if compiled.status.success() {
+            sources.push(vec!["--facts", facts.as_str(), "--model"]);
+        }
+        for mut args in sources {
+            let model_arg = model.to_string_lossy().into_owned();
+            if args.last() == Some(&"--model") {
+                args.push(&model_arg);
+            }
+            args.extend(["--all", "--format", "answers"]);
+            let mut all = vec!["lookup"];
+            all.extend(args);
+            let out = run(&all);
+            let text = String::from_utf8_lossy(&out.stdout);
+            if text.is_empty() {
+                // A tree that does not load answers nothing, with its errors on stderr.
+                assert_ne!(out.status.code(), Some(0), "{}", dir.display());
+                continue;
+            }
+            let document: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{}: not JSON: {e}", dir.display()));
+            documents += 1;
+            if let Some(error) = validator.iter_errors(&document).next() {
+                panic!(
+                    "{} {all:?} at {}: {error}",
+                    dir.display(),
+                    error.instance_path()
+                );
+            }
+            for answer in document["keys"].as_object().expect("keys").values() {
+                seen.insert(match (&answer["found"], answer.get("error")) {
+                    (Value::Bool(true), _) => "value".into(),
+                    (_, Some(_)) => "error".into(),
+                    _ => "not found".into(),
+                });
+                let mut stack = vec![&answer["value"]];
+                while let Some(v) = stack.pop() {
+                    match v {
+                        Value::Array(items) => stack.extend(items),
+                        Value::Object(map) => {
+                            if let Some(Value::String(t)) = map.get("__ptype") {
+                                seen.insert(t.clone());
+                            }
+                            stack.extend(map.values());
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&model);
+    assert!(documents >= 20, "only {documents} answers documents");
+    for kind in ["value", "error", "Sensitive", "Hash", "Regexp"] {
+        assert!(seen.contains(kind), "no answer shows {kind}: {seen:?}");
+    }
+}

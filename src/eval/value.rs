@@ -349,6 +349,49 @@ impl Value {
         }
     }
 
+    /// Puppet's "rich data" JSON, as its `ToDataConverter` writes it and `FromDataConverter`
+    /// reads it back into the same Puppet value: JSON where JSON says it (a Float stays a Float,
+    /// `1.0`), and `{"__ptype": ..., "__pvalue": ...}` where it cannot: `Sensitive` (the value
+    /// inside, for the server that asked), `default`, a Regexp, a Type, a Hash whose keys are
+    /// not all strings (its keys and values in turn).
+    pub fn to_rich_data(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        let typed = |ptype: &str, value: Option<J>| {
+            let mut map = serde_json::Map::new();
+            map.insert("__ptype".into(), J::String(ptype.into()));
+            if let Some(v) = value {
+                map.insert("__pvalue".into(), v);
+            }
+            J::Object(map)
+        };
+        match self {
+            Value::Default => typed("Default", None),
+            Value::Regex(r) => typed("Regexp", Some(J::String(r.source.to_string()))),
+            Value::Type(t) => typed("Type", Some(J::String(t.to_string()))),
+            Value::Sensitive(inner) => typed("Sensitive", Some(inner.to_rich_data())),
+            Value::Array(items) => J::Array(items.iter().map(Value::to_rich_data).collect()),
+            Value::Hash(map) => {
+                let plain = map
+                    .iter()
+                    .all(|(k, _)| matches!(k, Value::String(s) if s != "__ptype"));
+                if plain {
+                    J::Object(
+                        map.iter()
+                            .map(|(k, v)| (k.to_display_string(), v.to_rich_data()))
+                            .collect(),
+                    )
+                } else {
+                    let pairs = map
+                        .iter()
+                        .flat_map(|(k, v)| [k.to_rich_data(), v.to_rich_data()])
+                        .collect();
+                    typed("Hash", Some(J::Array(pairs)))
+                }
+            }
+            scalar => scalar.to_json(),
+        }
+    }
+
     /// A value from JSON (facts files).
     pub fn from_json(j: &serde_json::Value) -> Value {
         use serde_json::Value as J;

@@ -37,6 +37,8 @@ pub struct LookupOptions {
     /// `--format json`: with `--explain`, the explanations; otherwise one JSON object of the
     /// keys' values (and an `errors` member naming the keys that failed).
     pub json: bool,
+    /// `--format answers`: the answers document for programs (docs/answers.md).
+    pub answers: bool,
     /// `--pretty`: JSON output indented (compact otherwise).
     pub pretty: bool,
     pub strict: bool,
@@ -493,9 +495,11 @@ fn answer(
     let mut all_values: Vec<(String, serde_json::Value)> = Vec::new();
     // Keys that failed, for the JSON object's `errors` member.
     let mut failed: Vec<(String, String)> = Vec::new();
+    // `--format answers`: each key's answer, in the order asked.
+    let mut answered = serde_json::Map::new();
     // Plain output is one line per key; JSON output is one object.
-    let lines = !opts.all && !opts.explain && !opts.json;
-    let as_object = !opts.explain && (opts.all || opts.json);
+    let lines = !opts.all && !opts.explain && !opts.json && !opts.answers;
+    let as_object = !opts.explain && !opts.answers && (opts.all || opts.json);
     for asked in &keys {
         let key = &asked.key;
         if opts.explain {
@@ -516,7 +520,7 @@ fn answer(
                         stdout.push_str("null\n");
                     }
                     failed.push((key.to_string(), codes::LOOKUP_TYPE_MISMATCH.to_string()));
-                    errors.push(Diagnostic::error(
+                    let d = Diagnostic::error(
                         codes::LOOKUP_TYPE_MISMATCH,
                         Span::NONE,
                         format!(
@@ -524,7 +528,11 @@ fn answer(
                             key.name,
                             value.infer_type()
                         ),
-                    ));
+                    );
+                    if opts.answers {
+                        answered.insert(key.to_string(), answer_error(&d, injector.winner_of(key)));
+                    }
+                    errors.push(d);
                     continue;
                 }
                 value
@@ -565,6 +573,9 @@ fn answer(
                             d = d.with_note("help: `--explain` shows every binding of the key and why none applies");
                         }
                         failed.push((key.to_string(), format!("{}: {}", d.code, d.message)));
+                        if opts.answers {
+                            answered.insert(key.to_string(), serde_json::json!({"found": false}));
+                        }
                         errors.push(d);
                         if lines {
                             stdout.push_str("null\n");
@@ -575,6 +586,9 @@ fn answer(
             }
             Err(d) => {
                 failed.push((key.to_string(), format!("{}: {}", d.code, d.message)));
+                if opts.answers {
+                    answered.insert(key.to_string(), answer_error(&d, injector.winner_of(key)));
+                }
                 errors.push(d);
                 // One line per key, always: a found value is never undef, so `null` says
                 // "see the error" unambiguously.
@@ -584,7 +598,16 @@ fn answer(
                 continue;
             }
         };
-        if as_object {
+        if opts.answers {
+            let mut entry = serde_json::Map::new();
+            entry.insert("found".into(), serde_json::Value::Bool(true));
+            entry.insert("value".into(), value.to_rich_data());
+            if let Some((origin, layer)) = injector.winner_of(key) {
+                entry.insert("origin".into(), serde_json::Value::String(origin));
+                entry.insert("layer".into(), serde_json::Value::String(layer));
+            }
+            answered.insert(key.to_string(), serde_json::Value::Object(entry));
+        } else if as_object {
             all_values.push((key.to_string(), value.to_json()));
         } else if lines {
             stdout.push_str(&value_json(&value));
@@ -610,6 +633,17 @@ fn answer(
         stdout.push_str(&json_text(&serde_json::Value::Object(map)));
         stdout.push('\n');
     }
+    if opts.answers {
+        let document = serde_json::json!({
+            "format": ANSWERS_FORMAT,
+            "version": ANSWERS_VERSION,
+            "pbc": env!("CARGO_PKG_VERSION"),
+            "environment": injector.environment,
+            "keys": serde_json::Value::Object(answered),
+        });
+        stdout.push_str(&json_text(&document));
+        stdout.push('\n');
+    }
     if opts.explain && opts.json {
         stdout.push_str(&crate::indented_json::to_string(&explanations).unwrap_or_default());
         stdout.push('\n');
@@ -630,4 +664,32 @@ fn answer(
         stderr,
         status: if errors.is_empty() { 0 } else { 1 },
     }
+}
+
+/// The answers document `--format answers` writes (docs/answers.md): its name and version,
+/// which a program checks before it reads anything else.
+pub const ANSWERS_FORMAT: &str = "pbc-answers";
+pub const ANSWERS_VERSION: u32 = 1;
+
+/// The JSON Schema (draft 2020-12) of the answers document, printed by `pbc schema --answers`.
+pub const ANSWERS_SCHEMA: &str = include_str!("answers.schema.json");
+
+/// A key that failed, as the answers document says it: the diagnostic's code and message, the
+/// binding whose answer failed (`file:line:col`, from the tree and from a model alike) and the
+/// other notes.
+fn answer_error(d: &Diagnostic, winner: Option<(String, String)>) -> serde_json::Value {
+    let mut error = serde_json::Map::new();
+    error.insert("code".into(), d.code.into());
+    error.insert("message".into(), d.message.clone().into());
+    if let Some((origin, _)) = &winner {
+        error.insert("at".into(), origin.clone().into());
+    }
+    // From a model, where the binding is comes as a note: `at` says it for both.
+    let notes: Vec<&String> = d
+        .notes
+        .iter()
+        .filter(|n| !n.starts_with("note: from the binding at "))
+        .collect();
+    error.insert("notes".into(), serde_json::json!(notes));
+    serde_json::json!({ "found": false, "error": error })
 }

@@ -253,6 +253,19 @@ impl<'m> Injector<'m> {
         self.lookup_asked(key, entry)
     }
 
+    /// Where the answer to `key` comes from for this request: the winning binding's place
+    /// (`file:line:col`) and its layer, when one wins. Asked after the lookup, it reads what
+    /// the lookup decided.
+    pub fn winner_of(&self, key: &Key) -> Option<(String, String)> {
+        let entry = self.composition.entry(key)?;
+        let winner = (*self.composition.winner(entry).as_ref().ok()?)?;
+        let candidate = &self.composition.candidates()[winner];
+        Some((
+            origin_text(candidate.origin()),
+            self.composition.layer_names()[candidate.layer()].to_string(),
+        ))
+    }
+
     /// Looks up one of [`Injector::effective_entries`]: the same answer as
     /// [`Injector::lookup_found_key`], without finding the key in the index by its name.
     pub fn lookup_effective(&mut self, key: &EffectiveKey) -> Result<Option<Value>, Diagnostic> {
