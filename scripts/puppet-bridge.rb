@@ -120,6 +120,20 @@ if quickstart
   end
 end
 
+# `puppet lookup --explain` shows the binding that won, its layer and the `when` it matched.
+if quickstart
+  out, err, = Open3.capture3('puppet', 'lookup', '--environmentpath', File.join(work, 'quickstart', 'environments'),
+                             '--environment', 'production', '--node', 'web01.ams.example.com',
+                             '--facts', File.join(work, 'quickstart', 'web01.json'), '--explain', 'ntp::servers')
+  expected = "pbc: 'ntp::servers' from the binding at bindings/default.pp:5:5 in layer 'site' (when datacenter 'ams')"
+  compared += 1
+  if out.include?(expected)
+    puts "explain: #{expected}"
+  else
+    failures << "puppet lookup --explain: no `#{expected}` in its output:\n#{out}#{err}"
+  end
+end
+
 # What cannot be answered is a Puppet error naming why, never an answer: each case is an
 # environment whose pbc level is broken one way, and the lookup of a key the model binds.
 if quickstart

@@ -602,9 +602,17 @@ fn answer(
             let mut entry = serde_json::Map::new();
             entry.insert("found".into(), serde_json::Value::Bool(true));
             entry.insert("value".into(), value.to_rich_data());
-            if let Some((origin, layer)) = injector.winner_of(key) {
-                entry.insert("origin".into(), serde_json::Value::String(origin));
-                entry.insert("layer".into(), serde_json::Value::String(layer));
+            if let Some(winner) = injector.winner_of(key) {
+                entry.insert("origin".into(), winner.origin.into());
+                entry.insert("layer".into(), winner.layer.into());
+                let when: Vec<serde_json::Value> = winner
+                    .matched
+                    .into_iter()
+                    .map(|(category, value)| {
+                        serde_json::json!({ "category": category, "value": value })
+                    })
+                    .collect();
+                entry.insert("when".into(), when.into());
             }
             answered.insert(key.to_string(), serde_json::Value::Object(entry));
         } else if as_object {
@@ -677,12 +685,12 @@ pub const ANSWERS_SCHEMA: &str = include_str!("answers.schema.json");
 /// A key that failed, as the answers document says it: the diagnostic's code and message, the
 /// binding whose answer failed (`file:line:col`, from the tree and from a model alike) and the
 /// other notes.
-fn answer_error(d: &Diagnostic, winner: Option<(String, String)>) -> serde_json::Value {
+fn answer_error(d: &Diagnostic, winner: Option<super::WinningBinding>) -> serde_json::Value {
     let mut error = serde_json::Map::new();
     error.insert("code".into(), d.code.into());
     error.insert("message".into(), d.message.clone().into());
-    if let Some((origin, _)) = &winner {
-        error.insert("at".into(), origin.clone().into());
+    if let Some(winner) = winner {
+        error.insert("at".into(), winner.origin.into());
     }
     // From a model, where the binding is comes as a note: `at` says it for both.
     let notes: Vec<&String> = d

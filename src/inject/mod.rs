@@ -253,17 +253,25 @@ impl<'m> Injector<'m> {
         self.lookup_asked(key, entry)
     }
 
-    /// Where the answer to `key` comes from for this request: the winning binding's place
-    /// (`file:line:col`) and its layer, when one wins. Asked after the lookup, it reads what
-    /// the lookup decided.
-    pub fn winner_of(&self, key: &Key) -> Option<(String, String)> {
+    /// Where the answer to `key` comes from for this request, when a binding wins: its place,
+    /// its layer and the `when` conditions around it that matched. Asked after the lookup, it
+    /// reads what the lookup decided.
+    pub fn winner_of(&self, key: &Key) -> Option<WinningBinding> {
         let entry = self.composition.entry(key)?;
         let winner = (*self.composition.winner(entry).as_ref().ok()?)?;
         let candidate = &self.composition.candidates()[winner];
-        Some((
-            origin_text(candidate.origin()),
-            self.composition.layer_names()[candidate.layer()].to_string(),
-        ))
+        let matched = self
+            .composition
+            .conditions(winner)
+            .iter()
+            .filter(|p| p.matched)
+            .map(|p| (p.category.to_string(), p.value.to_string()))
+            .collect();
+        Some(WinningBinding {
+            origin: origin_text(candidate.origin()),
+            layer: self.composition.layer_names()[candidate.layer()].to_string(),
+            matched,
+        })
     }
 
     /// Looks up one of [`Injector::effective_entries`]: the same answer as
@@ -975,6 +983,16 @@ fn literal_options(args: &[NamedArgument<Code<'_>>]) -> bool {
             .chain(&a.expression)
             .all(|x| matches!(x, Code::Value(_)))
     })
+}
+
+/// The binding that answers a key for a request (what `--format answers` says of it).
+#[derive(Clone, Debug)]
+pub struct WinningBinding {
+    /// `file:line:col`.
+    pub origin: String,
+    pub layer: String,
+    /// Each `when` condition around it, as category and value, from the outermost.
+    pub matched: Vec<(String, String)>,
 }
 
 pub fn origin_text(o: &Origin) -> String {

@@ -13,4 +13,7 @@ bindings default {
   bind 'types::regexp' to /^web\d+$/
   bind 'types::ptype_key' to { '__ptype' => 'not a type' }
   bind 'types::failing' to 1 / 0
+  when environment 'production' {
+    bind 'types::conditional' to 'production'
+  }
 }

@@ -56,7 +56,9 @@ Puppet::Functions.create_function(:'pbc::lookup_key') do
       return context.not_found
     end
     context.explain do
-      "pbc: '#{key}' from the binding at #{answer['origin']} (layer '#{answer['layer']}') in #{options['model']}"
+      conditions = (answer['when'] || []).map { |w| "#{w['category']} '#{w['value']}'" }
+      matched = conditions.empty? ? 'always' : "when #{conditions.join(' and ')}"
+      "pbc: '#{key}' from the binding at #{answer['origin']} in layer '#{answer['layer']}' (#{matched}), model #{options['model']}"
     end
     Puppet::Pops::Serialization::FromDataConverter.convert(answer['value'])
   end
