@@ -5,7 +5,8 @@
 #        [--merge S [--knock-out-prefix P] [--sort-merged-arrays] [--merge-hash-arrays]] KEY...
 # (the options are `puppet lookup`'s). Written for pbc's scripts/hiera-conformance.sh. With
 # PBC_ORACLE_RICH=1 each value is printed as Puppet's rich data (`ToDataConverter`, so that
-# Float, Sensitive and non-string keys show), for scripts/puppet-bridge.sh.
+# Float, Sensitive and non-string keys show), for scripts/puppet-bridge.sh; with
+# PBC_ORACLE_TIMES=1 each line also says how long its lookup took (`us`, microseconds).
 require 'puppet'
 require 'puppet/application/lookup'
 require 'json'
@@ -29,6 +30,7 @@ class Puppet::Application::Lookup
     generate_scope do |scope|
       keys.each do |key|
         invocation = Puppet::Pops::Lookup::Invocation.new(scope, {}, {}, nil)
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         line =
           begin
             value = Puppet::Pops::Lookup.lookup(key, nil, nil, false, merge_options, invocation)
@@ -39,6 +41,9 @@ class Puppet::Application::Lookup
           rescue Puppet::DataBinding::LookupError, Puppet::Error => e
             { 'key' => key, 'error' => e.message }
           end
+        if ENV['PBC_ORACLE_TIMES'] == '1'
+          line['us'] = ((Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1e6).round
+        end
         begin
           puts JSON.generate(line)
         rescue StandardError => e
