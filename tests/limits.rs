@@ -1411,21 +1411,22 @@ fn many_globs_over_many_files_are_bounded() {
     assert_eq!((code, stdout.as_str()), (0, "0\n4999\n"), "{stderr}");
 }
 
-/// Item 62.4: a glob looks 64 directories down (Ruby has no limit): a data file 20 down is
-/// found (the walk used to stop at 16 without a word), and a tree deeper than the limit makes
+/// Item 62.4: a glob looks 64 directories down (Ruby has no limit): a data file 64 down is
+/// found (the walk used to stop at 16 without a word), counted from the data directory both
+/// when the tree is read and when a request is answered; a tree deeper than the limit makes
 /// the level one pbc cannot search, said by `check` and by each lookup that reaches it. A
 /// data file that is a link inside the tree is globbed like any other (Ruby lists links), and
 /// one leading out of the tree is followed only with `--follow-symlinks`.
 #[test]
 fn globs_reach_their_depth_and_links_as_everywhere() {
     let config = "version: 5\nhierarchy:\n  - {name: all, glob: '**/*.yaml'}\n";
-    let twenty = format!("data/{}deep.yaml", "d/".repeat(20));
+    let deepest = format!("data/{}deep.yaml", "d/".repeat(64));
     let (facts, tree) = tree_with_facts(
         "glob_depth",
-        &[("hiera.yaml", config), (twenty.as_str(), "deep: 20\n")],
+        &[("hiera.yaml", config), (deepest.as_str(), "deep: 64\n")],
     );
     let (code, stdout, stderr) = pbc(&["lookup", "--facts", &facts, "deep", &tree]);
-    assert_eq!((code, stdout.as_str()), (0, "20\n"), "{stderr}");
+    assert_eq!((code, stdout.as_str()), (0, "64\n"), "{stderr}");
 
     let seventy = format!("data/{}deep.yaml", "d/".repeat(70));
     let (facts, tree) = tree_with_facts(

@@ -123,6 +123,7 @@ pub struct Globber<'t, T: Tree> {
     tree: &'t mut T,
     steps: u64,
     found: usize,
+    max_depth: usize,
 }
 
 impl<'t, T: Tree> Globber<'t, T> {
@@ -131,7 +132,16 @@ impl<'t, T: Tree> Globber<'t, T> {
             tree,
             steps: 0,
             found: 0,
+            max_depth: MAX_GLOB_DEPTH,
         }
+    }
+
+    /// For a tree of files a walk with the depth limit found (a level's data files): its
+    /// paths start at the `hiera.yaml`'s directory, a data directory or two above where that
+    /// walk counted from, and are no deeper than it went.
+    pub fn found_files(mut self) -> Self {
+        self.max_depth = usize::MAX;
+        self
     }
 
     /// The paths `pattern` matches, in Ruby's order, repeats kept; directories are among them
@@ -211,7 +221,7 @@ impl<'t, T: Tree> Globber<'t, T> {
             let Some(entries) = self.tree.list(path) else {
                 return Ok(());
             };
-            if depth > MAX_GLOB_DEPTH {
+            if depth > self.max_depth {
                 return Err(Limit::Depth(path.to_string()));
             }
             for entry in entries.iter() {
@@ -262,7 +272,7 @@ impl<'t, T: Tree> Globber<'t, T> {
                     }
                 }
                 let child = join(path, &name);
-                if depth + name.split('/').count() > MAX_GLOB_DEPTH + 1 {
+                if depth + name.split('/').count() > self.max_depth.saturating_add(1) {
                     return Err(Limit::Depth(child));
                 }
                 self.helper(&child, None, list, &next, out)?;

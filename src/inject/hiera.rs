@@ -628,9 +628,9 @@ impl<'m> HieraRequest<'m> {
                         self.levels[level].files.iter().map(|f| f.path.as_str()),
                     )
                 });
-                let mut globber = crate::data::glob::Globber::new(&mut tree);
-                // The same pattern twice (a glob without interpolations in two entries' worth
-                // of copies) is walked once; Puppet searches its files twice, as here.
+                let mut globber = crate::data::glob::Globber::new(&mut tree).found_files();
+                // A pattern written twice in the entry is walked once; its files are searched
+                // twice, as Puppet searches them.
                 let mut walked: HashMap<String, Vec<String>> = HashMap::new();
                 for original in globs {
                     let pattern = join(&self.interpolate_path(original, &[]));
