@@ -81,7 +81,8 @@ Puppet::Functions.create_function(:'pbc::lookup_key') do
     scope = closure_scope
     facts = scope['facts'] || {}
     trusted = scope['trusted']
-    node_facts = facts.merge('trusted' => trusted)
+    # Without `trusted` (a compile always has it), pbc makes it from the facts as Puppet does.
+    node_facts = trusted.nil? ? facts : facts.merge('trusted' => trusted)
     Tempfile.create(['pbc-facts', '.json']) do |file|
       # Tempfile creates the file exclusively, readable only by its owner (0600).
       file.write(JSON.generate(Puppet::Pops::Serialization::ToDataConverter.convert(node_facts, rich_data: false, symbol_as_string: true)))
