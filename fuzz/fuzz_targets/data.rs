@@ -41,10 +41,18 @@ fuzz_target!(|data: &[u8]| {
             let _ = v.to_json();
         }
     }
+    // A glob on its first line, the files of a tree on the others: Ruby's walk over them,
+    // within its limits.
     let mut lines = text.lines();
-    if let (Some(pattern), Some(path)) = (lines.next(), lines.next()) {
-        let _ = glob::matches(pattern, path);
-        let _ = glob::matches_name(pattern, path);
+    if let Some(pattern) = lines.next() {
+        let paths: Vec<&str> = lines.collect();
+        if let Some(path) = paths.first() {
+            let _ = glob::matches_name(pattern, path);
+        }
+        let _ = glob::check(&[pattern.to_string()]);
+        let listed = glob::Listed::new(paths.iter().copied());
+        let mut tree = &listed;
+        let _ = glob::Globber::new(&mut tree).glob(pattern);
     }
     let _ = interpolation::parse(text, true);
     let _ = interpolation::parse(text, false);
