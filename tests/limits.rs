@@ -1126,12 +1126,8 @@ fn one_line_data_files_are_read_linearly() {
 /// they allocate it (they aborted the process, or grew until the OOM killer).
 #[test]
 fn values_that_share_their_parts_are_not_written_out_past_the_budget() {
-    let steps = (1..=40)
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
     // Built inside each expression: a binding's own value is held to 10,000,000 elements.
-    let shared = format!("[{steps}].reduce(['x']) |$m, $x| {{ [$m, $m] }}");
+    let shared = shared_parts_value();
     let bindings = format!(
         "bindings default {{\n\
          \x20 bind 'flat' to {shared}.with |$v| {{ $v.flatten.length }}\n\
@@ -1306,12 +1302,8 @@ fn a_path_too_long_is_reported_and_the_rest_checked() {
 /// all 2^40 leaves: hours).
 #[test]
 fn values_that_share_their_parts_compare_in_their_depth() {
-    let steps = (1..=40)
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
     // Built inside each expression: a binding's own value is held to 10,000,000 elements.
-    let shared = format!("[{steps}].reduce(['x']) |$m, $x| {{ [$m, $m] }}");
+    let shared = shared_parts_value();
     let bindings = format!(
         "bindings default {{\n\
          \x20 bind 'same' to {shared}.with |$v| {{ $v == $v and !($v != $v) }}\n\
@@ -1643,4 +1635,14 @@ fn an_endless_facts_stream_stops_at_the_limit_in_bounded_memory() {
         stderr.contains(&format!("it has more than {limit} bytes")),
         "{stderr}"
     );
+}
+
+/// A Puppet expression for a value that shares its parts: `[$m, $m]` forty times over, 2^40
+/// leaves in a few kilobytes.
+fn shared_parts_value() -> String {
+    let steps = (1..=40)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("[{steps}].reduce(['x']) |$m, $x| {{ [$m, $m] }}")
 }

@@ -103,14 +103,7 @@ pub fn check(globs: &[String]) -> Result<(), Limit> {
         if glob.len() > MAX_GLOB_BYTES {
             return Err(Limit::Size(glob.len()));
         }
-        let mut steps = 0;
-        patterns += alternatives(
-            glob,
-            MAX_GLOB_PATTERNS - patterns.min(MAX_GLOB_PATTERNS),
-            &mut steps,
-        )
-        .map_err(|_| Limit::Patterns(MAX_GLOB_PATTERNS + 1))?
-        .len();
+        patterns += alternatives(glob, MAX_GLOB_PATTERNS - patterns, &mut 0)?.len();
         if patterns > MAX_GLOB_PATTERNS {
             return Err(Limit::Patterns(patterns));
         }
@@ -195,11 +188,7 @@ impl<'t, T: Tree> Globber<'t, T> {
         if brace {
             // The rest of the pattern, each of its alternatives globbed from here in turn.
             let rest = join_from(list, beg[0]);
-            let mut steps = 0;
-            let expanded = alternatives(&rest, MAX_GLOB_PATTERNS, &mut steps)
-                .map_err(|_| Limit::Patterns(MAX_GLOB_PATTERNS + 1))?;
-            self.charge(steps)?;
-            for alternative in expanded {
+            for alternative in self.expand(&rest)? {
                 let list = make_pattern(&alternative);
                 self.helper(path, known, &list, &[0], out)?;
             }
@@ -281,13 +270,17 @@ impl<'t, T: Tree> Globber<'t, T> {
         Ok(())
     }
 
+    /// `{a,b}` expanded, its work counted in the steps.
+    fn expand(&mut self, text: &str) -> Result<Vec<String>, Limit> {
+        let mut steps = 0;
+        let expanded = alternatives(text, MAX_GLOB_PATTERNS, &mut steps)?;
+        self.charge(steps)?;
+        Ok(expanded)
+    }
+
     /// A name against a segment with braces: against each alternative in turn.
     fn brace_matches(&mut self, segment: &str, name: &[char]) -> Result<bool, Limit> {
-        let mut steps = 0;
-        let expanded = alternatives(segment, MAX_GLOB_PATTERNS, &mut steps)
-            .map_err(|_| Limit::Patterns(MAX_GLOB_PATTERNS + 1))?;
-        self.charge(steps)?;
-        for alternative in expanded {
+        for alternative in self.expand(segment)? {
             let chars: Vec<char> = alternative.chars().collect();
             if self.fnmatch(&chars, name)? {
                 return Ok(true);
@@ -479,14 +472,14 @@ fn remove_backslashes(text: &str) -> String {
 /// Ruby's `ruby_brace_expand`: `{a,b}` expanded, leftmost brace first, alternatives in the
 /// order written; a `{` without its `}` expands to nothing. More than `cap` patterns, or more
 /// work than they justify (alternatives that expand to nothing), is an error.
-fn alternatives(pattern: &str, cap: usize, steps: &mut u64) -> Result<Vec<String>, ()> {
+fn alternatives(pattern: &str, cap: usize, steps: &mut u64) -> Result<Vec<String>, Limit> {
     let budget = (4 * cap as u64 + 64) * (pattern.len() as u64 + 1);
     let mut out = Vec::new();
     let mut work = vec![pattern.to_string()];
     while let Some(p) = work.pop() {
         *steps += p.len() as u64 + 1;
         if *steps > budget {
-            return Err(());
+            return Err(Limit::Patterns(MAX_GLOB_PATTERNS + 1));
         }
         let b = p.as_bytes();
         let (mut lbrace, mut rbrace) = (None, None);
@@ -538,7 +531,7 @@ fn alternatives(pattern: &str, cap: usize, steps: &mut u64) -> Result<Vec<String
             (None, None) => {
                 out.push(p);
                 if out.len() > cap {
-                    return Err(());
+                    return Err(Limit::Patterns(MAX_GLOB_PATTERNS + 1));
                 }
             }
             _ => {}

@@ -336,6 +336,22 @@ fn datadir(node: &Node, level: ConfigLevel, out: &mut Vec<Diagnostic>) -> Option
     }
 }
 
+/// A level whose globs pass one of pbc's limits (see [`super::glob::Limit`]), whether
+/// `hiera.yaml` shows it or the walk of its data directory does: pbc cannot search it.
+pub fn glob_limit_warning(level: &str, at: Span, limit: &super::glob::Limit) -> Diagnostic {
+    Diagnostic::warning(
+        codes::HIERA_GLOB_LIMIT,
+        at,
+        format!(
+            "pbc cannot search the level `{level}`: {}; a lookup that reaches it before its answer fails",
+            limit.describe()
+        ),
+    )
+    .with_note(format!(
+        "help: if it holds nothing pbc's lookups need, say so with `--empty-level '{level}'`"
+    ))
+}
+
 /// A non-empty string, or a diagnostic.
 fn string(node: &Node, what: &str, out: &mut Vec<Diagnostic>) -> Option<String> {
     match node.as_str() {
@@ -643,16 +659,8 @@ fn read_level(
         _ => None,
     };
     if let Some(limit) = glob_limit {
-        let why = limit.describe();
-        out.push(
-            Diagnostic::warning(
-                codes::HIERA_GLOB_LIMIT,
-                location_span,
-                format!("pbc cannot search {what}: {why}; a lookup that reaches it before its answer fails"),
-            )
-            .with_note(format!("help: if it holds nothing pbc's lookups need, say so with `--empty-level '{name}'`")),
-        );
-        unsearchable = Some(why);
+        out.push(glob_limit_warning(&name, location_span, &limit));
+        unsearchable = Some(limit.describe());
     } else if !function.supported() {
         unsearchable = Some(format!(
             "{} is not a data provider pbc runs",

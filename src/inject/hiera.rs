@@ -610,6 +610,15 @@ impl<'m> HieraRequest<'m> {
         // The data directory interpolates too (`.../%{::environment}/hieradata`).
         let datadir = self.interpolate_path(&entry.datadir, &[]);
         let join = |path: &str| data_path(&datadir, path);
+        // An entry pbc cannot search (or not completely): a lookup that reaches it fails,
+        // unless `--empty-level` names it.
+        let unsearchable = |why: String| ResolvedEntry {
+            locations: Vec::new(),
+            unsupported: Some(why),
+            treated_as_empty: self.empty_levels.contains(&entry.name),
+            encrypted: entry.encrypted,
+            eyaml_key: eyaml_key.clone(),
+        };
         let mut locations = Vec::new();
         match &entry.locations {
             HieraLocations::Paths { paths } => {
@@ -623,54 +632,9 @@ impl<'m> HieraRequest<'m> {
                 }
             }
             HieraLocations::Globs { globs } => {
-                let mut tree = self.globbed[level].get_or_init(|| {
-                    crate::data::glob::Listed::new(
-                        self.levels[level].files.iter().map(|f| f.path.as_str()),
-                    )
-                });
-                let mut globber = crate::data::glob::Globber::new(&mut tree).found_files();
-                // A pattern written twice in the entry is walked once; its files are searched
-                // twice, as Puppet searches them.
-                let mut walked: HashMap<String, Vec<String>> = HashMap::new();
-                for original in globs {
-                    let pattern = join(&self.interpolate_path(original, &[]));
-                    let paths = match walked.get(&pattern) {
-                        Some(paths) => paths.clone(),
-                        None => match globber.glob(&pattern) {
-                            Ok(paths) => {
-                                walked.insert(pattern, paths.clone());
-                                paths
-                            }
-                            Err(limit) => {
-                                return ResolvedEntry {
-                                    locations: Vec::new(),
-                                    unsupported: Some(limit.describe()),
-                                    treated_as_empty: self.empty_levels.contains(&entry.name),
-                                    encrypted: entry.encrypted,
-                                    eyaml_key,
-                                }
-                            }
-                        },
-                    };
-                    // Puppet drops directories; a level's data files are files.
-                    for path in paths {
-                        if let Some(i) = file_of(&path) {
-                            locations.push(Location {
-                                original: original.clone(),
-                                path,
-                                file: Some(i),
-                            });
-                        }
-                    }
-                    if locations.len() > crate::data::glob::MAX_GLOB_MATCHES {
-                        return ResolvedEntry {
-                            locations: Vec::new(),
-                            unsupported: Some(crate::data::glob::Limit::Matches.describe()),
-                            treated_as_empty: self.empty_levels.contains(&entry.name),
-                            encrypted: entry.encrypted,
-                            eyaml_key,
-                        };
-                    }
+                match self.glob_locations(level, globs, &join, &file_of) {
+                    Ok(found) => locations = found,
+                    Err(why) => return unsearchable(why),
                 }
             }
             HieraLocations::MappedPaths {
@@ -694,15 +658,7 @@ impl<'m> HieraRequest<'m> {
                     });
                 }
             }
-            HieraLocations::Unsupported { why } => {
-                return ResolvedEntry {
-                    locations,
-                    unsupported: Some(why.clone()),
-                    treated_as_empty: self.empty_levels.contains(&entry.name),
-                    encrypted: entry.encrypted,
-                    eyaml_key,
-                }
-            }
+            HieraLocations::Unsupported { why } => return unsearchable(why.clone()),
         }
         // `--empty-level` names a level pbc can read too (an eyaml level on a machine without
         // its keys): searched as if it held nothing.
@@ -723,6 +679,50 @@ impl<'m> HieraRequest<'m> {
             encrypted: entry.encrypted,
             eyaml_key,
         }
+    }
+
+    /// The files an entry's globs find for the request, in Ruby's order and with its repeats,
+    /// among the level's data files; or why the entry cannot be searched (a limit).
+    fn glob_locations(
+        &self,
+        level: usize,
+        globs: &[String],
+        join: &dyn Fn(&str) -> String,
+        file_of: &dyn Fn(&str) -> Option<usize>,
+    ) -> Result<Vec<Location>, String> {
+        use crate::data::glob::{Globber, Limit, Listed, MAX_GLOB_MATCHES};
+        let mut tree = self.globbed[level]
+            .get_or_init(|| Listed::new(self.levels[level].files.iter().map(|f| f.path.as_str())));
+        let mut globber = Globber::new(&mut tree).found_files();
+        // A pattern written twice in the entry is walked once; its files are searched twice,
+        // as Puppet searches them.
+        let mut walked: HashMap<String, Vec<String>> = HashMap::new();
+        let mut locations = Vec::new();
+        for original in globs {
+            let pattern = join(&self.interpolate_path(original, &[]));
+            let paths = match walked.get(&pattern) {
+                Some(paths) => paths.clone(),
+                None => {
+                    let paths = globber.glob(&pattern).map_err(|l| l.describe())?;
+                    walked.insert(pattern, paths.clone());
+                    paths
+                }
+            };
+            // Puppet drops directories; a level's data files are files.
+            for path in paths {
+                if let Some(i) = file_of(&path) {
+                    locations.push(Location {
+                        original: original.clone(),
+                        path,
+                        file: Some(i),
+                    });
+                }
+            }
+            if locations.len() > MAX_GLOB_MATCHES {
+                return Err(Limit::Matches.describe());
+            }
+        }
+        Ok(locations)
     }
 
     /// A path interpolated from the scope (methods are not allowed in paths; the check said

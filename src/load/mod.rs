@@ -1407,22 +1407,12 @@ fn read_hiera5_level(
                 match data_files::globbed(&base, &patterns) {
                     Ok(files) => found = files,
                     Err(limit) => {
-                        let why = limit.describe();
-                        into.diagnostics.push(
-                            diag::Diagnostic::warning(
-                                diag::codes::HIERA_GLOB_LIMIT,
-                                entry.span,
-                                format!(
-                                    "pbc cannot search the level `{}`: {why}; a lookup that reaches it before its answer fails",
-                                    entry.name
-                                ),
-                            )
-                            .with_note(format!(
-                                "help: if it holds nothing pbc's lookups need, say so with `--empty-level '{}'`",
-                                entry.name
-                            )),
-                        );
-                        locations = unsupported(why);
+                        into.diagnostics.push(hiera5::glob_limit_warning(
+                            &entry.name,
+                            entry.span,
+                            &limit,
+                        ));
+                        locations = unsupported(limit.describe());
                     }
                 }
             }
