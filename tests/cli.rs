@@ -387,6 +387,33 @@ fn schema_prints_the_model_schema() {
     assert_eq!(schema["$id"], "urn:puppet-bindings:model:1");
 }
 
+/// `pbc schema --answers`: the schema of `pbc lookup --format answers` (tests/schema.rs checks
+/// what lookup writes against it); that format answers one node and explains nothing.
+#[test]
+fn schema_prints_the_answers_schema_and_answers_refuse_other_modes() {
+    let (code, stdout, stderr) = pbc(&["schema", "--answers"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, puppet_bindings::inject::command::ANSWERS_SCHEMA);
+    let schema: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(schema["$id"], "urn:puppet-bindings:answers:1");
+    let tree = "corpus/lookup/trees/example";
+    let facts = "corpus/lookup/trees/example/facts";
+    for mode in [
+        &["--explain", "ntp::servers"][..],
+        &["--nodes", facts, "ntp::servers"][..],
+    ] {
+        let mut args = vec!["lookup", "--format", "answers", "--facts", facts];
+        args.extend(mode);
+        args.push(tree);
+        let (code, stdout, stderr) = pbc(&args);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{mode:?}");
+        assert!(
+            stderr.contains("--format answers answers one node's keys"),
+            "{stderr}"
+        );
+    }
+}
+
 #[test]
 fn lookup_exit_statuses() {
     let tree = "corpus/lookup/trees/example";
