@@ -6,7 +6,9 @@
 # (the options are `puppet lookup`'s). Written for pbc's scripts/hiera-conformance.sh. With
 # PBC_ORACLE_RICH=1 each value is printed as Puppet's rich data (`ToDataConverter`, so that
 # Float, Sensitive and non-string keys show), for scripts/puppet-bridge.sh; with
-# PBC_ORACLE_TIMES=1 each line also says how long its lookup took (`us`, microseconds).
+# PBC_ORACLE_TIMES=1 each line also says how long its lookup took (`us`, microseconds); with
+# PBC_ORACLE_PAUSE=SECONDS it waits that long before each key after the first (a compile that
+# evaluates for a while between lookups).
 require 'puppet'
 require 'puppet/application/lookup'
 require 'json'
@@ -28,7 +30,8 @@ class Puppet::Application::Lookup
         { 'strategy' => merge }
       end
     generate_scope do |scope|
-      keys.each do |key|
+      keys.each_with_index do |key, i|
+        sleep(ENV['PBC_ORACLE_PAUSE'].to_f) if i.positive? && ENV['PBC_ORACLE_PAUSE']
         invocation = Puppet::Pops::Lookup::Invocation.new(scope, {}, {}, nil)
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         line =

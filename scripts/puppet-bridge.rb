@@ -4,7 +4,9 @@
 # every key pbc answers (and one nothing binds) is looked up by Puppet 7's own lookup
 # (scripts/hiera-oracle.rb, values as Puppet's rich data, so that types show). Each answer
 # must be pbc's: the same value of the same types in the same order, an error where pbc's
-# answer is an error (naming its code), not found where pbc has nothing.
+# answer is an error (naming its code), not found where pbc has nothing. Every tree is compared
+# twice: with the module running pbc once per compile, and with it asking a `pbc serve` this
+# script starts (`options: { socket: ... }`).
 # Usage: ruby puppet-bridge.rb PBC WORKDIR TREE...
 require 'json'
 require 'fileutils'
@@ -21,11 +23,32 @@ def run!(*argv)
   [out, err, status]
 end
 
-trees.each do |tree|
+# `pbc serve`, answering from the models under WORK/served, for as long as this script runs.
+served = File.join(work, 'served')
+socket = File.join(work, 'pbc.sock')
+FileUtils.rm_rf(served)
+FileUtils.mkdir_p(served)
+server = Process.spawn(pbc, 'serve', '--socket', socket, '--models', served, '--idle', '2',
+                       err: File.join(work, 'serve.log'))
+at_exit do
+  Process.kill('TERM', server)
+  Process.wait(server)
+end
+50.times { File.socket?(socket) ? break : sleep(0.1) }
+abort "pbc serve did not start: #{File.read(File.join(work, 'serve.log'))}" unless File.socket?(socket)
+
+# The hiera.yaml level's options: the model, and pbc to run or the server to ask.
+level_options = lambda do |mode|
+  mode == 'serve' ? %({ model: data/pbc/model.pbcm, socket: "#{socket}" }) : %({ model: data/pbc/model.pbcm, pbc: "#{pbc}" })
+end
+base_of = ->(mode, name) { mode == 'serve' ? File.join(served, name) : File.join(work, name) }
+
+%w[run serve].product(trees).each do |mode, tree|
   name = File.basename(tree)
-  envs = File.join(work, name, 'environments')
-  FileUtils.rm_rf(File.join(work, name))
-  model = File.join(work, name, 'model.pbcm')
+  base = base_of.call(mode, name)
+  envs = File.join(base, 'environments')
+  FileUtils.rm_rf(base)
+  model = File.join(base, 'model.pbcm')
   FileUtils.mkdir_p(File.dirname(model))
   _, err, status = run!(pbc, 'compile', '--cache', '--quiet', '-o', model, tree)
   abort "#{name}: pbc compile failed: #{err}" unless status.success?
@@ -39,7 +62,7 @@ trees.each do |tree|
     facts['clientcert'] ||= node
     facts['hostname'] ||= node.split('.').first
     facts['domain'] ||= node.split('.', 2)[1] || 'example.com'
-    given = File.join(work, name, "#{File.basename(facts_file, '.*')}.json")
+    given = File.join(base, "#{File.basename(facts_file, '.*')}.json")
     File.write(given, JSON.generate(facts))
     out, err, = run!(pbc, 'lookup', '--model', model, '--facts', given, '--all', '--format', 'answers', '--color', 'never')
     answers = JSON.parse(out) rescue abort("#{name}: pbc did not answer: #{err}")
@@ -55,7 +78,7 @@ trees.each do |tree|
         hierarchy:
           - name: "Bindings (pbc)"
             lookup_key: pbc::lookup_key
-            options: { model: data/pbc/model.pbcm, pbc: "#{pbc}" }
+            options: #{level_options.call(mode)}
       YAML
     end
     keys = answers['keys'].keys.reject { |k| k.start_with?('/') }
@@ -69,6 +92,11 @@ trees.each do |tree|
       entry = JSON.parse(line)
       puppet[entry['key']] = entry
     end
+    # A key the answers do not list is pbc's answer for it by name (not found, or where a
+    # level pbc cannot search comes first, that level's error).
+    out, err, = run!(pbc, 'lookup', '--model', model, '--facts', given, '--format', 'answers', '--color', 'never',
+                     '--', absent)
+    answers['keys'][absent] = (JSON.parse(out) rescue abort("#{name}: pbc did not answer #{absent}: #{err}"))['keys'][absent]
     (keys + [absent]).each do |key|
       compared += 1
       mine = answers['keys'][key]
@@ -85,7 +113,7 @@ trees.each do |tree|
         elsif JSON.generate(theirs['value']) != JSON.generate(mine['value'])
           "pbc answers #{JSON.generate(mine['value'])}, Puppet #{JSON.generate(theirs['value'])}"
         end
-      failures << "#{name} #{node} #{key}: #{problem}" if problem
+      failures << "#{name} (#{mode}) #{node} #{key}: #{problem}" if problem
     end
   end
 end
@@ -95,8 +123,8 @@ end
 # rest), with the facts Facter gives this machine and `datacenter` set: the resource shows the
 # bound values.
 quickstart = trees.find { |t| File.basename(t) == 'quickstart' }
-if quickstart
-  envs = File.join(work, 'quickstart', 'environments')
+(quickstart ? %w[run serve] : []).each do |mode|
+  envs = File.join(base_of.call(mode, 'quickstart'), 'environments')
   manifest = File.join(envs, 'production', 'manifests')
   FileUtils.mkdir_p(manifest)
   File.write(File.join(manifest, 'site.pp'), <<~PP)
@@ -113,24 +141,25 @@ if quickstart
     compared += 1
     expected = "servers=#{servers} iburst=true"
     if line&.include?(expected)
-      puts "catalog (datacenter #{dc}): #{line.strip}"
+      puts "catalog (#{mode}, datacenter #{dc}): #{line.strip}"
     else
-      failures << "puppet apply (datacenter #{dc}): no `#{expected}` in its output:\n#{out}#{err}"
+      failures << "puppet apply (#{mode}, datacenter #{dc}): no `#{expected}` in its output:\n#{out}#{err}"
     end
   end
 end
 
 # `puppet lookup --explain` shows the binding that won, its layer and the `when` it matched.
-if quickstart
-  out, err, = Open3.capture3('puppet', 'lookup', '--environmentpath', File.join(work, 'quickstart', 'environments'),
+(quickstart ? %w[run serve] : []).each do |mode|
+  base = base_of.call(mode, 'quickstart')
+  out, err, = Open3.capture3('puppet', 'lookup', '--environmentpath', File.join(base, 'environments'),
                              '--environment', 'production', '--node', 'web01.ams.example.com',
-                             '--facts', File.join(work, 'quickstart', 'web01.json'), '--explain', 'ntp::servers')
+                             '--facts', File.join(base, 'web01.json'), '--explain', 'ntp::servers')
   expected = "pbc: 'ntp::servers' from the binding at bindings/default.pp:5:5 in layer 'site' (when datacenter 'ams')"
   compared += 1
   if out.include?(expected)
-    puts "explain: #{expected}"
+    puts "explain (#{mode}): #{expected}"
   else
-    failures << "puppet lookup --explain: no `#{expected}` in its output:\n#{out}#{err}"
+    failures << "puppet lookup --explain (#{mode}): no `#{expected}` in its output:\n#{out}#{err}"
   end
 end
 
@@ -140,30 +169,47 @@ if quickstart
   model = File.join(work, 'quickstart', 'model.pbcm')
   damaged = File.join(work, 'quickstart', 'damaged.pbcm')
   File.binwrite(damaged, File.binread(model).tap { |b| b.setbyte(b.size / 2, b.getbyte(b.size / 2) ^ 0xff) })
+  # A cache another pbc wrote: the version after the magic line is one this pbc does not read.
+  other_version = File.join(work, 'quickstart', 'other-version.pbcm')
+  File.binwrite(other_version, File.binread(model).tap { |b| b[16, 4] = [b[16, 4].unpack1('V') + 1].pack('V') })
   cases = [
     ['missing', { 'model' => 'data/pbc/absent.pbcm' }, 'does not exist'],
     ['path', { 'path' => 'pbc/model.pbcm' }, 'not `path`'],
     ['not_installed', { 'pbc' => File.join(work, 'no-such-pbc') }, 'cannot run pbc'],
     ['damaged', { 'model' => 'data/pbc/damaged.pbcm' }, 'INVALID_MODEL'],
+    ['other_version', { 'model' => 'data/pbc/other-version.pbcm' }, 'this pbc reads version'],
     ['staging', {}, 'MODEL_ENVIRONMENT_MISMATCH'],
     ['slow', { 'timeout' => 0.000001 }, 'did not answer within'],
+    # The same through `pbc serve`, and a server that is not running, or asked for a model
+    # outside its `--models`.
+    ['serve_down', { 'socket' => File.join(work, 'nobody-listens.sock') }, 'cannot reach pbc serve'],
+    ['serve_outside', { 'socket' => socket }, 'SERVE_MODEL_REFUSED'],
+    ['serve_damaged', { 'socket' => socket, 'model' => 'data/pbc/damaged.pbcm' }, 'INVALID_MODEL'],
+    ['serve_other_version', { 'socket' => socket, 'model' => 'data/pbc/other-version.pbcm' }, 'this pbc reads version'],
+    ['serve_staging', { 'socket' => socket }, 'MODEL_ENVIRONMENT_MISMATCH'],
+    ['serve_slow', { 'socket' => socket, 'timeout' => 0.000001 }, 'did not answer within'],
   ]
   FileUtils.rm_rf(File.join(work, 'failures'))
+  FileUtils.rm_rf(File.join(served, 'failures'))
   cases.each do |environment, options, expected|
-    env_dir = File.join(work, 'failures', environment)
+    # Under the server's `--models`, except where being outside is the case.
+    root = options['socket'] == socket && environment != 'serve_outside' ? File.join(served, 'failures') : File.join(work, 'failures')
+    env_dir = File.join(root, environment)
     FileUtils.mkdir_p(File.join(env_dir, 'data', 'pbc'))
     FileUtils.mkdir_p(File.join(env_dir, 'modules'))
     FileUtils.cp_r(File.join(here, 'src', 'puppet', 'pbc'), File.join(env_dir, 'modules', 'pbc'))
     FileUtils.cp(model, File.join(env_dir, 'data', 'pbc', 'model.pbcm'))
     FileUtils.cp(damaged, File.join(env_dir, 'data', 'pbc', 'damaged.pbcm'))
+    FileUtils.cp(other_version, File.join(env_dir, 'data', 'pbc', 'other-version.pbcm'))
+    run_or_ask = options.key?('socket') ? options.slice('socket') : { 'pbc' => options.fetch('pbc', pbc) }
     level = { 'name' => 'Bindings (pbc)', 'lookup_key' => 'pbc::lookup_key',
-              'options' => { 'model' => options.fetch('model', 'data/pbc/model.pbcm'),
-                             'pbc' => options.fetch('pbc', pbc) }.merge(options.slice('timeout')) }
+              'options' => { 'model' => options.fetch('model', 'data/pbc/model.pbcm') }
+                .merge(run_or_ask).merge(options.slice('timeout')) }
     level.merge!(options.slice('path'))
     File.write(File.join(env_dir, 'hiera.yaml'), { 'version' => 5, 'hierarchy' => [level] }.to_yaml)
     facts = File.join(work, 'quickstart', 'web01.json')
     oracle, oerr, = Open3.capture3('ruby', File.join(here, 'scripts', 'hiera-oracle.rb'),
-                                   '--environmentpath', File.join(work, 'failures'), '--environment', environment,
+                                   '--environmentpath', root, '--environment', environment,
                                    '--node', 'web01.ams.example.com', '--facts', facts, 'ntp::servers')
     line = oracle.lines.find { |l| l.start_with?('{') }
     answer = line ? JSON.parse(line) : {}
@@ -173,6 +219,22 @@ if quickstart
     else
       failures << "failure case #{environment}: expected an error with `#{expected}`, got #{line || oerr}"
     end
+  end
+
+  # A compile that evaluates longer between two keys than the server keeps a connection
+  # waiting (`--idle 2`): the module opens again, and the second key is answered as the first.
+  base = base_of.call('serve', 'quickstart')
+  oracle, oerr, = Open3.capture3({ 'PBC_ORACLE_PAUSE' => '3', 'PBC_ORACLE_RICH' => '1' }, 'ruby',
+                                 File.join(here, 'scripts', 'hiera-oracle.rb'),
+                                 '--environmentpath', File.join(base, 'environments'), '--environment', 'production',
+                                 '--node', 'web01.ams.example.com', '--facts', File.join(base, 'web01.json'),
+                                 'ntp::servers', 'ntp::iburst')
+  got = oracle.lines.select { |l| l.start_with?('{') }.map { |l| JSON.parse(l)['value'] }
+  compared += 1
+  if got == [['ntp1.ams.example.com', 'ntp2.ams.example.com'], true]
+    puts "serve: a key asked after the server closed the idle connection is answered (#{got.to_json})"
+  else
+    failures << "serve after an idle close: expected the quick start's two answers, got #{oracle}#{oerr}"
   end
 end
 

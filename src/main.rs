@@ -196,6 +196,34 @@ enum Command {
     },
     /// Print pbc's manual page (roff; `pbc man > pbc.1`, then `man ./pbc.1`).
     Man,
+    /// Answer Puppet's lookups from compiled models kept in memory, over a Unix socket: the
+    /// `pbc::lookup_key` Hiera backend's server mode (docs/puppet.md). Each connection is one
+    /// node's compile: its model, environment and facts, then one key per line, each answered
+    /// as `pbc lookup --model --format answers` answers it (docs/answers.md). A model is loaded
+    /// when first named and again when its file changes. Runs until killed.
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// The Unix socket to listen on; created readable and writable by the owner and group
+    /// (0660): whoever can open it can ask any model under `--models`.
+    #[arg(long, value_name = "PATH")]
+    socket: PathBuf,
+    /// A directory whose models (at any depth) clients may name, usually the code directory's
+    /// `environments`; repeatable. Any other model is refused.
+    #[arg(long = "models", value_name = "DIR", required = true)]
+    models: Vec<PathBuf>,
+    /// Seconds a connection may wait for its next line before it is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    idle: u64,
+    /// Seconds a model stays loaded after its last connection.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    model_idle: u64,
+    /// Connections open at once (one per compile in progress); one more is told the server is
+    /// busy.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    max_connections: usize,
 }
 
 #[derive(clap::Subcommand)]
@@ -430,8 +458,11 @@ fn print(bytes: &[u8]) -> Result<(), ExitCode> {
 }
 
 fn run(cli: Cli) -> ExitCode {
-    // pbc exits after this one command: what it built is left to the exit, not freed piece by piece.
-    puppet_bindings::load::reclaim::exits_after_command();
+    // pbc exits after this one command: what it built is left to the exit, not freed piece by
+    // piece. A server keeps running, and frees each model it drops.
+    if !matches!(cli.command, Command::Serve(_)) {
+        puppet_bindings::load::reclaim::exits_after_command();
+    }
     puppet_bindings::source::set_max_file_size(cli.max_file_size);
     puppet_bindings::source::set_follow_symlinks(cli.follow_symlinks);
     puppet_bindings::source::set_confined(cli.confine);
@@ -511,6 +542,7 @@ fn run(cli: Cli) -> ExitCode {
             }
             ExitCode::from(outcome.status)
         }
+        Command::Serve(args) => serve_command(&args),
         Command::Man => {
             let mut page = Vec::new();
             match clap_mangen::Man::new(Cli::command()).render(&mut page) {
@@ -520,6 +552,86 @@ fn run(cli: Cli) -> ExitCode {
                     ExitCode::from(2)
                 }
             }
+        }
+    }
+}
+
+/// `pbc serve`: the socket made (a stale one from a server that died is replaced, a live one
+/// is not), then connections served until the process is killed.
+fn serve_command(args: &ServeArgs) -> ExitCode {
+    use puppet_bindings::inject::serve::{serve, ServeOptions};
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    use std::os::unix::net::{UnixListener, UnixStream};
+    let mut roots = Vec::new();
+    for dir in &args.models {
+        match std::fs::canonicalize(dir) {
+            Ok(root) if root.is_dir() => roots.push(root),
+            Ok(_) => {
+                eprintln!("pbc: --models `{}` is not a directory", dir.display());
+                return ExitCode::from(2);
+            }
+            Err(e) => {
+                eprintln!("pbc: --models `{}`: {e}", dir.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if let Ok(meta) = std::fs::symlink_metadata(&args.socket) {
+        if !meta.file_type().is_socket() {
+            eprintln!(
+                "pbc: `{}` exists and is not a socket: give another --socket",
+                args.socket.display()
+            );
+            return ExitCode::from(2);
+        }
+        if UnixStream::connect(&args.socket).is_ok() {
+            eprintln!("pbc: another server listens on `{}`", args.socket.display());
+            return ExitCode::from(2);
+        }
+        // Nobody listens: a server that ended without removing it.
+        if let Err(e) = std::fs::remove_file(&args.socket) {
+            eprintln!(
+                "pbc: cannot replace the stale socket `{}`: {e}",
+                args.socket.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
+    let listener = match UnixListener::bind(&args.socket) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("pbc: cannot listen on `{}`: {e}", args.socket.display());
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = std::fs::set_permissions(&args.socket, std::fs::Permissions::from_mode(0o660)) {
+        eprintln!(
+            "pbc: cannot set the permissions of `{}`: {e}",
+            args.socket.display()
+        );
+        return ExitCode::from(2);
+    }
+    let opts = ServeOptions {
+        roots,
+        idle: std::time::Duration::from_secs(args.idle.max(1)),
+        model_idle: std::time::Duration::from_secs(args.model_idle.max(1)),
+        max_connections: args.max_connections.max(1),
+    };
+    eprintln!(
+        "pbc serve: listening on {} (models under {})",
+        args.socket.display(),
+        opts.roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let log = |event: puppet_bindings::inject::serve::Event| eprintln!("pbc serve: {event}");
+    match serve(&listener, &opts, &log) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pbc: serving on `{}` failed: {e}", args.socket.display());
+            ExitCode::from(2)
         }
     }
 }

@@ -288,6 +288,25 @@ impl<'m> Bindings<'m> {
         })
     }
 
+    /// The names of the data keys directly in `namespace` (`ntp` holds `ntp::servers`, the
+    /// parameters of class `ntp`, and not `ntp::config::file`), once each, in name order.
+    pub fn names_in_namespace(&self, namespace: &str) -> Vec<&'m str> {
+        let prefix = format!("{namespace}::");
+        let order = self.keys_in_order();
+        // Names that start with the prefix sort together, from the prefix itself on.
+        let start = order.partition_point(|&e| self.keys[e].name < prefix.as_str());
+        let mut names: Vec<&'m str> = order[start..]
+            .iter()
+            .map(|&e| &self.keys[e])
+            .take_while(|k| k.name.starts_with(&prefix))
+            .filter(|k| !k.name[prefix.len()..].contains("::"))
+            .filter(|k| k.key().ty == crate::types::PType::Data)
+            .map(|k| k.name)
+            .collect();
+        names.dedup();
+        names
+    }
+
     /// The [`Key`] of every entry, in entry order.
     pub fn every_key(&self) -> &[Key] {
         self.every_key

@@ -381,3 +381,9 @@ pub const INVALID_ENC: &str = "INVALID_ENC";
 pub const INVALID_MODEL: &str = "INVALID_MODEL";
 /// `--model FILE`: `--env` names another environment than the model's.
 pub const MODEL_ENVIRONMENT_MISMATCH: &str = "MODEL_ENVIRONMENT_MISMATCH";
+/// `pbc serve`: a line a client sent is not the protocol's (docs/answers.md).
+pub const SERVE_REQUEST: &str = "SERVE_REQUEST";
+/// `pbc serve`: a model outside the directories `--models` gives.
+pub const SERVE_MODEL_REFUSED: &str = "SERVE_MODEL_REFUSED";
+/// `pbc serve`: a connection past `--max-connections`.
+pub const SERVE_BUSY: &str = "SERVE_BUSY";

@@ -342,8 +342,28 @@ pub(crate) fn read_model(
     path: &std::path::Path,
     only: Option<&[String]>,
 ) -> Result<(crate::lower::read::ReadModel, bool), LookupOutcome> {
+    read_model_file(path, opts.environment.as_deref(), only).map_err(|e| match e {
+        ModelError::Unreadable(message) => LookupOutcome::usage(message),
+        ModelError::Invalid(d) => LookupOutcome::unplaced(d, opts.colour),
+    })
+}
+
+/// Why a model file could not be answered from.
+pub(crate) enum ModelError {
+    /// It could not be read at all (exit status 2 from the command line).
+    Unreadable(String),
+    /// It is not a model pbc reads, or not the environment asked for.
+    Invalid(Diagnostic),
+}
+
+/// [`read_model`] for any caller: `environment` is the one the request must be in (`--env`).
+pub(crate) fn read_model_file(
+    path: &std::path::Path,
+    environment: Option<&str>,
+    only: Option<&[String]>,
+) -> Result<(crate::lower::read::ReadModel, bool), ModelError> {
     use crate::lower::cache::{Cache, Needed};
-    let fail = |d: Diagnostic| LookupOutcome::unplaced(d, opts.colour);
+    let fail = ModelError::Invalid;
     let name = path.display().to_string();
     let invalid = |why: String| {
         fail(Diagnostic::error(
@@ -359,7 +379,7 @@ pub(crate) fn read_model(
         && Cache::is_cache(&first);
     let read = if is_cache {
         let mut cache = Cache::open(path).map_err(|e| invalid(crate::source::io_reason(&e)))?;
-        check_environment(opts, path, cache.environment()).map_err(fail)?;
+        check_environment(environment, "--env", path, cache.environment()).map_err(fail)?;
         let needed = match only {
             Some(names) => cache
                 .needed(names)
@@ -376,9 +396,9 @@ pub(crate) fn read_model(
         )
     } else {
         let bytes = crate::source::read_file(path, "model")
-            .map_err(|e| LookupOutcome::usage(e.to_string()))?;
+            .map_err(|e| ModelError::Unreadable(e.to_string()))?;
         let read = crate::lower::read::read(&name, &bytes).map_err(fail)?;
-        check_environment(opts, path, read.environment()).map_err(fail)?;
+        check_environment(environment, "--env", path, read.environment()).map_err(fail)?;
         (read, false)
     };
     Ok(read)
@@ -386,18 +406,19 @@ pub(crate) fn read_model(
 
 /// Only `--env` is known to decide: environments.pp (which the ENC's choice comes after) was
 /// evaluated when the model was compiled, not here.
-fn check_environment(
-    opts: &LookupOptions,
+pub(crate) fn check_environment(
+    asked: Option<&str>,
+    asked_by: &str,
     path: &std::path::Path,
     environment: &str,
 ) -> Result<(), Diagnostic> {
-    match opts.environment.as_deref().filter(|e| *e != environment) {
+    match asked.filter(|e| *e != environment) {
         None => Ok(()),
         Some(other) => Err(Diagnostic::error(
             codes::MODEL_ENVIRONMENT_MISMATCH,
             Span::NONE,
             format!(
-                "--env names the environment `{other}`, but `{}` is the model of `{environment}`",
+                "{asked_by} names the environment `{other}`, but `{}` is the model of `{environment}`",
                 path.display()
             ),
         )
@@ -599,22 +620,7 @@ fn answer(
             }
         };
         if opts.answers {
-            let mut entry = serde_json::Map::new();
-            entry.insert("found".into(), serde_json::Value::Bool(true));
-            entry.insert("value".into(), value.to_rich_data());
-            if let Some(winner) = injector.winner_of(key) {
-                entry.insert("origin".into(), winner.origin.into());
-                entry.insert("layer".into(), winner.layer.into());
-                let when: Vec<serde_json::Value> = winner
-                    .matched
-                    .into_iter()
-                    .map(|(category, value)| {
-                        serde_json::json!({ "category": category, "value": value })
-                    })
-                    .collect();
-                entry.insert("when".into(), when.into());
-            }
-            answered.insert(key.to_string(), serde_json::Value::Object(entry));
+            answered.insert(key.to_string(), found_answer(injector, key, &value));
         } else if as_object {
             all_values.push((key.to_string(), value.to_json()));
         } else if lines {
@@ -647,6 +653,9 @@ fn answer(
             "version": ANSWERS_VERSION,
             "pbc": env!("CARGO_PKG_VERSION"),
             "environment": injector.environment,
+            // With `--all`: whether a key the document does not list is certainly not found
+            // (else it must be asked by name: a level pbc cannot search may hold it).
+            "complete": opts.all && injector.lists_every_answer(),
             "keys": serde_json::Value::Object(answered),
         });
         stdout.push_str(&json_text(&document));
@@ -682,10 +691,32 @@ pub const ANSWERS_VERSION: u32 = 1;
 /// The JSON Schema (draft 2020-12) of the answers document, printed by `pbc schema --answers`.
 pub const ANSWERS_SCHEMA: &str = include_str!("answers.schema.json");
 
+/// A key found, as the answers document says it: its value as Puppet's rich data, and the
+/// binding that gave it.
+pub(crate) fn found_answer(injector: &Injector, key: &Key, value: &Value) -> serde_json::Value {
+    let mut entry = serde_json::Map::new();
+    entry.insert("found".into(), serde_json::Value::Bool(true));
+    entry.insert("value".into(), value.to_rich_data());
+    if let Some(winner) = injector.winner_of(key) {
+        entry.insert("origin".into(), winner.origin.into());
+        entry.insert("layer".into(), winner.layer.into());
+        let when: Vec<serde_json::Value> = winner
+            .matched
+            .into_iter()
+            .map(|(category, value)| serde_json::json!({ "category": category, "value": value }))
+            .collect();
+        entry.insert("when".into(), when.into());
+    }
+    serde_json::Value::Object(entry)
+}
+
 /// A key that failed, as the answers document says it: the diagnostic's code and message, the
 /// binding whose answer failed (`file:line:col`, from the tree and from a model alike) and the
 /// other notes.
-fn answer_error(d: &Diagnostic, winner: Option<super::WinningBinding>) -> serde_json::Value {
+pub(crate) fn answer_error(
+    d: &Diagnostic,
+    winner: Option<super::WinningBinding>,
+) -> serde_json::Value {
     let mut error = serde_json::Map::new();
     error.insert("code".into(), d.code.into());
     error.insert("message".into(), d.message.clone().into());

@@ -575,6 +575,26 @@ impl<'m> HieraRequest<'m> {
         out
     }
 
+    /// Whether a key no binding and no data file names is certainly not found: no level a
+    /// lookup could reach (the global and the environment's, any module's) has an entry pbc
+    /// cannot search for this request.
+    pub fn searches_every_level(&self) -> bool {
+        if !self.any_unsearchable {
+            return true;
+        }
+        let modules = self
+            .levels
+            .iter()
+            .filter(|l| l.place == HieraPlace::Module)
+            .filter_map(|l| l.module.as_deref());
+        std::iter::once(None)
+            .chain(modules.map(Some))
+            .all(|module| {
+                let root = module.map_or_else(|| "x".to_string(), |m| format!("{m}::x"));
+                self.unsearchable_before(&root, None).is_none()
+            })
+    }
+
     /// The level's hierarchy (or default hierarchy) resolved for the request.
     pub fn entries(&self, level: usize, default: bool) -> &[ResolvedEntry] {
         let cell = if default {

@@ -17,6 +17,7 @@ pub mod eyaml;
 pub mod hiera;
 mod multibind;
 pub mod nodes;
+pub mod serve;
 
 pub use crate::load::{environment, facts, Request};
 
@@ -272,6 +273,21 @@ impl<'m> Injector<'m> {
             layer: self.composition.layer_names()[candidate.layer()].to_string(),
             matched,
         })
+    }
+
+    /// The data keys the model binds in the namespace of `name` (before its last `::`), such as
+    /// the other parameters of a class whose parameter is asked; none for a name without one.
+    pub fn names_in_namespace_of(&self, name: &str) -> Vec<&'m str> {
+        match name.rsplit_once("::") {
+            Some((namespace, _)) => self.composition.bindings.names_in_namespace(namespace),
+            None => Vec::new(),
+        }
+    }
+
+    /// Whether every key [`Injector::effective_keys`] does not list is certainly not found for
+    /// this request (no Hiera level it might reach is one pbc cannot search).
+    pub fn lists_every_answer(&self) -> bool {
+        self.hiera.as_ref().is_none_or(|h| h.searches_every_level())
     }
 
     /// Looks up one of [`Injector::effective_entries`]: the same answer as

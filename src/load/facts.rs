@@ -237,11 +237,17 @@ fn scalar(
 
 /// Reads facts into a request (replacing its facts).
 pub fn load(path: &Path, request: &mut Request) -> Result<(), ReadError> {
-    let Value::Hash(mut map) = read_data(path, "facts file", codes::INVALID_FACTS)? else {
-        return Err(ReadError::Invalid(problem(format!(
-            "{}: facts must be an object (a hash of names to values)",
-            shown(path)
-        ))));
+    let facts = read_data(path, "facts file", codes::INVALID_FACTS)?;
+    set_facts(facts, &shown(path), request).map_err(ReadError::Invalid)
+}
+
+/// Facts already read (`facts`, from `from`) into a request, replacing its facts: an object of
+/// facts, or what `puppet facts` prints; its `trusted` becomes `$trusted`.
+pub fn set_facts(facts: Value, from: &str, request: &mut Request) -> Result<(), Diagnostic> {
+    let Value::Hash(mut map) = facts else {
+        return Err(problem(format!(
+            "{from}: facts must be an object (a hash of names to values)"
+        )));
     };
     // `puppet facts` wraps the facts: {"name": "node", "values": {...}}.
     if let (Some(Value::Hash(values)), true) = (

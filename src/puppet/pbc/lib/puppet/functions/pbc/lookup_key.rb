@@ -2,6 +2,7 @@
 
 require 'json'
 require 'open3'
+require 'socket'
 require 'tempfile'
 
 # A Hiera 5 `lookup_key` function that answers from a model compiled by pbc (the Puppet
@@ -11,7 +12,10 @@ require 'tempfile'
 # On the first key a catalog compile asks, it runs pbc once for the node (`pbc lookup --model
 # MODEL --all --format answers`, the node's facts and trusted data in a private temporary file)
 # and keeps the whole answer in the lookup context's cache; each key then returns its value or
-# calls `not_found`. Values come as pbc resolved them (Puppet's rich data: Integer, Float,
+# calls `not_found`. With `options: { socket: PATH }` it asks a running `pbc serve` instead,
+# which keeps the model in memory: the compile opens one connection (its model, environment and
+# facts) and asks each key as it comes, so a large model costs no more per compile than a small
+# one. Values come as pbc resolved them (Puppet's rich data: Integer, Float,
 # Sensitive and hash order kept), never interpolated again. A key whose answer failed in pbc is
 # a lookup error naming pbc's diagnostic; a model that cannot be read, a pbc that cannot be run
 # or does not answer in time is an error too, never a partial answer.
@@ -36,10 +40,13 @@ Puppet::Functions.create_function(:'pbc::lookup_key') do
     '__pbc_answers__'
   end
 
+  def session_key
+    '__pbc_session__'
+  end
+
   def lookup_key(key, options, context)
     key = key.to_s
-    answers = answers_for_node(options, context)
-    answer = answers['keys'][key]
+    answer = options['socket'] ? ask_server(key, options, context) : answer_of(key, options, context)
     if answer.nil?
       context.explain { "pbc: no binding of '#{key}' applies to this node" }
       return context.not_found
@@ -63,35 +70,123 @@ Puppet::Functions.create_function(:'pbc::lookup_key') do
     Puppet::Pops::Serialization::FromDataConverter.convert(answer['value'])
   end
 
-  # The node's whole answer: from the cache after the first key of a compile.
+  # A key's answer from the node's whole answer (from the cache after the first key of a
+  # compile). A key it does not list is not found, unless the answer is not complete (a Hiera
+  # level pbc cannot search might hold it): then pbc is asked for that key by name, once.
+  def answer_of(key, options, context)
+    answers = answers_for_node(options, context)
+    keys = answers['keys']
+    return keys[key] if keys.key?(key) || answers['complete']
+    keys[key] = run_pbc(options, context, ['--', key])['keys'][key]
+  end
+
   def answers_for_node(options, context)
     return context.cached_value(cache_key) if context.cache_has_key(cache_key)
-    answers = run_pbc(options, context)
+    answers = run_pbc(options, context, ['--all'])
     context.cache(cache_key, answers)
     answers
   end
 
-  def run_pbc(options, context)
+  # `pbc lookup --format answers` for the node, with `keys` (`--all`, or `--` and a key).
+  def run_pbc(options, context, keys)
     model = model_path(options)
     unless File.file?(model)
       raise Puppet::DataBinding::LookupError, "pbc::lookup_key: the model '#{model}' does not exist or is not a file"
     end
     pbc = options['pbc'] || 'pbc'
-    timeout = (options['timeout'] || 10).to_f
+    timeout = timeout_of(options)
+    Tempfile.create(['pbc-facts', '.json']) do |file|
+      # Tempfile creates the file exclusively, readable only by its owner (0600).
+      file.write(JSON.generate(node_facts))
+      file.flush
+      argv = [pbc, 'lookup', '--model', model, '--facts', file.path, '--env', context.environment_name.to_s,
+              '--format', 'answers', '--color', 'never', '--quiet', *keys]
+      stdout, stderr, status = run(argv, timeout)
+      read_answers(stdout, stderr, status, model)
+    end
+  end
+
+  def timeout_of(options)
+    (options['timeout'] || 10).to_f
+  end
+
+  # The node's facts with its trusted data, as data (what `pbc lookup --facts` reads).
+  def node_facts
     scope = closure_scope
     facts = scope['facts'] || {}
     trusted = scope['trusted']
     # Without `trusted` (a compile always has it), pbc makes it from the facts as Puppet does.
-    node_facts = trusted.nil? ? facts : facts.merge('trusted' => trusted)
-    Tempfile.create(['pbc-facts', '.json']) do |file|
-      # Tempfile creates the file exclusively, readable only by its owner (0600).
-      file.write(JSON.generate(Puppet::Pops::Serialization::ToDataConverter.convert(node_facts, rich_data: false, symbol_as_string: true)))
-      file.flush
-      argv = [pbc, 'lookup', '--model', model, '--facts', file.path, '--env', context.environment_name.to_s,
-              '--all', '--format', 'answers', '--color', 'never', '--quiet']
-      stdout, stderr, status = run(argv, timeout)
-      read_answers(stdout, stderr, status, model)
+    facts = facts.merge('trusted' => trusted) unless trusted.nil?
+    Puppet::Pops::Serialization::ToDataConverter.convert(facts, rich_data: false, symbol_as_string: true)
+  end
+
+  # One key's answer from `pbc serve`, on the compile's connection (opened on its first key).
+  # The first key of a namespace brings the namespace's other keys (a class's other parameters,
+  # which Puppet asks next), kept for the compile; a key of a namespace already brought that
+  # it did not hold is asked alone (Hiera data or a level pbc cannot search may still answer
+  # it). A connection the server closed (idle
+  # between keys, or restarted) is opened again, once.
+  def ask_server(key, options, context)
+    session = context.cache_has_key(session_key) ? context.cached_value(session_key) : nil
+    return session[:answers][key] if session && session[:answers].key?(key)
+    timeout = timeout_of(options)
+    2.times do
+      session ||= context.cache(session_key, { socket: open_session(options, context, timeout), answers: {}, namespaces: {} })
+      namespace = key.include?('::') ? key.rpartition('::').first : nil
+      batch = !namespace.nil? && !session[:namespaces].key?(namespace)
+      line = exchange(session[:socket], JSON.generate('key' => key, 'namespace' => batch), timeout, options['socket'])
+      unless line.nil?
+        reply = JSON.parse(line)
+        return reply unless batch && reply['answers'].is_a?(Hash)
+        session[:namespaces][namespace] = true
+        session[:answers].merge!(reply['answers'])
+        return reply['answers'][key]
+      end
+      begin
+        session[:socket].close
+      rescue IOError
+        nil
+      end
+      session = nil
     end
+    raise Puppet::DataBinding::LookupError, "pbc::lookup_key: pbc serve at '#{options['socket']}' closed the connection twice while asked for '#{key}'"
+  end
+
+  def open_session(options, context, timeout)
+    model = model_path(options)
+    socket = begin
+      UNIXSocket.new(options['socket'])
+    rescue SystemCallError => e
+      raise Puppet::DataBinding::LookupError, "pbc::lookup_key: cannot reach pbc serve at '#{options['socket']}': #{e.message}"
+    end
+    opening = { 'model' => model, 'environment' => context.environment_name.to_s, 'facts' => node_facts }
+    line = exchange(socket, JSON.generate(opening), timeout, options['socket'])
+    reply = begin
+      JSON.parse(line.to_s)
+    rescue JSON::ParserError
+      nil
+    end
+    unless reply.is_a?(Hash) && reply['format'] == answers_format
+      socket.close
+      error = reply.is_a?(Hash) && reply['error']
+      why = error ? "#{error['code']}: #{error['message']}#{error['notes'].empty? ? '' : " (#{error['notes'].join('; ')})"}" : 'it closed the connection'
+      raise Puppet::DataBinding::LookupError, "pbc::lookup_key: pbc serve could not answer from '#{model}': #{why}"
+    end
+    unless reply['version'] == answers_version
+      socket.close
+      raise Puppet::DataBinding::LookupError,
+            "pbc::lookup_key: pbc serve #{reply['pbc']} writes answers version #{reply['version']}; this module reads version #{answers_version}"
+    end
+    socket
+  end
+
+  # Sends one line and reads the reply's; nil when the server closed the connection.
+  def exchange(socket, line, timeout, where)
+    socket.write(line, "\n")
+    raise Puppet::DataBinding::LookupError, "pbc::lookup_key: pbc serve at '#{where}' did not answer within #{timeout} seconds" unless IO.select([socket], nil, nil, timeout)
+    socket.gets
+  rescue Errno::EPIPE, Errno::ECONNRESET
+    nil
   end
 
   # The model: `options.model`, relative to the environment's directory. Not a `path`, which
