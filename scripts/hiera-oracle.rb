@@ -9,9 +9,25 @@
 # PBC_ORACLE_TIMES=1 each line also says how long its lookup took (`us`, microseconds); with
 # PBC_ORACLE_PAUSE=SECONDS it waits that long before each key after the first (a compile that
 # evaluates for a while between lookups).
+# `puppetserver ruby` passes its JRuby no environment variables of the caller's: there the same
+# switches are given as arguments, `--pbc-rich`, `--pbc-times` and `--pbc-pause=SECONDS`,
+# before Puppet's.
 require 'puppet'
 require 'puppet/application/lookup'
 require 'json'
+
+ORACLE = {
+  rich: ENV['PBC_ORACLE_RICH'] == '1',
+  times: ENV['PBC_ORACLE_TIMES'] == '1',
+  pause: ENV['PBC_ORACLE_PAUSE']&.to_f,
+}
+ARGV.reject! do |arg|
+  case arg
+  when '--pbc-rich' then ORACLE[:rich] = true
+  when '--pbc-times' then ORACLE[:times] = true
+  when /\A--pbc-pause=(.+)\z/ then ORACLE[:pause] = Regexp.last_match(1).to_f
+  end
+end
 
 class Puppet::Application::Lookup
   def main
@@ -31,20 +47,20 @@ class Puppet::Application::Lookup
       end
     generate_scope do |scope|
       keys.each_with_index do |key, i|
-        sleep(ENV['PBC_ORACLE_PAUSE'].to_f) if i.positive? && ENV['PBC_ORACLE_PAUSE']
+        sleep(ORACLE[:pause]) if i.positive? && ORACLE[:pause]
         invocation = Puppet::Pops::Lookup::Invocation.new(scope, {}, {}, nil)
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         line =
           begin
             value = Puppet::Pops::Lookup.lookup(key, nil, nil, false, merge_options, invocation)
-            if ENV['PBC_ORACLE_RICH'] == '1'
+            if ORACLE[:rich]
               value = Puppet::Pops::Serialization::ToDataConverter.convert(value, rich_data: true)
             end
             { 'key' => key, 'value' => value }
           rescue Puppet::DataBinding::LookupError, Puppet::Error => e
             { 'key' => key, 'error' => e.message }
           end
-        if ENV['PBC_ORACLE_TIMES'] == '1'
+        if ORACLE[:times]
           line['us'] = ((Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1e6).round
         end
         begin

@@ -6,12 +6,14 @@
 # must be pbc's: the same value of the same types in the same order, an error where pbc's
 # answer is an error (naming its code), not found where pbc has nothing. Every tree is compared
 # twice: with the module running pbc once per compile, and with it asking a `pbc serve` this
-# script starts (`options: { socket: ... }`).
+# script starts (`options: { socket: ... }`); each time both in Ruby (puppet-agent's) and in
+# the JRuby of Puppet's server (`puppetserver ruby`).
 # Usage: ruby puppet-bridge.rb PBC WORKDIR TREE...
 require 'json'
 require 'fileutils'
 require 'open3'
 require 'yaml'
+require 'socket'
 
 pbc, work, *trees = ARGV
 here = File.expand_path('..', __dir__)
@@ -22,6 +24,10 @@ def run!(*argv)
   out, err, status = Open3.capture3(*argv)
   [out, err, status]
 end
+
+# Puppet's lookup runs in the Ruby puppet-agent uses, and in the JRuby a Puppet server compiles
+# in (`puppetserver ruby`: Debian's puppetserver, its JRuby and its gems).
+engines = [['ruby', ['ruby']], ['puppetserver jruby', %w[puppetserver ruby]]]
 
 # `pbc serve`, answering from the models under WORK/served, for as long as this script runs.
 served = File.join(work, 'served')
@@ -83,37 +89,39 @@ base_of = ->(mode, name) { mode == 'serve' ? File.join(served, name) : File.join
     end
     keys = answers['keys'].keys.reject { |k| k.start_with?('/') }
     absent = 'pbc_bridge::nothing_binds_this'
-    oracle, oerr, = Open3.capture3({ 'PBC_ORACLE_RICH' => '1' }, 'ruby', File.join(here, 'scripts', 'hiera-oracle.rb'),
-                                   '--environmentpath', envs, '--environment', environment, '--node', node,
-                                   '--facts', given, *keys, absent)
-    puppet = {}
-    oracle.each_line do |line|
-      next unless line.start_with?('{')
-      entry = JSON.parse(line)
-      puppet[entry['key']] = entry
-    end
     # A key the answers do not list is pbc's answer for it by name (not found, or where a
     # level pbc cannot search comes first, that level's error).
     out, err, = run!(pbc, 'lookup', '--model', model, '--facts', given, '--format', 'answers', '--color', 'never',
                      '--', absent)
     answers['keys'][absent] = (JSON.parse(out) rescue abort("#{name}: pbc did not answer #{absent}: #{err}"))['keys'][absent]
-    (keys + [absent]).each do |key|
-      compared += 1
-      mine = answers['keys'][key]
-      theirs = puppet[key]
-      problem =
-        if theirs.nil?
-          "Puppet gave no answer (#{oerr.lines.last&.strip})"
-        elsif mine.nil? || (mine['found'] == false && mine['error'].nil?)
-          "pbc finds nothing, Puppet: #{theirs.to_json}" unless theirs['error']&.include?('did not find a value')
-        elsif mine['error']
-          "pbc fails with #{mine['error']['code']}, Puppet: #{theirs.to_json}" unless theirs['error']&.include?(mine['error']['code'])
-        elsif theirs.key?('error')
-          "pbc answers #{mine['value'].to_json}, Puppet fails: #{theirs['error']}"
-        elsif JSON.generate(theirs['value']) != JSON.generate(mine['value'])
-          "pbc answers #{JSON.generate(mine['value'])}, Puppet #{JSON.generate(theirs['value'])}"
-        end
-      failures << "#{name} (#{mode}) #{node} #{key}: #{problem}" if problem
+    engines.each do |engine, ruby|
+      oracle, oerr, = Open3.capture3(*ruby, File.join(here, 'scripts', 'hiera-oracle.rb'), '--pbc-rich',
+                                     '--environmentpath', envs, '--environment', environment, '--node', node,
+                                     '--facts', given, *keys, absent)
+      puppet = {}
+      oracle.each_line do |line|
+        next unless line.start_with?('{')
+        entry = JSON.parse(line)
+        puppet[entry['key']] = entry
+      end
+      (keys + [absent]).each do |key|
+        compared += 1
+        mine = answers['keys'][key]
+        theirs = puppet[key]
+        problem =
+          if theirs.nil?
+            "Puppet gave no answer (#{oerr.lines.last&.strip})"
+          elsif mine.nil? || (mine['found'] == false && mine['error'].nil?)
+            "pbc finds nothing, Puppet: #{theirs.to_json}" unless theirs['error']&.include?('did not find a value')
+          elsif mine['error']
+            "pbc fails with #{mine['error']['code']}, Puppet: #{theirs.to_json}" unless theirs['error']&.include?(mine['error']['code'])
+          elsif theirs.key?('error')
+            "pbc answers #{mine['value'].to_json}, Puppet fails: #{theirs['error']}"
+          elsif JSON.generate(theirs['value']) != JSON.generate(mine['value'])
+            "pbc answers #{JSON.generate(mine['value'])}, Puppet #{JSON.generate(theirs['value'])}"
+          end
+        failures << "#{name} (#{mode}, #{engine}) #{node} #{key}: #{problem}" if problem
+      end
     end
   end
 end
@@ -172,6 +180,16 @@ if quickstart
   # A cache another pbc wrote: the version after the magic line is one this pbc does not read.
   other_version = File.join(work, 'quickstart', 'other-version.pbcm')
   File.binwrite(other_version, File.binread(model).tap { |b| b[16, 4] = [b[16, 4].unpack1('V') + 1].pack('V') })
+  # A pbc that never answers (killed after `timeout`), and a server that accepts connections and
+  # never answers.
+  slow_pbc = File.join(work, 'slow-pbc')
+  File.write(slow_pbc, "#!/bin/sh\nsleep 60\n")
+  File.chmod(0o755, slow_pbc)
+  silent_socket = File.join(work, 'silent.sock')
+  FileUtils.rm_f(silent_socket)
+  silent = UNIXServer.new(silent_socket)
+  held = []
+  Thread.new { loop { held << silent.accept } }
   cases = [
     ['missing', { 'model' => 'data/pbc/absent.pbcm' }, 'does not exist'],
     ['path', { 'path' => 'pbc/model.pbcm' }, 'not `path`'],
@@ -179,7 +197,7 @@ if quickstart
     ['damaged', { 'model' => 'data/pbc/damaged.pbcm' }, 'INVALID_MODEL'],
     ['other_version', { 'model' => 'data/pbc/other-version.pbcm' }, 'this pbc reads version'],
     ['staging', {}, 'MODEL_ENVIRONMENT_MISMATCH'],
-    ['slow', { 'timeout' => 0.000001 }, 'did not answer within'],
+    ['slow', { 'pbc' => slow_pbc, 'timeout' => 1 }, 'did not answer within'],
     # The same through `pbc serve`, and a server that is not running, or asked for a model
     # outside its `--models`.
     ['serve_down', { 'socket' => File.join(work, 'nobody-listens.sock') }, 'cannot reach pbc serve'],
@@ -187,7 +205,7 @@ if quickstart
     ['serve_damaged', { 'socket' => socket, 'model' => 'data/pbc/damaged.pbcm' }, 'INVALID_MODEL'],
     ['serve_other_version', { 'socket' => socket, 'model' => 'data/pbc/other-version.pbcm' }, 'this pbc reads version'],
     ['serve_staging', { 'socket' => socket }, 'MODEL_ENVIRONMENT_MISMATCH'],
-    ['serve_slow', { 'socket' => socket, 'timeout' => 0.000001 }, 'did not answer within'],
+    ['serve_slow', { 'socket' => silent_socket, 'timeout' => 1 }, 'did not answer within'],
   ]
   FileUtils.rm_rf(File.join(work, 'failures'))
   FileUtils.rm_rf(File.join(served, 'failures'))
@@ -208,33 +226,36 @@ if quickstart
     level.merge!(options.slice('path'))
     File.write(File.join(env_dir, 'hiera.yaml'), { 'version' => 5, 'hierarchy' => [level] }.to_yaml)
     facts = File.join(work, 'quickstart', 'web01.json')
-    oracle, oerr, = Open3.capture3('ruby', File.join(here, 'scripts', 'hiera-oracle.rb'),
-                                   '--environmentpath', root, '--environment', environment,
-                                   '--node', 'web01.ams.example.com', '--facts', facts, 'ntp::servers')
-    line = oracle.lines.find { |l| l.start_with?('{') }
-    answer = line ? JSON.parse(line) : {}
-    compared += 1
-    if answer['error']&.include?(expected)
-      puts "failure (#{environment}): #{answer['error'].lines.first.strip}"
-    else
-      failures << "failure case #{environment}: expected an error with `#{expected}`, got #{line || oerr}"
+    engines.each do |engine, ruby|
+      oracle, oerr, = Open3.capture3(*ruby, File.join(here, 'scripts', 'hiera-oracle.rb'),
+                                     '--environmentpath', root, '--environment', environment,
+                                     '--node', 'web01.ams.example.com', '--facts', facts, 'ntp::servers')
+      line = oracle.lines.find { |l| l.start_with?('{') }
+      answer = line ? JSON.parse(line) : {}
+      compared += 1
+      if answer['error']&.include?(expected)
+        puts "failure (#{environment}, #{engine}): #{answer['error'].lines.first.strip}"
+      else
+        failures << "failure case #{environment} (#{engine}): expected an error with `#{expected}`, got #{line || oerr}"
+      end
     end
   end
 
   # A compile that evaluates longer between two keys than the server keeps a connection
   # waiting (`--idle 2`): the module opens again, and the second key is answered as the first.
   base = base_of.call('serve', 'quickstart')
-  oracle, oerr, = Open3.capture3({ 'PBC_ORACLE_PAUSE' => '3', 'PBC_ORACLE_RICH' => '1' }, 'ruby',
-                                 File.join(here, 'scripts', 'hiera-oracle.rb'),
-                                 '--environmentpath', File.join(base, 'environments'), '--environment', 'production',
-                                 '--node', 'web01.ams.example.com', '--facts', File.join(base, 'web01.json'),
-                                 'ntp::servers', 'ntp::iburst')
-  got = oracle.lines.select { |l| l.start_with?('{') }.map { |l| JSON.parse(l)['value'] }
-  compared += 1
-  if got == [['ntp1.ams.example.com', 'ntp2.ams.example.com'], true]
-    puts "serve: a key asked after the server closed the idle connection is answered (#{got.to_json})"
-  else
-    failures << "serve after an idle close: expected the quick start's two answers, got #{oracle}#{oerr}"
+  engines.each do |engine, ruby|
+    oracle, oerr, = Open3.capture3(*ruby, File.join(here, 'scripts', 'hiera-oracle.rb'), '--pbc-rich', '--pbc-pause=3',
+                                   '--environmentpath', File.join(base, 'environments'), '--environment', 'production',
+                                   '--node', 'web01.ams.example.com', '--facts', File.join(base, 'web01.json'),
+                                   'ntp::servers', 'motd::message')
+    got = oracle.lines.select { |l| l.start_with?('{') }.map { |l| JSON.parse(l)['value'] }
+    compared += 1
+    if got == [['ntp1.ams.example.com', 'ntp2.ams.example.com'], 'Managed by Puppet on web01.ams.example.com']
+      puts "serve (#{engine}): a key asked after the server closed the idle connection is answered (#{got.to_json})"
+    else
+      failures << "serve after an idle close (#{engine}): expected the quick start's two answers, got #{oracle}#{oerr}"
+    end
   end
 end
 

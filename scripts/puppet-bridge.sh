@@ -3,7 +3,8 @@
 #
 # Puppet 7's own lookup through pbc's Hiera 5 backend (src/puppet/pbc, `pbc::lookup_key`) gives
 # exactly what `pbc lookup` gives, for every key of every factset of the bundled examples
-# (scripts/puppet-bridge.rb). Installs Debian's puppet-agent when missing.
+# (scripts/puppet-bridge.rb), in puppet-agent's Ruby and in puppetserver's JRuby. Installs
+# Debian's puppet-agent and puppetserver when missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-$here/target/puppet-bridge}
@@ -12,6 +13,12 @@ work=$(cd "$work" && pwd)
 
 # shellcheck source=scripts/puppet-install.sh
 . "$here/scripts/puppet-install.sh"
+# Debian's puppetserver: its JRuby (`puppetserver ruby`) is where a Puppet server runs the module.
+if ! command -v puppetserver >/dev/null; then
+  echo "installing puppetserver" >&2
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
+  DEBIAN_FRONTEND=noninteractive TMPDIR=/var/tmp $sudo_ apt-get install -y -qq --no-install-recommends puppetserver >/dev/null
+fi
 (cd "$here" && cargo build --release --quiet)
 ruby "$here/scripts/puppet-bridge.rb" "$here/target/release/pbc" "$work" \
   "$here/examples/quickstart" "$here/examples/data-in-modules" "$here/examples/control-repo" \

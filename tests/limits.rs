@@ -21,7 +21,8 @@
 //! links (`links_out_of_the_tree_are_not_followed`), paths out of the tree
 //! (`a_manifest_that_is_not_puppet_is_refused`, `confine_keeps_reads_inside_the_tree`), node
 //! names (`hostile_facts_are_refused`), URIs with `..` (`corpus/check/invalid/layers_uris.pp`),
-//! deep models (`deep_models_are_read_or_refused`).
+//! deep models (`deep_models_are_read_or_refused`), `pbc serve`'s lines, connections, idle
+//! time and models outside `--models` (`tests/serve.rs` `wrong_requests_are_refused_with_their_reason`).
 //!
 //! Hostile input, round two (issue 56; issue 62's items as 62.N), each item and its test:
 //! 1 diagnostics without a place in every format (`diagnostics_without_a_place_render_in_every_format`,

@@ -92,7 +92,7 @@ impl std::fmt::Display for Event {
     }
 }
 
-/// Serves connections from `listener` until it fails; `log` hears what happened.
+/// Serves connections from `listener` for as long as it gives them; `log` hears what happened.
 pub fn serve(
     listener: &UnixListener,
     opts: &ServeOptions,

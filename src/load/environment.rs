@@ -25,7 +25,8 @@ pub struct SelectedEnvironment {
 }
 
 /// The request's top scope before any environment exists: facts as variables (except
-/// `$environment`, which ARM-8 never takes from the agent), `$facts`, `$trusted`.
+/// `$environment`, which ARM-8 never takes from the agent), `$facts`, `$trusted`,
+/// `$server_facts`.
 pub(crate) fn top_scope(request: &Request) -> TopScope {
     let mut top = TopScope::default();
     for (k, v) in &request.facts {
@@ -47,6 +48,14 @@ pub(crate) fn top_scope(request: &Request) -> TopScope {
             }
         }
     }
+    // Empty unless given, as `puppet lookup` has it (a server's compile gives its own).
+    top.set(
+        "server_facts",
+        request
+            .server_facts
+            .clone()
+            .unwrap_or_else(|| Value::hash(crate::eval::Map::new())),
+    );
     top
 }
 

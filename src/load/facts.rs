@@ -1,7 +1,8 @@
 //! Facts for a request: a JSON or YAML object of facts, or what `puppet facts` prints
 //! (`{"name": ..., "values": {...}}`, in YAML with its `!ruby/object` tag), from a file or from
 //! `<node>.json`, `.yaml` or `.yml` in a directory of factsets; then `--fact key=value` on top.
-//! `trusted` in a facts file becomes `$trusted`. [`read_data`] also reads ENC output.
+//! `trusted` in a facts file becomes `$trusted`, `server_facts` `$server_facts`. [`read_data`]
+//! also reads ENC output.
 
 use super::Request;
 use crate::diag::{codes, Diagnostic};
@@ -242,7 +243,8 @@ pub fn load(path: &Path, request: &mut Request) -> Result<(), ReadError> {
 }
 
 /// Facts already read (`facts`, from `from`) into a request, replacing its facts: an object of
-/// facts, or what `puppet facts` prints; its `trusted` becomes `$trusted`.
+/// facts, or what `puppet facts` prints; its `trusted` becomes `$trusted`, its `server_facts`
+/// `$server_facts`.
 pub fn set_facts(facts: Value, from: &str, request: &mut Request) -> Result<(), Diagnostic> {
     let Value::Hash(mut map) = facts else {
         return Err(problem(format!(
@@ -261,6 +263,8 @@ pub fn set_facts(facts: Value, from: &str, request: &mut Request) -> Result<(), 
         let name = k.to_display_string();
         if name == "trusted" {
             request.trusted = Some(v.clone());
+        } else if name == "server_facts" {
+            request.server_facts = Some(v.clone());
         } else {
             request.facts.insert(name.into(), v.clone());
         }

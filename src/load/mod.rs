@@ -25,6 +25,9 @@ pub struct Request {
     pub facts: indexmap::IndexMap<SmolStr, Value>,
     /// `$trusted`, when the facts file carries it.
     pub trusted: Option<Value>,
+    /// `$server_facts`, when the facts file carries it (a Puppet server's compile does; `puppet
+    /// lookup`'s is empty).
+    pub server_facts: Option<Value>,
     /// `--agent-environment`: `$agent_environment` in `environments.pp`.
     pub agent_environment: Option<String>,
     /// `--env`: the environment, instead of what `environments.pp` picks.

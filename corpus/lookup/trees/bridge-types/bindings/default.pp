@@ -13,6 +13,9 @@ bindings default {
   bind 'types::regexp' to /^web\d+$/
   bind 'types::ptype_key' to { '__ptype' => 'not a type' }
   bind 'types::failing' to 1 / 0
+  # A Puppet server's compile has $server_facts (the module passes them); `puppet lookup`'s is
+  # empty, and so is pbc's when the facts do not give it.
+  bind 'types::served_by' to "server ${server_facts['servername']}"
   when environment 'production' {
     bind 'types::conditional' to 'production'
   }

@@ -110,13 +110,16 @@ Puppet::Functions.create_function(:'pbc::lookup_key') do
     (options['timeout'] || 10).to_f
   end
 
-  # The node's facts with its trusted data, as data (what `pbc lookup --facts` reads).
+  # The node's facts with its trusted data and the server's facts, as data (what `pbc lookup
+  # --facts` reads: its `trusted` is `$trusted`, its `server_facts` `$server_facts`). Facts of
+  # those names that the agent sent are never taken for them.
   def node_facts
     scope = closure_scope
-    facts = scope['facts'] || {}
+    facts = (scope['facts'] || {}).reject { |name, _| %w[trusted server_facts].include?(name) }
     trusted = scope['trusted']
     # Without `trusted` (a compile always has it), pbc makes it from the facts as Puppet does.
     facts = facts.merge('trusted' => trusted) unless trusted.nil?
+    facts = facts.merge('server_facts' => scope['server_facts'] || {})
     Puppet::Pops::Serialization::ToDataConverter.convert(facts, rich_data: false, symbol_as_string: true)
   end
 
