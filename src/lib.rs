@@ -1,27 +1,21 @@
 //! pbc: a compiler, checker and resolver for the Puppet bindings language (ARM-8 / ARM-9).
 //!
 //! The pipeline is `lexer` → `parser` (→ `ast`) → `validate` → `lower` → `compose` →
-//! `inject`, with diagnostics rendered by `diag`; `load` reads what a command needs and runs
+//! `inject`, with diagnostics rendered by `diag`; the first stages and `diag` are the
+//! `puppet_bindings_syntax` crate (`crates/syntax`), re-exported here; `load` reads what a command needs and runs
 //! the stages over it; `migrate` writes bindings for a Hiera 5 environment. This crate root only declares the modules and re-exports the API; each
 //! module says what it owns.
 
-pub mod ast;
-pub(crate) mod bytewise;
 pub mod compose;
 pub mod data;
-pub mod diag;
 pub mod eval;
 pub mod indented_json;
 pub mod inject;
-pub mod lexer;
 pub mod load;
 pub mod lower;
 pub mod migrate;
 pub mod parallel;
-pub mod parser;
-pub mod pn;
 pub mod source;
-pub mod span;
 pub mod tree;
 pub mod types;
 pub mod validate;
@@ -33,3 +27,5 @@ pub use load::{
     ModelWriter, SourceInput,
 };
 pub use parser::{parse_file, parse_file_statements, Parsed};
+// The syntax crate's modules, where the engine and its users have always found them.
+pub use puppet_bindings_syntax::{ast, bytewise, diag, lexer, parser, pn, span};

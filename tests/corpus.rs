@@ -151,7 +151,7 @@ fn pn_where_puppet_crashes() {
 /// Every diagnostic code in `diag::codes` has at least one failing corpus file that shows it.
 #[test]
 fn every_code_has_a_corpus_case() {
-    let codes_src = include_str!("../src/diag/codes.rs");
+    let codes_src = include_str!("../crates/syntax/src/diag/codes.rs");
     let snaps = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots");
     let mut all = String::new();
     for entry in std::fs::read_dir(&snaps).expect("snapshots dir") {

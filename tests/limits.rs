@@ -26,7 +26,7 @@
 //!
 //! Hostile input, round two (issue 56; issue 62's items as 62.N), each item and its test:
 //! 1 diagnostics without a place in every format (`diagnostics_without_a_place_render_in_every_format`,
-//! and `src/diag/mod.rs` `every_code_renders_without_a_place_in_every_format`); 2 and 10 deep
+//! and `crates/syntax/src/diag/mod.rs` `every_code_renders_without_a_place_in_every_format`); 2 and 10 deep
 //! and damaged model caches (`damaged_and_deep_caches_are_refused`, and `src/lower/cache.rs`
 //! `a_damaged_cache_is_refused_whatever_bit_is_flipped`,
 //! `a_record_of_a_block_the_header_lacks_is_refused`, `a_deep_header_is_refused_before_it_is_parsed`;

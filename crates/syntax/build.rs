@@ -1,12 +1,12 @@
-//! Generates the LALR parsers from `grammar/puppet.lalrpop` into `OUT_DIR`, each from its own
-//! copy of the grammar: the fast parser (`puppet.rs`) without the error-recovery alternatives
+//! Generates the LALR parsers from the repository's `grammar/puppet.lalrpop` into `OUT_DIR`,
+//! each from its own copy of the grammar: the fast parser (`puppet.rs`) without the error-recovery alternatives
 //! marked `// reporting parser only`, and the reporting parser (`puppet_reporting.rs`) without
 //! the inlinings marked `#[inline] // fast parser only`. Both accept the same language and build
 //! the same AST; the fast one stops at a file's first error, and the reporting one then parses
 //! the file again to report every error, where the inlinings it leaves out change where an error
 //! is noticed and what is then listed as expected (see "Two parsers" in the grammar's header).
 //! The fast parser's state machine is then made visible to the crate (`expose_state_machine`),
-//! for the LR loop of its own that `src/parser/driver.rs` runs it with, and its reductions take
+//! for the LR loop of its own that `crates/syntax/src/parser/driver.rs` runs it with, and its reductions take
 //! a terminal's value off the stack without calling the stack symbol's drop
 //! (`pop_terminals_without_drop`).
 use std::path::{Path, PathBuf};
@@ -18,10 +18,11 @@ const FAST_ONLY_INLINE: &str = "#[inline] // fast parser only";
 const REPORTING_ONLY: &str = "// reporting parser only";
 
 fn main() {
-    println!("cargo:rerun-if-changed=grammar");
+    // The grammar stays at the repository's top level, two levels above this crate.
+    println!("cargo:rerun-if-changed=../../grammar");
     let out_dir =
         PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"));
-    let source = Path::new("grammar/puppet.lalrpop");
+    let source = Path::new("../../grammar/puppet.lalrpop");
     let fast = write_grammar(source, &out_dir, "fast", "puppet.lalrpop", |line| {
         line.trim_end().ends_with(REPORTING_ONLY)
     });
@@ -74,7 +75,7 @@ const STATE_MACHINE: &str = "
         __phantom: core::marker::PhantomData<(&'b (), &'s (), &'h ())>,
     }";
 
-/// Makes the fast parser's state machine visible to the crate, so that `src/parser/driver.rs`
+/// Makes the fast parser's state machine visible to the crate, so that `crates/syntax/src/parser/driver.rs`
 /// can run its tables with a loop of its own through lalrpop's public `ParserDefinition` trait.
 /// Only the visibility of the module, the struct and its two fields changes: the tables, the
 /// reductions and the actions are lalrpop's as generated. Any other shape (a new lalrpop) stops

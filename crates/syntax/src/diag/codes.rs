@@ -279,10 +279,10 @@ pub const BINDING_NAME_NOT_LITERAL: &str = "BINDING_NAME_NOT_LITERAL";
 /// dropped.
 pub const MULTIBIND_VALUE: &str = "MULTIBIND_VALUE";
 /// `when` blocks or a declared type nest deeper than the model allows
-/// ([`crate::lower::model::MAX_WHEN_NESTING`], [`crate::lower::model::MAX_TYPE_NESTING`]).
+/// (`MAX_WHEN_NESTING`, `MAX_TYPE_NESTING` of `puppet_bindings::lower::model`).
 pub const BINDINGS_TOO_DEEP: &str = "BINDINGS_TOO_DEEP";
 /// `or`s that copy the bindings they enclose more than
-/// [`crate::lower::model::MAX_ALTERNATIVES`] times (through nested `when`s).
+/// `puppet_bindings::lower::model::MAX_ALTERNATIVES` times (through nested `when`s).
 pub const TOO_MANY_ALTERNATIVES: &str = "TOO_MANY_ALTERNATIVES";
 /// A `when` category the site does not declare (a warning when the tree has no site).
 pub const UNKNOWN_CATEGORY: &str = "UNKNOWN_CATEGORY";

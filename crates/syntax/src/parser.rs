@@ -2269,10 +2269,25 @@ mod tests {
         assert_eq!(handed.len(), 4);
     }
 
-    /// Every `.pp` file of `corpus/`.
+    /// Every `.pp` file of the repository's `corpus/`, in path order.
     fn corpus_files() -> Vec<std::path::PathBuf> {
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        let files = crate::source::expand_paths(&[corpus]).expect("the corpus is readable");
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus");
+        let mut dirs = vec![corpus];
+        let mut files = Vec::new();
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir)
+                .expect("the corpus is readable")
+                .flatten()
+            {
+                let path = entry.path();
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "pp") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
         assert!(files.len() > 100, "the corpus is found");
         files
     }
