@@ -127,8 +127,8 @@ Puppet::Functions.create_function(:'pbc::lookup_key') do
   # The first key of a namespace brings the namespace's other keys (a class's other parameters,
   # which Puppet asks next), kept for the compile; a key of a namespace already brought that
   # it did not hold is asked alone (Hiera data or a level pbc cannot search may still answer
-  # it). A connection the server closed (idle
-  # between keys, or restarted) is opened again, once.
+  # it). A connection the server closed (idle between keys, or restarted) is opened again,
+  # once.
   def ask_server(key, options, context)
     session = context.cache_has_key(session_key) ? context.cached_value(session_key) : nil
     return session[:answers][key] if session && session[:answers].key?(key)
