@@ -9,7 +9,8 @@
 mod common;
 
 use puppet_bindings::eval::Value;
-use puppet_bindings::inject::{environment, ForInjection, Injector, Request};
+use puppet_bindings::inject::{ForInjection, Injector};
+use puppet_bindings::load::{environment, Request};
 use puppet_bindings::types::PType;
 use std::time::Instant;
 

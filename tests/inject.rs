@@ -6,8 +6,9 @@
 mod common;
 
 use puppet_bindings::eval::Value;
-use puppet_bindings::inject::environment::{self, SelectedEnvironment};
-use puppet_bindings::inject::{ForInjection, Injector, Request};
+use puppet_bindings::inject::{ForInjection, Injector};
+use puppet_bindings::load::environment::{self, SelectedEnvironment};
+use puppet_bindings::load::Request;
 use puppet_bindings::types::PType;
 use puppet_bindings::LoadedTree;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use puppet_bindings::eval::Value;
-use puppet_bindings::inject::{environment, ForInjection, Injector, Request};
+use puppet_bindings::inject::{ForInjection, Injector};
+use puppet_bindings::load::{environment, Request};
 
 #[path = "common.rs"]
 mod common;

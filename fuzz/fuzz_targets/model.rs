@@ -5,7 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use puppet_bindings::eval::Value;
-use puppet_bindings::inject::{Injector, Request};
+use puppet_bindings::inject::Injector;
+use puppet_bindings::load::Request;
 use puppet_bindings::lower::cache::{Cache, Needed};
 use puppet_bindings::lower::read;
 

@@ -2,14 +2,15 @@
 //! keys, and say what to print and which exit status to give. `main.rs` only parses flags and
 //! prints; tests call [`run`] directly.
 
-use super::compose::Bindings;
-use super::environment::{prepare, PrepareError};
 use super::explain::value_json;
-use super::{facts, EffectiveKey, ForInjection, Injector, Request};
+use super::{EffectiveKey, ForInjection, Injector};
+use crate::compose::Bindings;
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
+use crate::load::environment::{prepare, PrepareError};
 use crate::load::facts::ReadError;
 use crate::load::reclaim::release;
+use crate::load::{facts, Request};
 use crate::lower::keys::Key;
 use crate::lower::model::NamedLayer;
 use crate::span::{FileId, Span};

@@ -4,8 +4,8 @@
 //! ([`Explanation`]) gives both the JSON (`--format json`, documented in the README) and the
 //! text.
 
-use super::compose::{Bound, ComposeError};
 use super::{origin_text, Injector};
+use crate::compose::{Bound, ComposeError};
 use crate::eval::Value;
 use crate::lower::keys::Key;
 use serde::Serialize;
@@ -690,7 +690,7 @@ impl Explanation {
     }
 }
 
-fn predicate_lines(conditions: &[super::compose::PredicateOutcome]) -> Vec<PredicateLine> {
+fn predicate_lines(conditions: &[crate::compose::PredicateOutcome]) -> Vec<PredicateLine> {
     conditions
         .iter()
         .map(|p| PredicateLine {

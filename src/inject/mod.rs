@@ -19,7 +19,7 @@ mod multibind;
 pub mod nodes;
 pub mod serve;
 
-pub use crate::load::{environment, facts, Request};
+use crate::load::{environment, Request};
 
 use crate::ast::Lambda;
 use crate::diag::{codes, Diagnostic};
@@ -35,7 +35,7 @@ use foldhash::{HashMap, HashMapExt};
 use smol_str::SmolStr;
 use std::rc::Rc;
 
-pub use crate::compose;
+use crate::compose;
 pub use crate::eval::code::{Code, ForInjection};
 pub use crate::lower::model::{model_is_data, ptype};
 

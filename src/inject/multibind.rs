@@ -4,9 +4,9 @@
 //! lambda `|$memo, $x|`. Hash: named contributions, `conflict_resolution` (`priority`,
 //! `ignore`, `error`, `append`, `merge`), or a `combinator` lambda `|$key, $current, $value|`.
 
-use super::compose::multibind::{flag, Entry, Fate, Resolution, Rules};
-use super::compose::Bindings;
 use super::{at_origin, option, ptype, Code, Injector};
+use crate::compose::multibind::{flag, Entry, Fate, Resolution, Rules};
+use crate::compose::Bindings;
 use crate::diag::codes;
 use crate::eval::functions::flatten;
 use crate::eval::{EvalError, EvalResult, Map, Value};
@@ -19,7 +19,7 @@ pub struct Produced {
     pub name: Option<String>,
     pub value: Value,
     pub layer: usize,
-    pub precedence: super::compose::Precedence,
+    pub precedence: crate::compose::Precedence,
     pub origin: String,
     pub span: crate::span::Span,
     /// The innermost `when` around it (its predicates are worked out for `--explain`).

@@ -8,12 +8,13 @@
 //! `pbc lookup --format json` prints for that node, a failed key the same `CODE: message`.
 
 use super::command::{LookupOptions, LookupOutcome};
-use super::environment::select;
-use super::{facts, ForInjection, Injector, Request};
+use super::{ForInjection, Injector};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
+use crate::load::environment::select;
 use crate::load::facts::ReadError;
 use crate::load::LoadedTree;
+use crate::load::{facts, Request};
 use crate::types::PType;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -250,7 +251,7 @@ pub fn answer_all(
     let mut answers: Vec<NodeAnswers> = Vec::with_capacity(nodes.len());
     // Per environment: its selection (the first node's: the layout is the environment's) and
     // the indexes of its nodes' requests.
-    let mut groups: BTreeMap<String, (super::environment::SelectedEnvironment, Vec<usize>)> =
+    let mut groups: BTreeMap<String, (crate::load::environment::SelectedEnvironment, Vec<usize>)> =
         BTreeMap::new();
     let mut requests: Vec<Option<Request>> = Vec::with_capacity(nodes.len());
     for (node, file) in &nodes {
@@ -382,7 +383,7 @@ impl Group<'_, '_> {
         progress: &Progress,
         answers: &mut [NodeAnswers],
     ) {
-        let index = std::sync::Arc::new(super::compose::Bindings::build(&self.model.layers.layers));
+        let index = std::sync::Arc::new(crate::compose::Bindings::build(&self.model.layers.layers));
         let answered = crate::parallel::parallel_map(self.members.len(), |m| {
             let i = self.members[m];
             let name = Some(self.environment.to_string());

@@ -11,9 +11,10 @@
 //! connection's input make another wait, grow without bound or fail.
 
 use super::command::{answer_error, check_environment, found_answer, read_model_file, ModelError};
-use super::compose::Bindings;
-use super::{Injector, Request};
+use super::Injector;
+use crate::compose::Bindings;
 use crate::diag::{codes, Diagnostic};
+use crate::load::Request;
 use crate::lower::keys::Key;
 use crate::span::Span;
 use crate::types::PType;
