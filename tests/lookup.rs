@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{snapshot_settings, sorted_dirs};
+use common::{copy_tree, snapshot_settings, sorted_dirs};
 use std::process::Command;
 
 #[test]
@@ -451,20 +451,6 @@ fn every_node_answers_from_the_model_as_from_the_tree() {
     }
     let _ = std::fs::remove_dir_all(&scratch);
     assert!(compared >= 20, "only {compared} nodes compared");
-}
-
-/// Copies the directory `from` to `to` (files and directories only).
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).expect("target dir");
-    for entry in std::fs::read_dir(from).expect("source dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).expect("copy");
-        }
-    }
 }
 
 /// The value of `key` as written in a data file (its first line).
