@@ -10,6 +10,8 @@
 # scripts/conformance-divergences.tsv, or when mutant agreement falls below the issue's bars.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+# The build profile: `release` unless PBC_PROFILE names another (`.ci/run` uses `ci`).
+profile=${PBC_PROFILE:-release}
 work=${1:-$here/target/conformance}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -39,8 +41,8 @@ rm -rf "$work/root/pn" "$work/root/mutants"
 cp -r "$here/corpus/pn" "$work/root/pn"
 
 cd "$here"
-cargo build --release --quiet --example conformance
-tool=$here/target/release/examples/conformance
+cargo build --profile "$profile" --quiet --example conformance
+tool=$here/target/$profile/examples/conformance
 "$tool" mutate "$corpus" "$work/root/mutants"
 
 (cd "$work/root" && find corpus pn mutants -name '*.pp' | LC_ALL=C sort) > "$work/list"

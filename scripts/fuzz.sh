@@ -10,6 +10,8 @@
 # corpus file and fix it. A long run: scripts/fuzz.sh 3600 (an hour per target).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+# The build profile: `release` unless PBC_PROFILE names another (`.ci/run` uses `ci`).
+profile=${PBC_PROFILE:-release}
 seconds=${1:-30}
 shift || true
 targets=("$@")
@@ -42,11 +44,11 @@ done
 # Models: the corpus trees' compiled models, JSON and cache.
 mkdir -p "$seeds/model"
 cp "$here"/corpus/lookup/trees/model/models/*.json "$seeds/model/" 2>/dev/null || true
-(cd "$here" && cargo build --release --quiet)
+(cd "$here" && cargo build --profile "$profile" --quiet)
 for d in "$here"/corpus/lookup/trees/*/ "$here"/corpus/compile/trees/*/; do
   n=$(basename "$d")
-  "$here/target/release/pbc" compile --compact -o "$seeds/model/$n.json" "$d" 2>/dev/null || true
-  "$here/target/release/pbc" compile --cache -o "$seeds/model/$n.pbcm" "$d" 2>/dev/null || true
+  "$here/target/$profile/pbc" compile --compact -o "$seeds/model/$n.json" "$d" 2>/dev/null || true
+  "$here/target/$profile/pbc" compile --cache -o "$seeds/model/$n.pbcm" "$d" 2>/dev/null || true
 done
 # The cache target's inputs are a cache's body, after its checksum (28 bytes: magic line,
 # version, checksum), which the target seals again.

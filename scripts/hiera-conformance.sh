@@ -11,6 +11,8 @@
 # module packages when missing, as scripts/conformance.sh does.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+# The build profile: `release` unless PBC_PROFILE names another (`.ci/run` uses `ci`).
+profile=${PBC_PROFILE:-release}
 work=${1:-$here/target/hiera-conformance}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -18,7 +20,7 @@ work=$(cd "$work" && pwd)
 # shellcheck source=scripts/puppet-install.sh
 . "$here/scripts/puppet-install.sh"
 
-(cd "$here" && cargo build --release --quiet)
+(cd "$here" && cargo build --profile "$profile" --quiet)
 rm -rf "$work/envs"
 mkdir -p "$work/envs"
 ruby "$here/scripts/hiera-generate.rb" "$work/envs" 40 "$work/globals"
@@ -33,13 +35,13 @@ for config in /usr/share/puppet/modules.available/*/hiera.yaml; do
   cp -rL "$src" "$env/modules/$name"
 done
 
-ruby "$here/scripts/hiera-compare.rb" "$here/target/release/pbc" "$work" "$here/scripts/hiera-divergences.tsv"
+ruby "$here/scripts/hiera-compare.rb" "$here/target/$profile/pbc" "$work" "$here/scripts/hiera-divergences.tsv"
 
 # The migration round trip: each generated environment migrated to bindings gives every node
 # the same answer for every key (`pbc migrate hiera --nodes` checks it).
 rm -rf "$work/migrated"
 mkdir -p "$work/migrated"
 for env in production staging; do
-  "$here/target/release/pbc" migrate hiera "$work/envs/$env" -o "$work/migrated/$env" \
+  "$here/target/$profile/pbc" migrate hiera "$work/envs/$env" -o "$work/migrated/$env" \
     --nodes "$work/envs/facts" | sed 's/^/  /'
 done

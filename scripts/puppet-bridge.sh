@@ -7,6 +7,8 @@
 # Debian's puppet-agent and puppetserver when missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+# The build profile: `release` unless PBC_PROFILE names another (`.ci/run` uses `ci`).
+profile=${PBC_PROFILE:-release}
 work=${1:-$here/target/puppet-bridge}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -19,8 +21,8 @@ if ! command -v puppetserver >/dev/null; then
   sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
   DEBIAN_FRONTEND=noninteractive TMPDIR=/var/tmp $sudo_ apt-get install -y -qq --no-install-recommends puppetserver >/dev/null
 fi
-(cd "$here" && cargo build --release --quiet)
-ruby "$here/scripts/puppet-bridge.rb" "$here/target/release/pbc" "$work" \
+(cd "$here" && cargo build --profile "$profile" --quiet)
+ruby "$here/scripts/puppet-bridge.rb" "$here/target/$profile/pbc" "$work" \
   "$here/examples/quickstart" "$here/examples/data-in-modules" "$here/examples/control-repo" \
   "$here/corpus/lookup/trees/example" "$here/corpus/lookup/trees/hiera5-globs" \
   "$here/corpus/lookup/trees/bridge-types"

@@ -11,6 +11,8 @@
 # the module packages, facterdb and hiera-eyaml when missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+# The build profile: `release` unless PBC_PROFILE names another (`.ci/run` uses `ci`).
+profile=${PBC_PROFILE:-release}
 work=${1:-$here/target/real-world}
 shared=$here/../shared/data/control-repos
 mkdir -p "$work"
@@ -28,7 +30,7 @@ if [ ! -d "$shared" ]; then
   exit 1
 fi
 
-(cd "$here" && cargo build --release --quiet)
+(cd "$here" && cargo build --profile "$profile" --quiet)
 ruby "$here/scripts/real-world-prepare.rb" "$shared" "$work"
-ruby "$here/scripts/hiera-compare.rb" "$here/target/release/pbc" "$work" "$here/scripts/real-world-divergences.tsv"
-ruby "$here/scripts/real-world-original.rb" "$here/target/release/pbc" "$work"
+ruby "$here/scripts/hiera-compare.rb" "$here/target/$profile/pbc" "$work" "$here/scripts/real-world-divergences.tsv"
+ruby "$here/scripts/real-world-original.rb" "$here/target/$profile/pbc" "$work"

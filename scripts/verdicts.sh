@@ -7,13 +7,15 @@
 # prints the agreement and lists every file that differs. Exits 1 on any verdict difference.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+# The build profile: `release` unless PBC_PROFILE names another (`.ci/run` uses `ci`).
+profile=${PBC_PROFILE:-release}
 tools="$here/../shared/tools"
 corpus=${1:-/tmp/pbc-corpus}
 verdicts=${2:-$corpus.verdicts.tsv}
 [ -f "$corpus/MANIFEST.tsv" ] || bash "$tools/make-corpus.sh" "$corpus"
 [ -f "$verdicts" ] || bash "$tools/puppet-verdicts.sh" "$corpus" "$verdicts"
-(cd "$here" && cargo build --release --quiet)
-pbc="$here/target/release/pbc"
+(cd "$here" && cargo build --profile "$profile" --quiet)
+pbc="$here/target/$profile/pbc"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 "$pbc" parse --error-format json "$corpus" > "$out" || true

@@ -10,6 +10,8 @@
 # scripts/yaml-divergences.tsv. Installs puppet-agent and the module packages when missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+# The build profile: `release` unless PBC_PROFILE names another (`.ci/run` uses `ci`).
+profile=${PBC_PROFILE:-release}
 work=${1:-$here/target/yaml-differential}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -17,7 +19,7 @@ work=$(cd "$work" && pwd)
 # shellcheck source=scripts/puppet-install.sh
 . "$here/scripts/puppet-install.sh"
 
-(cd "$here" && cargo build --release --quiet)
+(cd "$here" && cargo build --profile "$profile" --quiet)
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(
   {
@@ -26,4 +28,4 @@ while IFS= read -r f; do files+=("$f"); done < <(
     [ -d "$here/../shared/data/control-repos" ] && find "$here/../shared/data/control-repos" -name '*.yaml'
   } | sort
 )
-ruby "$here/scripts/yaml-differential.rb" "$here/target/release/pbc" "$work" "${files[@]}"
+ruby "$here/scripts/yaml-differential.rb" "$here/target/$profile/pbc" "$work" "${files[@]}"
