@@ -40,7 +40,8 @@ fn main() {
     let mut model_len = 0;
     for _ in 0..rounds {
         let start = Instant::now();
-        let discovered = tree::discover(std::slice::from_ref(&root)).expect("readable");
+        let discovered =
+            tree::discover(std::slice::from_ref(&root), &Default::default()).expect("readable");
         let read = Instant::now();
         let mut model = None;
         let report = compile_tree_files(
@@ -49,6 +50,7 @@ fn main() {
             CompileMode::Tree,
             JsonLayout::Indented,
             puppet_bindings::keep_text(&mut model),
+            &Default::default(),
         )
         .expect("readable");
         if report.written.is_none() {
@@ -66,7 +68,8 @@ fn main() {
         best_compile = best_compile.min((done - read).as_secs_f64());
     }
     // The check alone on the same files, read beforehand: what lowering and JSON add.
-    let discovered = tree::discover(std::slice::from_ref(&root)).expect("readable");
+    let discovered =
+        tree::discover(std::slice::from_ref(&root), &Default::default()).expect("readable");
     let mut best_check = f64::MAX;
     for _ in 0..rounds {
         let inputs = discovered
@@ -78,7 +81,7 @@ fn main() {
             })
             .collect();
         let start = Instant::now();
-        std::hint::black_box(puppet_bindings::check_sources(inputs));
+        std::hint::black_box(puppet_bindings::check_sources(inputs, &Default::default()));
         best_check = best_check.min(start.elapsed().as_secs_f64());
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -36,7 +36,7 @@ fn main() {
             Value::string(format!("v{}", c % 7)),
         );
     }
-    let Ok((selected, loaded)) = environment::prepare(&root, &request) else {
+    let Ok((selected, loaded)) = environment::prepare(&root, &request, &Default::default()) else {
         panic!("the generated tree must check clean");
     };
     let start = Instant::now();
@@ -49,7 +49,8 @@ fn main() {
     for _ in 0..rounds {
         let start = Instant::now();
         // Selecting the environment (evaluating environments.pp) is part of every request.
-        let selected = environment::select(&root, environments, &request).expect("selects");
+        let selected = environment::select(&root, environments, &request, &Default::default())
+            .expect("selects");
         let injector = Injector::new(&model, &selected, &request).expect("the injector builds");
         best_build = best_build.min(start.elapsed().as_secs_f64());
         std::hint::black_box(&injector);
@@ -72,7 +73,8 @@ fn main() {
     let mut best_shared = f64::MAX;
     for _ in 0..rounds {
         let start = Instant::now();
-        let selected = environment::select(&root, environments, &request).expect("selects");
+        let selected = environment::select(&root, environments, &request, &Default::default())
+            .expect("selects");
         let injector = Injector::with_index(&model, Some(index.clone()), &selected, &request)
             .expect("the injector builds");
         best_shared = best_shared.min(start.elapsed().as_secs_f64());
@@ -93,7 +95,8 @@ fn main() {
     let mut count = 0;
     for _ in 0..=rounds {
         let start = Instant::now();
-        let selected = environment::select(&root, environments, &request).expect("selects");
+        let selected = environment::select(&root, environments, &request, &Default::default())
+            .expect("selects");
         let mut injector = Injector::with_index(&model, Some(index.clone()), &selected, &request)
             .expect("the injector builds");
         let keys = injector.effective_entries();

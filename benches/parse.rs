@@ -14,7 +14,8 @@ fn main() {
         .skip(1)
         .find(|a| !a.starts_with('-'))
         .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/corpus").to_string());
-    let paths = puppet_bindings::source::expand_paths(&[dir.clone().into()]).unwrap_or_default();
+    let paths = puppet_bindings::source::expand_paths(&[dir.clone().into()], &Default::default())
+        .unwrap_or_default();
     let sources: Vec<String> = paths
         .iter()
         .filter_map(|p| std::fs::read(p).ok())
@@ -75,7 +76,7 @@ fn main() {
             })
             .collect();
         let start = Instant::now();
-        let report = puppet_bindings::check_sources(inputs);
+        let report = puppet_bindings::check_sources(inputs, &Default::default());
         best_check = best_check.min(start.elapsed().as_secs_f64());
         findings = report.diagnostics.len();
     }

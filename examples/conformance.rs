@@ -81,7 +81,8 @@ fn relative(root: &Path, p: &Path) -> String {
 }
 
 fn mutate(corpus: &Path, out: &Path) -> Result<bool, String> {
-    let files = source::expand_paths(&[corpus.to_path_buf()]).map_err(|e| e.to_string())?;
+    let files = source::expand_paths(&[corpus.to_path_buf()], &Default::default())
+        .map_err(|e| e.to_string())?;
     let mut written = 0;
     for path in files {
         let Ok(text) = std::fs::read_to_string(&path) else {
@@ -313,9 +314,10 @@ fn check(root: &Path, oracle: &Path) -> Result<bool, String> {
         })
         .collect();
     let corpus = root.join("corpus");
-    let files = puppet_bindings::tree::discover(std::slice::from_ref(&corpus))
+    let files = puppet_bindings::tree::discover(std::slice::from_ref(&corpus), &Default::default())
         .map_err(|e| e.to_string())?;
-    let report = puppet_bindings::check_tree_files(&files).map_err(|e| e.to_string())?;
+    let report = puppet_bindings::check_tree_files(&files, &Default::default())
+        .map_err(|e| e.to_string())?;
     // Diagnostics name files as pbc shows them; the oracle names them relative to ROOT.
     let rel_of: BTreeMap<&str, String> = files
         .iter()

@@ -14,7 +14,9 @@ pub mod inject;
 pub mod load;
 pub mod lower;
 pub mod migrate;
+pub mod options;
 pub mod parallel;
+pub mod reclaim;
 pub mod source;
 pub mod tree;
 pub mod types;
@@ -26,6 +28,7 @@ pub use load::{
     parse_and_validate, CheckReport, CompileMode, CompileReport, JsonLayout, LoadedTree, ModelSink,
     ModelWriter, SourceInput,
 };
+pub use options::Options;
 pub use parser::{parse_file, parse_file_statements, Parsed};
 // The syntax crate's modules, where the engine and its users have always found them.
 pub use puppet_bindings_syntax::{ast, bytewise, diag, lexer, parser, pn, span};

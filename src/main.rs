@@ -3,9 +3,11 @@
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use puppet_bindings::diag::{self, Diagnostic};
-use puppet_bindings::load::reclaim::release;
 use puppet_bindings::pn::ProgramPn;
+use puppet_bindings::reclaim::release;
+use puppet_bindings::source::FileAccess;
 use puppet_bindings::span::SourceMap;
+use puppet_bindings::Options;
 use puppet_bindings::{parse_and_validate, parse_file, parse_file_statements, source, JsonLayout};
 use std::io::Write;
 use std::path::PathBuf;
@@ -458,14 +460,6 @@ fn print(bytes: &[u8]) -> Result<(), ExitCode> {
 }
 
 fn run(cli: Cli) -> ExitCode {
-    // pbc exits after this one command: what it built is left to the exit, not freed piece by
-    // piece. A server keeps running, and frees each model it drops.
-    if !matches!(cli.command, Command::Serve(_)) {
-        puppet_bindings::load::reclaim::exits_after_command();
-    }
-    puppet_bindings::source::set_max_file_size(cli.max_file_size);
-    puppet_bindings::source::set_follow_symlinks(cli.follow_symlinks);
-    puppet_bindings::source::set_confined(cli.confine);
     for (file, what) in [
         (&cli.binder_config, "binder configuration file"),
         (&cli.hiera_config, "Hiera configuration file"),
@@ -480,10 +474,20 @@ fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    puppet_bindings::tree::set_binder_config(cli.binder_config.clone());
-    puppet_bindings::tree::set_hiera_config(cli.hiera_config.clone());
-    puppet_bindings::tree::set_empty_levels(cli.empty_level.clone());
-    puppet_bindings::inject::eyaml::set_private_key_flag(cli.eyaml_private_key.clone());
+    let mut files = FileAccess::default().with_max_file_size(cli.max_file_size);
+    files.follow_symlinks = cli.follow_symlinks;
+    files.confine = cli.confine;
+    let options = Options {
+        files,
+        binder_config: cli.binder_config.clone(),
+        hiera_config: cli.hiera_config.clone(),
+        empty_levels: cli.empty_level.clone(),
+        eyaml_private_key: cli.eyaml_private_key.clone(),
+        // pbc exits after this one command: what it built is left to the exit, not freed
+        // piece by piece. A server keeps running, and frees each model it drops.
+        exits_after_command: !matches!(cli.command, Command::Serve(_)),
+    };
+    let options = &options;
     let out = Output::new(&cli);
     match cli.command {
         Command::Parse {
@@ -491,13 +495,13 @@ fn run(cli: Cli) -> ExitCode {
             error_format,
             validate,
             paths,
-        } => parse_command(out, format, error_format, validate, &paths),
+        } => parse_command(out, format, error_format, validate, &paths, options),
         Command::Check {
             error_format,
             strict,
             tree,
             paths,
-        } => check_command(out, error_format, strict, &in_tree(tree, paths)),
+        } => check_command(out, error_format, strict, &in_tree(tree, paths), options),
         Command::Compile {
             output,
             environment,
@@ -516,9 +520,10 @@ fn run(cli: Cli) -> ExitCode {
                 JsonLayout::Indented
             },
             &in_tree(tree, paths),
+            options,
         ),
-        Command::Lookup(args) => lookup_command(out, *args),
-        Command::Diff(args) => diff_command(out, args),
+        Command::Lookup(args) => lookup_command(out, *args, options),
+        Command::Diff(args) => diff_command(out, args, options),
         Command::Schema { answers } => printed(print(if answers {
             puppet_bindings::inject::command::ANSWERS_SCHEMA.as_bytes()
         } else {
@@ -534,15 +539,20 @@ fn run(cli: Cli) -> ExitCode {
             out: to,
             nodes,
         }) => {
-            let outcome =
-                puppet_bindings::migrate::run::run(&dir, &to, nodes.as_deref(), out.colour);
+            let outcome = puppet_bindings::migrate::run::run(
+                &dir,
+                &to,
+                nodes.as_deref(),
+                out.colour,
+                options,
+            );
             let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
             if let Err(code) = print(outcome.stdout.as_bytes()) {
                 return code;
             }
             ExitCode::from(outcome.status)
         }
-        Command::Serve(args) => serve_command(&args),
+        Command::Serve(args) => serve_command(&args, options),
         Command::Man => {
             let mut page = Vec::new();
             match clap_mangen::Man::new(Cli::command()).render(&mut page) {
@@ -558,7 +568,7 @@ fn run(cli: Cli) -> ExitCode {
 
 /// `pbc serve`: the socket made (a stale one from a server that died is replaced, a live one
 /// is not), then connections served until the process is killed.
-fn serve_command(args: &ServeArgs) -> ExitCode {
+fn serve_command(args: &ServeArgs, options: &Options) -> ExitCode {
     use puppet_bindings::inject::serve::{serve, ServeOptions};
     use std::os::unix::fs::{FileTypeExt, PermissionsExt};
     use std::os::unix::net::{UnixListener, UnixStream};
@@ -616,6 +626,7 @@ fn serve_command(args: &ServeArgs) -> ExitCode {
         idle: std::time::Duration::from_secs(args.idle.max(1)),
         model_idle: std::time::Duration::from_secs(args.model_idle.max(1)),
         max_connections: args.max_connections.max(1),
+        options: options.clone(),
     };
     eprintln!(
         "pbc serve: listening on {} (models under {})",
@@ -668,7 +679,7 @@ fn in_tree(tree: Option<PathBuf>, paths: Vec<PathBuf>) -> Vec<PathBuf> {
     }
 }
 
-fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
+fn lookup_command(out: Output, a: LookupArgs, options: &Options) -> ExitCode {
     let mut keys = a.args;
     let tree_given = a.tree.is_some();
     let tree = match (a.tree, keys.last()) {
@@ -726,9 +737,8 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
         eprintln!("pbc: standard input can be the facts (--facts -) or the ENC output (--enc -), not both");
         return ExitCode::from(2);
     }
-    puppet_bindings::inject::eyaml::set_show_decrypted(a.show_decrypted);
-    let outcome =
-        puppet_bindings::inject::command::run(&puppet_bindings::inject::command::LookupOptions {
+    let outcome = puppet_bindings::inject::command::run(
+        &puppet_bindings::inject::command::LookupOptions {
             keys,
             tree,
             facts: a.facts,
@@ -756,7 +766,10 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
             knock_out_prefix: a.knock_out_prefix,
             sort_merged_arrays: a.sort_merged_arrays,
             merge_hash_arrays: a.merge_hash_arrays,
-        });
+            show_decrypted: a.show_decrypted,
+        },
+        options,
+    );
     let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
     if let Err(code) = print(outcome.stdout.as_bytes()) {
         return code;
@@ -764,7 +777,7 @@ fn lookup_command(out: Output, a: LookupArgs) -> ExitCode {
     ExitCode::from(outcome.status)
 }
 
-fn diff_command(out: Output, a: DiffArgs) -> ExitCode {
+fn diff_command(out: Output, a: DiffArgs, options: &Options) -> ExitCode {
     let (old, new, keys) = match (a.model.as_slice(), a.args.as_slice()) {
         ([old, new], keys) => (old.clone(), new.clone(), keys.to_vec()),
         ([], [old, new, keys @ ..]) => (PathBuf::from(old), PathBuf::from(new), keys.to_vec()),
@@ -802,6 +815,7 @@ fn diff_command(out: Output, a: DiffArgs) -> ExitCode {
         &a.nodes,
         None,
         a.format == ExplainFormat::Json,
+        options,
     );
     let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
     if let Err(code) = print(outcome.stdout.as_bytes()) {
@@ -817,6 +831,7 @@ fn compile_command(
     cache: bool,
     layout: JsonLayout,
     paths: &[PathBuf],
+    options: &Options,
 ) -> ExitCode {
     use puppet_bindings::CompileMode;
     if let Err(code) = all_exist(paths) {
@@ -839,10 +854,19 @@ fn compile_command(
         draft: None,
     };
     let compiled = match paths {
-        [dir] if dir.is_dir() => puppet_bindings::compile_dir(dir, environment, layout, sink),
+        [dir] if dir.is_dir() => {
+            puppet_bindings::compile_dir(dir, environment, layout, sink, options)
+        }
         _ if paths.iter().all(|p| p.is_file()) && environment.is_none() => {
-            puppet_bindings::tree::discover(paths).and_then(|tree| {
-                puppet_bindings::compile_tree_files(&tree, None, CompileMode::Files, layout, sink)
+            puppet_bindings::tree::discover(paths, options).and_then(|tree| {
+                puppet_bindings::compile_tree_files(
+                    &tree,
+                    None,
+                    CompileMode::Files,
+                    layout,
+                    sink,
+                    options,
+                )
             })
         }
         _ => {
@@ -1162,6 +1186,7 @@ fn check_command(
     error_format: CheckErrorFormat,
     strict: bool,
     paths: &[PathBuf],
+    options: &Options,
 ) -> ExitCode {
     if let Err(code) = all_exist(paths) {
         return code;
@@ -1169,7 +1194,7 @@ fn check_command(
     if out.quiet && error_format != CheckErrorFormat::Human {
         return quiet_needs_text();
     }
-    let report = match puppet_bindings::check_paths(paths) {
+    let report = match puppet_bindings::check_paths(paths, options) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("pbc: {e}");
@@ -1214,11 +1239,12 @@ fn parse_command(
     error_format: ErrorFormat,
     validate: bool,
     paths: &[PathBuf],
+    options: &Options,
 ) -> ExitCode {
     if out.quiet && error_format != ErrorFormat::Human {
         return quiet_needs_text();
     }
-    let files_list = match source::expand_paths(paths) {
+    let files_list = match source::expand_paths(paths, &options.files) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("pbc: {e}");
@@ -1230,7 +1256,7 @@ fn parse_command(
     let mut programs = Vec::new();
     let mut pn_texts: Vec<String> = Vec::new();
     for (number, path) in files_list.iter().enumerate() {
-        let bytes = match puppet_bindings::source::read_file(path, "manifest") {
+        let bytes = match puppet_bindings::source::read_file(path, "manifest", &options.files) {
             Ok(b) => b,
             Err(e) => {
                 eprintln!("pbc: {e}");
@@ -1271,7 +1297,7 @@ fn parse_command(
         // free).
         match parsed.program {
             Some(p) if format != Format::None => programs.push((name, p)),
-            Some(p) if number + 1 == files_list.len() => release(p),
+            Some(p) if number + 1 == files_list.len() => release(p, options),
             _ => {}
         }
     }
@@ -1309,7 +1335,7 @@ fn parse_command(
             eprintln!("pbc: cannot write to standard output: {e}");
             return ExitCode::from(2);
         }
-        release(programs);
+        release(programs, options);
     } else if print_ast {
         let docs: Vec<FileAst> = programs
             .iter()
@@ -1327,7 +1353,7 @@ fn parse_command(
             return ExitCode::from(2);
         }
         drop(docs);
-        release(programs);
+        release(programs, options);
     }
     if has_errors {
         ExitCode::from(1)

@@ -53,12 +53,12 @@ pub fn add_source(
 /// Expands directories into their `.pp` files (recursively, sorted, hidden directories
 /// skipped); files stay as given.
 /// The result is sorted and de-duplicated, so output never depends on argument order.
-pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+pub fn expand_paths(paths: &[PathBuf], access: &FileAccess) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found)?;
+            walk(p, &mut found, access)?;
             out.extend(
                 found
                     .into_iter()
@@ -90,17 +90,43 @@ fn sorted_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 /// manifest, facts file or ENC output, and far below what would exhaust memory.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
 
-static MAX_FILE_SIZE: std::sync::atomic::AtomicU64 =
-    std::sync::atomic::AtomicU64::new(DEFAULT_MAX_FILE_SIZE);
-
-/// Sets the largest file [`read_file`] accepts (`--max-file-size`), at most 4 GiB: spans hold
-/// offsets as `u32`.
-pub fn set_max_file_size(bytes: u64) {
-    MAX_FILE_SIZE.store(file_size_limit(bytes), std::sync::atomic::Ordering::Relaxed);
+/// How a command may read files: what `--max-file-size`, `--follow-symlinks` and `--confine`
+/// said. Every function here that reads or walks is given it; nothing is set for the process,
+/// so a long-lived caller (a server, an editor's language server) may read two trees at once
+/// under different rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileAccess {
+    max_file_size: u64,
+    /// Follow links wherever they lead.
+    pub follow_symlinks: bool,
+    /// Every path pbc reads must stay in the tree (for trees nobody has reviewed).
+    pub confine: bool,
 }
 
-fn file_size_limit(asked: u64) -> u64 {
-    asked.min(u64::from(u32::MAX))
+impl Default for FileAccess {
+    fn default() -> FileAccess {
+        FileAccess {
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            follow_symlinks: false,
+            confine: false,
+        }
+    }
+}
+
+impl FileAccess {
+    /// The largest file [`read_file`] accepts (`--max-file-size`), held to 4 GiB: spans hold
+    /// offsets as `u32`.
+    pub fn with_max_file_size(self, bytes: u64) -> FileAccess {
+        FileAccess {
+            max_file_size: bytes.min(u64::from(u32::MAX)),
+            ..self
+        }
+    }
+
+    /// The largest file [`read_file`] accepts.
+    pub fn max_file_size(&self) -> u64 {
+        self.max_file_size
+    }
 }
 
 /// Reads a whole file that pbc expects to be a regular file of bounded size. A FIFO, a device
@@ -120,8 +146,8 @@ pub fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
     options.open(path)
 }
 
-pub fn read_file(path: &Path, what: &str) -> std::io::Result<Vec<u8>> {
-    read_identified(path, what).1
+pub fn read_file(path: &Path, what: &str, access: &FileAccess) -> std::io::Result<Vec<u8>> {
+    read_identified(path, what, access).1
 }
 
 /// [`read_file`], with the file's identity ([`FileIdentity`]) taken from the open file, when
@@ -129,9 +155,10 @@ pub fn read_file(path: &Path, what: &str) -> std::io::Result<Vec<u8>> {
 pub fn read_identified(
     path: &Path,
     what: &str,
+    access: &FileAccess,
 ) -> (Option<FileIdentity>, std::io::Result<Vec<u8>>) {
     use std::io::{Error, ErrorKind};
-    let limit = MAX_FILE_SIZE.load(std::sync::atomic::Ordering::Relaxed);
+    let limit = access.max_file_size;
     let fail = |kind: ErrorKind, why: String| {
         Error::new(
             kind,
@@ -182,9 +209,9 @@ pub fn io_reason(e: &std::io::Error) -> String {
 }
 
 /// Standard input as a file (`--facts -`), within the same size limit as [`read_file`].
-pub fn read_stdin(what: &str) -> std::io::Result<Vec<u8>> {
+pub fn read_stdin(what: &str, access: &FileAccess) -> std::io::Result<Vec<u8>> {
     use std::io::{Error, ErrorKind};
-    let limit = MAX_FILE_SIZE.load(std::sync::atomic::Ordering::Relaxed);
+    let limit = access.max_file_size;
     let read = read_bounded(std::io::stdin().lock(), limit, 0).map_err(|e| {
         Error::new(
             e.kind(),
@@ -252,25 +279,6 @@ fn read_bounded(
 
 /// The largest piece [`read_bounded`] reads at once.
 const READ_PIECE: usize = 8 << 20;
-
-static FOLLOW_ALL_LINKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-static CONFINED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `--confine`: every path pbc reads must stay in the tree (for trees nobody has reviewed).
-pub fn set_confined(confine: bool) {
-    CONFINED.store(confine, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether `--confine` is on.
-pub fn confined() -> bool {
-    CONFINED.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// `--follow-symlinks`: follow links wherever they lead.
-pub fn set_follow_symlinks(follow: bool) {
-    FOLLOW_ALL_LINKS.store(follow, std::sync::atomic::Ordering::Relaxed);
-}
 
 thread_local! {
     /// Links a walk on this thread did not follow: (the link, where it leads).
@@ -344,12 +352,12 @@ fn identity_of(meta: &std::fs::Metadata) -> Option<FileIdentity> {
 
 /// What `path` is, as [`may_follow`] lets pbc see it, from one `stat` when it is no link:
 /// `None` when it does not exist or is a link pbc does not follow.
-pub fn followed_type(path: &Path, root: &Path) -> Option<std::fs::FileType> {
+pub fn followed_type(path: &Path, root: &Path, access: &FileAccess) -> Option<std::fs::FileType> {
     let own = std::fs::symlink_metadata(path).ok()?.file_type();
     if !own.is_symlink() {
         return Some(own);
     }
-    if !may_follow(path, root) {
+    if !may_follow(path, root, access) {
         return None;
     }
     std::fs::metadata(path).ok().map(|m| m.file_type())
@@ -357,18 +365,28 @@ pub fn followed_type(path: &Path, root: &Path) -> Option<std::fs::FileType> {
 
 /// [`followed_type`] of the entry `entry` of `dir`: the type the directory listing gives,
 /// unless it is a link.
-pub fn entry_type(dir: &Path, entry: &Entry, root: &Path) -> Option<std::fs::FileType> {
+pub fn entry_type(
+    dir: &Path,
+    entry: &Entry,
+    root: &Path,
+    access: &FileAccess,
+) -> Option<std::fs::FileType> {
     if !entry.own_type.is_symlink() {
         return Some(entry.own_type);
     }
-    followed_type(&dir.join(&entry.name), root)
+    followed_type(&dir.join(&entry.name), root, access)
 }
 
 /// [`listed_type`] when this command has listed `dir` already; `None` when it has not (a `stat`
 /// then costs less than a listing).
-pub fn listed_child_type(dir: &Path, name: &str, root: &Path) -> Option<Option<std::fs::FileType>> {
+pub fn listed_child_type(
+    dir: &Path,
+    name: &str,
+    root: &Path,
+    access: &FileAccess,
+) -> Option<Option<std::fs::FileType>> {
     let (_, listed) = cached_listing(dir);
-    Some(listed_type(dir, &listed?, name, root))
+    Some(listed_type(dir, &listed?, name, root, access))
 }
 
 /// [`followed_type`] of `dir/name`, read from `entries`, the listing of `dir` the caller holds:
@@ -379,9 +397,10 @@ pub fn listed_type(
     entries: &[Entry],
     name: &str,
     root: &Path,
+    access: &FileAccess,
 ) -> Option<std::fs::FileType> {
     let entry = entries.iter().find(|e| e.name == name)?;
-    entry_type(dir, entry, root)
+    entry_type(dir, entry, root, access)
 }
 
 /// One entry of a directory listing.
@@ -651,9 +670,9 @@ fn cached_listing(dir: &Path) -> (Option<std::ffi::OsString>, Option<std::sync::
 /// `--follow-symlinks` is on. Every subcommand asks this, so `check`, `compile` and `lookup`
 /// read the same files; a link that leads out of the tree is recorded (see
 /// [`take_skipped_links`]) and not followed. A dangling link leads nowhere.
-pub fn may_follow(path: &Path, root: &Path) -> bool {
+pub fn may_follow(path: &Path, root: &Path, access: &FileAccess) -> bool {
     let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    if !is_link || FOLLOW_ALL_LINKS.load(std::sync::atomic::Ordering::Relaxed) {
+    if !is_link || access.follow_symlinks {
         return true;
     }
     let Ok(target) = std::fs::canonicalize(path) else {
@@ -673,8 +692,8 @@ pub fn may_follow(path: &Path, root: &Path) -> bool {
 /// `environment.conf` below `dir`, skipping hidden
 /// directories (`.git` ...); unsorted. Links are
 /// followed when [`may_follow`] allows it within `dir`, each directory once (no cycles).
-pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    walk_within(dir, dir, out)
+pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>, access: &FileAccess) -> std::io::Result<()> {
+    walk_within(dir, dir, out, access)
 }
 
 /// A directory a walk reads, and the one it was found in: each directory's way down is shared
@@ -706,7 +725,12 @@ impl WalkedDir {
 /// [`walk`], with links judged against `root` (the tree that `dir` belongs to). A directory
 /// reached again through a link from inside itself (a cycle) is not entered twice; the same
 /// directory under two names is, as Puppet reads both.
-pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+pub(crate) fn walk_within(
+    dir: &Path,
+    root: &Path,
+    out: &mut Vec<PathBuf>,
+    access: &FileAccess,
+) -> std::io::Result<()> {
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     // Each directory to read, with the directories on the way to it. Only a link can lead back
     // into one of them, so paths are resolved only when a link is met (resolving reads every
@@ -736,7 +760,7 @@ pub(crate) fn walk_within(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) -> st
             let mut ft = entry.own_type;
             let is_link = ft.is_symlink();
             if is_link {
-                if !may_follow(&path, root) {
+                if !may_follow(&path, root, access) {
                     continue;
                 }
                 match std::fs::metadata(&path) {
@@ -928,12 +952,15 @@ mod tests {
     /// A file no span could point into the end of is never read.
     #[test]
     fn no_file_past_four_gigabytes_is_read() {
-        assert_eq!(
-            file_size_limit(DEFAULT_MAX_FILE_SIZE),
-            DEFAULT_MAX_FILE_SIZE
-        );
-        assert_eq!(file_size_limit(u64::MAX), u64::from(u32::MAX));
-        assert_eq!(file_size_limit(0), 0);
+        let limit = |bytes| {
+            FileAccess::default()
+                .with_max_file_size(bytes)
+                .max_file_size()
+        };
+        assert_eq!(FileAccess::default().max_file_size(), DEFAULT_MAX_FILE_SIZE);
+        assert_eq!(limit(DEFAULT_MAX_FILE_SIZE), DEFAULT_MAX_FILE_SIZE);
+        assert_eq!(limit(u64::MAX), u64::from(u32::MAX));
+        assert_eq!(limit(0), 0);
     }
 
     /// Every name of a directory is listed under what `std::path::absolute` makes of it, though

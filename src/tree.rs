@@ -7,6 +7,8 @@
 //! It owns file discovery, path resolution and naming only. It must not parse or judge the
 //! files' contents, nor evaluate `environments.pp` (the injector's environment module does).
 
+use crate::options::Options;
+use crate::source::FileAccess;
 use std::path::{Component, Path, PathBuf};
 
 /// The environment a request runs in when nothing names one (ARM-8: `production`, implied
@@ -52,49 +54,6 @@ pub enum FileRole {
 /// The `dir` of the global Hiera level's bindings (`global-hiera:/`): no directory of a tree.
 pub const GLOBAL_HIERA_DIR: &str = "<global>";
 
-static BINDER_CONFIG: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
-
-/// `--binder-config FILE`: the `binder_config.yaml` every environment uses instead of its own
-/// (ARM-9's `binder_config` setting).
-pub fn set_binder_config(file: Option<PathBuf>) {
-    if let Ok(mut slot) = BINDER_CONFIG.lock() {
-        *slot = file;
-    }
-}
-
-fn binder_config_override() -> Option<PathBuf> {
-    BINDER_CONFIG.lock().ok().and_then(|slot| slot.clone())
-}
-
-static EMPTY_LEVELS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-
-/// `--empty-level NAME`: Hiera levels pbc cannot search that the user says may be treated as
-/// holding nothing (D25); any other such level fails the lookups that reach it.
-pub fn set_empty_levels(names: Vec<String>) {
-    if let Ok(mut slot) = EMPTY_LEVELS.lock() {
-        *slot = names;
-    }
-}
-
-/// The names `--empty-level` gave.
-pub fn empty_levels() -> Vec<String> {
-    EMPTY_LEVELS.lock().map(|s| s.clone()).unwrap_or_default()
-}
-
-static HIERA_CONFIG: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
-
-/// `--hiera-config FILE`: Hiera's global configuration, read by every environment (D24).
-pub fn set_hiera_config(file: Option<PathBuf>) {
-    if let Ok(mut slot) = HIERA_CONFIG.lock() {
-        *slot = file;
-    }
-}
-
-/// `--hiera-config FILE`, if given.
-pub fn hiera_config() -> Option<PathBuf> {
-    HIERA_CONFIG.lock().ok().and_then(|slot| slot.clone())
-}
-
 /// One file of the tree.
 #[derive(Clone, Debug)]
 pub struct TreeFile {
@@ -108,7 +67,7 @@ pub struct TreeFile {
 /// directories skipped), a file stands for itself. Roles come from the path as written (so
 /// `pbc check env/bindings` still knows its files are bindings). The result is sorted by display
 /// name and de-duplicated, so nothing depends on argument order.
-pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
+pub fn discover(paths: &[PathBuf], options: &Options) -> std::io::Result<Vec<TreeFile>> {
     let cwd = std::env::current_dir().ok();
     let mut out: Vec<TreeFile> = Vec::new();
     // `hiera.yaml` files deeper than discovery reads of its own accord: kept where a URI names
@@ -118,7 +77,7 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
         let meta = std::fs::metadata(p)?;
         if meta.is_dir() {
             let mut found = Vec::new();
-            crate::source::walk(p, &mut found)?;
+            crate::source::walk(p, &mut found, &options.files)?;
             for f in found {
                 let role = if is_manifest(&f) {
                     role_of(&f)
@@ -148,7 +107,7 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
         }
     }
     if !deep_candidates.is_empty() {
-        let named = deep_hiera_dirs_in(&out);
+        let named = deep_hiera_dirs_in(&out, &options.files);
         for ((module, dir), path) in deep_candidates {
             let asked = named.iter().any(|(m, d)| {
                 *d == dir
@@ -167,7 +126,7 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
             }
         }
     }
-    if let Some(file) = binder_config_override() {
+    if let Some(file) = options.binder_config.clone() {
         out.retain(|f| f.role != FileRole::BinderConfig);
         out.push(TreeFile {
             display: display_name(&file, cwd.as_deref()),
@@ -175,7 +134,7 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<TreeFile>> {
             path: file,
         });
     }
-    if let Some(file) = hiera_config() {
+    if let Some(file) = options.hiera_config.clone() {
         out.push(TreeFile {
             display: display_name(&file, cwd.as_deref()),
             role: FileRole::GlobalHieraConfig,
@@ -311,7 +270,8 @@ impl EnvironmentLayout {
     /// bindings under `bindingsdir`, and `<module>/bindings/` of every module on the
     /// modulepath (the first module of a name wins, as on Puppet's modulepath). Directories
     /// that do not exist contribute nothing. Sorted by display name, as [`discover`] sorts.
-    pub fn files(&self) -> std::io::Result<Vec<TreeFile>> {
+    pub fn files(&self, options: &Options) -> std::io::Result<Vec<TreeFile>> {
+        let access = &options.files;
         let cwd = std::env::current_dir().ok();
         let mut out: Vec<TreeFile> = Vec::new();
         let mut add = |path: PathBuf, role: FileRole| {
@@ -332,21 +292,21 @@ impl EnvironmentLayout {
             }
         };
         let environments = confdir.join("environments.pp");
-        if environments.is_file() && crate::source::may_follow(&environments, confdir) {
+        if environments.is_file() && crate::source::may_follow(&environments, confdir, access) {
             add(environments, FileRole::Environments);
         }
         let manifest_root = root_of(&self.manifest);
-        let manifest_readable = crate::source::may_follow(&self.manifest, &manifest_root);
+        let manifest_readable = crate::source::may_follow(&self.manifest, &manifest_root, access);
         if manifest_readable && self.manifest.is_dir() {
             let mut found = Vec::new();
-            crate::source::walk_within(&self.manifest, &manifest_root, &mut found)?;
+            crate::source::walk_within(&self.manifest, &manifest_root, &mut found, access)?;
             for f in found.into_iter().filter(|f| is_manifest(f)) {
                 add(f, FileRole::Manifest);
             }
         } else if manifest_readable && self.manifest.is_file() {
             add(self.manifest.clone(), FileRole::Manifest);
         }
-        for f in bindings_below(&self.bindingsdir, &root_of(&self.bindingsdir))? {
+        for f in bindings_below(&self.bindingsdir, &root_of(&self.bindingsdir), access)? {
             let expected_name = bindings_name(&self.bindingsdir, &f, None);
             add(
                 f,
@@ -365,7 +325,9 @@ impl EnvironmentLayout {
             };
             let mut found: Vec<(String, PathBuf)> = entries
                 .iter()
-                .filter(|e| crate::source::entry_type(dir, e, &root).is_some_and(|t| t.is_dir()))
+                .filter(|e| {
+                    crate::source::entry_type(dir, e, &root, access).is_some_and(|t| t.is_dir())
+                })
                 .map(|e| (e.name.to_string_lossy().into_owned(), dir.join(&e.name)))
                 .filter(|(name, _)| !name.starts_with('.'))
                 .collect();
@@ -381,7 +343,7 @@ impl EnvironmentLayout {
         let context = crate::source::walk_context();
         let walked = crate::parallel::parallel_map(modules.len(), |i| {
             let (name, path, root) = &modules[i];
-            crate::source::recorded(&context, || module_files(name, path, root))
+            crate::source::recorded(&context, || module_files(name, path, root, access))
         });
         for (files, record) in walked {
             crate::source::adopt(record);
@@ -389,35 +351,36 @@ impl EnvironmentLayout {
                 add(path, role);
             }
         }
-        if let Some(file) = hiera_config() {
+        if let Some(file) = options.hiera_config.clone() {
             add(file, FileRole::GlobalHieraConfig);
         }
         let environment_conf = self.envdir.join("environment.conf");
         if environment_conf.is_file()
-            && crate::source::may_follow(&environment_conf, &root_of(&self.envdir))
+            && crate::source::may_follow(&environment_conf, &root_of(&self.envdir), access)
         {
             add(environment_conf, FileRole::DataProvider { module: None });
         }
         let binder_config = self.envdir.join("binder_config.yaml");
-        if let Some(file) = binder_config_override() {
+        if let Some(file) = options.binder_config.clone() {
             add(file, FileRole::BinderConfig);
         } else if binder_config.is_file()
-            && crate::source::may_follow(&binder_config, &root_of(&self.envdir))
+            && crate::source::may_follow(&binder_config, &root_of(&self.envdir), access)
         {
             add(binder_config, FileRole::BinderConfig);
         }
         let modules_dirs: Vec<&Path> = self.modulepath.iter().map(PathBuf::as_path).collect();
-        for (dir, file) in hiera_configs(&self.envdir, &root_of(&self.envdir)) {
+        for (dir, file) in hiera_configs(&self.envdir, &root_of(&self.envdir), access) {
             // A directory on the modulepath holds modules, not the site's data.
             if !modules_dirs.contains(&self.envdir.join(&dir).as_path()) {
                 add(file, FileRole::HieraConfig { module: None, dir });
             }
         }
-        for (module, dir) in deep_hiera_dirs_in(&out) {
+        for (module, dir) in deep_hiera_dirs_in(&out, access) {
             let mut found = Vec::new();
             match module.as_deref() {
                 None => {
-                    if let Some(file) = hiera_config_at(&self.envdir, &dir, &root_of(&self.envdir))
+                    if let Some(file) =
+                        hiera_config_at(&self.envdir, &dir, &root_of(&self.envdir), access)
                     {
                         found.push((file, None));
                     }
@@ -425,7 +388,7 @@ impl EnvironmentLayout {
                 Some(asked) => {
                     for (name, path, root) in &modules {
                         if asked == "*" || asked == name {
-                            if let Some(file) = hiera_config_at(path, &dir, root) {
+                            if let Some(file) = hiera_config_at(path, &dir, root, access) {
                                 found.push((file, Some(name.clone())));
                             }
                         }
@@ -469,18 +432,23 @@ fn joined(base: &Path, path: &str) -> PathBuf {
 
 /// The files module `name` at `path` gives an environment: its bindings, its `hiera.yaml`
 /// files and its `metadata.json`.
-fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(PathBuf, FileRole)>> {
+fn module_files(
+    name: &str,
+    path: &Path,
+    root: &Path,
+    access: &FileAccess,
+) -> std::io::Result<Vec<(PathBuf, FileRole)>> {
     let mut out = Vec::new();
     // The module's directory is listed once (for its `hiera.yaml` files): what it holds is
     // read from that listing rather than asked of the system name by name.
     let Ok(entries) = crate::source::list_dir(path) else {
         return Ok(out);
     };
-    let child_type = |name: &str| crate::source::listed_type(path, &entries, name, root);
+    let child_type = |name: &str| crate::source::listed_type(path, &entries, name, root, access);
     let bindings = path.join("bindings");
     let has_bindings = child_type("bindings").is_some_and(|t| t.is_dir());
     let bindings_files = if has_bindings {
-        manifests_in(&bindings, root)?
+        manifests_in(&bindings, root, access)?
     } else {
         Vec::new()
     };
@@ -494,7 +462,7 @@ fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(Pa
             },
         ));
     }
-    for (dir, file) in hiera_configs_listed(path, &entries, root) {
+    for (dir, file) in hiera_configs_listed(path, &entries, root, access) {
         out.push((
             file,
             FileRole::HieraConfig {
@@ -515,27 +483,27 @@ fn module_files(name: &str, path: &Path, root: &Path) -> std::io::Result<Vec<(Pa
 }
 
 /// The `.pp` files below `dir`, none when it is not a directory (or a link out of `root`).
-fn bindings_below(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
-    if crate::source::followed_type(dir, root).is_some_and(|t| t.is_dir()) {
-        manifests_in(dir, root)
+fn bindings_below(dir: &Path, root: &Path, access: &FileAccess) -> std::io::Result<Vec<PathBuf>> {
+    if crate::source::followed_type(dir, root, access).is_some_and(|t| t.is_dir()) {
+        manifests_in(dir, root, access)
     } else {
         Ok(Vec::new())
     }
 }
 
 /// The `.pp` files below `dir`, known to be a directory pbc may read.
-fn manifests_in(dir: &Path, root: &Path) -> std::io::Result<Vec<PathBuf>> {
+fn manifests_in(dir: &Path, root: &Path, access: &FileAccess) -> std::io::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
-    crate::source::walk_within(dir, root, &mut found)?;
+    crate::source::walk_within(dir, root, &mut found, access)?;
     found.retain(|f| is_manifest(f));
     Ok(found)
 }
 
 /// The `hiera.yaml` files of a module or of the site: at its root (`""`) and one directory
 /// below (`module-hiera:/MODULE/DIR`, `confdir-hiera:/DIR`), with the directory, in name order.
-fn hiera_configs(module: &Path, root: &Path) -> Vec<(String, PathBuf)> {
+fn hiera_configs(module: &Path, root: &Path, access: &FileAccess) -> Vec<(String, PathBuf)> {
     match crate::source::list_dir(module) {
-        Ok(entries) => hiera_configs_listed(module, &entries, root),
+        Ok(entries) => hiera_configs_listed(module, &entries, root, access),
         Err(_) => Vec::new(),
     }
 }
@@ -545,9 +513,11 @@ fn hiera_configs_listed(
     module: &Path,
     entries: &[crate::source::Entry],
     root: &Path,
+    access: &FileAccess,
 ) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    let is_file = |p: &Path| crate::source::followed_type(p, root).is_some_and(|t| t.is_file());
+    let is_file =
+        |p: &Path| crate::source::followed_type(p, root, access).is_some_and(|t| t.is_file());
     let mut below: Vec<(String, PathBuf)> = Vec::new();
     for e in entries.iter() {
         let name = e.name.to_string_lossy().into_owned();
@@ -559,12 +529,12 @@ fn hiera_configs_listed(
             continue;
         }
         if name.starts_with('.')
-            || !crate::source::entry_type(module, e, root).is_some_and(|t| t.is_dir())
+            || !crate::source::entry_type(module, e, root, access).is_some_and(|t| t.is_dir())
         {
             continue;
         }
         let file = path.join("hiera.yaml");
-        let found = match crate::source::listed_child_type(&path, "hiera.yaml", root) {
+        let found = match crate::source::listed_child_type(&path, "hiera.yaml", root, access) {
             Some(listed) => listed.is_some_and(|t| t.is_file()),
             None => is_file(&file),
         };
@@ -742,10 +712,10 @@ fn may_declare_layers(role: &FileRole) -> bool {
 
 /// The deep directories the layer-declaring `files` name, sorted, each once. A file that
 /// cannot be read names none here; reading it for the tree reports why.
-fn deep_hiera_dirs_in(files: &[TreeFile]) -> Vec<DeepHieraDir> {
+fn deep_hiera_dirs_in(files: &[TreeFile], access: &FileAccess) -> Vec<DeepHieraDir> {
     let mut named = Vec::new();
     for f in files.iter().filter(|f| may_declare_layers(&f.role)) {
-        if let Ok(bytes) = crate::source::read_file(&f.path, "manifest") {
+        if let Ok(bytes) = crate::source::read_file(&f.path, "manifest", access) {
             if bytes.windows(7).any(|w| w == b"-hiera:") {
                 deep_hiera_dirs_named(&String::from_utf8_lossy(&bytes), &mut named);
             }
@@ -758,16 +728,16 @@ fn deep_hiera_dirs_in(files: &[TreeFile]) -> Vec<DeepHieraDir> {
 
 /// `base/dir/hiera.yaml` when every directory on the way is one pbc may enter from `root` and
 /// the file is there.
-fn hiera_config_at(base: &Path, dir: &str, root: &Path) -> Option<PathBuf> {
+fn hiera_config_at(base: &Path, dir: &str, root: &Path, access: &FileAccess) -> Option<PathBuf> {
     let mut at = base.to_path_buf();
     for segment in dir.split('/') {
         at.push(segment);
-        if !crate::source::followed_type(&at, root).is_some_and(|t| t.is_dir()) {
+        if !crate::source::followed_type(&at, root, access).is_some_and(|t| t.is_dir()) {
             return None;
         }
     }
     at.push("hiera.yaml");
-    crate::source::followed_type(&at, root)
+    crate::source::followed_type(&at, root, access)
         .is_some_and(|t| t.is_file())
         .then_some(at)
 }

@@ -12,7 +12,7 @@ use puppet_bindings::{check_paths, check_tree_files, diag, tree};
 use std::path::PathBuf;
 
 fn check(paths: &[PathBuf]) -> (String, usize, usize) {
-    let report = check_paths(paths).expect("corpus is readable");
+    let report = check_paths(paths, &Default::default()).expect("corpus is readable");
     let errors = report.diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = report.diagnostics.len() - errors;
     let mut out = diag::render_text(&report.files, &report.diagnostics);
@@ -117,8 +117,8 @@ fn arm8_examples_check_clean_but_for_the_spec_own_mistakes() {
     ];
     let dir = PathBuf::from(ARM8_DIR);
     for name in arm8_example_names() {
-        let files = tree::discover(&[dir.join(&name)]).expect("readable");
-        let report = check_tree_files(&files).expect("readable");
+        let files = tree::discover(&[dir.join(&name)], &Default::default()).expect("readable");
+        let report = check_tree_files(&files, &Default::default()).expect("readable");
         let found: Vec<(&str, usize)> = report
             .diagnostics
             .iter()

@@ -23,10 +23,17 @@ fn compile_laid_out(
     mode: CompileMode,
     layout: JsonLayout,
 ) -> Result<String, String> {
-    let files = tree::discover(paths).expect("corpus is readable");
+    let files = tree::discover(paths, &Default::default()).expect("corpus is readable");
     let mut text = None;
-    let report = compile_tree_files(&files, root, mode, layout, keep_text(&mut text))
-        .expect("corpus is readable");
+    let report = compile_tree_files(
+        &files,
+        root,
+        mode,
+        layout,
+        keep_text(&mut text),
+        &Default::default(),
+    )
+    .expect("corpus is readable");
     model_or_findings(report, text)
 }
 
@@ -52,8 +59,14 @@ fn model_or_findings(
 /// `pbc compile DIR [--env NAME]`.
 fn compile_site(dir: &Path, environment: Option<&str>) -> Result<String, String> {
     let mut text = None;
-    let report = compile_dir(dir, environment, JsonLayout::Indented, keep_text(&mut text))
-        .expect("corpus is readable");
+    let report = compile_dir(
+        dir,
+        environment,
+        JsonLayout::Indented,
+        keep_text(&mut text),
+        &Default::default(),
+    )
+    .expect("corpus is readable");
     model_or_findings(report, text)
 }
 
@@ -344,7 +357,7 @@ fn sample_tree_layers() {
 #[test]
 fn output_does_not_depend_on_file_order() {
     let dir = PathBuf::from("corpus/compile/trees/sample");
-    let files = tree::discover(std::slice::from_ref(&dir)).expect("readable");
+    let files = tree::discover(std::slice::from_ref(&dir), &Default::default()).expect("readable");
     let run = |order: Vec<&tree::TreeFile>| {
         let inputs = order
             .iter()
@@ -370,6 +383,7 @@ fn output_does_not_depend_on_file_order() {
             CompileMode::Tree,
             JsonLayout::Indented,
             keep_text(&mut text),
+            &Default::default(),
         );
         assert!(report.written.is_some_and(|w| w.is_ok()), "compiles");
         text.expect("the sink kept the model")
@@ -540,8 +554,12 @@ fn compile_finds_what_check_finds() {
     .flat_map(|d| sorted_dirs(d))
     {
         // Each walks the tree itself: the links a walk skips are reported by what follows it.
-        let discover = || tree::discover(std::slice::from_ref(&tree)).expect("corpus is readable");
-        let checked = puppet_bindings::check_tree_files(&discover()).expect("corpus is readable");
+        let discover = || {
+            tree::discover(std::slice::from_ref(&tree), &Default::default())
+                .expect("corpus is readable")
+        };
+        let checked = puppet_bindings::check_tree_files(&discover(), &Default::default())
+            .expect("corpus is readable");
         let files = discover();
         let mut text = None;
         let compiled = compile_tree_files(
@@ -550,6 +568,7 @@ fn compile_finds_what_check_finds() {
             CompileMode::Tree,
             JsonLayout::Indented,
             keep_text(&mut text),
+            &Default::default(),
         )
         .expect("corpus is readable");
         let render = |r: &puppet_bindings::CheckReport| {
@@ -615,7 +634,7 @@ fn the_code_model_is_written_as_the_json_model() {
     let origins = vec!["bindings/default.pp".to_string()];
     // `pbc compile` of a tree lowers each bindings file as it is parsed and frees its tree,
     // keeping copies of the code it embeds: the same model.
-    let loaded = puppet_bindings::load_sources(inputs(), origins.clone());
+    let loaded = puppet_bindings::load_sources(inputs(), origins.clone(), &Default::default());
     assert!(!loaded.has_errors(), "the bindings check");
     let as_json = loaded.tree_model(puppet_bindings::lower::PnJson);
     for (layout, written) in [
@@ -635,6 +654,7 @@ fn the_code_model_is_written_as_the_json_model() {
             CompileMode::Tree,
             layout,
             keep_text(&mut compiled),
+            &Default::default(),
         );
         assert!(report.written.is_some_and(|w| w.is_ok()), "compiles");
         assert_eq!(
@@ -692,8 +712,10 @@ fn a_tree_model_is_the_model_of_the_whole_programs() {
     trees.push(root.to_path_buf());
     let mut written = 0;
     for tree in &trees {
-        let files = tree::discover(std::slice::from_ref(tree)).expect("corpus is readable");
-        let loaded = puppet_bindings::load_tree_files(&files, Some(tree)).expect("readable");
+        let files = tree::discover(std::slice::from_ref(tree), &Default::default())
+            .expect("corpus is readable");
+        let loaded = puppet_bindings::load_tree_files(&files, Some(tree), &Default::default())
+            .expect("readable");
         if loaded.has_errors() {
             continue;
         }
@@ -709,9 +731,14 @@ fn a_tree_model_is_the_model_of_the_whole_programs() {
             ),
         ] {
             let mut text = None;
-            let report = compile_tree_files(&files, Some(tree), CompileMode::Tree, layout, {
-                keep_text(&mut text)
-            })
+            let report = compile_tree_files(
+                &files,
+                Some(tree),
+                CompileMode::Tree,
+                layout,
+                keep_text(&mut text),
+                &Default::default(),
+            )
             .expect("readable");
             assert!(report.written.is_some_and(|w| w.is_ok()));
             assert_eq!(
@@ -733,6 +760,7 @@ fn a_tree_model_is_the_model_of_the_whole_programs() {
                  model: puppet_bindings::ModelWriter| {
                     model.write_to(&mut after)
                 },
+                &Default::default(),
             )
             .expect("readable");
             assert!(report.written.is_some_and(|w| w.is_ok()));

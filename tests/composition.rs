@@ -19,7 +19,8 @@ fn tree(name: &str, files: &[(&str, &str)]) -> PathBuf {
 
 /// `pbc check` on the tree: (severity, code) of every finding.
 fn check(root: &Path) -> Vec<(Severity, &'static str)> {
-    let report = puppet_bindings::check_paths(&[root.to_path_buf()]).expect("readable");
+    let report =
+        puppet_bindings::check_paths(&[root.to_path_buf()], &Default::default()).expect("readable");
     report
         .diagnostics
         .iter()
@@ -39,13 +40,16 @@ fn lookup_with(root: &Path, dc: &str, keys: &[&str], explain: bool) -> (String, 
         format!("{{\"fqdn\": \"n1.example.com\", \"dc\": \"{dc}\"}}"),
     )
     .expect("write facts");
-    let outcome = run(&LookupOptions {
-        keys: keys.iter().map(|k| k.to_string()).collect(),
-        tree: root.to_path_buf(),
-        facts: Some(facts),
-        explain,
-        ..LookupOptions::default()
-    });
+    let outcome = run(
+        &LookupOptions {
+            keys: keys.iter().map(|k| k.to_string()).collect(),
+            tree: root.to_path_buf(),
+            facts: Some(facts),
+            explain,
+            ..LookupOptions::default()
+        },
+        &Default::default(),
+    );
     (outcome.stdout, outcome.stderr, outcome.status)
 }
 
@@ -138,7 +142,8 @@ fn a_conflict_beaten_for_some_requests() {
             "bindings default {\n  when dc 'ams' { bind 'a' to 3 }\n  bind 'a' to 1\n  bind 'a' to 2\n  bind 'y' to 4\n}\n",
         )],
     );
-    let report = puppet_bindings::check_paths(std::slice::from_ref(&root)).expect("readable");
+    let report = puppet_bindings::check_paths(std::slice::from_ref(&root), &Default::default())
+        .expect("readable");
     let [d] = report.diagnostics.as_slice() else {
         panic!("{:?}", report.diagnostics);
     };
@@ -230,7 +235,8 @@ fn a_typo_in_an_include_is_reported() {
             ),
         ],
     );
-    let report = puppet_bindings::check_paths(std::slice::from_ref(&root)).expect("readable");
+    let report = puppet_bindings::check_paths(std::slice::from_ref(&root), &Default::default())
+        .expect("readable");
     let found: Vec<(Severity, &str)> = report
         .diagnostics
         .iter()
@@ -312,7 +318,8 @@ fn environments_pp_has_one_verdict() {
             ("environments/feature_y/bindings/default.pp", branch),
         ],
     );
-    let report = puppet_bindings::check_paths(std::slice::from_ref(&root)).expect("readable");
+    let report = puppet_bindings::check_paths(std::slice::from_ref(&root), &Default::default())
+        .expect("readable");
     let [d] = report.diagnostics.as_slice() else {
         panic!("{:?}", report.diagnostics);
     };
@@ -334,13 +341,16 @@ fn environments_pp_has_one_verdict() {
     assert!(stderr.contains("EVAL_TYPE_ERROR"), "{stderr}");
     // An agent that asks for a branch gets it.
     let facts = root.join("facts-ams.json");
-    let outcome = run(&LookupOptions {
-        keys: vec!["a".into()],
-        tree: root.clone(),
-        facts: Some(facts),
-        agent_environment: Some("feature_x".into()),
-        ..LookupOptions::default()
-    });
+    let outcome = run(
+        &LookupOptions {
+            keys: vec!["a".into()],
+            tree: root.clone(),
+            facts: Some(facts),
+            agent_environment: Some("feature_x".into()),
+            ..LookupOptions::default()
+        },
+        &Default::default(),
+    );
     assert_eq!(
         (outcome.stdout.as_str(), outcome.status),
         ("\"branch\"\n", 0)
@@ -364,7 +374,8 @@ fn a_file_that_does_not_parse_is_unknown() {
             ),
         ],
     );
-    let report = puppet_bindings::check_paths(std::slice::from_ref(&root)).expect("readable");
+    let report = puppet_bindings::check_paths(std::slice::from_ref(&root), &Default::default())
+        .expect("readable");
     let [d] = report.diagnostics.as_slice() else {
         panic!("{:?}", report.diagnostics);
     };
@@ -394,11 +405,14 @@ fn a_category_without_facts_says_so() {
             ),
         ],
     );
-    let outcome = run(&LookupOptions {
-        keys: vec!["a".into()],
-        tree: root.clone(),
-        ..LookupOptions::default()
-    });
+    let outcome = run(
+        &LookupOptions {
+            keys: vec!["a".into()],
+            tree: root.clone(),
+            ..LookupOptions::default()
+        },
+        &Default::default(),
+    );
     assert_eq!(outcome.status, 1);
     assert!(
         outcome.stderr.contains("no facts were given"),
@@ -465,7 +479,7 @@ fn every_key_is_judged_when_keys_are_shared_out() {
     }
     text.push_str("}\n");
     let root = tree("many_keys", &[("bindings/default.pp", text.as_str())]);
-    let report = puppet_bindings::check_paths(&[root]).expect("readable");
+    let report = puppet_bindings::check_paths(&[root], &Default::default()).expect("readable");
     let lines: Vec<usize> = report
         .diagnostics
         .iter()

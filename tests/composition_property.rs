@@ -262,7 +262,8 @@ struct Finding {
 }
 
 fn findings(root: &Path) -> Vec<Finding> {
-    let report = puppet_bindings::check_paths(&[root.to_path_buf()]).expect("readable");
+    let report =
+        puppet_bindings::check_paths(&[root.to_path_buf()], &Default::default()).expect("readable");
     let mut out = Vec::new();
     for d in &report.diagnostics {
         assert!(
@@ -315,7 +316,7 @@ type Answers = Vec<(
 /// For every request and key: `Ok` or the composition error's code.
 fn lookups(tree: &Tree, root: &Path) -> Answers {
     let base = Request::default();
-    let (selected, loaded) = match prepare(root, &base) {
+    let (selected, loaded) = match prepare(root, &base, &Default::default()) {
         Ok(ready) => ready,
         Err(PrepareError::Io(e)) => panic!("{e}"),
         Err(PrepareError::Diagnostics { diagnostics, .. }) => {

@@ -163,10 +163,13 @@ fn evaluation_is_bounded() {
 /// a panic or a hang (each with a small step budget).
 #[test]
 fn every_corpus_statement_evaluates_or_errs() {
-    let paths = puppet_bindings::source::expand_paths(&[std::path::PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/corpus"
-    ))])
+    let paths = puppet_bindings::source::expand_paths(
+        &[std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus"
+        ))],
+        &Default::default(),
+    )
     .expect("corpus");
     let top = top();
     let mut evaluated = 0;

@@ -48,10 +48,11 @@ fn answers(injector: &mut Injector, keys: &[&str]) -> Vec<String> {
 /// The request's environment and its files, loaded without the check's verdict: these trees
 /// may break static rules on purpose.
 fn prepared(root: &Path, request: &Request) -> (SelectedEnvironment, LoadedTree) {
-    let environment =
-        environment::select(root, None, request).unwrap_or_else(|d| panic!("{}", d.message));
-    let files = environment.layout.files().expect("tree");
-    let loaded = puppet_bindings::load_tree_files(&files, Some(root)).expect("readable");
+    let environment = environment::select(root, None, request, &Default::default())
+        .unwrap_or_else(|d| panic!("{}", d.message));
+    let files = environment.layout.files(&Default::default()).expect("tree");
+    let loaded = puppet_bindings::load_tree_files(&files, Some(root), &Default::default())
+        .expect("readable");
     (environment, loaded)
 }
 
@@ -359,7 +360,8 @@ fn nodes_sharing_an_index_get_their_own_answers() {
     ));
     let mut seen = Vec::new();
     for request in &requests {
-        let environment = environment::select(&root, None, request).expect("selects");
+        let environment =
+            environment::select(&root, None, request, &Default::default()).expect("selects");
         let mut shared = Injector::with_index(&model, Some(index.clone()), &environment, request)
             .expect("builds");
         let mut alone = Injector::new(&model, &environment, request).expect("builds");

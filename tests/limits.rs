@@ -277,7 +277,7 @@ fn check_tree(categories: &str, bindings: &str) -> (puppet_bindings::CheckReport
             bytes: bindings.as_bytes().to_vec(),
         },
     ];
-    let report = puppet_bindings::check_sources(inputs);
+    let report = puppet_bindings::check_sources(inputs, &Default::default());
     let text = puppet_bindings::diag::render_text(&report.files, &report.diagnostics);
     (report, text)
 }

@@ -8,6 +8,7 @@ use libfuzzer_sys::fuzz_target;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    let report = puppet_bindings::check_sources(common::tree(data));
+    let report =
+        puppet_bindings::check_sources(common::tree(data), &puppet_bindings::Options::default());
     let _ = puppet_bindings::diag::render_text(&report.files, &report.diagnostics);
 });

@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
         puppet_bindings::CompileMode::Tree,
         puppet_bindings::JsonLayout::Compact,
         puppet_bindings::keep_text(&mut text),
+        &puppet_bindings::Options::default(),
     );
     assert_eq!(report.written.is_some(), text.is_some());
 });

@@ -12,7 +12,11 @@ mod common;
 
 fuzz_target!(|data: &[u8]| {
     let origins = vec!["manifests/site.pp".into(), "bindings/default.pp".into()];
-    let loaded = puppet_bindings::load_sources(common::tree(data), origins);
+    let loaded = puppet_bindings::load_sources(
+        common::tree(data),
+        origins,
+        &puppet_bindings::Options::default(),
+    );
     if loaded.has_file_errors() {
         return;
     }
@@ -20,8 +24,12 @@ fuzz_target!(|data: &[u8]| {
     for (k, v) in [("fqdn", "n1.example.com"), ("dc", "ams"), ("role", "web")] {
         request.facts.insert(k.into(), Value::string(v));
     }
-    let Ok(selected) = environment::select(std::path::Path::new("/nonexistent"), None, &request)
-    else {
+    let Ok(selected) = environment::select(
+        std::path::Path::new("/nonexistent"),
+        None,
+        &request,
+        &Default::default(),
+    ) else {
         return;
     };
     let model = loaded.tree_model(ForInjection);

@@ -12,7 +12,11 @@ use puppet_bindings::lower::read;
 
 fn answer(model: &read::ReadModel) {
     let mut request = Request::default();
-    for (k, v) in [("fqdn", "n1.example.com"), ("dc", "ams"), ("osfamily", "Debian")] {
+    for (k, v) in [
+        ("fqdn", "n1.example.com"),
+        ("dc", "ams"),
+        ("osfamily", "Debian"),
+    ] {
         request.facts.insert(k.into(), Value::string(v));
     }
     let document = model.document();

@@ -9,10 +9,11 @@ use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
 use crate::load::environment::{prepare, PrepareError};
 use crate::load::facts::ReadError;
-use crate::load::reclaim::release;
 use crate::load::{facts, Request};
 use crate::lower::keys::Key;
 use crate::lower::model::NamedLayer;
+use crate::options::Options;
+use crate::reclaim::release;
 use crate::span::{FileId, Span};
 use crate::types::PType;
 use std::path::PathBuf;
@@ -53,6 +54,8 @@ pub struct LookupOptions {
     pub model: Option<PathBuf>,
     /// Show how many nodes are done on stderr (a terminal).
     pub progress: bool,
+    /// `--show-decrypted`: explanations print the values decrypted from hiera-eyaml data.
+    pub show_decrypted: bool,
     /// `--merge` and its deep options: how Hiera 5 data merges (`puppet lookup --merge`).
     pub merge: Option<String>,
     pub knock_out_prefix: Option<String>,
@@ -160,7 +163,7 @@ fn parse_expr(src: &str) -> Option<crate::ast::Program> {
     crate::parser::parse_file(FileId(0), src).program
 }
 
-pub fn run(opts: &LookupOptions) -> LookupOutcome {
+pub fn run(opts: &LookupOptions, options: &Options) -> LookupOutcome {
     if opts.keys.is_empty() && !opts.all {
         return LookupOutcome::usage("lookup needs keys, or --all".into());
     }
@@ -191,7 +194,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
                 "--nodes takes each node's facts from its directory and prints a JSON line per node: not with --facts, --node, --enc, --explain or --pretty".into(),
             );
         }
-        return super::nodes::run(opts, dir, &ty, default.as_ref());
+        return super::nodes::run(opts, dir, &ty, default.as_ref(), options);
     }
 
     let mut request = Request {
@@ -199,13 +202,14 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         environment: opts.environment.clone(),
         strict: opts.strict,
         merge,
-        ..Request::default()
+        show_decrypted: opts.show_decrypted,
+        ..options.request()
     };
     let mut problems: Vec<Diagnostic> = Vec::new();
     if let Some(path) = &opts.facts {
         let loaded = facts::facts_file(path, opts.node.as_deref())
             .map_err(ReadError::Invalid)
-            .and_then(|file| facts::load(&file, &mut request));
+            .and_then(|file| facts::load(&file, &mut request, &options.files));
         match loaded {
             Ok(()) => {}
             Err(ReadError::Unreadable(message)) => return LookupOutcome::usage(message),
@@ -213,7 +217,7 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         }
     }
     if let Some(path) = &opts.enc {
-        match crate::load::enc::load(path) {
+        match crate::load::enc::load(path, &options.files) {
             Ok(e) => request.enc = Some(e),
             Err(ReadError::Unreadable(message)) => return LookupOutcome::usage(message),
             Err(ReadError::Invalid(d)) => problems.push(d),
@@ -238,16 +242,16 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         };
     }
     if let Some(path) = &opts.model {
-        if crate::tree::hiera_config().is_some() {
+        if options.hiera_config.is_some() {
             return LookupOutcome::usage(
                 "--hiera-config goes with a tree: a model holds the global Hiera level it was compiled with".into(),
             );
         }
-        return run_on_model(opts, path, &request, &ty, default.as_ref());
+        return run_on_model(opts, path, &request, &ty, default.as_ref(), options);
     }
     // `$confdir` is the tree's directory, absolute (environments.pp may build paths from it).
     let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
-    let (selected, loaded) = match prepare(&confdir, &request) {
+    let (selected, loaded) = match prepare(&confdir, &request, options) {
         Ok(ready) => ready,
         Err(PrepareError::Io(e)) => return LookupOutcome::usage(e.to_string()),
         Err(PrepareError::Diagnostics {
@@ -327,10 +331,10 @@ pub fn run(opts: &LookupOptions) -> LookupOutcome {
         &not_in_any_layer,
     );
     // The answers are written: the tree, its model and the request's index are not needed.
-    release(injector);
-    release(unplaced);
-    release(model);
-    release(loaded);
+    release(injector, options);
+    release(unplaced, options);
+    release(model, options);
+    release(loaded, options);
     outcome
 }
 
@@ -342,8 +346,9 @@ pub(crate) fn read_model(
     opts: &LookupOptions,
     path: &std::path::Path,
     only: Option<&[String]>,
+    access: &crate::source::FileAccess,
 ) -> Result<(crate::lower::read::ReadModel, bool), LookupOutcome> {
-    read_model_file(path, opts.environment.as_deref(), only).map_err(|e| match e {
+    read_model_file(path, opts.environment.as_deref(), only, access).map_err(|e| match e {
         ModelError::Unreadable(message) => LookupOutcome::usage(message),
         ModelError::Invalid(d) => LookupOutcome::unplaced(d, opts.colour),
     })
@@ -362,6 +367,7 @@ pub(crate) fn read_model_file(
     path: &std::path::Path,
     environment: Option<&str>,
     only: Option<&[String]>,
+    access: &crate::source::FileAccess,
 ) -> Result<(crate::lower::read::ReadModel, bool), ModelError> {
     use crate::lower::cache::{Cache, Needed};
     let fail = ModelError::Invalid;
@@ -396,7 +402,7 @@ pub(crate) fn read_model_file(
             partial,
         )
     } else {
-        let bytes = crate::source::read_file(path, "model")
+        let bytes = crate::source::read_file(path, "model", access)
             .map_err(|e| ModelError::Unreadable(e.to_string()))?;
         let read = crate::lower::read::read(&name, &bytes).map_err(fail)?;
         check_environment(environment, "--env", path, read.environment()).map_err(fail)?;
@@ -437,12 +443,13 @@ fn run_on_model(
     request: &Request,
     ty: &PType,
     default: Option<&Value>,
+    options: &Options,
 ) -> LookupOutcome {
     let no_files = crate::span::SourceMap::default();
     // From a cache, only what the keys need is read; a key not found is looked up again in
     // the whole model, whose other keys the error's suggestions come from.
     let only = (!opts.all).then_some(opts.keys.as_slice());
-    let (mut read, partial) = match read_model(opts, path, only) {
+    let (mut read, partial) = match read_model(opts, path, only, &options.files) {
         Ok(m) => m,
         Err(outcome) => return outcome,
     };
@@ -465,7 +472,7 @@ fn run_on_model(
                 .any(|k| matches!(k.lookup(&mut injector), Ok(None)))
         });
         if missing {
-            read = match read_model(opts, path, None) {
+            read = match read_model(opts, path, None, &options.files) {
                 Ok((m, _)) => m,
                 Err(outcome) => return outcome,
             };
@@ -491,9 +498,9 @@ fn run_on_model(
         &|_: &Key| Vec::new(),
     );
     // The answers are written: the model and the request's index are not needed.
-    release(injector);
-    release(model);
-    release(read);
+    release(injector, options);
+    release(model, options);
+    release(read, options);
     outcome
 }
 

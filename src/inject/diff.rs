@@ -104,6 +104,7 @@ pub fn run(
     nodes: &Path,
     default: Option<&Value>,
     json: bool,
+    options: &crate::options::Options,
 ) -> LookupOutcome {
     // A directory is a tree; a file, a model `pbc compile` wrote.
     let side = |side: &Path| {
@@ -119,7 +120,7 @@ pub fn run(
                 ..opts.clone()
             }
         };
-        answer_all(&opts, nodes, &PType::Data, default)
+        answer_all(&opts, nodes, &PType::Data, default, options)
     };
     let (before, mut stderr) = match side(old) {
         Ok(done) => done,

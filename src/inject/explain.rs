@@ -188,7 +188,7 @@ impl Injector<'_> {
         let result = self.lookup_found_key(key);
         // An explanation is for a log or a ticket: a secret it would print stays out of it
         // unless asked for.
-        let hidden = (self.secret_reads != secrets_before && !super::eyaml::show_decrypted())
+        let hidden = (self.secret_reads != secrets_before && !self.show_decrypted)
             .then(|| DECRYPTED_HIDDEN.to_string());
         let c = &self.composition;
         let index = c.entry(key);

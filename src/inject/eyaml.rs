@@ -12,35 +12,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-static KEY_FLAG: Mutex<Option<PathBuf>> = Mutex::new(None);
-
-/// `--eyaml-private-key FILE`: the private key of every eyaml level, in place of the key files
-/// their `options` name (a CI machine has the key, not the server's path to it).
-pub fn set_private_key_flag(file: Option<PathBuf>) {
-    if let Ok(mut slot) = KEY_FLAG.lock() {
-        *slot = file;
-    }
-}
-
-static SHOW_DECRYPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `--show-decrypted`: explanations print the values decrypted from hiera-eyaml data too.
-pub fn set_show_decrypted(show: bool) {
-    SHOW_DECRYPTED.store(show, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether explanations print decrypted values.
-pub fn show_decrypted() -> bool {
-    SHOW_DECRYPTED.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-fn key_flag() -> Option<PathBuf> {
-    KEY_FLAG.lock().ok().and_then(|slot| slot.clone())
-}
-
 /// A level's key options, interpolated for the request.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KeyOptions {
+    /// `--eyaml-private-key FILE`: the key of every eyaml level, whatever the level names.
+    pub flag: Option<PathBuf>,
     pub private_key: Option<String>,
     pub private_key_env_var: Option<String>,
 }
@@ -81,8 +57,8 @@ pub enum KeyError {
 /// Which key opens a level's values, as hiera-eyaml's PKCS7 encryptor picks one: the
 /// variable when it is named and set, else the file.
 pub fn choose(options: &KeyOptions) -> Result<KeySource, KeyError> {
-    if let Some(flag) = key_flag() {
-        return Ok(KeySource::Flag(flag));
+    if let Some(flag) = &options.flag {
+        return Ok(KeySource::Flag(flag.clone()));
     }
     if let Some(var) = &options.private_key_env_var {
         if std::env::var_os(var).is_some() {

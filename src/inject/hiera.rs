@@ -462,6 +462,8 @@ pub struct HieraRequest<'m> {
     layer_of: Vec<Option<usize>>,
     /// `--empty-level`: levels pbc cannot search that may be treated as holding nothing.
     empty_levels: Vec<String>,
+    /// `--eyaml-private-key FILE`.
+    eyaml_key_flag: Option<std::path::PathBuf>,
     /// Whether any entry of any level is one pbc cannot search and no `--empty-level` names:
     /// without one, [`HieraRequest::unsearchable_before`] has nothing to find.
     any_unsearchable: bool,
@@ -505,6 +507,7 @@ impl<'m> HieraRequest<'m> {
         levels: &'m [HieraLevel],
         layer_of: Vec<Option<usize>>,
         scope: Rc<TopScope>,
+        request: &crate::load::Request,
     ) -> HieraRequest<'m> {
         let placed = layer_of.iter().map(Option::is_some).collect();
         let index = levels
@@ -530,7 +533,8 @@ impl<'m> HieraRequest<'m> {
                     .collect(),
             })
             .collect();
-        let empty_levels = crate::tree::empty_levels();
+        let empty_levels = request.empty_levels.clone();
+        let eyaml_key_flag = request.eyaml_private_key.clone();
         let any_unsearchable = levels.iter().any(|l| {
             l.hierarchy.iter().chain(&l.default_hierarchy).any(|e| {
                 // Globs may meet a limit when they are resolved for the request.
@@ -545,6 +549,7 @@ impl<'m> HieraRequest<'m> {
             placed,
             layer_of,
             empty_levels,
+            eyaml_key_flag,
             any_unsearchable,
             index,
             scope,
@@ -616,6 +621,7 @@ impl<'m> HieraRequest<'m> {
     fn resolve(&self, level: usize, entry: &HieraEntry) -> ResolvedEntry {
         // `options` are interpolated as Puppet interpolates them (`HieraConfigV5`).
         let eyaml_key = super::eyaml::KeyOptions {
+            flag: self.eyaml_key_flag.clone(),
             private_key: entry
                 .eyaml_private_key
                 .as_deref()

@@ -103,6 +103,8 @@ pub struct Injector<'m> {
     pub(crate) secret_reads: u64,
     /// The candidates whose cached values hold a decrypted secret.
     secret_candidates: foldhash::HashSet<usize>,
+    /// `--show-decrypted`: explanations print the values decrypted from hiera-eyaml data.
+    pub(crate) show_decrypted: bool,
 }
 
 /// `lookup_options` compiled: options by exact key, then by pattern (in their order).
@@ -211,6 +213,7 @@ impl<'m> Injector<'m> {
                 &model.hiera,
                 hiera::level_layers(model),
                 Rc::clone(&top),
+                request,
             ))
         });
         let placing = hiera.clone();
@@ -239,6 +242,7 @@ impl<'m> Injector<'m> {
             hiera_found: HashMap::new(),
             secret_reads: 0,
             secret_candidates: foldhash::HashSet::default(),
+            show_decrypted: request.show_decrypted,
         })
     }
 

@@ -15,6 +15,7 @@ use crate::load::environment::select;
 use crate::load::facts::ReadError;
 use crate::load::LoadedTree;
 use crate::load::{facts, Request};
+use crate::options::Options;
 use crate::types::PType;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -96,15 +97,20 @@ pub fn factsets(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
 }
 
 /// A node's request: its facts, then `--fact`, its name as `$fqdn` when the facts lack it.
-fn request_for(opts: &LookupOptions, node: &str, file: &Path) -> Result<Request, Diagnostic> {
+fn request_for(
+    opts: &LookupOptions,
+    node: &str,
+    file: &Path,
+    options: &Options,
+) -> Result<Request, Diagnostic> {
     let mut request = Request {
         agent_environment: opts.agent_environment.clone(),
         environment: opts.environment.clone(),
         strict: opts.strict,
         merge: super::command::merge_option(opts).ok().flatten(),
-        ..Request::default()
+        ..options.request()
     };
-    facts::load(file, &mut request).map_err(|e| match e {
+    facts::load(file, &mut request, &options.files).map_err(|e| match e {
         ReadError::Unreadable(message) => {
             Diagnostic::error(codes::INVALID_FACTS, crate::span::Span::NONE, message)
         }
@@ -174,8 +180,14 @@ fn answer(
 }
 
 /// Runs `opts` (keys or `--all`) for every node of `dir`: a JSON line per node.
-pub fn run(opts: &LookupOptions, dir: &Path, ty: &PType, default: Option<&Value>) -> LookupOutcome {
-    let (answers, mut stderr) = match answer_all(opts, dir, ty, default) {
+pub fn run(
+    opts: &LookupOptions,
+    dir: &Path,
+    ty: &PType,
+    default: Option<&Value>,
+    options: &Options,
+) -> LookupOutcome {
+    let (answers, mut stderr) = match answer_all(opts, dir, ty, default, options) {
         Ok(done) => done,
         Err(outcome) => return outcome,
     };
@@ -205,6 +217,7 @@ pub fn answer_all(
     dir: &Path,
     ty: &PType,
     default: Option<&Value>,
+    options: &Options,
 ) -> Result<(Vec<NodeAnswers>, String), LookupOutcome> {
     let _listings = crate::source::ListingScope::begin();
     let nodes = match factsets(dir) {
@@ -224,12 +237,12 @@ pub fn answer_all(
         )));
     }
     if let Some(path) = &opts.model {
-        return answer_all_on_model(opts, path, &nodes, ty, default);
+        return answer_all_on_model(opts, path, &nodes, ty, default, options);
     }
     let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
     // environments.pp is read once; each node's environment is chosen from it.
     let environments = if confdir.join("environments.pp").is_file() {
-        match crate::load::load_environments_file(&confdir) {
+        match crate::load::load_environments_file(&confdir, options) {
             Ok(loaded) if loaded.has_errors() => {
                 let errors = errors_of(&loaded);
                 return Err(LookupOutcome {
@@ -256,8 +269,8 @@ pub fn answer_all(
     let mut requests: Vec<Option<Request>> = Vec::with_capacity(nodes.len());
     for (node, file) in &nodes {
         let at = answers.len();
-        let chosen = request_for(opts, node, file).and_then(|request| {
-            let selected = select(&confdir, program, &request)?;
+        let chosen = request_for(opts, node, file, options).and_then(|request| {
+            let selected = select(&confdir, program, &request, &options.files)?;
             Ok((request, selected))
         });
         match chosen {
@@ -286,8 +299,8 @@ pub fn answer_all(
     for (name, (selected, members)) in &groups {
         let loaded = match selected
             .layout
-            .files()
-            .and_then(|files| crate::load::load_request_files(&files, Some(&confdir)))
+            .files(options)
+            .and_then(|files| crate::load::load_request_files(&files, Some(&confdir), options))
         {
             Ok(l) => l,
             Err(e) => return Err(LookupOutcome::usage(e.to_string())),
@@ -420,18 +433,19 @@ fn answer_all_on_model(
     nodes: &[(String, PathBuf)],
     ty: &PType,
     default: Option<&Value>,
+    options: &Options,
 ) -> Result<(Vec<NodeAnswers>, String), LookupOutcome> {
     // From a cache, only the bindings the keys need: which those are does not depend on the
     // node, and a node's key not found says no more than that (no suggestions from the rest).
     let only = (!opts.all).then_some(opts.keys.as_slice());
-    let (mut read, _) = super::command::read_model(opts, path, only)?;
+    let (mut read, _) = super::command::read_model(opts, path, only, &options.files)?;
     let environment = read.environment().to_string();
     let model = read.take_document();
     let mut answers = Vec::with_capacity(nodes.len());
     let mut requests = Vec::with_capacity(nodes.len());
     let mut members = Vec::with_capacity(nodes.len());
     for (i, (node, file)) in nodes.iter().enumerate() {
-        match request_for(opts, node, file) {
+        match request_for(opts, node, file, options) {
             Ok(request) => {
                 answers.push(NodeAnswers::default());
                 requests.push(Some(request));

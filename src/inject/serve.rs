@@ -49,6 +49,9 @@ pub struct ServeOptions {
     pub model_idle: Duration,
     /// How many connections may be open at once; one more is told the server is busy.
     pub max_connections: usize,
+    /// What the command line's global flags say: how model files may be read, the Hiera
+    /// levels to take as empty, the hiera-eyaml key.
+    pub options: crate::options::Options,
 }
 
 /// What happened, for the command line to log.
@@ -387,7 +390,7 @@ fn opening(
             format!("the facts are not JSON: {}", e.message),
         )
     })?;
-    let mut request = Request::default();
+    let mut request = opts.options.request();
     crate::load::facts::set_facts(facts, "the facts", &mut request)?;
     Ok((path, open.environment, request))
 }
@@ -403,7 +406,7 @@ fn keep_model(
     log: &(dyn Fn(Event) + Sync),
 ) {
     let started = Instant::now();
-    match read_model_file(path, None, None) {
+    match read_model_file(path, None, None, &opts.options.files) {
         Ok((mut read, _)) => {
             let environment = read.environment().to_string();
             let model = read.take_document();

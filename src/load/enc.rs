@@ -19,9 +19,9 @@ pub struct Enc {
     pub file: String,
 }
 
-pub fn load(path: &Path) -> Result<Enc, ReadError> {
+pub fn load(path: &Path, access: &crate::source::FileAccess) -> Result<Enc, ReadError> {
     let bad = |message: String| Diagnostic::error(codes::INVALID_ENC, Span::NONE, message);
-    let Value::Hash(doc) = read_data(path, "ENC output", codes::INVALID_ENC)? else {
+    let Value::Hash(doc) = read_data(path, "ENC output", codes::INVALID_ENC, access)? else {
         return Err(ReadError::Invalid(bad(format!(
             "{}: ENC output must be a hash with `environment`, `classes`, `parameters`",
             super::facts::shown(path)

@@ -11,6 +11,8 @@ use super::Request;
 use crate::ast::{AttributeOp, ExprKind, Program, SiteItem};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::{EvalError, Evaluator, NoInjection, TopScope, Value};
+use crate::options::Options;
+use crate::source::FileAccess;
 use crate::span::{SourceMap, Span};
 use crate::tree::{EnvironmentLayout, EnvironmentPaths};
 use std::path::{Path, PathBuf};
@@ -105,10 +107,11 @@ pub enum PrepareError {
 pub fn prepare(
     confdir: &Path,
     request: &Request,
+    options: &Options,
 ) -> Result<(SelectedEnvironment, LoadedTree), PrepareError> {
     let _listings = crate::source::ListingScope::begin();
     let environments = if confdir.join("environments.pp").is_file() {
-        let loaded = super::load_environments_file(confdir).map_err(PrepareError::Io)?;
+        let loaded = super::load_environments_file(confdir, options).map_err(PrepareError::Io)?;
         if loaded.has_errors() {
             return Err(tree_errors(loaded, "environments.pp has errors"));
         }
@@ -117,7 +120,7 @@ pub fn prepare(
         None
     };
     let program = environments.as_ref().and_then(|l| l.environments_program());
-    let selected = match select(confdir, program, request) {
+    let selected = match select(confdir, program, request, &options.files) {
         Ok(s) => s,
         Err(d) => {
             return Err(PrepareError::Diagnostics {
@@ -127,8 +130,9 @@ pub fn prepare(
             })
         }
     };
-    let files = selected.layout.files().map_err(PrepareError::Io)?;
-    let loaded = super::load_request_files(&files, Some(confdir)).map_err(PrepareError::Io)?;
+    let files = selected.layout.files(options).map_err(PrepareError::Io)?;
+    let loaded =
+        super::load_request_files(&files, Some(confdir), options).map_err(PrepareError::Io)?;
     if loaded.has_file_errors() {
         let summary = format!(
             "the environment `{}` has errors (see `pbc check`); nothing was looked up",
@@ -186,6 +190,7 @@ pub fn select(
     confdir: &Path,
     program: Option<&Program>,
     request: &Request,
+    access: &FileAccess,
 ) -> Result<SelectedEnvironment, Diagnostic> {
     with_file(confdir, program, request, |ev, mut choice, declarations| {
         if choice.name.is_none() {
@@ -196,7 +201,15 @@ pub fn select(
             choice.from = "the default";
             "production".to_string()
         });
-        resolve(ev, confdir, declarations, &name, choice.from, choice.span)
+        resolve(
+            ev,
+            confdir,
+            declarations,
+            &name,
+            choice.from,
+            choice.span,
+            access,
+        )
     })
 }
 
@@ -206,7 +219,11 @@ pub type Resolved = Result<SelectedEnvironment, Diagnostic>;
 /// Every environment `environments.pp` makes available without a request (no facts), sorted:
 /// its static ones, the directories under its dynamic roots, and `production`; each with its
 /// files' layout or why it has none. `Err`: the file itself fails without a request.
-pub fn all(confdir: &Path, program: &Program) -> Result<Vec<(String, Resolved)>, Diagnostic> {
+pub fn all(
+    confdir: &Path,
+    program: &Program,
+    access: &FileAccess,
+) -> Result<Vec<(String, Resolved)>, Diagnostic> {
     with_file(
         confdir,
         Some(program),
@@ -219,7 +236,15 @@ pub fn all(confdir: &Path, program: &Program) -> Result<Vec<(String, Resolved)>,
             Ok(names
                 .into_iter()
                 .map(|name| {
-                    let resolved = resolve(ev, confdir, declarations, &name, "--env", Span::NONE);
+                    let resolved = resolve(
+                        ev,
+                        confdir,
+                        declarations,
+                        &name,
+                        "--env",
+                        Span::NONE,
+                        access,
+                    );
                     (name, resolved)
                 })
                 .collect())
@@ -346,6 +371,7 @@ fn resolve(
     name: &str,
     from: &'static str,
     span: Span,
+    access: &FileAccess,
 ) -> Result<SelectedEnvironment, Diagnostic> {
     let defaults = declarations.defaults;
     let found = |envdir: PathBuf,
@@ -354,7 +380,7 @@ fn resolve(
         spans.envdir = envdir_at;
         let manifest_at = spans.manifest;
         let layout = EnvironmentLayout::resolve(confdir, &envdir, &paths);
-        if crate::source::confined() {
+        if access.confine {
             confined(&layout, &spans, name, confdir)?;
         }
         // The manifest is read and its lines shown in diagnostics: it must be Puppet code

@@ -78,13 +78,18 @@ pub const MAX_DATA_DEPTH: usize = 128;
 /// nesting is bounded and YAML aliases are refused (facts and ENC output never need them, and
 /// they can expand a small file into gigabytes). The path `-` is standard input, JSON when it
 /// starts with `{` or `[`, else YAML.
-pub fn read_data(path: &Path, what: &str, code: &'static str) -> Result<Value, ReadError> {
+pub fn read_data(
+    path: &Path,
+    what: &str,
+    code: &'static str,
+    access: &crate::source::FileAccess,
+) -> Result<Value, ReadError> {
     let problem = |message: String| Diagnostic::error(code, Span::NONE, message);
     let stdin = path.as_os_str() == "-";
     let bytes = if stdin {
-        crate::source::read_stdin(what)
+        crate::source::read_stdin(what, access)
     } else {
-        crate::source::read_file(path, what)
+        crate::source::read_file(path, what, access)
     }
     .map_err(|e| ReadError::Unreadable(e.to_string()))?;
     let text = String::from_utf8(bytes)
@@ -237,8 +242,12 @@ fn scalar(
 }
 
 /// Reads facts into a request (replacing its facts).
-pub fn load(path: &Path, request: &mut Request) -> Result<(), ReadError> {
-    let facts = read_data(path, "facts file", codes::INVALID_FACTS)?;
+pub fn load(
+    path: &Path,
+    request: &mut Request,
+    access: &crate::source::FileAccess,
+) -> Result<(), ReadError> {
+    let facts = read_data(path, "facts file", codes::INVALID_FACTS, access)?;
     set_facts(facts, &shown(path), request).map_err(ReadError::Invalid)
 }
 

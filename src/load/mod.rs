@@ -10,12 +10,12 @@
 pub mod enc;
 pub mod environment;
 pub mod facts;
-pub mod reclaim;
 
 use crate::eval::Value;
+use crate::options::Options;
 use crate::parallel::parallel_map;
 pub use crate::parser::{parse_file, Parsed};
-use crate::{ast, diag, lower, source, span, tree, validate};
+use crate::{ast, diag, lower, reclaim, source, span, tree, validate};
 use smol_str::SmolStr;
 
 /// Who is asking: the node's facts and what the command line adds.
@@ -38,6 +38,14 @@ pub struct Request {
     pub enc: Option<enc::Enc>,
     /// `--merge`: how Hiera 5 data merges, instead of what `lookup_options` says.
     pub merge: Option<crate::inject::hiera::Merge>,
+    /// `--empty-level NAME`: Hiera levels pbc cannot search that the user says may be treated
+    /// as holding nothing (D25); any other such level fails the lookups that reach it.
+    pub empty_levels: Vec<String>,
+    /// `--eyaml-private-key FILE`: the private key of every hiera-eyaml level, in place of the
+    /// key files their `options` name.
+    pub eyaml_private_key: Option<std::path::PathBuf>,
+    /// `--show-decrypted`: explanations print the values decrypted from hiera-eyaml data too.
+    pub show_decrypted: bool,
 }
 
 /// Parses one file and, when it parsed, runs Puppet's parse-time validation on it: what
@@ -76,19 +84,22 @@ pub struct SourceInput {
 /// `pbc check PATHS`. One directory holding an `environments.pp` is a site: the rules across
 /// files run once per environment over the files that environment reads, and every other
 /// `.pp` below the directory gets its own rules. Anything else is checked as one tree.
-pub fn check_paths(paths: &[std::path::PathBuf]) -> std::io::Result<CheckReport> {
+pub fn check_paths(
+    paths: &[std::path::PathBuf],
+    options: &Options,
+) -> std::io::Result<CheckReport> {
     let mut listings = Some(source::ListingScope::begin());
     if let [dir] = paths {
         if dir.join("environments.pp").is_file() {
-            if let Some(report) = check_site(dir, &mut listings)? {
+            if let Some(report) = check_site(dir, &mut listings, options)? {
                 return Ok(report);
             }
         }
     }
-    let files = tree::discover(paths)?;
+    let files = tree::discover(paths, options)?;
     // The walk is over: its listings are not held while the files are checked.
     drop(listings);
-    check_tree_files(&files)
+    check_tree_files(&files, options)
 }
 
 /// [`check_paths`] for a site. `None` when its environments.pp has errors: without it the
@@ -97,22 +108,23 @@ pub fn check_paths(paths: &[std::path::PathBuf]) -> std::io::Result<CheckReport>
 fn check_site(
     dir: &std::path::Path,
     listings: &mut Option<source::ListingScope>,
+    options: &Options,
 ) -> std::io::Result<Option<CheckReport>> {
     let confdir = std::fs::canonicalize(dir)?;
-    let alone = load_environments_file(&confdir)?;
+    let alone = load_environments_file(&confdir, options)?;
     let Some(program) = alone.environments_program().filter(|_| !alone.has_errors()) else {
         return Ok(None);
     };
-    let resolved = match environment::all(&confdir, program) {
+    let resolved = match environment::all(&confdir, program, &options.files) {
         Ok(resolved) => resolved,
         Err(d) => {
             // environments.pp fails for a request without facts or an agent's environment:
             // `pbc lookup` and `pbc compile` give the same error for such a request. Without
             // the environments, each file gets its own rules and nothing across files is
             // guessed.
-            let discovered = tree::discover(&[dir.to_path_buf()])?;
-            let files = read_inputs(&discovered.iter().collect::<Vec<_>>())?;
-            let mut analysed = analyse(files, Scope::EachFileAlone, None);
+            let discovered = tree::discover(&[dir.to_path_buf()], options)?;
+            let files = read_inputs(&discovered.iter().collect::<Vec<_>>(), options)?;
+            let mut analysed = analyse(files, Scope::EachFileAlone, None, options);
             let d = d.with_note(
                 "note: without the environments each file was checked on its own; the rules across files did not run",
             );
@@ -120,7 +132,7 @@ fn check_site(
                 .diagnostics
                 .extend(moved_to(d, &alone, &analysed.files));
             diag::sort(&mut analysed.diagnostics);
-            return Ok(Some(analysed.into_report()));
+            return Ok(Some(analysed.into_report(options)));
         }
     };
     // Per environment, its name and which of `layouts` it reads; findings about environments
@@ -140,7 +152,7 @@ fn check_site(
                 let index = match layout_index.get(&selected.layout) {
                     Some(&index) => index,
                     None => {
-                        let files = selected.layout.files()?;
+                        let files = selected.layout.files(options)?;
                         layout_index.insert(selected.layout.clone(), layouts.len());
                         layouts.push((selected.layout, files));
                         layouts.len() - 1
@@ -161,7 +173,7 @@ fn check_site(
         source::FileIdentity,
         (&tree::TreeFile, std::io::Result<Vec<u8>>),
     > = std::collections::BTreeMap::new();
-    let everything = tree::discover(&[dir.to_path_buf()])?;
+    let everything = tree::discover(&[dir.to_path_buf()], options)?;
     // A path met again (environments share their modules; the environments' paths are below
     // the canonical directory, the walk of `dir` may name the same files `./modules/...`) is
     // the same file: only distinct paths are read, on every core, each file's identity taken
@@ -179,7 +191,7 @@ fn check_site(
         .collect();
     drop(seen);
     let read = parallel_map(distinct.len(), |i| {
-        source::read_identified(&distinct[i].path, "manifest")
+        source::read_identified(&distinct[i].path, "manifest", &options.files)
     });
     for (f, (identity, bytes)) in distinct.into_iter().zip(read) {
         let identity = identity.unwrap_or_else(|| source::file_identity(&f.path));
@@ -214,14 +226,19 @@ fn check_site(
         .into_iter()
         .map(|(name, layout)| (name, names[layout].as_slice()))
         .collect();
-    let mut analysed = analyse(inputs, Scope::Environments(&groups), Some(Digest::CHECK));
+    let mut analysed = analyse(
+        inputs,
+        Scope::Environments(&groups),
+        Some(Digest::CHECK),
+        options,
+    );
     for d in unreadable {
         analysed
             .diagnostics
             .extend(moved_to(d.across_files(), &alone, &analysed.files));
     }
     diag::sort(&mut analysed.diagnostics);
-    Ok(Some(analysed.into_report()))
+    Ok(Some(analysed.into_report(options)))
 }
 
 /// A finding on environments.pp as `alone` loaded it, pointed at the same file in `files`.
@@ -239,14 +256,17 @@ fn moved_to(
 }
 
 /// `confdir`'s environments.pp, loaded and checked on its own.
-pub fn load_environments_file(confdir: &std::path::Path) -> std::io::Result<LoadedTree> {
+pub fn load_environments_file(
+    confdir: &std::path::Path,
+    options: &Options,
+) -> std::io::Result<LoadedTree> {
     let path = confdir.join("environments.pp");
     let file = tree::TreeFile {
         display: tree::display(&path),
         path,
         role: tree::FileRole::Environments,
     };
-    load_tree_files(&[file], Some(confdir))
+    load_tree_files(&[file], Some(confdir), options)
 }
 
 /// `pbc compile DIR [--env NAME]`: a site (a directory with an `environments.pp`) compiles
@@ -257,6 +277,7 @@ pub fn compile_dir(
     environment: Option<&str>,
     layout: JsonLayout,
     sink: impl ModelSink,
+    options: &Options,
 ) -> std::io::Result<CompileReport> {
     // The command's directory listings, ended once its files are known: a large tree's are
     // tens of megabytes, and nothing after the walk lists a directory twice.
@@ -264,15 +285,22 @@ pub fn compile_dir(
     let confdir = std::fs::canonicalize(dir)?;
     let has_file = confdir.join("environments.pp").is_file();
     if !has_file && environment.is_none() {
-        let files = tree::discover(&[dir.to_path_buf()])?;
+        let files = tree::discover(&[dir.to_path_buf()], options)?;
         drop(listings);
-        let loaded = load_tree_files_judging(&files, Some(dir), CompileMode::Tree.judge())?;
+        let loaded =
+            load_tree_files_judging(&files, Some(dir), CompileMode::Tree.judge(), options)?;
         // Read and named: the list of the tree's files is not held while the model is made.
         drop(files);
-        return Ok(compile_loaded(loaded, CompileMode::Tree, layout, sink));
+        return Ok(compile_loaded(
+            loaded,
+            CompileMode::Tree,
+            layout,
+            sink,
+            options,
+        ));
     }
     let alone = if has_file {
-        let alone = load_environments_file(&confdir)?;
+        let alone = load_environments_file(&confdir, options)?;
         if alone.has_errors() {
             return Ok(CompileReport::refused(alone.check, 0));
         }
@@ -282,18 +310,28 @@ pub fn compile_dir(
     };
     let request = Request {
         environment: Some(environment.unwrap_or(tree::DEFAULT_ENVIRONMENT).to_string()),
-        ..Default::default()
+        ..options.request()
     };
     let program = alone.as_ref().and_then(|a| a.environments_program());
-    match environment::select(&confdir, program, &request) {
+    match environment::select(&confdir, program, &request, &options.files) {
         Ok(selected) => {
-            let files = selected.layout.files()?;
+            let files = selected.layout.files(options)?;
             drop(listings);
-            let mut loaded =
-                load_tree_files_judging(&files, Some(&confdir), CompileMode::Tree.judge())?;
+            let mut loaded = load_tree_files_judging(
+                &files,
+                Some(&confdir),
+                CompileMode::Tree.judge(),
+                options,
+            )?;
             drop(files);
             loaded.environment = selected.name;
-            Ok(compile_loaded(loaded, CompileMode::Tree, layout, sink))
+            Ok(compile_loaded(
+                loaded,
+                CompileMode::Tree,
+                layout,
+                sink,
+                options,
+            ))
         }
         Err(d) => {
             let mut check = alone.map(|a| a.check).unwrap_or_default();
@@ -303,14 +341,14 @@ pub fn compile_dir(
     }
 }
 
-fn read(f: &tree::TreeFile) -> std::io::Result<Vec<u8>> {
-    source::read_file(&f.path, "manifest")
+fn read(f: &tree::TreeFile, access: &source::FileAccess) -> std::io::Result<Vec<u8>> {
+    source::read_file(&f.path, "manifest", access)
 }
 
 /// Reads `files` on every core (reading many small files is mostly system calls), keeping
 /// their order; the first file in that order that cannot be read is the error.
-fn read_inputs(files: &[&tree::TreeFile]) -> std::io::Result<Vec<SourceInput>> {
-    parallel_map(files.len(), |i| read(files[i]))
+fn read_inputs(files: &[&tree::TreeFile], options: &Options) -> std::io::Result<Vec<SourceInput>> {
+    parallel_map(files.len(), |i| read(files[i], &options.files))
         .into_iter()
         .zip(files)
         .map(|(bytes, f)| {
@@ -325,9 +363,12 @@ fn read_inputs(files: &[&tree::TreeFile]) -> std::io::Result<Vec<SourceInput>> {
 
 /// Reads every file of a tree and checks it ([`check_sources`]). An unreadable file is an I/O
 /// error: the tree cannot be judged without it.
-pub fn check_tree_files(tree_files: &[tree::TreeFile]) -> std::io::Result<CheckReport> {
+pub fn check_tree_files(
+    tree_files: &[tree::TreeFile],
+    options: &Options,
+) -> std::io::Result<CheckReport> {
     let files: Vec<&tree::TreeFile> = tree_files.iter().collect();
-    Ok(check_sources(read_inputs(&files)?))
+    Ok(check_sources(read_inputs(&files, options)?, options))
 }
 
 /// Reads a tree's files and compiles them ([`compile_sources`]). In [`CompileMode::Tree`] the
@@ -338,12 +379,14 @@ pub fn compile_tree_files(
     mode: CompileMode,
     layout: JsonLayout,
     sink: impl ModelSink,
+    options: &Options,
 ) -> std::io::Result<CompileReport> {
     Ok(compile_loaded(
-        load_tree_files_judging(tree_files, root, mode.judge())?,
+        load_tree_files_judging(tree_files, root, mode.judge(), options)?,
         mode,
         layout,
         sink,
+        options,
     ))
 }
 
@@ -352,8 +395,14 @@ pub fn compile_tree_files(
 pub fn load_tree_files(
     tree_files: &[tree::TreeFile],
     root: Option<&std::path::Path>,
+    options: &Options,
 ) -> std::io::Result<LoadedTree> {
-    load_tree_files_judging(tree_files, root, validate::Composition::ForEveryRequest)
+    load_tree_files_judging(
+        tree_files,
+        root,
+        validate::Composition::ForEveryRequest,
+        options,
+    )
 }
 
 /// [`load_tree_files`] for one request (`pbc lookup`): composition is left to the injector,
@@ -361,16 +410,23 @@ pub fn load_tree_files(
 pub fn load_request_files(
     tree_files: &[tree::TreeFile],
     root: Option<&std::path::Path>,
+    options: &Options,
 ) -> std::io::Result<LoadedTree> {
-    load_tree_files_judging(tree_files, root, validate::Composition::LeftToTheInjector)
+    load_tree_files_judging(
+        tree_files,
+        root,
+        validate::Composition::LeftToTheInjector,
+        options,
+    )
 }
 
 fn load_tree_files_judging(
     tree_files: &[tree::TreeFile],
     root: Option<&std::path::Path>,
     judge: validate::Composition,
+    options: &Options,
 ) -> std::io::Result<LoadedTree> {
-    let inputs = read_inputs(&tree_files.iter().collect::<Vec<_>>())?;
+    let inputs = read_inputs(&tree_files.iter().collect::<Vec<_>>(), options)?;
     let origins = tree_files
         .iter()
         .map(|f| {
@@ -379,18 +435,19 @@ fn load_tree_files_judging(
                 .unwrap_or_else(|| f.display.clone())
         })
         .collect();
-    Ok(load_judged(inputs, origins, judge))
+    Ok(load_judged(inputs, origins, judge, options))
 }
 
 /// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
 /// Files are parsed on all cores; the result does not depend on how work was shared out.
-pub fn check_sources(inputs: Vec<SourceInput>) -> CheckReport {
+pub fn check_sources(inputs: Vec<SourceInput>, options: &Options) -> CheckReport {
     let analysed = analyse(
         inputs,
         Scope::OneTree(validate::Composition::ForEveryRequestThenReport),
         Some(Digest::CHECK),
+        options,
     );
-    analysed.into_report()
+    analysed.into_report(options)
 }
 
 /// What `pbc compile` found, and how writing its model went.
@@ -601,12 +658,14 @@ pub fn compile_sources(
     mode: CompileMode,
     layout: JsonLayout,
     sink: impl ModelSink,
+    options: &Options,
 ) -> CompileReport {
     compile_loaded(
-        load_judged(inputs, origins, mode.judge()),
+        load_judged(inputs, origins, mode.judge(), options),
         mode,
         layout,
         sink,
+        options,
     )
 }
 
@@ -626,6 +685,7 @@ fn compile_loaded(
     mode: CompileMode,
     layout: JsonLayout,
     mut sink: impl ModelSink,
+    options: &Options,
 ) -> CompileReport {
     let bindings_blocks = loaded
         .parsed
@@ -655,7 +715,7 @@ fn compile_loaded(
                 move |out: &mut dyn std::io::Write| {
                     let model = lower::compile_files(files, origins, inputs, lower::PnJson);
                     let written = write_model(out, layout, &model, lower::compact::Cores::Every);
-                    reclaim::release(model);
+                    reclaim::release(model, options);
                     written
                 },
             )))
@@ -681,23 +741,23 @@ fn compile_loaded(
                     sink.draft()
                 };
                 let (found, written) =
-                    judge_while_drafting(&check.files, &model, judgement, draft, layout);
+                    judge_while_drafting(&check.files, &model, judgement, draft, layout, options);
                 check.diagnostics.extend(found);
                 diag::sort(&mut check.diagnostics);
                 drafted = written;
             }
             if check.has_errors() {
-                reclaim::release_tree(model);
+                reclaim::release_tree(model, options);
                 None
             } else if let Some(written) = drafted {
-                reclaim::release_tree(model);
+                reclaim::release_tree(model, options);
                 Some(ModelState::Drafted(written))
             } else {
                 Some(ModelState::ToWrite(Box::new(
                     move |out: &mut dyn std::io::Write| {
                         let written =
                             write_model(out, layout, &model, lower::compact::Cores::Every);
-                        reclaim::release_tree(model);
+                        reclaim::release_tree(model, options);
                         written
                     },
                 )))
@@ -705,8 +765,8 @@ fn compile_loaded(
         }
     };
     let written = model.map(|state| sink.accept(&check, bindings_blocks, ModelWriter { state }));
-    reclaim::release(inputs);
-    reclaim::release(parsed);
+    reclaim::release(inputs, options);
+    reclaim::release(parsed, options);
     CompileReport {
         check,
         bindings_blocks,
@@ -723,12 +783,17 @@ fn judge_while_drafting(
     judgement: &validate::ModelJudgement,
     draft: Option<&mut (dyn std::io::Write + Send)>,
     layout: JsonLayout,
+    options: &Options,
 ) -> (Vec<diag::Diagnostic>, Option<std::io::Result<()>>) {
     let Some(draft) = draft else {
-        return (validate::judge_written_model(files, model, judgement), None);
+        return (
+            validate::judge_written_model(files, model, judgement, options),
+            None,
+        );
     };
     std::thread::scope(|scope| {
-        let judging = scope.spawn(|| validate::judge_written_model(files, model, judgement));
+        let judging =
+            scope.spawn(|| validate::judge_written_model(files, model, judgement, options));
         // The judgement has the other cores.
         let written = write_model(draft, layout, model, lower::compact::Cores::Own);
         match judging.join() {
@@ -827,14 +892,24 @@ impl LoadedTree {
 
 /// Checks the files ([`check_sources`]) and keeps their programs. `origins` are the file names
 /// the model records, one per input.
-pub fn load_sources(inputs: Vec<SourceInput>, origins: Vec<String>) -> LoadedTree {
-    load_judged(inputs, origins, validate::Composition::ForEveryRequest)
+pub fn load_sources(
+    inputs: Vec<SourceInput>,
+    origins: Vec<String>,
+    options: &Options,
+) -> LoadedTree {
+    load_judged(
+        inputs,
+        origins,
+        validate::Composition::ForEveryRequest,
+        options,
+    )
 }
 
 fn load_judged(
     inputs: Vec<SourceInput>,
     origins: Vec<String>,
     judge: validate::Composition,
+    options: &Options,
 ) -> LoadedTree {
     // In name order, as `analyse` will take them, so that origins stay with their files.
     let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
@@ -852,7 +927,7 @@ fn load_judged(
         origins: &names,
         for_model: true,
     });
-    let analysed = analyse(inputs, Scope::OneTree(judge), digest);
+    let analysed = analyse(inputs, Scope::OneTree(judge), digest, options);
     // Origins by file id: ids follow input order.
     let mut by_id = vec![String::new(); analysed.files.len()];
     for (id, origin) in analysed.ids.iter().zip(origins) {
@@ -1104,7 +1179,7 @@ struct HieraData {
 
 impl Analysed {
     /// The findings; the programs are no longer needed.
-    fn into_report(self) -> CheckReport {
+    fn into_report(self, options: &Options) -> CheckReport {
         let Analysed {
             files,
             ids,
@@ -1116,7 +1191,7 @@ impl Analysed {
             lowered,
             model_judgement: _,
         } = self;
-        reclaim::release((ids, parsed, lowered, data_files, hiera));
+        reclaim::release((ids, parsed, lowered, data_files, hiera), options);
         CheckReport {
             files,
             diagnostics,
@@ -1141,6 +1216,7 @@ fn read_hiera_config(
     dir: &str,
     site: &SiteCategories,
     into: &mut HieraData,
+    access: &source::FileAccess,
 ) {
     use crate::data::hiera;
     let categories = site.names;
@@ -1150,7 +1226,7 @@ fn read_hiera_config(
     let config = match read {
         hiera::Read::Config(config) => config,
         hiera::Read::Hiera5(config) => {
-            return read_hiera5_level(files, id, module, dir, &config, into)
+            return read_hiera5_level(files, id, module, dir, &config, into, access)
         }
         _ => return,
     };
@@ -1243,7 +1319,7 @@ fn read_hiera_config(
             entry.value = own;
         }
     }
-    read_data_files(files, id, module, dir, &config, into);
+    read_data_files(files, id, module, dir, &config, into, access);
 }
 
 /// The directory of the `hiera.yaml` `config_id`: where its data paths start.
@@ -1263,11 +1339,12 @@ fn read_data_file(
     dir: &std::path::Path,
     seen: &mut std::collections::BTreeSet<std::path::PathBuf>,
     into: &mut HieraData,
+    access: &source::FileAccess,
 ) -> Option<span::FileId> {
-    if !source::may_follow(path, dir) || !seen.insert(path.to_path_buf()) {
+    if !source::may_follow(path, dir, access) || !seen.insert(path.to_path_buf()) {
         return None;
     }
-    let bytes = match source::read_file(path, "data file") {
+    let bytes = match source::read_file(path, "data file", access) {
         Ok(bytes) => bytes,
         Err(e) => {
             into.diagnostics.push(diag::Diagnostic::error(
@@ -1302,6 +1379,7 @@ fn read_hiera5_level(
     hiera_dir: &str,
     config: &crate::data::hiera5::Config,
     into: &mut HieraData,
+    access: &source::FileAccess,
 ) {
     use crate::data::{files as data_files, hiera5};
     use crate::lower::model::hiera as model;
@@ -1439,7 +1517,8 @@ fn read_hiera5_level(
                 }
                 // A global configuration names its data directory itself.
                 let within = if global { &base } else { &dir };
-                let Some(id) = read_data_file(files, &found, within, &mut seen, into) else {
+                let Some(id) = read_data_file(files, &found, within, &mut seen, into, access)
+                else {
                     continue;
                 };
                 let (doc, problems) = data_files::check_hiera5(id, files.source(id));
@@ -1573,7 +1652,12 @@ fn asks_for_hiera(name: &str, text: &str) -> bool {
 /// (`:backends:`, `:hierarchy:`, `:yaml: {:datadir: ...}`), which Puppet 7 still reads there:
 /// each backend (`yaml`, `json`) searches every path of the hierarchy in its own data directory
 /// (default `/var/lib/hiera`), backends in their order.
-fn read_global_hiera(files: &mut span::SourceMap, id: span::FileId, into: &mut HieraData) {
+fn read_global_hiera(
+    files: &mut span::SourceMap,
+    id: span::FileId,
+    into: &mut HieraData,
+    access: &source::FileAccess,
+) {
     use crate::data::hiera5;
     use crate::data::yaml::{self, NodeKind};
     let doc = match yaml::parse(id, files.source(id)) {
@@ -1619,7 +1703,15 @@ fn read_global_hiera(files: &mut span::SourceMap, id: span::FileId, into: &mut H
         ));
         return;
     };
-    read_hiera5_level(files, id, None, tree::GLOBAL_HIERA_DIR, &config, into);
+    read_hiera5_level(
+        files,
+        id,
+        None,
+        tree::GLOBAL_HIERA_DIR,
+        &config,
+        into,
+        access,
+    );
 }
 
 /// A configuration in Hiera 3's format as the version 5 levels Puppet 7 makes of it
@@ -1828,6 +1920,7 @@ fn read_data_files(
     hiera_dir: &str,
     config: &crate::data::hiera::HieraConfig,
     into: &mut HieraData,
+    access: &source::FileAccess,
 ) {
     use crate::data::{bind, files as data_files};
     let dir = config_dir(files, config_id);
@@ -1894,7 +1987,8 @@ fn read_data_files(
                     if template.contains('$') && plain.contains(&path.with_extension("")) {
                         continue;
                     }
-                    let Some(id) = read_data_file(files, &path, &dir, &mut seen, into) else {
+                    let Some(id) = read_data_file(files, &path, &dir, &mut seen, into, access)
+                    else {
                         continue;
                     };
                     let (doc, problems) = data_files::check(id, files.source(id));
@@ -1997,7 +2091,12 @@ enum Scope<'e> {
 
 /// Files are taken in name order, whatever order they come in: everything after (layer
 /// composition, which of two conflicting bindings is reported first) follows that order.
-fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -> Analysed {
+fn analyse(
+    mut inputs: Vec<SourceInput>,
+    scope: Scope,
+    digest: Option<Digest>,
+    options: &Options,
+) -> Analysed {
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
     let file_count = inputs.len();
     let mut files = span::SourceMap::with_capacity(inputs.len());
@@ -2073,10 +2172,18 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
     };
     let mut data = HieraData::default();
     for &id in &global_hiera {
-        read_global_hiera(&mut files, id, &mut data);
+        read_global_hiera(&mut files, id, &mut data, &options.files);
     }
     for (id, module, dir) in &hiera_configs {
-        read_hiera_config(&mut files, *id, module.as_deref(), dir, &site, &mut data);
+        read_hiera_config(
+            &mut files,
+            *id,
+            module.as_deref(),
+            dir,
+            &site,
+            &mut data,
+            &options.files,
+        );
     }
     // A directory without a `hiera.yaml` whose data provider is `hiera` gets the default one.
     for (id, module) in &data_providers {
@@ -2085,7 +2192,15 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
             .any(|(_, m, dir)| m == module && dir.is_empty());
         if !has_config && asks_for_hiera(files.name(*id), files.source(*id)) {
             let config = crate::data::hiera5::Config::puppet_default();
-            read_hiera5_level(&mut files, *id, module.as_deref(), "", &config, &mut data);
+            read_hiera5_level(
+                &mut files,
+                *id,
+                module.as_deref(),
+                "",
+                &config,
+                &mut data,
+                &options.files,
+            );
         }
     }
     diagnostics.append(&mut data.diagnostics);
@@ -2139,8 +2254,15 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
         Scope::OneTree(judge) => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
             let unknown: Vec<&tree::FileRole> = broken.iter().map(|(_, role)| role).collect();
-            let (found, judgement) =
-                validate::check_tree_judging(&files, &all, judged, &unknown, &configured, judge);
+            let (found, judgement) = validate::check_tree_judging(
+                &files,
+                &all,
+                judged,
+                &unknown,
+                &configured,
+                judge,
+                options,
+            );
             diagnostics.extend(found);
             model_judgement = judgement;
         }
@@ -2259,6 +2381,7 @@ fn analyse(mut inputs: Vec<SourceInput>, scope: Scope, digest: Option<Digest>) -
                         &unknown,
                         &configured,
                         judge,
+                        options,
                     ));
                 }
                 let findings = findings_of[number].clone().unwrap_or_default();

@@ -1273,7 +1273,8 @@ mod tests {
     #[test]
     fn the_corpus_literals_are_spelled_as_their_values_are() {
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        let files = crate::source::expand_paths(&[corpus]).expect("the corpus is readable");
+        let files = crate::source::expand_paths(&[corpus], &Default::default())
+            .expect("the corpus is readable");
         // The corpus holds nesting at the limits: parsed on a big stack, as the CLI does.
         let compared = std::thread::Builder::new()
             .stack_size(64 * 1024 * 1024)

@@ -70,7 +70,13 @@ fn output_ready(out: &Path) -> Result<bool, String> {
     }
 }
 
-pub fn run(tree: &Path, out: &Path, nodes: Option<&Path>, colour: bool) -> Outcome {
+pub fn run(
+    tree: &Path,
+    out: &Path,
+    nodes: Option<&Path>,
+    colour: bool,
+    options: &crate::options::Options,
+) -> Outcome {
     let out_existed = match output_ready(out) {
         Ok(existed) => existed,
         Err(why) => return fail(2, why),
@@ -90,8 +96,8 @@ pub fn run(tree: &Path, out: &Path, nodes: Option<&Path>, colour: bool) -> Outco
             ),
         );
     }
-    let request = crate::load::Request::default();
-    let loaded = match crate::load::environment::prepare(&confdir, &request) {
+    let request = options.request();
+    let loaded = match crate::load::environment::prepare(&confdir, &request, options) {
         Ok((_, loaded)) => loaded,
         Err(crate::load::environment::PrepareError::Io(e)) => {
             return fail(2, format!("{}: {e}", tree.display()))
@@ -154,7 +160,7 @@ pub fn run(tree: &Path, out: &Path, nodes: Option<&Path>, colour: bool) -> Outco
     // The written tree must check: a migration that wrote something pbc itself refuses is no
     // migration, whatever its answers.
     let written = std::fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
-    let refused = match crate::load::environment::prepare(&written, &request) {
+    let refused = match crate::load::environment::prepare(&written, &request, options) {
         Ok((_, migrated)) if !migrated.has_errors() => None,
         Ok((_, migrated)) => Some(crate::diag::render(
             &migrated.check.files,
@@ -190,13 +196,16 @@ pub fn run(tree: &Path, out: &Path, nodes: Option<&Path>, colour: bool) -> Outco
     let mut status = 0;
     if let Some(facts) = nodes {
         let answers = |dir: &Path| {
-            crate::inject::command::run(&LookupOptions {
-                tree: dir.to_path_buf(),
-                nodes: Some(facts.to_path_buf()),
-                all: true,
-                quiet: true,
-                ..Default::default()
-            })
+            crate::inject::command::run(
+                &LookupOptions {
+                    tree: dir.to_path_buf(),
+                    nodes: Some(facts.to_path_buf()),
+                    all: true,
+                    quiet: true,
+                    ..Default::default()
+                },
+                options,
+            )
         };
         let (before, after): (LookupOutcome, LookupOutcome) = (answers(tree), answers(out));
         let differ = compare(&before.stdout, &after.stdout);

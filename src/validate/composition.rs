@@ -23,6 +23,9 @@ use crate::tree::FileRole;
 use foldhash::HashMap;
 use smol_str::SmolStr;
 
+// The tree's parts as `check_tree_judging` holds them, the findings' list it extends, and the
+// command's options: bundling them would only rename them.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn check(
     files: &SourceMap,
     inputs: &[TreeInput],
@@ -31,6 +34,7 @@ pub(super) fn check(
     facts: &TreeFacts,
     judge: super::Composition,
     out: &mut Vec<Diagnostic>,
+    options: &crate::options::Options,
 ) -> Option<ModelJudgement> {
     let mut sources: Vec<BindingsSource> = Vec::new();
     let mut bindings_inputs: Vec<&TreeInput> = Vec::new();
@@ -123,11 +127,11 @@ pub(super) fn check(
         let bindings = Bindings::build_from(&views);
         out.extend(judge_layers(files, &levels, &bindings, &judgement));
         if judge == super::Composition::ForEveryRequestThenReport {
-            crate::load::reclaim::release(bindings);
-            crate::load::reclaim::release(here);
+            crate::reclaim::release(bindings, options);
+            crate::reclaim::release(here, options);
         } else {
             drop(bindings);
-            crate::load::reclaim::free_in_parallel(here);
+            crate::reclaim::free_in_parallel(here);
         }
         None
     };
@@ -215,6 +219,7 @@ pub fn judge_written_model(
     files: &SourceMap,
     model: &TreeDocument<Code>,
     judgement: &ModelJudgement,
+    options: &crate::options::Options,
 ) -> Vec<Diagnostic> {
     let levels = category_levels(&model.categories.categories);
     let bindings = Bindings::build(&model.layers.layers);
@@ -222,7 +227,7 @@ pub fn judge_written_model(
         .into_iter()
         .map(Diagnostic::across_files)
         .collect();
-    crate::load::reclaim::release(bindings);
+    crate::reclaim::release(bindings, options);
     found
 }
 

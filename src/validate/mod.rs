@@ -43,7 +43,7 @@ pub enum Composition {
     /// check (another environment's judgement, the model of `pbc compile FILE...`).
     ForEveryRequest,
     /// Judged as the command's last large work: only its report follows, so the judgement's
-    /// model is left to the process's exit ([`crate::load::reclaim`]) instead of being freed
+    /// model is left to the process's exit ([`crate::reclaim`]) instead of being freed
     /// piece by piece (a tenth of `pbc check` on a 10,000-file tree).
     ForEveryRequestThenReport,
     /// Judged on the model `pbc compile` writes, lowered once for both: the check leaves the
@@ -69,8 +69,18 @@ pub fn check_tree(
     unknown: &[&FileRole],
     hiera_configs: &[(Option<&str>, &str)],
     judge: Composition,
+    options: &crate::options::Options,
 ) -> Vec<Diagnostic> {
-    check_tree_judging(files, inputs, judged, unknown, hiera_configs, judge).0
+    check_tree_judging(
+        files,
+        inputs,
+        judged,
+        unknown,
+        hiera_configs,
+        judge,
+        options,
+    )
+    .0
 }
 
 /// [`check_tree`], and with [`Composition::OnTheWrittenModel`] what the judgement of the
@@ -82,6 +92,7 @@ pub fn check_tree_judging(
     unknown: &[&FileRole],
     hiera_configs: &[(Option<&str>, &str)],
     judge: Composition,
+    options: &crate::options::Options,
 ) -> (Vec<Diagnostic>, Option<ModelJudgement>) {
     let mut facts = TreeFacts::default();
     let mut out = Vec::new();
@@ -106,6 +117,7 @@ pub fn check_tree_judging(
         &facts,
         judge,
         &mut across,
+        options,
     );
     out.extend(across.into_iter().map(Diagnostic::across_files));
     (out, deferred)
