@@ -131,3 +131,60 @@ fn arm8_examples_check_clean_but_for_the_spec_own_mistakes() {
         assert_eq!(found, want, "{name}");
     }
 }
+
+/// Options belong to the command that is given them, not to the process: three checks of one
+/// tree run at once in one process, each with its own (links followed or not, a file size
+/// limit), and each gets what its own options say (issue 58: a server or a language server
+/// runs many commands at once).
+#[test]
+fn commands_at_once_each_read_by_their_own_options() {
+    use puppet_bindings::source::FileAccess;
+    use puppet_bindings::Options;
+    let base = tempfile::tempdir().expect("temporary directory");
+    let (tree, outside) = (base.path().join("tree"), base.path().join("outside"));
+    for (path, text) in [
+        (
+            tree.join("bindings/default.pp"),
+            "bindings site::default {\n  bind 'x' to 'site'\n}\n",
+        ),
+        (
+            outside.join("evil/bindings/default.pp"),
+            "bindings evil::default {\n  bind 'y' to 'evil'\n}\n",
+        ),
+    ] {
+        std::fs::create_dir_all(path.parent().expect("a directory")).expect("directory");
+        std::fs::write(&path, text).expect("written");
+    }
+    std::fs::create_dir_all(tree.join("modules")).expect("modules");
+    std::os::unix::fs::symlink(outside.join("evil"), tree.join("modules/evil")).expect("link");
+    let links_kept_out = Options::default();
+    let mut links_followed = Options::default();
+    links_followed.files.follow_symlinks = true;
+    let tiny_files = Options {
+        files: FileAccess::default().with_max_file_size(10),
+        ..Options::default()
+    };
+    let skipped = |options: &Options| {
+        let report = check_paths(std::slice::from_ref(&tree), options).expect("readable");
+        let skipped = report
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "SYMLINK_NOT_FOLLOWED");
+        (skipped, report.file_count)
+    };
+    std::thread::scope(|scope| {
+        let runs = [
+            scope.spawn(|| (0..20).map(|_| skipped(&links_kept_out)).collect::<Vec<_>>()),
+            scope.spawn(|| (0..20).map(|_| skipped(&links_followed)).collect::<Vec<_>>()),
+        ];
+        let refused = scope.spawn(|| {
+            (0..20)
+                .map(|_| check_paths(std::slice::from_ref(&tree), &tiny_files).is_err())
+                .collect::<Vec<_>>()
+        });
+        let [kept_out, followed] = runs.map(|r| r.join().expect("no panic"));
+        assert!(kept_out.iter().all(|&r| r == (true, 1)), "{kept_out:?}");
+        assert!(followed.iter().all(|&r| r == (false, 2)), "{followed:?}");
+        assert!(refused.join().expect("no panic").iter().all(|&e| e));
+    });
+}
