@@ -174,8 +174,16 @@ fn commands_at_once_each_read_by_their_own_options() {
     };
     std::thread::scope(|scope| {
         let runs = [
-            scope.spawn(|| (0..20).map(|_| skipped(&links_kept_out)).collect::<Vec<_>>()),
-            scope.spawn(|| (0..20).map(|_| skipped(&links_followed)).collect::<Vec<_>>()),
+            scope.spawn(|| {
+                (0..20)
+                    .map(|_| skipped(&links_kept_out))
+                    .collect::<Vec<_>>()
+            }),
+            scope.spawn(|| {
+                (0..20)
+                    .map(|_| skipped(&links_followed))
+                    .collect::<Vec<_>>()
+            }),
         ];
         let refused = scope.spawn(|| {
             (0..20)
