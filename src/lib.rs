@@ -22,6 +22,9 @@ pub mod tree;
 pub mod types;
 pub mod validate;
 
+#[cfg(test)]
+mod layering;
+
 pub use load::{
     check_paths, check_sources, check_tree_files, compile_dir, compile_sources, compile_tree_files,
     keep_text, load_environments_file, load_request_files, load_sources, load_tree_files,

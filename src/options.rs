@@ -29,15 +29,3 @@ pub struct Options {
     /// instead of being freed piece by piece ([`crate::reclaim`]).
     pub exits_after_command: bool,
 }
-
-impl Options {
-    /// A request with no facts yet, carrying what these options say of lookups (the Hiera
-    /// levels to take as empty, the hiera-eyaml key).
-    pub fn request(&self) -> crate::load::Request {
-        crate::load::Request {
-            empty_levels: self.empty_levels.clone(),
-            eyaml_private_key: self.eyaml_private_key.clone(),
-            ..crate::load::Request::default()
-        }
-    }
-}

@@ -7,7 +7,8 @@
 mod common;
 
 use puppet_bindings::diag::{Diagnostic, Severity};
-use puppet_bindings::inject::command::{run, LookupOptions};
+use puppet_bindings::inject::command::run;
+use puppet_bindings::inject::query::LookupOptions;
 use std::path::{Path, PathBuf};
 
 const SITE: &str = "site {\n  categories { dc => $::dc }\n  bindings => [\n    layer { 'site': include => 'confdir:/default' },\n    layer { 'modules': include => 'module:/*::default' },\n  ]\n}\n";

@@ -10,10 +10,10 @@
 use libfuzzer_sys::fuzz_target;
 use puppet_bindings::ast::PathTest;
 use puppet_bindings::data::eyaml::{self, PrivateKey};
+use puppet_bindings::data::merge::{merge_lookup, ruby_text, Merge};
 use puppet_bindings::data::{bind, files, glob, hiera, interpolation, yaml};
 use puppet_bindings::eval::convert::ConvertTo;
 use puppet_bindings::eval::Value;
-use puppet_bindings::inject::hiera::{merge_lookup, ruby_text, Merge};
 use puppet_bindings::load::facts::parse_data;
 use puppet_bindings::span::{FileId, Span};
 

@@ -68,7 +68,7 @@ pub(crate) fn lookup_command(out: Output, a: LookupArgs, options: &Options) -> E
         return ExitCode::from(2);
     }
     let outcome = puppet_bindings::inject::command::run(
-        &puppet_bindings::inject::command::LookupOptions {
+        &puppet_bindings::inject::query::LookupOptions {
             keys,
             tree,
             facts: a.facts,
@@ -127,7 +127,7 @@ pub(crate) fn diff_command(out: Output, a: DiffArgs, options: &Options) -> ExitC
         eprintln!("pbc: diff compares the keys given, or every key with --all (one of the two)");
         return ExitCode::from(2);
     }
-    let opts = puppet_bindings::inject::command::LookupOptions {
+    let opts = puppet_bindings::inject::query::LookupOptions {
         keys,
         fact: a.fact,
         environment: a.environment,

@@ -180,7 +180,7 @@ pub fn read(file: FileId, text: &str, known: &Known, in_module: bool) -> (Read, 
     if version == 3 {
         if let Some(d) = doc.get("datadir") {
             if let Some(dir) = non_empty_string(d, "datadir", &mut out) {
-                if relative_path(dir, d.span, &mut out) {
+                if super::hiera5::relative_path(dir, d.span, &mut out) {
                     config.datadir = dir.to_string();
                 }
             }
@@ -324,7 +324,7 @@ fn entry_v2(item: &Node, config: &mut HieraConfig, out: &mut Vec<Diagnostic>) {
         );
         return;
     };
-    if !relative_path(parts[2], item.span, out) {
+    if !super::hiera5::relative_path(parts[2], item.span, out) {
         return;
     }
     config.hierarchy.push(HierarchyEntry {
@@ -352,7 +352,7 @@ fn entry_v3(item: &Node, known: &Known, config: &mut HieraConfig, out: &mut Vec<
             config
                 .hierarchy
                 .push(smart_default(s, None, None, datadir, item.span));
-        } else if relative_path(s, item.span, out) {
+        } else if super::hiera5::relative_path(s, item.span, out) {
             config.private.push(PrivatePath {
                 path: s.to_string(),
                 span: item.span,
@@ -473,7 +473,7 @@ fn entry_v3(item: &Node, known: &Known, config: &mut HieraConfig, out: &mut Vec<
     };
     let datadir = match item.get("datadir") {
         Some(d) => match non_empty_string(d, "datadir", out) {
-            Some(dir) if relative_path(dir, d.span, out) => Some(dir.to_string()),
+            Some(dir) if super::hiera5::relative_path(dir, d.span, out) => Some(dir.to_string()),
             _ => return,
         },
         // D20: the file's top-level `datadir` (default `data`).
@@ -481,7 +481,7 @@ fn entry_v3(item: &Node, known: &Known, config: &mut HieraConfig, out: &mut Vec<
     };
     if let Some(paths) = &paths {
         for (p, span) in paths {
-            ok &= relative_path(p, *span, out);
+            ok &= super::hiera5::relative_path(p, *span, out);
         }
     }
     if ok {
@@ -559,27 +559,6 @@ fn non_empty_scalar(node: &Node, what: &str, out: &mut Vec<Diagnostic>) -> Optio
         NodeKind::Integer(i) => Some(i.to_string()),
         _ => non_empty_string(node, what, out).map(str::to_string),
     }
-}
-
-/// A path or data directory stays inside the directory of its `hiera.yaml` (D21): no absolute
-/// path, no `..` segment.
-pub(crate) fn relative_path(path: &str, span: Span, out: &mut Vec<Diagnostic>) -> bool {
-    let escapes = path.starts_with('/')
-        || path.starts_with('\\')
-        || path.split(['/', '\\']).any(|segment| segment == "..");
-    if escapes {
-        out.push(
-            Diagnostic::error(
-                codes::HIERA_PATH_ESCAPES,
-                span,
-                format!("`{path}` leads out of the directory of this hiera.yaml"),
-            )
-            .with_note(
-                "note: data paths are relative to the hiera.yaml's directory and stay inside it",
-            ),
-        );
-    }
-    !escapes
 }
 
 #[cfg(test)]

@@ -310,7 +310,7 @@ fn interpolated(node: &Node, what: &str, out: &mut Vec<Diagnostic>) -> Option<St
     let s = string(node, what, out)?;
     match super::interpolation::parse(&s, false) {
         // D21: data stays below its hiera.yaml.
-        Ok(_) if !super::hiera::relative_path(&s, node.span, out) => None,
+        Ok(_) if !relative_path(&s, node.span, out) => None,
         Ok(_) => Some(s),
         Err(problem) => {
             out.push(Diagnostic::error(problem.code, node.span, problem.message));
@@ -697,6 +697,27 @@ fn read_level(
         unsearchable,
         eyaml_key,
     })
+}
+
+/// A path or data directory stays inside the directory of its `hiera.yaml` (D21): no absolute
+/// path, no `..` segment.
+pub(crate) fn relative_path(path: &str, span: Span, out: &mut Vec<Diagnostic>) -> bool {
+    let escapes = path.starts_with('/')
+        || path.starts_with('\\')
+        || path.split(['/', '\\']).any(|segment| segment == "..");
+    if escapes {
+        out.push(
+            Diagnostic::error(
+                codes::HIERA_PATH_ESCAPES,
+                span,
+                format!("`{path}` leads out of the directory of this hiera.yaml"),
+            )
+            .with_note(
+                "note: data paths are relative to the hiera.yaml's directory and stay inside it",
+            ),
+        );
+    }
+    !escapes
 }
 
 #[cfg(test)]

@@ -11,4 +11,5 @@ pub mod glob;
 pub mod hiera;
 pub mod hiera5;
 pub mod interpolation;
+pub mod merge;
 pub mod yaml;

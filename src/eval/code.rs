@@ -5,7 +5,6 @@
 
 use super::{EvalError, EvalResult, Evaluator, TopScope, Value};
 use crate::ast::{Expr, ExprKind, Lambda};
-use crate::lower::Embed;
 use smol_str::SmolStr;
 
 /// How the injector holds what the model embeds: literal values already evaluated, anything
@@ -42,6 +41,22 @@ enum SpelledForm {
 }
 
 impl Spelled {
+    /// A literal's JSON.
+    pub(crate) fn literal(text: Box<str>) -> Spelled {
+        Spelled {
+            text,
+            form: SpelledForm::Literal,
+        }
+    }
+
+    /// An expression's PN.
+    pub(crate) fn expression(text: Box<str>) -> Spelled {
+        Spelled {
+            text,
+            form: SpelledForm::Expression,
+        }
+    }
+
     /// The JSON, as the model writes it.
     pub fn text(&self) -> &str {
         &self.text
@@ -104,7 +119,7 @@ impl<'a> Code<'a> {
     }
 
     /// [`Code::expression`] for an expression however it is held.
-    fn holding(e: Subtree<'a, Expr>) -> Code<'a> {
+    pub(crate) fn holding(e: Subtree<'a, Expr>) -> Code<'a> {
         match template_parts(&e) {
             Some(parts) => Code::Template(e, parts),
             None => Code::Expr(e),
@@ -206,31 +221,6 @@ fn template_parts(e: &Expr) -> Option<Box<[TemplatePart]>> {
 /// [`Embed`] for the injector.
 pub struct ForInjection;
 
-impl<'a> Embed<'a> for ForInjection {
-    type X = Code<'a>;
-    fn expression(&self, e: &'a Expr) -> Code<'a> {
-        Code::expression(e)
-    }
-    fn literal(&self, e: &'a Expr) -> Option<Code<'a>> {
-        super::literal_value(e).map(Code::Value)
-    }
-    fn lambda(&self, l: &'a Lambda) -> Code<'a> {
-        Code::Lambda(Subtree::Borrowed(l))
-    }
-    fn string(&self, s: &str) -> Code<'a> {
-        Code::Value(Value::string(s))
-    }
-    fn variable(&self, name: &str) -> Code<'a> {
-        Code::Variable(name.into())
-    }
-    fn boolean(&self, b: bool) -> Code<'a> {
-        Code::Value(Value::Boolean(b))
-    }
-    fn undef(&self) -> Code<'a> {
-        Code::Value(Value::Undef)
-    }
-}
-
 /// [`ForInjection`] (or, unless `for_model`, [`ForChecking`]) for blocks that outlive the
 /// program they are lowered from: the little embedded code that is not a literal value is
 /// copied out of the tree. Such a model is only written, never evaluated (the rules across
@@ -241,114 +231,16 @@ pub struct Detached {
     pub for_model: bool,
 }
 
-impl<'a> Embed<'a> for Detached {
-    type X = Code<'static>;
-    fn expression(&self, e: &'a Expr) -> Code<'static> {
-        Code::holding(Subtree::Owned(std::sync::Arc::new(e.clone())))
-    }
-    fn literal(&self, e: &'a Expr) -> Option<Code<'static>> {
-        super::literal_value(e).map(Code::Value)
-    }
-    fn lambda(&self, l: &'a Lambda) -> Code<'static> {
-        Code::Lambda(Subtree::Owned(std::sync::Arc::new(l.clone())))
-    }
-    fn string(&self, s: &str) -> Code<'static> {
-        ForInjection.string(s)
-    }
-    fn variable(&self, name: &str) -> Code<'static> {
-        ForInjection.variable(name)
-    }
-    fn boolean(&self, b: bool) -> Code<'static> {
-        ForInjection.boolean(b)
-    }
-    fn undef(&self) -> Code<'static> {
-        ForInjection.undef()
-    }
-    fn produced_literal(&self, e: &'a Expr) -> Option<Code<'static>> {
-        match &e.kind {
-            ExprKind::Array { .. } | ExprKind::Hash { .. } => Some(Code::Spelled(Spelled {
-                text: spelled_text(|text| crate::lower::spell_literal(e, text))?,
-                form: SpelledForm::Literal,
-            })),
-            _ => super::literal_value(e).map(Code::Value),
-        }
-    }
-    fn produced_expression(&self, e: &'a Expr) -> Code<'static> {
-        let spell = |text: &mut String| {
-            crate::pn::write_expr_json(e, text);
-            Some(())
-        };
-        Code::Spelled(Spelled {
-            text: spelled_text(spell).unwrap_or_default(),
-            form: SpelledForm::Expression,
-        })
-    }
-    fn for_model(&self) -> bool {
-        self.for_model
-    }
-}
-
-/// What `spell` writes, spelled in this thread's scratch string and kept in a box of its
-/// size: a string grown for each bound value, then shrunk to its box, was moved up to three
-/// times (1% of a compile's instructions).
-fn spelled_text(spell: impl FnOnce(&mut String) -> Option<()>) -> Option<Box<str>> {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-    }
-    SCRATCH.with(|scratch| {
-        let Ok(mut text) = scratch.try_borrow_mut() else {
-            // Spelling never spells another value meanwhile; were it to, it gets its own.
-            let mut text = String::new();
-            spell(&mut text)?;
-            return Some(text.into());
-        };
-        text.clear();
-        let spelled = spell(&mut text).map(|()| Box::from(text.as_str()));
-        // A huge value's room is not kept for the small ones after it.
-        if text.capacity() > 1 << 16 {
-            *text = String::new();
-        }
-        spelled
-    })
-}
-
 /// [`ForInjection`] for the check: the same code, origins with spans only, bindings without
 /// their values.
 pub struct ForChecking;
-
-impl<'a> Embed<'a> for ForChecking {
-    type X = Code<'a>;
-    fn expression(&self, e: &'a Expr) -> Code<'a> {
-        ForInjection.expression(e)
-    }
-    fn literal(&self, e: &'a Expr) -> Option<Code<'a>> {
-        ForInjection.literal(e)
-    }
-    fn lambda(&self, l: &'a Lambda) -> Code<'a> {
-        ForInjection.lambda(l)
-    }
-    fn string(&self, s: &str) -> Code<'a> {
-        ForInjection.string(s)
-    }
-    fn variable(&self, name: &str) -> Code<'a> {
-        ForInjection.variable(name)
-    }
-    fn boolean(&self, b: bool) -> Code<'a> {
-        ForInjection.boolean(b)
-    }
-    fn undef(&self) -> Code<'a> {
-        ForInjection.undef()
-    }
-    fn for_model(&self) -> bool {
-        false
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::eval::{NoInjection, ValueBudget};
     use crate::lower::model::{AbstractBinding, NamedBindings, ProducerDescriptor};
+    use crate::lower::Embed;
 
     fn expression(src: &str) -> Expr {
         let parsed = crate::parser::parse_file(crate::span::FileId(0), src);

@@ -391,7 +391,7 @@ impl<'h> Evaluator<'h> {
             ExprKind::Text { expr } => self.text(expr, e.span)?,
             ExprKind::Heredoc { text, .. } => self.eval(text)?,
             ExprKind::Integer { text, radix } => {
-                match crate::lower::integer_value(text, *radix) {
+                match integer_value(text, *radix) {
                     Some(i) => Value::Integer(i),
                     None => {
                         return Err(EvalError::type_error(
@@ -855,6 +855,16 @@ impl<'h> Evaluator<'h> {
     }
 }
 
+/// An integer literal's value as written (`0x1F`, `017`, `42`); `None` past 64 bits.
+pub(crate) fn integer_value(text: &str, radix: u32) -> Option<i64> {
+    let digits = match radix {
+        16 => text.get(2..)?,
+        8 if text.len() > 1 => text.get(1..)?,
+        _ => text,
+    };
+    i64::from_str_radix(digits, radix).ok()
+}
+
 /// The value of a literal expression (what a `ConstantProducerDescriptor` holds), `None` when
 /// `e` needs evaluating.
 pub fn literal_value(e: &Expr) -> Option<Value> {
@@ -862,9 +872,7 @@ pub fn literal_value(e: &Expr) -> Option<Value> {
         ExprKind::String { value } | ExprKind::QualifiedName { name: value } => {
             Value::String(value.clone())
         }
-        ExprKind::Integer { text, radix } => {
-            Value::Integer(crate::lower::integer_value(text, *radix)?)
-        }
+        ExprKind::Integer { text, radix } => Value::Integer(integer_value(text, *radix)?),
         ExprKind::Float { value, .. } if value.is_finite() => Value::Float(*value),
         ExprKind::Boolean { value } => Value::Boolean(*value),
         ExprKind::Undef => Value::Undef,

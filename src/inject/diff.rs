@@ -7,8 +7,8 @@
 //! It must not answer keys itself: both sides come from [`super::nodes::answer_all`], so a
 //! difference shown is a difference `pbc lookup` would show.
 
-use super::command::{LookupOptions, LookupOutcome};
 use super::nodes::{answer_all, NodeAnswers};
+use super::query::{LookupOptions, LookupOutcome};
 use crate::eval::Value;
 use crate::types::PType;
 use std::collections::BTreeSet;

@@ -499,8 +499,8 @@ impl Injector<'_> {
 }
 
 /// `deep (knockout_prefix '--', sort_merged_arrays)`.
-fn merge_text(m: &super::hiera::Merge) -> String {
-    let super::hiera::Merge::Deep(o) = m else {
+fn merge_text(m: &crate::data::merge::Merge) -> String {
+    let crate::data::merge::Merge::Deep(o) = m else {
         return m.name().to_string();
     };
     let mut options = Vec::new();

@@ -17,6 +17,7 @@ pub mod eyaml;
 pub mod hiera;
 mod multibind;
 pub mod nodes;
+pub mod query;
 pub mod serve;
 
 use crate::load::{environment, Request};
@@ -89,7 +90,7 @@ pub struct Injector<'m> {
     /// The model's Hiera 5 levels matched against the request (D24); `None` without any.
     pub hiera: Option<Rc<hiera::HieraRequest<'m>>>,
     /// `--merge`: the strategy for Hiera data, in place of `lookup_options`.
-    pub merge: Option<hiera::Merge>,
+    pub merge: Option<crate::data::merge::Merge>,
     /// `lookup_options` per module (`None`: keys outside modules), read once per request.
     lookup_options: HashMap<Option<String>, Rc<LookupOptions>>,
     /// How each Hiera answer was made, for `--explain`.
@@ -338,7 +339,9 @@ impl<'m> Injector<'m> {
             if let Some((found, converted, convert, place)) = self.hiera_found.get(&root).cloned() {
                 if value.as_ref() == Some(&converted) {
                     return match hiera::dig(found, &digs) {
-                        Some(v) => hiera::convert_value(&convert, &root, v, place).map(Some),
+                        Some(v) => {
+                            crate::data::merge::convert_value(&convert, &root, v, place).map(Some)
+                        }
                         None => Ok(None),
                     };
                 }

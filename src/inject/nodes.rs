@@ -7,7 +7,7 @@
 //! It must not word the answers differently from a lookup of one node: a value is what
 //! `pbc lookup --format json` prints for that node, a failed key the same `CODE: message`.
 
-use super::command::{LookupOptions, LookupOutcome};
+use super::query::{LookupOptions, LookupOutcome};
 use super::{ForInjection, Injector};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
@@ -107,8 +107,8 @@ fn request_for(
         agent_environment: opts.agent_environment.clone(),
         environment: opts.environment.clone(),
         strict: opts.strict,
-        merge: super::command::merge_option(opts).ok().flatten(),
-        ..options.request()
+        merge: super::query::merge_option(opts).ok().flatten(),
+        ..Request::new(options)
     };
     facts::load(file, &mut request, &options.files).map_err(|e| match e {
         ReadError::Unreadable(message) => {
@@ -133,7 +133,7 @@ fn answer(
     injector: &mut Injector,
     answers: &mut NodeAnswers,
 ) {
-    let keys = super::command::asked_keys(opts, ty, injector);
+    let keys = super::query::asked_keys(opts, ty, injector);
     for asked in keys {
         let secrets_before = injector.secret_reads;
         let found = asked.lookup(injector);
@@ -438,7 +438,7 @@ fn answer_all_on_model(
     // From a cache, only the bindings the keys need: which those are does not depend on the
     // node, and a node's key not found says no more than that (no suggestions from the rest).
     let only = (!opts.all).then_some(opts.keys.as_slice());
-    let (mut read, _) = super::command::read_model(opts, path, only, &options.files)?;
+    let (mut read, _) = super::query::read_model(opts, path, only, &options.files)?;
     let environment = read.environment().to_string();
     let model = read.take_document();
     let mut answers = Vec::with_capacity(nodes.len());

@@ -10,7 +10,8 @@
 //! line logs the [`Event`]s it is given), answer from a model outside its roots, or let one
 //! connection's input make another wait, grow without bound or fail.
 
-use super::command::{answer_error, check_environment, found_answer, read_model_file, ModelError};
+use super::command::{answer_error, found_answer};
+use super::query::{check_environment, read_model_file, ModelError};
 use super::Injector;
 use crate::compose::Bindings;
 use crate::diag::{codes, Diagnostic};
@@ -390,7 +391,7 @@ fn opening(
             format!("the facts are not JSON: {}", e.message),
         )
     })?;
-    let mut request = opts.options.request();
+    let mut request = Request::new(&opts.options);
     crate::load::facts::set_facts(facts, "the facts", &mut request)?;
     Ok((path, open.environment, request))
 }

@@ -37,7 +37,7 @@ pub struct Request {
     /// `--enc`: what the node classifier said about the node.
     pub enc: Option<enc::Enc>,
     /// `--merge`: how Hiera 5 data merges, instead of what `lookup_options` says.
-    pub merge: Option<crate::inject::hiera::Merge>,
+    pub merge: Option<crate::data::merge::Merge>,
     /// `--empty-level NAME`: Hiera levels pbc cannot search that the user says may be treated
     /// as holding nothing (D25); any other such level fails the lookups that reach it.
     pub empty_levels: Vec<String>,
@@ -46,6 +46,18 @@ pub struct Request {
     pub eyaml_private_key: Option<std::path::PathBuf>,
     /// `--show-decrypted`: explanations print the values decrypted from hiera-eyaml data too.
     pub show_decrypted: bool,
+}
+
+impl Request {
+    /// A request with no facts yet, carrying what `options` say of lookups (the Hiera levels
+    /// to take as empty, the hiera-eyaml key).
+    pub fn new(options: &Options) -> Request {
+        Request {
+            empty_levels: options.empty_levels.clone(),
+            eyaml_private_key: options.eyaml_private_key.clone(),
+            ..Request::default()
+        }
+    }
 }
 
 /// Parses one file and, when it parsed, runs Puppet's parse-time validation on it: what
@@ -310,7 +322,7 @@ pub fn compile_dir(
     };
     let request = Request {
         environment: Some(environment.unwrap_or(tree::DEFAULT_ENVIRONMENT).to_string()),
-        ..options.request()
+        ..Request::new(options)
     };
     let program = alone.as_ref().and_then(|a| a.environments_program());
     match environment::select(&confdir, program, &request, &options.files) {
@@ -1842,7 +1854,7 @@ fn hiera3_global(
     }
 }
 
-/// [`crate::inject::hiera::lookup_options_problems`] of a data file's `lookup_options`, each
+/// [`crate::data::merge::lookup_options_problems`] of a data file's `lookup_options`, each
 /// at the key (or pattern) whose options they are.
 fn lookup_options_problems(
     files: &span::SourceMap,
@@ -1855,7 +1867,7 @@ fn lookup_options_problems(
     let at = |span| trimmed(files.source(id), span);
     let NodeKind::Mapping(pairs) = &value.kind else {
         into.diagnostics
-            .extend(crate::inject::hiera::lookup_options_problems(
+            .extend(crate::data::merge::lookup_options_problems(
                 &crate::data::yaml::to_json(value),
                 module,
                 at(value.span),
@@ -1868,7 +1880,7 @@ fn lookup_options_problems(
             span: value.span,
         };
         into.diagnostics
-            .extend(crate::inject::hiera::lookup_options_problems(
+            .extend(crate::data::merge::lookup_options_problems(
                 &crate::data::yaml::to_json(&one),
                 module,
                 at(key.span),

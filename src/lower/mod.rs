@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod compact;
+mod embed;
 pub mod keys;
 pub mod layers;
 pub mod model;
@@ -1147,16 +1148,6 @@ fn write_value(v: &crate::eval::Value, out: &mut String) {
         // What a literal never is (regexes, types, `default`), as its text.
         other => crate::pn::write_json_string(out, &other.to_display_string()),
     }
-}
-
-/// An integer literal's value as written (`0x1F`, `017`, `42`); `None` past 64 bits.
-pub(crate) fn integer_value(text: &str, radix: u32) -> Option<i64> {
-    let digits = match radix {
-        16 => text.get(2..)?,
-        8 if text.len() > 1 => text.get(1..)?,
-        _ => text,
-    };
-    i64::from_str_radix(digits, radix).ok()
 }
 
 /// The model form of a type.

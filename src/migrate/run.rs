@@ -2,7 +2,7 @@
 //! ([`super::plan`]), writes the migrated copy, and with factsets checks that every node gets
 //! the same answers from both trees (`pbc lookup --nodes --all` on each).
 
-use crate::inject::command::{LookupOptions, LookupOutcome};
+use crate::inject::query::{LookupOptions, LookupOutcome};
 use std::path::{Path, PathBuf};
 
 /// What the command prints and its exit status (0 done, and identical when checked; 1 the
@@ -96,7 +96,7 @@ pub fn run(
             ),
         );
     }
-    let request = options.request();
+    let request = crate::load::Request::new(options);
     let loaded = match crate::load::environment::prepare(&confdir, &request, options) {
         Ok((_, loaded)) => loaded,
         Err(crate::load::environment::PrepareError::Io(e)) => {
