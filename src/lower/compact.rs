@@ -9,7 +9,7 @@
 //! environments, categories, Hiera levels, multibinds, options, rare producers and types) is
 //! handed to serde_json as it is, since the compact JSON of a part is the same text wherever it
 //! sits. The shapes written here must follow their serde derives in [`super::model`]:
-//! `a_tree_model_is_the_model_of_the_whole_programs` (in `tests/compile.rs`) holds the two
+//! `a_tree_model_is_the_model_of_the_whole_programs` (in `tests/it/compile.rs`) holds the two
 //! writers equal on every corpus tree, and the tests below on every shape and escape.
 //!
 //! It must not decide what a model holds, nor lay out indented JSON (that is

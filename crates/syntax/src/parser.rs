@@ -40,7 +40,7 @@ mod driver;
 /// The deepest AST accepted (counted while parsing). Brackets are capped earlier by the lexer;
 /// this catches unbracketed nesting such as `- - - 1`, `$a = $b = ...` or long `elsif` chains.
 /// Low enough that every recursive pass (serde's AST JSON is the hungriest, about 10 KiB a level
-/// in debug builds) fits a 2 MiB thread stack; `tests/limits.rs` holds it to that.
+/// in debug builds) fits a 2 MiB thread stack; `tests/it/limits.rs` holds it to that.
 pub const MAX_DEPTH: u32 = 128;
 
 /// At most this many syntax errors are reported per file.

@@ -1,6 +1,6 @@
 //! The stable diagnostic codes. A code, once published, keeps its meaning; a retired code is never
 //! reused. Where Puppet 7 has an issue code for the same problem we use Puppet's name.
-//! Every code here has at least one failing file under `corpus/` (checked by `tests/corpus.rs`).
+//! Every code here has at least one failing file under `corpus/` (checked by `tests/it/corpus.rs`).
 
 /// A token the grammar cannot accept here.
 pub const SYNTAX_ERROR: &str = "SYNTAX_ERROR";

@@ -4,7 +4,7 @@
 //! only when the check is clean, atomically with `-o`; `pbc schema` prints the model's schema;
 //! `pbc lookup` exits 0 found, 1 not found, 2 usage.
 
-mod common;
+use crate::common;
 
 use common::pbc;
 
@@ -387,7 +387,7 @@ fn schema_prints_the_model_schema() {
     assert_eq!(schema["$id"], "urn:puppet-bindings:model:1");
 }
 
-/// `pbc schema --answers`: the schema of `pbc lookup --format answers` (tests/schema.rs checks
+/// `pbc schema --answers`: the schema of `pbc lookup --format answers` (tests/it/schema.rs checks
 /// what lookup writes against it); that format answers one node and explains nothing.
 #[test]
 fn schema_prints_the_answers_schema_and_answers_refuse_other_modes() {

@@ -4,7 +4,7 @@
 //! written site and bindings, and the data files left are snapshotted per tree. The generated
 //! environments of `scripts/hiera-conformance.sh` round-trip as well (see docs/development.md).
 
-mod common;
+use crate::common;
 
 use common::{snapshot_settings, sorted_dirs};
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! (`confdir:/default`) above `modules` (`module:/*::default`), a node `n1.example.com` in
 //! `ams`.
 
-mod common;
+use crate::common;
 
 use puppet_bindings::diag::{Diagnostic, Severity};
 use puppet_bindings::inject::command::run;

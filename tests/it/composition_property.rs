@@ -13,7 +13,7 @@
 //!
 //! `cargo test` runs a few hundred trees; `cargo test -- --ignored` runs many more.
 
-mod common;
+use crate::common;
 
 use puppet_bindings::compose::is_per_key;
 use puppet_bindings::diag::Severity;
@@ -482,7 +482,7 @@ fn check_and_lookup_agree_on_random_trees() {
 }
 
 #[test]
-#[ignore = "a long run: cargo test --release --test composition_property -- --ignored"]
+#[ignore = "a long run: cargo test --release --test it composition_property -- --ignored"]
 fn check_and_lookup_agree_on_many_random_trees() {
     run(20_000, 1_000);
 }

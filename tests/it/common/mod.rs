@@ -13,7 +13,7 @@ pub fn relative(path: &Path) -> PathBuf {
 /// Snapshots live in `snapshots/`, named without the test module.
 pub fn snapshot_settings() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("../snapshots");
+    settings.set_snapshot_path("../../snapshots");
     settings.set_prepend_module_to_snapshot(false);
     settings
 }

@@ -7,13 +7,13 @@
 //!
 //! Where each kind of hostile input is tested: a million-term chain of operators through the
 //! binary (`million_term_chain_through_the_binary`), YAML alias bombs in data files
-//! (`src/data/yaml.rs` `alias_bombs_meet_their_budget`, `corpus/check/trees/hiera5`), sprintf widths (`tests/eval.rs`
+//! (`src/data/yaml.rs` `alias_bombs_meet_their_budget`, `corpus/check/trees/hiera5`), sprintf widths (`tests/it/eval.rs`
 //! `errors_have_codes`), deep YAML, YAML aliases and endless files as facts
 //! (`hostile_facts_are_refused`), lookup chains (`long_lookup_chains_stop_at_a_limit`), nested
 //! `or`s (`nested_ors_are_bounded`), thousands of `and`s
 //! (`thousands_of_findings_on_one_line_render_briefly`), values that double
-//! (`tests/eval.rs` `building_values_is_bounded`), collections built step by step
-//! (`building_collections_step_by_step_is_linear`), deep produced values (`tests/eval.rs`
+//! (`tests/it/eval.rs` `building_values_is_bounded`), collections built step by step
+//! (`building_collections_step_by_step_is_linear`), deep produced values (`tests/it/eval.rs`
 //! `produced_values_are_bounded`), error recovery (`error_recovery_on_one_long_line_is_linear`),
 //! huge category lists (`huge_category_lists_are_checked_linearly`), thousands of environments
 //! (`thousands_of_environments_are_checked_linearly`), `compile -o`
@@ -22,7 +22,7 @@
 //! (`a_manifest_that_is_not_puppet_is_refused`, `confine_keeps_reads_inside_the_tree`), node
 //! names (`hostile_facts_are_refused`), URIs with `..` (`corpus/check/invalid/layers_uris.pp`),
 //! deep models (`deep_models_are_read_or_refused`), `pbc serve`'s lines, connections, idle
-//! time and models outside `--models` (`tests/serve.rs` `wrong_requests_are_refused_with_their_reason`).
+//! time and models outside `--models` (`tests/it/serve.rs` `wrong_requests_are_refused_with_their_reason`).
 //!
 //! Hostile input, round two (issue 56; issue 62's items as 62.N), each item and its test:
 //! 1 diagnostics without a place in every format (`diagnostics_without_a_place_render_in_every_format`,
@@ -37,7 +37,7 @@
 //! (`merging_long_arrays_is_linear`); 9 chained keys from a cache
 //! (`chained_hiera_keys_from_a_cache_are_linear`); 11 infinite `convert_to` results
 //! (`corpus/lookup/trees/hiera5-convert`); 12 and 62.2 migrate's output
-//! (`tests/migrate.rs` `outputs_that_are_not_new_are_refused_and_left_alone`); 13 migrate of
+//! (`tests/it/migrate.rs` `outputs_that_are_not_new_are_refused_and_left_alone`); 13 migrate of
 //! flow-style data (`corpus/migrate/trees/hierarchy/data/os/Debian.yaml`, and the check of what
 //! migrate wrote); 62.1 thousands of environments (`thousands_of_environments_are_checked_linearly`);
 //! 62.3 help and version to a full disk (`write_errors_on_standard_output_are_exit_2`); 62.6
@@ -53,7 +53,7 @@
 //! (`a_killed_compile_leaves_nothing_after_the_next`) and a global `datadir`
 //! (`a_global_datadir_may_be_absolute_in_either_format`).
 
-mod common;
+use crate::common;
 
 use common::pbc;
 use puppet_bindings::diag::{codes, Diagnostic};

@@ -52,10 +52,10 @@ fn render(path: &Path) -> String {
 #[test]
 fn corpus() {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("../snapshots");
+    settings.set_snapshot_path("../../snapshots");
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| {
-        insta::glob!("../corpus/parse", "**/*.pp", |path| {
+        insta::glob!("../../corpus/parse", "**/*.pp", |path| {
             // Parsing runs on a big stack: the corpus includes nesting at the limits.
             let p = path.to_path_buf();
             let out = std::thread::Builder::new()
@@ -85,10 +85,10 @@ fn render_pn(path: &Path) -> String {
 #[test]
 fn pn_corpus() {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("../snapshots");
+    settings.set_snapshot_path("../../snapshots");
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| {
-        insta::glob!("../corpus/pn", "*.pp", |path| {
+        insta::glob!("../../corpus/pn", "*.pp", |path| {
             insta::assert_snapshot!(render_pn(path));
         });
     });
@@ -121,10 +121,10 @@ fn render_validate(path: &Path) -> String {
 #[test]
 fn validate_corpus() {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("../snapshots");
+    settings.set_snapshot_path("../../snapshots");
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| {
-        insta::glob!("../corpus/validate", "*.pp", |path| {
+        insta::glob!("../../corpus/validate", "*.pp", |path| {
             insta::assert_snapshot!(render_validate(path));
         });
     });
@@ -151,7 +151,7 @@ fn pn_where_puppet_crashes() {
 /// Every diagnostic code in `diag::codes` has at least one failing corpus file that shows it.
 #[test]
 fn every_code_has_a_corpus_case() {
-    let codes_src = include_str!("../crates/syntax/src/diag/codes.rs");
+    let codes_src = include_str!("../../crates/syntax/src/diag/codes.rs");
     let snaps = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots");
     let mut all = String::new();
     for entry in std::fs::read_dir(&snaps).expect("snapshots dir") {

@@ -3,7 +3,7 @@
 //! the parse corpus compiles, except those whose check finds errors (listed). Output does not
 //! depend on the order of the files.
 
-mod common;
+use crate::common;
 
 use common::{arm8_example_names, relative, snapshot_settings, sorted_dirs, ARM8_DIR};
 use puppet_bindings::{
@@ -281,7 +281,7 @@ fn a_dynamic_production_wins_over_the_implied_one() {
 #[test]
 fn compile_files() {
     snapshot_settings().bind(|| {
-        insta::glob!("../corpus/compile", "files/*.pp", |path| {
+        insta::glob!("../../corpus/compile", "files/*.pp", |path| {
             let rel = relative(path);
             let model = compile(std::slice::from_ref(&rel), None, CompileMode::Files)
                 .unwrap_or_else(|d| panic!("{} must compile:\n{d}", rel.display()));
@@ -394,7 +394,7 @@ fn output_does_not_depend_on_file_order() {
 }
 
 /// Every ARM-8 example compiles, but for those the check rejects (their errors are listed in
-/// `tests/check.rs`); each model is snapshotted.
+/// `tests/it/check.rs`); each model is snapshotted.
 #[test]
 fn arm8_examples_compile() {
     let rejected = ["bindings_names.pp", "classes_parameters.pp", "variables.pp"];
@@ -512,7 +512,7 @@ fn value_depth(v: &serde_json::Value) -> usize {
 /// The cache `pbc compile --cache` writes holds the whole model: read back in full, every corpus
 /// tree's model is the JSON model, object for object (what `pbc lookup --model` reads from a
 /// cache is then the model; which records a lookup needs is tested against the tree by
-/// `tests/lookup.rs`).
+/// `tests/it/lookup.rs`).
 #[test]
 fn the_cache_holds_the_whole_model() {
     use puppet_bindings::lower::cache::{write, Cache, Needed};

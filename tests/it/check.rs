@@ -5,7 +5,7 @@
 //! `valid_*` trees must be clean, the others are snapshotted. The ARM-8 examples of the parse
 //! corpus are checked in place against a list of the spec's own mistakes.
 
-mod common;
+use crate::common;
 
 use common::{arm8_example_names, relative, snapshot_settings, sorted_dirs, ARM8_DIR};
 use puppet_bindings::{check_paths, check_tree_files, diag, tree};
@@ -23,7 +23,7 @@ fn check(paths: &[PathBuf]) -> (String, usize, usize) {
 #[test]
 fn check_corpus() {
     snapshot_settings().bind(|| {
-        insta::glob!("../corpus/check", "{valid,invalid}/*.pp", |path| {
+        insta::glob!("../../corpus/check", "{valid,invalid}/*.pp", |path| {
             let rel = relative(path);
             let (out, errors, warnings) = check(std::slice::from_ref(&rel));
             if rel.to_string_lossy().contains("/valid/") {

@@ -4,7 +4,7 @@
 //! while open ones keep theirs; each way a client can get it wrong is an error naming why
 //! (snapshotted), and never stops the server answering others.
 
-mod common;
+use crate::common;
 
 use common::{copy_tree, pbc, snapshot_settings, sorted_dirs};
 use std::io::{BufRead, BufReader, Write};
@@ -151,7 +151,7 @@ fn every_key_is_served_as_the_answers_document_gives_it() {
             &model.to_string_lossy(),
             &dir.to_string_lossy(),
         ]);
-        // A tree whose check fails has no model (its lookups are the tree's: tests/lookup.rs).
+        // A tree whose check fails has no model (its lookups are the tree's: tests/it/lookup.rs).
         if status == 0 {
             built.push((name, model, facts));
         }

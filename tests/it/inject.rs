@@ -3,7 +3,7 @@
 //! break `pbc check`'s static rules on purpose: the injector is built from them directly, to
 //! show what a request meets when the check could not tell.
 
-mod common;
+use crate::common;
 
 use puppet_bindings::eval::Value;
 use puppet_bindings::inject::{ForInjection, Injector};

@@ -3,7 +3,7 @@
 //! the default tree). Every request's status, stdout and stderr are snapshotted per tree,
 //! after what `pbc check .` says of the tree: the two must tell one story (D18).
 
-mod common;
+use crate::common;
 
 use common::{copy_tree, snapshot_settings, sorted_dirs};
 use std::process::Command;
