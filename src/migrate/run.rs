@@ -1,8 +1,10 @@
 //! `pbc migrate hiera DIR -o OUT [--nodes FACTSDIR]`: loads the tree, plans the migration
 //! ([`super::plan`]), writes the migrated copy, and with factsets checks that every node gets
-//! the same answers from both trees (`pbc lookup --nodes --all` on each).
+//! the same answers from both trees (every node's answers to `--all`, as `pbc lookup --nodes`
+//! gives them, on each).
 
-use crate::inject::query::{LookupOptions, LookupOutcome};
+use crate::inject::query::LookupOptions;
+use crate::types::PType;
 use std::path::{Path, PathBuf};
 
 /// What the command prints and its exit status (0 done, and identical when checked; 1 the
@@ -195,22 +197,32 @@ pub fn run(
     }
     let mut status = 0;
     if let Some(facts) = nodes {
-        let answers = |dir: &Path| {
-            crate::inject::command::run(
-                &LookupOptions {
-                    tree: dir.to_path_buf(),
-                    nodes: Some(facts.to_path_buf()),
-                    all: true,
-                    quiet: true,
-                    ..Default::default()
-                },
-                options,
-            )
+        // Every node's answers from each tree, as data: a JSON value per node and whether any
+        // key failed (what `pbc lookup --nodes --all` prints, one line each, and its status).
+        let answers = |dir: &Path| -> (Vec<serde_json::Value>, u8) {
+            let opts = LookupOptions {
+                tree: dir.to_path_buf(),
+                nodes: Some(facts.to_path_buf()),
+                all: true,
+                quiet: true,
+                ..Default::default()
+            };
+            match crate::inject::nodes::answer_all(&opts, facts, &PType::Data, None, options) {
+                Ok((answers, _)) => {
+                    let failed = answers.iter().any(|a| !a.errors.is_empty());
+                    (
+                        answers.iter().map(|a| a.to_json()).collect(),
+                        u8::from(failed),
+                    )
+                }
+                Err(outcome) => (Vec::new(), outcome.status),
+            }
         };
-        let (before, after): (LookupOutcome, LookupOutcome) = (answers(tree), answers(out));
-        let differ = compare(&before.stdout, &after.stdout);
-        let count = before.stdout.lines().count();
-        if differ.is_empty() && before.status == after.status {
+        let (before, before_status) = answers(tree);
+        let (after, after_status) = answers(out);
+        let differ = compare(&before, &after);
+        let count = before.len();
+        if differ.is_empty() && before_status == after_status {
             stdout.push_str(&format!(
                 "  answers: identical for every key of {count} nodes\n"
             ));
@@ -229,20 +241,14 @@ pub fn run(
     }
 }
 
-/// The nodes (and keys) whose JSON lines differ.
-fn compare(before: &str, after: &str) -> Vec<String> {
-    let parse = |text: &str| -> Vec<serde_json::Value> {
-        text.lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
-    };
-    let (a, b) = (parse(before), parse(after));
+/// The nodes (and keys) whose answers differ.
+fn compare(a: &[serde_json::Value], b: &[serde_json::Value]) -> Vec<String> {
     let mut out = Vec::new();
     if a.len() != b.len() {
         out.push(format!("{} nodes before, {} after", a.len(), b.len()));
         return out;
     }
-    for (x, y) in a.iter().zip(&b) {
+    for (x, y) in a.iter().zip(b) {
         if x == y {
             continue;
         }
@@ -495,4 +501,26 @@ fn copy_dir(from: &Path, to: &Path, depth: usize) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compare;
+    use serde_json::json;
+
+    /// A node whose value for a key changed is named with the key, both values, and nothing
+    /// else; a node whose answers are the same is not named; a change in how many nodes answer
+    /// is said as such.
+    #[test]
+    fn answers_that_differ_are_named_by_node_and_key() {
+        let node = |name: &str, port: i64| {
+            json!({"node": name, "environment": "production",
+                   "values": {"ntp::port": port, "ntp::iburst": true}, "errors": {}})
+        };
+        let before = [node("a", 123), node("b", 123)];
+        assert!(compare(&before, &before).is_empty());
+        let after = [node("a", 123), node("b", 124)];
+        assert_eq!(compare(&before, &after), ["b: ntp::port: 123 -> 124"]);
+        assert_eq!(compare(&before, &after[..1]), ["2 nodes before, 1 after"]);
+    }
 }
