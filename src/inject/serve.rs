@@ -200,11 +200,13 @@ impl Drop for Connection {
 
 /// A connection that has said what it asks of which model.
 struct Opened {
+    /// First, so dropped first: the connection's slot is free before its stream closes, and a
+    /// client that opens another as soon as it sees the close is not told the server is busy.
+    _counted: Connection,
     reader: BufReader<UnixStream>,
     writer: BufWriter<UnixStream>,
     request: Request,
     environment: Option<String>,
-    _counted: Connection,
 }
 
 /// The first line of a connection, as sent.
@@ -253,6 +255,9 @@ fn open_connection<'s, 'r: 's>(
     };
     let mut reader = BufReader::new(read_half);
     let mut writer = BufWriter::new(stream);
+    // Bound after the stream's halves, so dropped before them when the opening fails: the
+    // slot is free before the client sees its connection closed (see [`Opened`]).
+    let counted = counted;
     let fail = |writer: &mut BufWriter<UnixStream>, d: Diagnostic| {
         let _ = write_line(writer, &opening_error(&d));
     };
@@ -292,11 +297,11 @@ fn open_connection<'s, 'r: 's>(
         }
     };
     let opened = Opened {
+        _counted: counted,
         reader,
         writer,
         request,
         environment,
-        _counted: counted,
     };
     // Sent with the registry locked, so that a generation that retires (under the same lock)
     // has every connection sent to it in its queue before it stops taking them.
