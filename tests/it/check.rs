@@ -169,7 +169,7 @@ fn commands_at_once_each_read_by_their_own_options() {
         let skipped = report
             .diagnostics
             .iter()
-            .any(|d| d.code == "SYMLINK_NOT_FOLLOWED");
+            .any(|d| d.code == diag::codes::SYMLINK_NOT_FOLLOWED);
         (skipped, report.file_count)
     };
     std::thread::scope(|scope| {
