@@ -12,10 +12,12 @@
 //! ([`super::Embed`]), so both come from one lowering.
 
 use crate::types::PType;
+use puppet_bindings_model_derive::{KindFirst, MapSlots};
 use serde::{Deserialize, Deserializer, Serialize};
 
-mod de;
+pub(crate) mod de;
 pub mod hiera;
+pub mod slots;
 use serde_json::value::RawValue;
 
 /// JSON written elsewhere (a PN expression, a literal value), embedded as it is: what `X` is
@@ -45,7 +47,7 @@ pub const MAX_TYPE_NESTING: usize = 16;
 pub const SCHEMA: &str = include_str!("model.schema.json");
 
 /// `pbc compile DIR`: a whole configuration tree.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 pub struct TreeDocument<X = Json> {
     #[serde(deserialize_with = "known_format")]
     pub format: String,
@@ -53,6 +55,7 @@ pub struct TreeDocument<X = Json> {
     /// The environment whose files the model holds (`production` unless compiled with `--env`).
     pub environment: String,
     pub environments: Environments<X>,
+    #[slots(unplaced)]
     pub categories: EffectiveCategories<X>,
     pub layers: LayeredBindings<X>,
     /// The Hiera 5 levels of the tree (D24), which `HieraProducerDescriptor`s index.
@@ -171,7 +174,7 @@ impl<'de> Deserialize<'de> for FileName {
     }
 }
 
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 #[serde(tag = "kind")]
 pub struct NamedBindings<X = Json> {
     pub name: String,
@@ -180,8 +183,9 @@ pub struct NamedBindings<X = Json> {
 }
 
 /// What a bindings block holds.
-#[derive(Clone, Serialize)]
+#[derive(Clone, Serialize, KindFirst, MapSlots)]
 #[serde(tag = "kind")]
+#[kind_first(what = "binding")]
 pub enum AbstractBinding<X = Json> {
     Binding(Binding<X>),
     Multibinding(Box<Multibinding<X>>),
@@ -205,6 +209,7 @@ pub enum AbstractBinding<X = Json> {
     ParametersBinding {
         name: Box<str>,
         target: Box<str>,
+        #[slots(expression)]
         source: X,
         optional: bool,
         #[serde(rename = "override")]
@@ -222,8 +227,11 @@ pub enum AbstractBinding<X = Json> {
     },
     /// ARM-8 `bind dependency A -> B` (`~>` notifies).
     DependencyBinding {
+        #[slots(expression)]
         from: X,
+        #[serde(deserialize_with = "arrow")]
         arrow: String,
+        #[slots(expression)]
         to: X,
         origin: Origin,
     },
@@ -234,7 +242,7 @@ pub enum AbstractBinding<X = Json> {
 /// are held in place in their blocks (110,000 of them for a 10,000-file tree), and every word
 /// a binding saves is a megabyte there (`a_binding_stays_small`). Written with Puppet's
 /// attributes in Puppet's order (`multibind_id` and `producer_args` among them).
-#[derive(Clone)]
+#[derive(Clone, MapSlots)]
 pub struct Binding<X = Json> {
     pub type_: TypeModel,
     pub name: Option<Box<str>>,
@@ -247,7 +255,7 @@ pub struct Binding<X = Json> {
 }
 
 /// What few bindings have: the multibind a contribution is made to, and options.
-#[derive(Clone)]
+#[derive(Clone, MapSlots)]
 pub struct BindingExtras<X = Json> {
     pub multibind_id: Option<Box<str>>,
     pub producer_args: Box<[NamedArgument<X>]>,
@@ -280,24 +288,62 @@ impl<X> Binding<X> {
     }
 }
 
+/// A [`Binding`] as written: its extras in place, in Puppet's order. The one shape both
+/// directions share: written from borrowed fields, read into owned ones.
+#[derive(Serialize, Deserialize)]
+struct BindingAsWritten<Type, Name, Producer, Args, Place> {
+    #[serde(rename = "type")]
+    type_: Type,
+    name: Name,
+    #[serde(rename = "override")]
+    override_: bool,
+    #[serde(rename = "abstract")]
+    abstract_: bool,
+    multibind_id: Name,
+    producer: Producer,
+    producer_args: Args,
+    origin: Place,
+}
+
 impl<X: Serialize> Serialize for Binding<X> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut b = s.serialize_struct("Binding", 8)?;
-        b.serialize_field("type", &self.type_)?;
-        b.serialize_field("name", &self.name)?;
-        b.serialize_field("override", &self.override_)?;
-        b.serialize_field("abstract", &self.abstract_)?;
-        b.serialize_field("multibind_id", &self.multibind_id())?;
-        b.serialize_field("producer", &self.producer)?;
-        b.serialize_field("producer_args", self.producer_args())?;
-        b.serialize_field("origin", &self.origin)?;
-        b.end()
+        BindingAsWritten {
+            type_: &self.type_,
+            name: self.name.as_deref(),
+            override_: self.override_,
+            abstract_: self.abstract_,
+            multibind_id: self.multibind_id(),
+            producer: &self.producer,
+            producer_args: self.producer_args(),
+            origin: &self.origin,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de, X: Deserialize<'de>> Deserialize<'de> for Binding<X> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let b = BindingAsWritten::<
+            TypeModel,
+            Option<Box<str>>,
+            Option<ProducerDescriptor<X>>,
+            Box<[NamedArgument<X>]>,
+            Origin,
+        >::deserialize(d)?;
+        Ok(Binding {
+            type_: b.type_,
+            name: b.name,
+            override_: b.override_,
+            abstract_: b.abstract_,
+            producer: b.producer,
+            extras: BindingExtras::of(b.multibind_id, b.producer_args),
+            origin: b.origin,
+        })
     }
 }
 
 /// Puppet 3.4's `Multibinding`: a `Binding` that contributions name by `id` (D14).
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 pub struct Multibinding<X = Json> {
     #[serde(rename = "type")]
     pub type_: TypeModel,
@@ -330,10 +376,11 @@ pub struct Rebinding {
 
 /// A `when` predicate (the value lower-cased, D9), or an effective category (the value is the
 /// category's expression as PN).
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 #[serde(tag = "kind")]
 pub struct Category<X = Json> {
     pub categorization: String,
+    #[slots(category)]
     pub value: X,
 }
 
@@ -341,49 +388,57 @@ pub struct Category<X = Json> {
 /// PN), evaluated for it, gives `file` (the file's path below its data directory, without
 /// extension; compared with case, as file names are, D20), and no test of `unless` (files of
 /// the same hierarchy level found before it that bind the same keys) holds.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 #[serde(tag = "kind")]
 pub struct DataPath<X = Json> {
     /// The hierarchy path as written in `hiera.yaml`.
     pub path: String,
+    #[slots(expression)]
     pub template: X,
     pub file: String,
     pub unless: Vec<PathTest<X>>,
 }
 
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 #[serde(tag = "kind")]
 pub struct PathTest<X = Json> {
     pub path: String,
+    #[slots(expression)]
     pub template: X,
     pub file: String,
 }
 
 /// An option (`producer_args`), or an entry of a parameter map: `value` holds a literal,
 /// `expression` the PN of anything else (a lambda, a variable ...); the other is `null`.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 #[serde(tag = "kind")]
 pub struct NamedArgument<X = Json> {
     pub name: String,
+    #[slots(literal)]
     pub value: Option<X>,
+    #[slots(expression)]
     pub expression: Option<X>,
 }
 
-#[derive(Clone, Serialize)]
+#[derive(Clone, Serialize, KindFirst, MapSlots)]
 #[serde(tag = "kind")]
+#[kind_first(what = "producer")]
 pub enum ProducerDescriptor<X = Json> {
     /// A literal value.
     ConstantProducerDescriptor {
+        #[slots(literal)]
         value: X,
     },
     /// Any other expression, evaluated per request in its scope.
     EvaluatingProducerDescriptor {
+        #[slots(expression)]
         expression: X,
     },
     /// `Type[Cls]`: an instance of the class. (The rare producers' parts are boxed: a binding
     /// holds a producer in place, and most are constants.)
     InstanceProducerDescriptor {
         class_name: Box<str>,
+        #[slots(expression)]
         arguments: Box<[X]>,
     },
     /// `to producer X`: the value comes from a producer that `X` gives.
@@ -404,6 +459,7 @@ pub enum ProducerDescriptor<X = Json> {
     },
     /// ARM-8 `?? query` (D15): kept for an injector with a query service.
     QueryProducerDescriptor {
+        #[slots(expression)]
         expression: X,
     },
     /// ARM-8 "Classes": `/classes` is the `included` multibind's classes minus the `excluded`
@@ -421,8 +477,9 @@ pub enum ProducerDescriptor<X = Json> {
 
 /// Puppet 3.4's type classes, plus `PHostClassType`, `PResourceType` and `PRuntimeType` for
 /// ARM-8's classes, resources and `Type[X]`.
-#[derive(Clone, Serialize)]
+#[derive(Clone, Serialize, KindFirst)]
 #[serde(tag = "kind")]
+#[kind_first(what = "type")]
 pub enum TypeModel {
     PObjectType,
     PDataType,
@@ -459,7 +516,7 @@ pub struct ResourceTypeModel {
     pub title: Option<String>,
 }
 
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 #[serde(tag = "kind")]
 pub struct NamedLayer<X = Json> {
     pub name: String,
@@ -470,21 +527,21 @@ pub struct NamedLayer<X = Json> {
 }
 
 /// Highest layer first.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 #[serde(tag = "kind")]
 pub struct LayeredBindings<X = Json> {
     pub layers: Vec<NamedLayer<X>>,
 }
 
 /// Highest precedence first, `common` last (D8, D10).
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 #[serde(tag = "kind")]
 pub struct EffectiveCategories<X = Json> {
     pub categories: Vec<Category<X>>,
 }
 
 /// `environments.pp` (ARM-8 "environments.pp"): attribute values as PN.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 #[serde(tag = "kind")]
 pub struct Environments<X = Json> {
     /// `Environment { ... }`
@@ -496,9 +553,10 @@ pub struct Environments<X = Json> {
 }
 
 /// One environment resource body: its title (PN) and attributes.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, MapSlots)]
 #[serde(tag = "kind")]
 pub struct EnvironmentEntry<X = Json> {
+    #[slots(expression)]
     pub title: X,
     pub attributes: Vec<NamedArgument<X>>,
     pub origin: Origin,

@@ -9,10 +9,9 @@
 //! can, the line and column or the binding. It must not re-check what the model says (the
 //! validator did that before the model was written) nor answer lookups.
 
+use super::model::slots::{MapSlots, SlotKind, SlotMap};
 use super::model::{
-    AbstractBinding, Binding, BindingExtras, Category, DataPath, EffectiveCategories,
-    EnvironmentEntry, Environments, LayeredBindings, Multibinding, NamedArgument, NamedBindings,
-    NamedLayer, Origin, PathTest, ProducerDescriptor, TreeDocument, FORMAT, VERSION,
+    EffectiveCategories, Environments, LayeredBindings, Origin, TreeDocument, FORMAT, VERSION,
 };
 use crate::ast::{Expr, Lambda};
 use crate::diag::{codes, Diagnostic};
@@ -55,17 +54,6 @@ enum Slot {
     Lambda(usize),
 }
 
-/// How a slot of the model holds its value.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum SlotKind {
-    /// Plain JSON: a constant producer's value, an option's `value`.
-    Literal,
-    /// PN: an expression (or a lambda).
-    Expression,
-    /// PN of a category's value.
-    Category,
-}
-
 impl ReadModel {
     /// The environment the model was compiled for.
     pub fn environment(&self) -> &str {
@@ -96,12 +84,7 @@ fn bind(slots: TreeDocument<Slot>, store: &Store) -> TreeDocument<Code<'_>> {
         })
     };
     // Binding slots cannot fail.
-    Walk {
-        slot: &mut bind,
-        at: Place::default(),
-    }
-    .document(slots)
-    .unwrap_or_else(|_| empty_document())
+    Walk::document(&mut bind, slots).unwrap_or_else(|_| empty_document())
 }
 
 fn empty_document<X>() -> TreeDocument<X> {
@@ -159,12 +142,7 @@ pub fn from_document(name: &str, document: TreeDocument<Json>) -> Result<ReadMod
     }
     let mut store = Store::default();
     let mut read_slot = |json: Json, kind: SlotKind| slot(&mut store, json, kind);
-    let slots = Walk {
-        slot: &mut read_slot,
-        at: Place::default(),
-    }
-    .document(document)
-    .map_err(|(at, why)| {
+    let slots = Walk::document(&mut read_slot, document).map_err(|(at, why)| {
         invalid(if at.is_empty() {
             why
         } else {
@@ -284,7 +262,8 @@ fn slot(store: &mut Store, json: Json, kind: SlotKind) -> Result<Slot, String> {
 }
 
 /// Maps every embedded value of a document through `slot`, keeping the rest; `at` is the
-/// binding being walked, for errors.
+/// binding being walked, for errors. The walk itself is each model type's derived
+/// [`MapSlots`].
 struct Walk<'f, F> {
     slot: &'f mut F,
     at: Place,
@@ -308,13 +287,13 @@ impl Place {
     }
 }
 
+/// A walk's failure: where (the binding's place, or empty) and why.
 type Walked<T> = Result<T, (String, String)>;
 
-impl<F> Walk<'_, F> {
-    fn one<X, Y>(&mut self, x: X, kind: SlotKind) -> Walked<Y>
-    where
-        F: FnMut(X, SlotKind) -> Result<Y, String>,
-    {
+impl<X, Y, F: FnMut(X, SlotKind) -> Result<Y, String>> SlotMap<X, Y> for Walk<'_, F> {
+    type Error = (String, String);
+
+    fn slot(&mut self, x: X, kind: SlotKind) -> Walked<Y> {
         (self.slot)(x, kind).map_err(|why| (self.at.text(), why))
     }
 
@@ -327,280 +306,19 @@ impl<F> Walk<'_, F> {
         (self.at.line, self.at.column) = (widen(origin.line), widen(origin.column));
     }
 
-    fn document<X, Y>(&mut self, d: TreeDocument<X>) -> Walked<TreeDocument<Y>>
-    where
-        F: FnMut(X, SlotKind) -> Result<Y, String>,
-    {
-        let environments = Environments {
-            defaults: self.arguments(d.environments.defaults)?,
-            environments: self.entries(d.environments.environments)?,
-            dynamic: self.entries(d.environments.dynamic)?,
-        };
+    fn unplace(&mut self) {
         self.at = Place::default();
-        let categories = EffectiveCategories {
-            categories: self.categories(d.categories.categories)?,
-        };
-        let mut layers = Vec::with_capacity(d.layers.layers.len());
-        for l in d.layers.layers {
-            let mut bindings = Vec::with_capacity(l.bindings.len());
-            for b in l.bindings {
-                bindings.push(self.named(b)?);
-            }
-            layers.push(NamedLayer {
-                name: l.name,
-                bindings,
-                providers: l.providers,
-            });
-        }
-        Ok(TreeDocument {
-            format: d.format,
-            version: d.version,
-            environment: d.environment,
-            environments,
-            categories,
-            layers: LayeredBindings { layers },
-            hiera: d.hiera,
-        })
     }
+}
 
-    fn entries<X, Y>(&mut self, list: Vec<EnvironmentEntry<X>>) -> Walked<Vec<EnvironmentEntry<Y>>>
+impl<'f, F> Walk<'f, F> {
+    fn document<X, Y>(slot: &'f mut F, d: TreeDocument<X>) -> Walked<TreeDocument<Y>>
     where
         F: FnMut(X, SlotKind) -> Result<Y, String>,
     {
-        list.into_iter()
-            .map(|e| {
-                self.at(&e.origin);
-                Ok(EnvironmentEntry {
-                    title: self.one(e.title, SlotKind::Expression)?,
-                    attributes: self.arguments(e.attributes)?,
-                    origin: e.origin,
-                })
-            })
-            .collect()
-    }
-
-    fn arguments<X, Y>(&mut self, list: Vec<NamedArgument<X>>) -> Walked<Vec<NamedArgument<Y>>>
-    where
-        F: FnMut(X, SlotKind) -> Result<Y, String>,
-    {
-        list.into_iter()
-            .map(|a| {
-                Ok(NamedArgument {
-                    name: a.name,
-                    value: a
-                        .value
-                        .map(|v| self.one(v, SlotKind::Literal))
-                        .transpose()?,
-                    expression: a
-                        .expression
-                        .map(|v| self.one(v, SlotKind::Expression))
-                        .transpose()?,
-                })
-            })
-            .collect()
-    }
-
-    fn categories<X, Y>(&mut self, list: Vec<Category<X>>) -> Walked<Vec<Category<Y>>>
-    where
-        F: FnMut(X, SlotKind) -> Result<Y, String>,
-    {
-        list.into_iter()
-            .map(|c| {
-                Ok(Category {
-                    categorization: c.categorization,
-                    value: self.one(c.value, SlotKind::Category)?,
-                })
-            })
-            .collect()
-    }
-
-    fn named<X, Y>(&mut self, b: NamedBindings<X>) -> Walked<NamedBindings<Y>>
-    where
-        F: FnMut(X, SlotKind) -> Result<Y, String>,
-    {
-        self.at(&b.origin);
-        Ok(NamedBindings {
-            name: b.name,
-            bindings: self.bindings(b.bindings)?,
-            origin: b.origin,
-        })
-    }
-
-    fn bindings<X, Y>(&mut self, list: Vec<AbstractBinding<X>>) -> Walked<Vec<AbstractBinding<Y>>>
-    where
-        F: FnMut(X, SlotKind) -> Result<Y, String>,
-    {
-        list.into_iter().map(|b| self.binding(b)).collect()
-    }
-
-    fn binding<X, Y>(&mut self, b: AbstractBinding<X>) -> Walked<AbstractBinding<Y>>
-    where
-        F: FnMut(X, SlotKind) -> Result<Y, String>,
-    {
-        Ok(match b {
-            AbstractBinding::Binding(b) => {
-                self.at(&b.origin);
-                AbstractBinding::Binding(Binding {
-                    type_: b.type_,
-                    name: b.name,
-                    override_: b.override_,
-                    abstract_: b.abstract_,
-                    producer: b.producer.map(|p| self.producer(p)).transpose()?,
-                    extras: match b.extras {
-                        Some(e) => Some(Box::new(BindingExtras {
-                            multibind_id: e.multibind_id,
-                            producer_args: self.arguments(e.producer_args.into_vec())?.into(),
-                        })),
-                        None => None,
-                    },
-                    origin: b.origin,
-                })
-            }
-            AbstractBinding::Multibinding(m) => {
-                self.at(&m.origin);
-                AbstractBinding::Multibinding(Box::new(Multibinding {
-                    type_: m.type_,
-                    name: m.name,
-                    override_: m.override_,
-                    abstract_: m.abstract_,
-                    multibind_id: m.multibind_id,
-                    producer: m.producer.map(|p| self.producer(p)).transpose()?,
-                    producer_args: self.arguments(m.producer_args)?,
-                    id: m.id,
-                    origin: m.origin,
-                }))
-            }
-            AbstractBinding::CategorizedBindings {
-                predicates,
-                path,
-                bindings,
-                origin,
-            } => {
-                self.at(&origin);
-                AbstractBinding::CategorizedBindings {
-                    predicates: self.categories(predicates)?,
-                    path: path.map(|p| self.data_path(*p).map(Box::new)).transpose()?,
-                    bindings: self.bindings(bindings)?,
-                    origin,
-                }
-            }
-            AbstractBinding::AliasBinding(r) => AbstractBinding::AliasBinding(r),
-            AbstractBinding::RenamedBinding(r) => AbstractBinding::RenamedBinding(r),
-            AbstractBinding::Rebinding(r) => AbstractBinding::Rebinding(r),
-            AbstractBinding::ParametersBinding {
-                name,
-                target,
-                source,
-                optional,
-                override_,
-                producer_args,
-                origin,
-            } => {
-                self.at(&origin);
-                AbstractBinding::ParametersBinding {
-                    name,
-                    target,
-                    source: self.one(source, SlotKind::Expression)?,
-                    optional,
-                    override_,
-                    producer_args: self.arguments(producer_args.into_vec())?.into(),
-                    origin,
-                }
-            }
-            AbstractBinding::ParameterMapBinding {
-                name,
-                mappings,
-                override_,
-                origin,
-            } => {
-                self.at(&origin);
-                AbstractBinding::ParameterMapBinding {
-                    name,
-                    mappings: self.arguments(mappings)?,
-                    override_,
-                    origin,
-                }
-            }
-            AbstractBinding::DependencyBinding {
-                from,
-                arrow,
-                to,
-                origin,
-            } => {
-                self.at(&origin);
-                AbstractBinding::DependencyBinding {
-                    from: self.one(from, SlotKind::Expression)?,
-                    arrow,
-                    to: self.one(to, SlotKind::Expression)?,
-                    origin,
-                }
-            }
-        })
-    }
-
-    fn data_path<X, Y>(&mut self, p: DataPath<X>) -> Walked<DataPath<Y>>
-    where
-        F: FnMut(X, SlotKind) -> Result<Y, String>,
-    {
-        Ok(DataPath {
-            path: p.path,
-            template: self.one(p.template, SlotKind::Expression)?,
-            file: p.file,
-            unless: p
-                .unless
-                .into_iter()
-                .map(|t| {
-                    Ok(PathTest {
-                        path: t.path,
-                        template: self.one(t.template, SlotKind::Expression)?,
-                        file: t.file,
-                    })
-                })
-                .collect::<Walked<_>>()?,
-        })
-    }
-
-    fn producer<X, Y>(&mut self, p: ProducerDescriptor<X>) -> Walked<ProducerDescriptor<Y>>
-    where
-        F: FnMut(X, SlotKind) -> Result<Y, String>,
-    {
-        use ProducerDescriptor as P;
-        Ok(match p {
-            P::ConstantProducerDescriptor { value } => P::ConstantProducerDescriptor {
-                value: self.one(value, SlotKind::Literal)?,
-            },
-            P::EvaluatingProducerDescriptor { expression } => P::EvaluatingProducerDescriptor {
-                expression: self.one(expression, SlotKind::Expression)?,
-            },
-            P::InstanceProducerDescriptor {
-                class_name,
-                arguments,
-            } => P::InstanceProducerDescriptor {
-                class_name,
-                arguments: arguments
-                    .into_vec()
-                    .into_iter()
-                    .map(|a| self.one(a, SlotKind::Expression))
-                    .collect::<Walked<_>>()?,
-            },
-            P::ProducerProducerDescriptor { producer } => P::ProducerProducerDescriptor {
-                producer: Box::new(self.producer(*producer)?),
-            },
-            P::LookupProducerDescriptor { type_, name } => {
-                P::LookupProducerDescriptor { type_, name }
-            }
-            P::ArrayMultibindProducerDescriptor => P::ArrayMultibindProducerDescriptor,
-            P::HashMultibindProducerDescriptor => P::HashMultibindProducerDescriptor,
-            P::OptionalProducerDescriptor { producer } => P::OptionalProducerDescriptor {
-                producer: Box::new(self.producer(*producer)?),
-            },
-            P::QueryProducerDescriptor { expression } => P::QueryProducerDescriptor {
-                expression: self.one(expression, SlotKind::Expression)?,
-            },
-            P::ClassesProducerDescriptor { included, excluded } => {
-                P::ClassesProducerDescriptor { included, excluded }
-            }
-            P::HieraProducerDescriptor { level } => P::HieraProducerDescriptor { level },
+        d.map_slots(&mut Walk {
+            slot,
+            at: Place::default(),
         })
     }
 }

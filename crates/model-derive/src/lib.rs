@@ -1,0 +1,376 @@
+//! The bindings model's derives: each model type is defined once, in the engine's
+//! `lower::model`, and what would otherwise restate its fields follows from that definition.
+//!
+//! - `KindFirst` reads a kind-tagged enum (`#[serde(tag = "kind")]`) with its `kind` first
+//!   without buffering the object, as `lower::model::de` explains; each struct-like variant's
+//!   members are read with the serde attributes written on the variant's own fields.
+//! - `MapSlots` walks a model generic over its embedded values (`X`) into the same model over
+//!   other ones (`Y`): how a model read from JSON becomes the injector's. A field of type `X`,
+//!   `Option<X>`, `Vec<X>` or `Box<[X]>` is a slot and says which kind it holds
+//!   (`#[slots(literal)]`, `#[slots(expression)]`, `#[slots(category)]`); any other field whose
+//!   type names `X` is walked in turn; the rest are moved as they are. A type with an `origin`
+//!   field tells the walk where it is before its fields are walked (the place an error names);
+//!   `#[slots(unplaced)]` on a field says no binding holds it.
+//!
+//! It owns only the generated code's shape; the traits and helpers it calls live with the model
+//! (`crate::lower::model::de` and `crate::lower::model::slots`), so these derives serve that
+//! crate alone. It must not decide what the model holds.
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as Tokens};
+use quote::{format_ident, quote};
+use syn::{
+    parse_macro_input, Attribute, Data, DeriveInput, Fields, GenericArgument, Ident, LitStr,
+    PathArguments, Type,
+};
+
+/// `#[derive(KindFirst)]`: `Deserialize` for a kind-tagged enum, reading its `kind` first.
+/// `#[kind_first(what = "binding")]` names the enum in errors ("`X` is not a kind of binding").
+#[proc_macro_derive(KindFirst, attributes(kind_first))]
+pub fn kind_first(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    kind_first_impl(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// `#[derive(MapSlots)]`: the walk of a model type from one kind of embedded value to another.
+#[proc_macro_derive(MapSlots, attributes(slots))]
+pub fn map_slots(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    map_slots_impl(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// The type's one type parameter (the embedded value), if it has one; more are refused.
+fn slot_parameter(input: &DeriveInput) -> syn::Result<Option<Ident>> {
+    let mut params = input.generics.type_params();
+    let first = params.next().map(|p| p.ident.clone());
+    if params.next().is_some() || input.generics.lifetimes().next().is_some() {
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            "a model type has at most one type parameter: its embedded value",
+        ));
+    }
+    Ok(first)
+}
+
+/// Whether `ty` names the identifier `x` anywhere.
+fn names(ty: &Type, x: &Ident) -> bool {
+    quote!(#ty)
+        .into_iter()
+        .any(|t| tree_names(&t, &x.to_string()))
+}
+
+fn tree_names(tree: &proc_macro2::TokenTree, x: &str) -> bool {
+    match tree {
+        proc_macro2::TokenTree::Ident(i) => i == x,
+        proc_macro2::TokenTree::Group(g) => g.stream().into_iter().any(|t| tree_names(&t, x)),
+        _ => false,
+    }
+}
+
+fn kind_first_impl(input: &DeriveInput) -> syn::Result<Tokens> {
+    let Data::Enum(data) = &input.data else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "KindFirst reads kind-tagged enums",
+        ));
+    };
+    let name = &input.ident;
+    let mut what = None;
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("kind_first"))
+    {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("what") {
+                what = Some(meta.value()?.parse::<LitStr>()?);
+                Ok(())
+            } else {
+                Err(meta.error("KindFirst knows `what`"))
+            }
+        })?;
+    }
+    let what = what.ok_or_else(|| {
+        syn::Error::new_spanned(name, "KindFirst needs `#[kind_first(what = \"...\")]`")
+    })?;
+    let expecting = LitStr::new(
+        &format!("a {} (an object with its `kind`)", what.value()),
+        what.span(),
+    );
+    let x = slot_parameter(input)?;
+    let (self_type, impl_params) = match &x {
+        Some(x) => (
+            quote!(#name<#x>),
+            quote!(<'de, #x: serde::Deserialize<'de>>),
+        ),
+        None => (quote!(#name), quote!(<'de>)),
+    };
+    let mut shapes = Vec::new();
+    let mut arms = Vec::new();
+    for variant in &data.variants {
+        if let Some(attr) = serde_attrs(&variant.attrs).next() {
+            return Err(syn::Error::new_spanned(
+                attr,
+                "KindFirst reads a variant by its own name",
+            ));
+        }
+        let v = &variant.ident;
+        let kind = LitStr::new(&v.to_string(), v.span());
+        match &variant.fields {
+            Fields::Unit => arms.push(quote! {
+                #kind => {
+                    __de::rest::<__de::Nothing, A>(map)?;
+                    #name::#v
+                }
+            }),
+            Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+                arms.push(quote!(#kind => #name::#v(__de::rest(map)?),));
+            }
+            Fields::Unnamed(fields) => {
+                return Err(syn::Error::new_spanned(
+                    fields,
+                    "a tuple variant holds one value",
+                ))
+            }
+            Fields::Named(fields) => {
+                let shape = format_ident!("{}Of{}", v, name);
+                let uses_x = x
+                    .as_ref()
+                    .filter(|x| fields.named.iter().any(|f| names(&f.ty, x)));
+                let params = uses_x.map(|x| quote!(<#x>));
+                let members = fields.named.iter().map(|f| {
+                    let attrs = serde_attrs(&f.attrs);
+                    let (ident, ty) = (&f.ident, &f.ty);
+                    quote!(#(#attrs)* #ident: #ty,)
+                });
+                let idents: Vec<_> = fields.named.iter().map(|f| &f.ident).collect();
+                shapes.push(quote! {
+                    #[derive(serde::Deserialize)]
+                    #[allow(non_camel_case_types)]
+                    struct #shape #params { #(#members)* }
+                });
+                arms.push(quote! {
+                    #kind => {
+                        let shape: #shape #params = __de::rest(map)?;
+                        #name::#v { #(#idents: shape.#idents),* }
+                    }
+                });
+            }
+        }
+    }
+    Ok(quote! {
+        const _: () = {
+            use crate::lower::model::de as __de;
+            #(#shapes)*
+            impl #impl_params __de::Tagged<'de> for #self_type {
+                const EXPECTING: &'static str = #expecting;
+                fn from_rest<A: serde::de::MapAccess<'de>>(
+                    kind: &str,
+                    map: A,
+                ) -> ::std::result::Result<Self, A::Error> {
+                    ::std::result::Result::Ok(match kind {
+                        #(#arms)*
+                        other => return ::std::result::Result::Err(__de::unknown(#what, other)),
+                    })
+                }
+            }
+            impl #impl_params serde::Deserialize<'de> for #self_type {
+                fn deserialize<D: serde::Deserializer<'de>>(
+                    d: D,
+                ) -> ::std::result::Result<Self, D::Error> {
+                    __de::tagged(d)
+                }
+            }
+        };
+    })
+}
+
+fn serde_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|a| a.path().is_ident("serde"))
+}
+
+/// What a field's `#[slots(...)]` says.
+#[derive(Default)]
+struct FieldSlots {
+    /// The slot kind's variant, for a field that holds embedded values itself.
+    kind: Option<Ident>,
+    unplaced: bool,
+}
+
+fn field_slots(attrs: &[Attribute]) -> syn::Result<FieldSlots> {
+    let mut slots = FieldSlots::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("slots")) {
+        attr.parse_nested_meta(|meta| {
+            let kind = |k: &str| Some(Ident::new(k, Span::call_site()));
+            if meta.path.is_ident("literal") {
+                slots.kind = kind("Literal");
+            } else if meta.path.is_ident("expression") {
+                slots.kind = kind("Expression");
+            } else if meta.path.is_ident("category") {
+                slots.kind = kind("Category");
+            } else if meta.path.is_ident("unplaced") {
+                slots.unplaced = true;
+            } else {
+                return Err(
+                    meta.error("slots are `literal`, `expression` or `category`; or `unplaced`")
+                );
+            }
+            Ok(())
+        })?;
+    }
+    Ok(slots)
+}
+
+/// How a slot field is held: the embedded value itself, or a container of them.
+enum Holding {
+    One,
+    Optional,
+    List,
+}
+
+fn holding(ty: &Type, x: &Ident) -> Option<Holding> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if path.path.is_ident(x) {
+        return Some(Holding::One);
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let Some(GenericArgument::Type(inner)) = args.args.first() else {
+        return None;
+    };
+    let is_x = |t: &Type| matches!(t, Type::Path(p) if p.path.is_ident(x));
+    match last.ident.to_string().as_str() {
+        "Option" if is_x(inner) => Some(Holding::Optional),
+        "Vec" if is_x(inner) => Some(Holding::List),
+        "Box" => match inner {
+            Type::Slice(slice) if is_x(&slice.elem) => Some(Holding::List),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The statements that walk `fields` (bound to `bindings`) into `walked`, in order.
+fn walk_fields(
+    fields: &Fields,
+    bindings: &[Ident],
+    walked: &[Ident],
+    x: &Ident,
+) -> syn::Result<Tokens> {
+    let mut steps = Vec::new();
+    let places = fields
+        .iter()
+        .zip(bindings)
+        .find(|(f, _)| f.ident.as_ref().is_some_and(|i| i == "origin"));
+    if let Some((_, origin)) = places {
+        steps.push(quote!(__m.at(&#origin);));
+    }
+    for ((field, binding), out) in fields.iter().zip(bindings).zip(walked) {
+        let slots = field_slots(&field.attrs)?;
+        if slots.unplaced {
+            steps.push(quote!(__m.unplace();));
+        }
+        let ty = &field.ty;
+        let value = match slots.kind {
+            Some(kind) => {
+                let kind = quote!(__slots::SlotKind::#kind);
+                match holding(ty, x) {
+                    Some(Holding::One) => quote!(__m.slot(#binding, #kind)?),
+                    Some(Holding::Optional) => quote! {
+                        match #binding {
+                            ::std::option::Option::Some(v) => ::std::option::Option::Some(__m.slot(v, #kind)?),
+                            ::std::option::Option::None => ::std::option::Option::None,
+                        }
+                    },
+                    Some(Holding::List) => quote! {
+                        ::std::iter::IntoIterator::into_iter(#binding)
+                            .map(|v| __m.slot(v, #kind))
+                            .collect::<::std::result::Result<_, _>>()?
+                    },
+                    None => {
+                        return Err(syn::Error::new_spanned(
+                            ty,
+                            "a slot field holds the embedded value, an Option, a Vec or a boxed slice of it",
+                        ))
+                    }
+                }
+            }
+            None if names(ty, x) => quote!(__slots::MapSlots::map_slots(#binding, __m)?),
+            None => quote!(#binding),
+        };
+        steps.push(quote!(let #out = #value;));
+    }
+    Ok(quote!(#(#steps)*))
+}
+
+fn map_slots_impl(input: &DeriveInput) -> syn::Result<Tokens> {
+    let name = &input.ident;
+    let Some(x) = slot_parameter(input)? else {
+        return Err(syn::Error::new_spanned(
+            name,
+            "MapSlots walks a type with an embedded value parameter",
+        ));
+    };
+    let y = Ident::new("__Y", Span::call_site());
+    let arm = |path: Tokens, fields: &Fields| -> syn::Result<Tokens> {
+        let count = fields.len();
+        let bindings: Vec<Ident> = (0..count).map(|i| format_ident!("__f{}", i)).collect();
+        let walked: Vec<Ident> = (0..count).map(|i| format_ident!("__w{}", i)).collect();
+        let steps = walk_fields(fields, &bindings, &walked, &x)?;
+        Ok(match fields {
+            Fields::Named(named) => {
+                let idents: Vec<_> = named.named.iter().map(|f| &f.ident).collect();
+                quote! {
+                    #path { #(#idents: #bindings),* } => {
+                        #steps
+                        #path { #(#idents: #walked),* }
+                    }
+                }
+            }
+            Fields::Unnamed(_) => quote! {
+                #path(#(#bindings),*) => {
+                    #steps
+                    #path(#(#walked),*)
+                }
+            },
+            Fields::Unit => quote!(#path => #path,),
+        })
+    };
+    let arms = match &input.data {
+        Data::Struct(data) => vec![arm(quote!(#name), &data.fields)?],
+        Data::Enum(data) => data
+            .variants
+            .iter()
+            .map(|v| {
+                let ident = &v.ident;
+                arm(quote!(#name::#ident), &v.fields)
+            })
+            .collect::<syn::Result<_>>()?,
+        Data::Union(_) => {
+            return Err(syn::Error::new_spanned(name, "the model has no unions"));
+        }
+    };
+    Ok(quote! {
+        const _: () = {
+            use crate::lower::model::slots as __slots;
+            impl<#x, #y> __slots::MapSlots<#x, #y> for #name<#x> {
+                type Output = #name<#y>;
+                #[allow(unused_variables)]
+                fn map_slots<M: __slots::SlotMap<#x, #y>>(
+                    self,
+                    __m: &mut M,
+                ) -> ::std::result::Result<#name<#y>, M::Error> {
+                    ::std::result::Result::Ok(match self {
+                        #(#arms)*
+                    })
+                }
+            }
+        };
+    })
+}
