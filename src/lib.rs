@@ -15,6 +15,7 @@ pub mod load;
 pub mod lower;
 pub mod migrate;
 pub mod options;
+pub mod outcome;
 pub mod parallel;
 pub mod reclaim;
 pub mod source;

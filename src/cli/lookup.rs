@@ -3,9 +3,8 @@
 
 use super::all_exist;
 use super::args::{DiffArgs, ExplainFormat, LookupArgs, LookupFormat};
-use super::output::{print, Output};
+use super::output::Output;
 use puppet_bindings::Options;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -85,11 +84,8 @@ pub(crate) fn lookup_command(out: Output, a: LookupArgs, options: &Options) -> E
             answers: a.format == LookupFormat::Answers,
             pretty: a.pretty,
             strict: a.strict,
-            colour: out.colour,
             quiet: out.quiet,
-            progress: a.nodes.is_some()
-                && !out.quiet
-                && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            progress: a.nodes.as_ref().and_then(|_| out.progress()),
             nodes: a.nodes,
             model: a.model,
             merge: a.merge,
@@ -100,11 +96,7 @@ pub(crate) fn lookup_command(out: Output, a: LookupArgs, options: &Options) -> E
         },
         options,
     );
-    let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
-    if let Err(code) = print(outcome.stdout.as_bytes()) {
-        return code;
-    }
-    ExitCode::from(outcome.status)
+    out.finish(&outcome)
 }
 
 pub(crate) fn diff_command(out: Output, a: DiffArgs, options: &Options) -> ExitCode {
@@ -133,9 +125,8 @@ pub(crate) fn diff_command(out: Output, a: DiffArgs, options: &Options) -> ExitC
         environment: a.environment,
         all: a.all,
         strict: a.strict,
-        colour: out.colour,
         quiet: out.quiet,
-        progress: !out.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        progress: out.progress(),
         ..Default::default()
     };
     let outcome = puppet_bindings::inject::diff::run(
@@ -147,9 +138,5 @@ pub(crate) fn diff_command(out: Output, a: DiffArgs, options: &Options) -> ExitC
         a.format == ExplainFormat::Json,
         options,
     );
-    let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
-    if let Err(code) = print(outcome.stdout.as_bytes()) {
-        return code;
-    }
-    ExitCode::from(outcome.status)
+    out.finish(&outcome)
 }

@@ -21,7 +21,6 @@ use parse::parse_command;
 use puppet_bindings::source::FileAccess;
 use puppet_bindings::{JsonLayout, Options};
 use serve::serve_command;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -126,20 +125,12 @@ pub(crate) fn run(cli: Cli) -> ExitCode {
             dir,
             out: to,
             nodes,
-        }) => {
-            let outcome = puppet_bindings::migrate::run::run(
-                &dir,
-                &to,
-                nodes.as_deref(),
-                out.colour,
-                options,
-            );
-            let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
-            if let Err(code) = print(outcome.stdout.as_bytes()) {
-                return code;
-            }
-            ExitCode::from(outcome.status)
-        }
+        }) => out.finish(&puppet_bindings::migrate::run::run(
+            &dir,
+            &to,
+            nodes.as_deref(),
+            options,
+        )),
         Command::Serve(args) => serve_command(&args, options),
         Command::Man => {
             let mut page = Vec::new();

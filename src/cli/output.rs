@@ -3,6 +3,8 @@
 
 use super::args::{Cli, ColourChoice};
 use puppet_bindings::diag::{self, Diagnostic};
+use puppet_bindings::inject::query::ProgressSink;
+use puppet_bindings::outcome::Outcome;
 use puppet_bindings::span::SourceMap;
 use std::io::Write;
 use std::process::ExitCode;
@@ -32,6 +34,28 @@ impl Output {
             colour,
             quiet: cli.quiet,
         }
+    }
+
+    /// A command's outcome printed: what it says on stderr (in colour when chosen), its output
+    /// on stdout, and its status as the exit code.
+    pub(crate) fn finish(self, outcome: &Outcome) -> ExitCode {
+        let _ = std::io::stderr().write_all(outcome.stderr(self.colour).as_bytes());
+        if let Err(code) = print(outcome.stdout.as_bytes()) {
+            return code;
+        }
+        ExitCode::from(outcome.status)
+    }
+
+    /// Where a command over many nodes draws how far it is: on a terminal, unless --quiet.
+    pub(crate) fn progress(self) -> Option<ProgressSink> {
+        use std::io::IsTerminal;
+        if self.quiet || !std::io::stderr().is_terminal() {
+            return None;
+        }
+        Some(ProgressSink(std::sync::Arc::new(|done| match done {
+            Some((count, total)) => eprint!("\rpbc: {count}/{total} nodes"),
+            None => eprint!("\r\x1b[K"),
+        })))
     }
 
     /// The human rendering of a run's diagnostics for stderr: each finding, then the summary

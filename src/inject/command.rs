@@ -1,9 +1,9 @@
 //! `pbc lookup` as a library call: load and check the tree, build the request, answer the
-//! keys, and say what to print and which exit status to give. `main.rs` only parses flags and
-//! prints; tests call [`run`] directly.
+//! keys, and give back what to print, what to say (as data: the command line renders it) and
+//! which exit status to give. Tests call [`run`] directly.
 
 use super::explain::value_json;
-use super::query::{asked_keys, merge_option, read_model, LookupOptions, LookupOutcome};
+use super::query::{asked_keys, merge_option, read_model, LookupOptions};
 use super::{ForInjection, Injector};
 use crate::compose::Bindings;
 use crate::diag::{codes, Diagnostic};
@@ -14,8 +14,9 @@ use crate::load::{facts, Request};
 use crate::lower::keys::Key;
 use crate::lower::model::NamedLayer;
 use crate::options::Options;
+use crate::outcome::{Outcome, Said};
 use crate::reclaim::release;
-use crate::span::{FileId, Span};
+use crate::span::{FileId, SourceMap, Span};
 use crate::types::PType;
 
 /// A type or value given on the command line, read as Puppet source.
@@ -23,15 +24,15 @@ fn parse_expr(src: &str) -> Option<crate::ast::Program> {
     crate::parser::parse_file(FileId(0), src).program
 }
 
-pub fn run(opts: &LookupOptions, options: &Options) -> LookupOutcome {
+pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
     if opts.keys.is_empty() && !opts.all {
-        return LookupOutcome::usage("lookup needs keys, or --all".into());
+        return Outcome::usage("lookup needs keys, or --all");
     }
     let ty = match &opts.type_ {
         None => PType::Data,
         Some(t) => match crate::types::parse_type(t) {
             Some(t) => t,
-            None => return LookupOutcome::usage(format!("--type `{t}` is not a type")),
+            None => return Outcome::usage(format!("--type `{t}` is not a type")),
         },
     };
     let default = opts.default.as_ref().map(|d| {
@@ -41,7 +42,7 @@ pub fn run(opts: &LookupOptions, options: &Options) -> LookupOutcome {
     });
     let merge = match merge_option(opts) {
         Ok(m) => m,
-        Err(message) => return LookupOutcome::usage(message),
+        Err(message) => return Outcome::usage(message),
     };
     if let Some(dir) = &opts.nodes {
         if opts.explain
@@ -50,8 +51,8 @@ pub fn run(opts: &LookupOptions, options: &Options) -> LookupOutcome {
             || opts.enc.is_some()
             || opts.pretty
         {
-            return LookupOutcome::usage(
-                "--nodes takes each node's facts from its directory and prints a JSON line per node: not with --facts, --node, --enc, --explain or --pretty".into(),
+            return Outcome::usage(
+                "--nodes takes each node's facts from its directory and prints a JSON line per node: not with --facts, --node, --enc, --explain or --pretty",
             );
         }
         return super::nodes::run(opts, dir, &ty, default.as_ref(), options);
@@ -72,14 +73,14 @@ pub fn run(opts: &LookupOptions, options: &Options) -> LookupOutcome {
             .and_then(|file| facts::load(&file, &mut request, &options.files));
         match loaded {
             Ok(()) => {}
-            Err(ReadError::Unreadable(message)) => return LookupOutcome::usage(message),
+            Err(ReadError::Unreadable(message)) => return Outcome::usage(message),
             Err(ReadError::Invalid(d)) => problems.push(d),
         }
     }
     if let Some(path) = &opts.enc {
         match crate::load::enc::load(path, &options.files) {
             Ok(e) => request.enc = Some(e),
-            Err(ReadError::Unreadable(message)) => return LookupOutcome::usage(message),
+            Err(ReadError::Unreadable(message)) => return Outcome::usage(message),
             Err(ReadError::Invalid(d)) => problems.push(d),
         }
     }
@@ -95,16 +96,12 @@ pub fn run(opts: &LookupOptions, options: &Options) -> LookupOutcome {
     }
 
     if !problems.is_empty() {
-        return LookupOutcome {
-            stdout: String::new(),
-            stderr: crate::diag::render(&Default::default(), &problems, opts.colour),
-            status: 1,
-        };
+        return Outcome::diagnostics(SourceMap::default(), problems);
     }
     if let Some(path) = &opts.model {
         if options.hiera_config.is_some() {
-            return LookupOutcome::usage(
-                "--hiera-config goes with a tree: a model holds the global Hiera level it was compiled with".into(),
+            return Outcome::usage(
+                "--hiera-config goes with a tree: a model holds the global Hiera level it was compiled with",
             );
         }
         return run_on_model(opts, path, &request, &ty, default.as_ref(), options);
@@ -113,7 +110,7 @@ pub fn run(opts: &LookupOptions, options: &Options) -> LookupOutcome {
     let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
     let (selected, loaded) = match prepare(&confdir, &request, options) {
         Ok(ready) => ready,
-        Err(PrepareError::Io(e)) => return LookupOutcome::usage(e.to_string()),
+        Err(PrepareError::Io(e)) => return Outcome::usage(e.to_string()),
         Err(PrepareError::Diagnostics {
             files,
             diagnostics,
@@ -123,19 +120,11 @@ pub fn run(opts: &LookupOptions, options: &Options) -> LookupOutcome {
                 .into_iter()
                 .filter(|d| !opts.quiet || d.is_error())
                 .collect();
-            let mut stderr = crate::diag::render(&files, &diagnostics, opts.colour);
-            if let Some(s) = summary {
-                stderr.push_str(&format!("pbc: {s}\n"));
-            }
-            return LookupOutcome {
-                stdout: String::new(),
-                stderr,
-                status: 1,
-            };
+            let mut outcome = Outcome::diagnostics(files, diagnostics);
+            outcome.said.extend(summary.map(Said::pbc));
+            return outcome;
         }
     };
-    let render =
-        |diags: &[Diagnostic]| crate::diag::render(&loaded.check.files, diags, opts.colour);
     // What was left unread is said whatever is looked up (unless --quiet).
     let unread: Vec<Diagnostic> = loaded
         .check
@@ -150,13 +139,7 @@ pub fn run(opts: &LookupOptions, options: &Options) -> LookupOutcome {
     }
     let mut injector = match Injector::new(&model, &selected, &request) {
         Ok(i) => i,
-        Err(d) => {
-            return LookupOutcome {
-                stdout: String::new(),
-                stderr: render(&[d]),
-                status: 1,
-            }
-        }
+        Err(d) => return Outcome::placed(&loaded.check.files, vec![d]),
     };
 
     // Files no layer includes, lowered only when a key turns out to be bound nowhere else.
@@ -186,10 +169,10 @@ pub fn run(opts: &LookupOptions, options: &Options) -> LookupOutcome {
         &ty,
         default.as_ref(),
         &mut injector,
-        &loaded.check.files,
         unread,
         &not_in_any_layer,
-    );
+    )
+    .into_outcome(&loaded.check.files);
     // The answers are written: the tree, its model and the request's index are not needed.
     release(injector, options);
     release(unplaced, options);
@@ -207,8 +190,7 @@ fn run_on_model(
     ty: &PType,
     default: Option<&Value>,
     options: &Options,
-) -> LookupOutcome {
-    let no_files = crate::span::SourceMap::default();
+) -> Outcome {
     // From a cache, only what the keys need is read; a key not found is looked up again in
     // the whole model, whose other keys the error's suggestions come from.
     let only = (!opts.all).then_some(opts.keys.as_slice());
@@ -249,17 +231,12 @@ fn run_on_model(
     let mut injector =
         match Injector::for_environment(&model, None, environment, "the model", request) {
             Ok(i) => i,
-            Err(d) => return LookupOutcome::unplaced(d, opts.colour),
+            Err(d) => return Outcome::unplaced(d),
         };
-    let outcome = answer(
-        opts,
-        ty,
-        default,
-        &mut injector,
-        &no_files,
-        Vec::new(),
-        &|_: &Key| Vec::new(),
-    );
+    let outcome = answer(opts, ty, default, &mut injector, Vec::new(), &|_: &Key| {
+        Vec::new()
+    })
+    .into_outcome(&SourceMap::default());
     // The answers are written: the model and the request's index are not needed.
     release(injector, options);
     release(model, options);
@@ -267,19 +244,46 @@ fn run_on_model(
     outcome
 }
 
-/// The keys `opts` asks for, answered by `injector`: what to print, and the exit status.
-/// `unread` are the tree's warnings about files left unread; `not_in_any_layer` names the files
-/// outside every layer that bind a key.
+/// The keys asked, answered: what to print, and what to say.
+struct Answered {
+    stdout: String,
+    /// The tree's warnings about files left unread.
+    unread: Vec<Diagnostic>,
+    /// What the evaluation logged (`notice`, `warning`).
+    messages: Vec<String>,
+    errors: Vec<Diagnostic>,
+}
+
+impl Answered {
+    /// What is said points into `files` (the tree's; none from a model).
+    fn into_outcome(self, files: &SourceMap) -> Outcome {
+        let status = u8::from(!self.errors.is_empty());
+        let mut said = Vec::new();
+        if !self.unread.is_empty() {
+            said.push(Said::placed(files, self.unread));
+        }
+        said.extend(self.messages.into_iter().map(Said::Line));
+        if !self.errors.is_empty() {
+            said.push(Said::placed(files, self.errors));
+        }
+        Outcome {
+            stdout: self.stdout,
+            said,
+            status,
+        }
+    }
+}
+
+/// The keys `opts` asks for, answered by `injector`. `unread` are the tree's warnings about
+/// files left unread; `not_in_any_layer` names the files outside every layer that bind a key.
 fn answer(
     opts: &LookupOptions,
     ty: &PType,
     default: Option<&Value>,
     injector: &mut Injector,
-    files: &crate::span::SourceMap,
     unread: Vec<Diagnostic>,
     not_in_any_layer: &dyn Fn(&Key) -> Vec<String>,
-) -> LookupOutcome {
-    let render = |diags: &[Diagnostic]| crate::diag::render(files, diags, opts.colour);
+) -> Answered {
     let keys = asked_keys(opts, ty, injector);
     let mut stdout = String::new();
     let mut errors: Vec<Diagnostic> = Vec::new();
@@ -436,21 +440,23 @@ fn answer(
         stdout.push_str(&crate::indented_json::to_string(&explanations).unwrap_or_default());
         stdout.push('\n');
     }
-    let mut stderr = render(&unread);
-    for (level, message, _) in injector.messages.iter().filter(|_| !opts.quiet) {
-        stderr.push_str(&format!(
-            "{}: {message}\n",
-            match level {
+    let messages = injector
+        .messages
+        .iter()
+        .filter(|_| !opts.quiet)
+        .map(|(level, message, _)| {
+            let level = match level {
                 crate::eval::LogLevel::Notice => "notice",
                 crate::eval::LogLevel::Warning => "warning",
-            }
-        ));
-    }
-    stderr.push_str(&render(&errors));
-    LookupOutcome {
+            };
+            format!("{level}: {message}")
+        })
+        .collect();
+    Answered {
         stdout,
-        stderr,
-        status: if errors.is_empty() { 0 } else { 1 },
+        unread,
+        messages,
+        errors,
     }
 }
 

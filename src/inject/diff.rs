@@ -8,8 +8,9 @@
 //! difference shown is a difference `pbc lookup` would show.
 
 use super::nodes::{answer_all, NodeAnswers};
-use super::query::{LookupOptions, LookupOutcome};
+use super::query::LookupOptions;
 use crate::eval::Value;
+use crate::outcome::{Outcome, Said};
 use crate::types::PType;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -105,7 +106,7 @@ pub fn run(
     default: Option<&Value>,
     json: bool,
     options: &crate::options::Options,
-) -> LookupOutcome {
+) -> Outcome {
     // A directory is a tree; a file, a model `pbc compile` wrote.
     let side = |side: &Path| {
         let opts = if side.is_file() {
@@ -122,7 +123,7 @@ pub fn run(
         };
         answer_all(&opts, nodes, &PType::Data, default, options)
     };
-    let (before, mut stderr) = match side(old) {
+    let (before, mut said) = match side(old) {
         Ok(done) => done,
         Err(outcome) => return outcome,
     };
@@ -130,7 +131,7 @@ pub fn run(
         Ok(done) => done,
         Err(outcome) => return outcome,
     };
-    stderr.push_str(&more);
+    said.extend(more);
     let mut stdout = String::new();
     let mut differing = 0;
     // Both sides list the same factsets in the same order.
@@ -184,15 +185,14 @@ pub fn run(
         }
     }
     if !opts.quiet {
-        let _ = writeln!(
-            stderr,
-            "pbc: {differing} of {} nodes differ",
+        said.push(Said::pbc(format!(
+            "{differing} of {} nodes differ",
             before.len().min(after.len())
-        );
+        )));
     }
-    LookupOutcome {
+    Outcome {
         stdout,
-        stderr,
+        said,
         status: u8::from(differing > 0),
     }
 }

@@ -7,7 +7,7 @@
 //! It must not word the answers differently from a lookup of one node: a value is what
 //! `pbc lookup --format json` prints for that node, a failed key the same `CODE: message`.
 
-use super::query::{LookupOptions, LookupOutcome};
+use super::query::{LookupOptions, ProgressSink};
 use super::{ForInjection, Injector};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
@@ -16,6 +16,7 @@ use crate::load::facts::ReadError;
 use crate::load::LoadedTree;
 use crate::load::{facts, Request};
 use crate::options::Options;
+use crate::outcome::{Outcome, Said};
 use crate::types::PType;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -186,8 +187,8 @@ pub fn run(
     ty: &PType,
     default: Option<&Value>,
     options: &Options,
-) -> LookupOutcome {
-    let (answers, mut stderr) = match answer_all(opts, dir, ty, default, options) {
+) -> Outcome {
+    let (answers, mut said) = match answer_all(opts, dir, ty, default, options) {
         Ok(done) => done,
         Err(outcome) => return outcome,
     };
@@ -198,32 +199,32 @@ pub fn run(
     }
     let failed = answers.iter().filter(|a| !a.errors.is_empty()).count();
     if failed > 0 && !opts.quiet {
-        stderr.push_str(&format!(
-            "pbc: {failed} of {} nodes have keys that failed (see their `errors`)\n",
+        said.push(Said::pbc(format!(
+            "{failed} of {} nodes have keys that failed (see their `errors`)",
             answers.len()
-        ));
+        )));
     }
-    LookupOutcome {
+    Outcome {
         stdout,
-        stderr,
+        said,
         status: u8::from(failed > 0),
     }
 }
 
-/// Every node's answers in node order, and what to say on stderr (the errors of environments
-/// that could not be looked up in); `Err`: what stops the whole run.
+/// Every node's answers in node order, and what to say (the errors of environments that could
+/// not be looked up in); `Err`: what stops the whole run.
 pub fn answer_all(
     opts: &LookupOptions,
     dir: &Path,
     ty: &PType,
     default: Option<&Value>,
     options: &Options,
-) -> Result<(Vec<NodeAnswers>, String), LookupOutcome> {
+) -> Result<(Vec<NodeAnswers>, Vec<Said>), Outcome> {
     let _listings = crate::source::ListingScope::begin();
     let nodes = match factsets(dir) {
         Ok(n) => n,
         Err(e) => {
-            return Err(LookupOutcome::usage(format!(
+            return Err(Outcome::usage(format!(
                 "cannot read the factsets directory `{}`: {}",
                 dir.display(),
                 crate::source::io_reason(&e)
@@ -231,7 +232,7 @@ pub fn answer_all(
         }
     };
     if nodes.is_empty() {
-        return Err(LookupOutcome::usage(format!(
+        return Err(Outcome::usage(format!(
             "`{}` has no factsets (`<node>.json`, `.yaml` or `.yml`)",
             dir.display()
         )));
@@ -244,15 +245,10 @@ pub fn answer_all(
     let environments = if confdir.join("environments.pp").is_file() {
         match crate::load::load_environments_file(&confdir, options) {
             Ok(loaded) if loaded.has_errors() => {
-                let errors = errors_of(&loaded);
-                return Err(LookupOutcome {
-                    stdout: String::new(),
-                    stderr: crate::diag::render(&loaded.check.files, &errors, opts.colour),
-                    status: 1,
-                });
+                return Err(Outcome::placed(&loaded.check.files, errors_of(&loaded)));
             }
             Ok(loaded) => Some(loaded),
-            Err(e) => return Err(LookupOutcome::usage(e.to_string())),
+            Err(e) => return Err(Outcome::usage(e.to_string())),
         }
     } else {
         None
@@ -294,8 +290,8 @@ pub fn answer_all(
         }
     }
 
-    let progress = Progress::new(nodes.len(), opts.progress);
-    let mut stderr = String::new();
+    let progress = Progress::new(nodes.len(), opts.progress.clone());
+    let mut said = Vec::new();
     for (name, (selected, members)) in &groups {
         let loaded = match selected
             .layout
@@ -303,16 +299,11 @@ pub fn answer_all(
             .and_then(|files| crate::load::load_request_files(&files, Some(&confdir), options))
         {
             Ok(l) => l,
-            Err(e) => return Err(LookupOutcome::usage(e.to_string())),
+            Err(e) => return Err(Outcome::usage(e.to_string())),
         };
         if loaded.has_file_errors() {
             // Said once on stderr; each of its nodes names the first.
             let errors = errors_of(&loaded);
-            stderr.push_str(&crate::diag::render(
-                &loaded.check.files,
-                &errors,
-                opts.colour,
-            ));
             let code = errors.first().map_or(codes::SYNTAX_ERROR, |d| d.code);
             for &i in members {
                 answers[i].errors.insert(
@@ -320,6 +311,7 @@ pub fn answer_all(
                     format!("{code}: the environment `{name}` has errors (see `pbc check`); nothing was looked up"),
                 );
             }
+            said.push(Said::placed(&loaded.check.files, errors));
             continue;
         }
         let model = loaded.tree_model(ForInjection);
@@ -340,35 +332,37 @@ pub fn answer_all(
         );
     }
     progress.finish();
-    Ok((answers, stderr))
+    Ok((answers, said))
 }
 
-/// How many nodes are answered, shown on a terminal (`opts.progress`).
+/// How many nodes are answered, told to `opts.progress` every 16 nodes and at the end.
 struct Progress {
     done: std::sync::atomic::AtomicUsize,
     total: usize,
-    shown: bool,
+    sink: Option<ProgressSink>,
 }
 
 impl Progress {
-    fn new(total: usize, shown: bool) -> Progress {
+    fn new(total: usize, sink: Option<ProgressSink>) -> Progress {
         Progress {
             done: std::sync::atomic::AtomicUsize::new(0),
             total,
-            shown,
+            sink,
         }
     }
 
     fn one_more(&self) {
         let count = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if self.shown && (count % 16 == 0 || count == self.total) {
-            eprint!("\rpbc: {count}/{} nodes", self.total);
+        if let Some(sink) = &self.sink {
+            if count % 16 == 0 || count == self.total {
+                (sink.0)(Some((count, self.total)));
+            }
         }
     }
 
     fn finish(&self) {
-        if self.shown {
-            eprint!("\r\x1b[K");
+        if let Some(sink) = &self.sink {
+            (sink.0)(None);
         }
     }
 }
@@ -434,7 +428,7 @@ fn answer_all_on_model(
     ty: &PType,
     default: Option<&Value>,
     options: &Options,
-) -> Result<(Vec<NodeAnswers>, String), LookupOutcome> {
+) -> Result<(Vec<NodeAnswers>, Vec<Said>), Outcome> {
     // From a cache, only the bindings the keys need: which those are does not depend on the
     // node, and a node's key not found says no more than that (no suggestions from the rest).
     let only = (!opts.all).then_some(opts.keys.as_slice());
@@ -457,7 +451,7 @@ fn answer_all_on_model(
             }
         }
     }
-    let progress = Progress::new(nodes.len(), opts.progress);
+    let progress = Progress::new(nodes.len(), opts.progress.clone());
     let group = Group {
         model: &model,
         environment: &environment,
@@ -466,5 +460,5 @@ fn answer_all_on_model(
     };
     group.answer(opts, ty, default, nodes, &requests, &progress, &mut answers);
     progress.finish();
-    Ok((answers, String::new()))
+    Ok((answers, Vec::new()))
 }

@@ -1,12 +1,13 @@
 //! What a lookup command asks and how its outcome is said, shared by `pbc lookup` for one node
 //! ([`super::command`]), for every node of a directory ([`super::nodes`]) and `pbc serve`: the
-//! command's options, the keys it asks, the model file it answers from, and the text and exit
-//! status it gives. It answers nothing itself.
+//! command's options, the keys it asks and the model file it answers from. It answers nothing
+//! itself; what a command gives back is a [`crate::outcome::Outcome`].
 
 use super::{EffectiveKey, Injector};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
 use crate::lower::keys::Key;
+use crate::outcome::Outcome;
 use crate::span::Span;
 use crate::types::PType;
 use std::path::PathBuf;
@@ -37,16 +38,14 @@ pub struct LookupOptions {
     /// `--pretty`: JSON output indented (compact otherwise).
     pub pretty: bool,
     pub strict: bool,
-    /// Diagnostics in ANSI colours (`--color`).
-    pub colour: bool,
     /// `--quiet`: no warnings, only what failed.
     pub quiet: bool,
     /// `--nodes DIR`: every node of a factsets directory, a JSON line each.
     pub nodes: Option<PathBuf>,
     /// `--model FILE`: answer from a model `pbc compile DIR` wrote, not from the tree.
     pub model: Option<PathBuf>,
-    /// Show how many nodes are done on stderr (a terminal).
-    pub progress: bool,
+    /// Told how many nodes are done (`pbc lookup --nodes` and `pbc diff` on a terminal).
+    pub progress: Option<ProgressSink>,
     /// `--show-decrypted`: explanations print the values decrypted from hiera-eyaml data.
     pub show_decrypted: bool,
     /// `--merge` and its deep options: how Hiera 5 data merges (`puppet lookup --merge`).
@@ -87,29 +86,18 @@ pub fn merge_option(opts: &LookupOptions) -> Result<Option<crate::data::merge::M
     }
 }
 
-pub struct LookupOutcome {
-    pub stdout: String,
-    pub stderr: String,
-    /// 0 all found, 1 not found or an error, 2 usage.
-    pub status: u8,
-}
+/// Where a command over many nodes says how far it is: `Some((done, total))` as nodes are
+/// answered, `None` once all are. The command line draws it on a terminal; the library never
+/// prints.
+#[derive(Clone)]
+pub struct ProgressSink(pub std::sync::Arc<ProgressFn>);
 
-impl LookupOutcome {
-    /// A failure that has no source to show (a model's, the command line's): exit 1.
-    pub(crate) fn unplaced(d: Diagnostic, colour: bool) -> LookupOutcome {
-        LookupOutcome {
-            stdout: String::new(),
-            stderr: crate::diag::render(&Default::default(), &[d], colour),
-            status: 1,
-        }
-    }
+/// What a [`ProgressSink`] calls.
+pub type ProgressFn = dyn Fn(Option<(usize, usize)>) + Send + Sync;
 
-    pub(crate) fn usage(message: String) -> LookupOutcome {
-        LookupOutcome {
-            stdout: String::new(),
-            stderr: format!("pbc: {message}\n"),
-            status: 2,
-        }
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("ProgressSink")
     }
 }
 
@@ -160,10 +148,10 @@ pub(crate) fn read_model(
     path: &std::path::Path,
     only: Option<&[String]>,
     access: &crate::source::FileAccess,
-) -> Result<(crate::lower::read::ReadModel, bool), LookupOutcome> {
+) -> Result<(crate::lower::read::ReadModel, bool), Outcome> {
     read_model_file(path, opts.environment.as_deref(), only, access).map_err(|e| match e {
-        ModelError::Unreadable(message) => LookupOutcome::usage(message),
-        ModelError::Invalid(d) => LookupOutcome::unplaced(d, opts.colour),
+        ModelError::Unreadable(message) => Outcome::usage(message),
+        ModelError::Invalid(d) => Outcome::unplaced(d),
     })
 }
 

@@ -4,23 +4,14 @@
 //! gives them, on each).
 
 use crate::inject::query::LookupOptions;
+use crate::outcome::{Outcome, Said};
 use crate::types::PType;
 use std::path::{Path, PathBuf};
 
-/// What the command prints and its exit status (0 done, and identical when checked; 1 the
-/// answers differ or the tree has errors; 2 usage or I/O).
-pub struct Outcome {
-    pub stdout: String,
-    pub stderr: String,
-    pub status: u8,
-}
-
+/// What the command gives back: exit 0 done (and identical when checked); 1 the answers differ
+/// or the tree has errors; 2 usage or I/O.
 fn fail(status: u8, message: String) -> Outcome {
-    Outcome {
-        stdout: String::new(),
-        stderr: format!("pbc: {message}\n"),
-        status,
-    }
+    Outcome::failed(status, message)
 }
 
 /// Where `out` would be, every link of its existing part resolved (it need not exist).
@@ -76,7 +67,6 @@ pub fn run(
     tree: &Path,
     out: &Path,
     nodes: Option<&Path>,
-    colour: bool,
     options: &crate::options::Options,
 ) -> Outcome {
     let out_existed = match output_ready(out) {
@@ -106,13 +96,7 @@ pub fn run(
         }
         Err(crate::load::environment::PrepareError::Diagnostics {
             files, diagnostics, ..
-        }) => {
-            return Outcome {
-                stdout: String::new(),
-                stderr: crate::diag::render(&files, &diagnostics, colour),
-                status: 1,
-            }
-        }
+        }) => return Outcome::diagnostics(files, diagnostics),
     };
     if tree.join("bindings/default.pp").exists()
         || tree.join("manifests/site.pp").exists() && loaded.has_site()
@@ -123,11 +107,7 @@ pub fn run(
         );
     }
     if loaded.has_errors() {
-        return Outcome {
-            stdout: String::new(),
-            stderr: crate::diag::render(&loaded.check.files, &loaded.check.diagnostics, colour),
-            status: 1,
-        };
+        return Outcome::placed(&loaded.check.files, loaded.check.diagnostics.clone());
     }
     let plan = match super::plan(&loaded.hiera, loaded.has_site()) {
         Ok(p) => p,
@@ -164,29 +144,25 @@ pub fn run(
     let written = std::fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
     let refused = match crate::load::environment::prepare(&written, &request, options) {
         Ok((_, migrated)) if !migrated.has_errors() => None,
-        Ok((_, migrated)) => Some(crate::diag::render(
+        Ok((_, migrated)) => Some(Outcome::placed(
             &migrated.check.files,
-            &migrated.check.diagnostics,
-            colour,
+            migrated.check.diagnostics.clone(),
         )),
         Err(crate::load::environment::PrepareError::Diagnostics {
             files, diagnostics, ..
-        }) => Some(crate::diag::render(&files, &diagnostics, colour)),
+        }) => Some(Outcome::diagnostics(files, diagnostics)),
         Err(crate::load::environment::PrepareError::Io(e)) => {
             clean_up();
             return fail(2, format!("{}: {e}", out.display()));
         }
     };
-    if let Some(found) = refused {
+    if let Some(mut found) = refused {
         clean_up();
-        return Outcome {
-            stdout: String::new(),
-            stderr: format!(
-                "{found}pbc: the migrated tree does not check (above), so nothing was written to `{}`: this is a bug in pbc's migration; please report it with the tree\n",
-                out.display()
-            ),
-            status: 1,
-        };
+        found.said.push(Said::pbc(format!(
+            "the migrated tree does not check (above), so nothing was written to `{}`: this is a bug in pbc's migration; please report it with the tree",
+            out.display()
+        )));
+        return found;
     }
     let mut stdout = format!("migrated {} into {}\n", tree.display(), out.display());
     for line in &plan.report {
@@ -236,7 +212,7 @@ pub fn run(
     }
     Outcome {
         stdout,
-        stderr: String::new(),
+        said: Vec::new(),
         status,
     }
 }

@@ -51,7 +51,8 @@ fn lookup_with(root: &Path, dc: &str, keys: &[&str], explain: bool) -> (String, 
         },
         &Default::default(),
     );
-    (outcome.stdout, outcome.stderr, outcome.status)
+    let stderr = outcome.stderr(false);
+    (outcome.stdout, stderr, outcome.status)
 }
 
 /// Item 1: a conflict in a lower layer that a higher layer's binding beats is no error.
@@ -416,9 +417,9 @@ fn a_category_without_facts_says_so() {
     );
     assert_eq!(outcome.status, 1);
     assert!(
-        outcome.stderr.contains("no facts were given"),
+        outcome.stderr(false).contains("no facts were given"),
         "{}",
-        outcome.stderr
+        outcome.stderr(false)
     );
 }
 
