@@ -46,6 +46,81 @@ pub fn parallel_map<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> 
         .collect()
 }
 
+/// `work` for each item `produce` gives, on every core, starting while `produce` is still
+/// giving them (a directory walk whose files are parsed as they are found: no core waits for
+/// the walk to end). Results come back in the order the items were given. `produce` runs on
+/// this thread, which then helps with what is left.
+pub fn parallel_as_found<T: Send, R: Send>(
+    produce: impl FnOnce(&mut dyn FnMut(T)),
+    work: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    use std::collections::VecDeque;
+    use std::sync::{Condvar, Mutex};
+    struct Queue<T> {
+        waiting: VecDeque<(usize, T)>,
+        /// Whether `produce` is done: an empty queue then means the work is done.
+        closed: bool,
+    }
+    let workers = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let queue = Mutex::new(Queue {
+        waiting: VecDeque::new(),
+        closed: false,
+    });
+    let ready = Condvar::new();
+    let results: Mutex<Vec<Option<R>>> = Mutex::new(Vec::new());
+    // Takes items until the queue is closed and empty; `wait`: whether to wait for more.
+    let take_items = |wait: bool| loop {
+        let next = {
+            let Ok(mut q) = queue.lock() else { return };
+            loop {
+                if let Some(item) = q.waiting.pop_front() {
+                    break Some(item);
+                }
+                if q.closed || !wait {
+                    break None;
+                }
+                q = match ready.wait(q) {
+                    Ok(q) => q,
+                    Err(_) => return,
+                };
+            }
+        };
+        let Some((at, item)) = next else { return };
+        let result = work(item);
+        if let Ok(mut r) = results.lock() {
+            if r.len() <= at {
+                r.resize_with(at + 1, || None);
+            }
+            r[at] = Some(result);
+        }
+    };
+    let mut given = 0;
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let _ = std::thread::Builder::new()
+                .stack_size(WORKER_STACK)
+                .spawn_scoped(scope, || take_items(true));
+        }
+        produce(&mut |item| {
+            if let Ok(mut q) = queue.lock() {
+                q.waiting.push_back((given, item));
+                given += 1;
+            }
+            ready.notify_one();
+        });
+        if let Ok(mut q) = queue.lock() {
+            q.closed = true;
+        }
+        ready.notify_all();
+        // Also when no worker could start.
+        take_items(false);
+    });
+    let mut results = results.into_inner().unwrap_or_default();
+    results.resize_with(given, || None);
+    // Every item given was taken by a thread that finished (a panic is passed on by the scope).
+    results.into_iter().flatten().collect()
+}
+
 /// How many results each worker of [`parallel_in_order`] may have made ahead of their taker.
 const AHEAD: usize = 2;
 
@@ -104,6 +179,25 @@ pub fn parallel_in_order<R: Send, E>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_as_found_come_in_the_order_given() {
+        for n in [0, 1, 2, 3, 17, 1000] {
+            let squares = parallel_as_found(
+                |give| {
+                    for i in 0..n {
+                        // Items come slower than they are worked on now and then.
+                        if i % 97 == 0 {
+                            std::thread::sleep(std::time::Duration::from_millis(1));
+                        }
+                        give(i);
+                    }
+                },
+                |i: usize| i * i,
+            );
+            assert_eq!(squares, (0..n).map(|i| i * i).collect::<Vec<_>>());
+        }
+    }
 
     #[test]
     fn results_are_taken_in_order() {

@@ -13,8 +13,17 @@ pub fn add_source(
     name: &str,
     bytes: Vec<u8>,
 ) -> (FileId, Option<Diagnostic>) {
+    let id = FileId(u32::try_from(files.len()).unwrap_or(u32::MAX));
+    let (text, bad) = decode(id, bytes);
+    (files.add(name, text), bad)
+}
+
+/// The text of the file `id` will be, from its `bytes`, and when they are not UTF-8 the
+/// diagnostic that stops it (the text is then a lossy copy, for rendering only). Apart from
+/// [`add_source`] for files read on several cores, each of which knows its id beforehand.
+pub fn decode(id: FileId, bytes: Vec<u8>) -> (String, Option<Diagnostic>) {
     match String::from_utf8(bytes) {
-        Ok(text) => (files.add(name, text), None),
+        Ok(text) => (text, None),
         Err(e) => {
             let bytes = e.as_bytes();
             let bad = e.utf8_error().valid_up_to();
@@ -27,7 +36,6 @@ pub fn add_source(
             .into_iter()
             .find(|(b, _)| bytes.starts_with(b));
             let text = String::from_utf8_lossy(bytes).into_owned();
-            let id = files.add(name, text);
             let d = match bom {
                 Some((b, enc)) => Diagnostic::error(
                     codes::ILLEGAL_BOM,
@@ -45,7 +53,7 @@ pub fn add_source(
                     .with_note("help: Puppet manifests must be UTF-8")
                 }
             };
-            (id, Some(d))
+            (text, Some(d))
         }
     }
 }
@@ -55,30 +63,50 @@ pub fn add_source(
 /// The result is sorted and de-duplicated, so output never depends on argument order.
 pub fn expand_paths(paths: &[PathBuf], access: &FileAccess) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found, access)?;
-            out.extend(
-                found
-                    .into_iter()
-                    .filter(|f| f.extension().is_some_and(|e| e == "pp")),
-            );
-        } else {
-            out.push(p.clone());
-        }
-    }
+    expand_paths_each(paths, &mut |p| out.push(p), access)?;
     let mut out = sorted_paths(out);
     out.dedup();
     Ok(out)
+}
+
+/// [`expand_paths`]'s files as they are found, unsorted and not de-duplicated (a file given
+/// twice is given twice); sorting them by [`path_order`] and dropping repeats gives
+/// [`expand_paths`]'s list.
+pub fn expand_paths_each(
+    paths: &[PathBuf],
+    found: &mut dyn FnMut(PathBuf),
+    access: &FileAccess,
+) -> std::io::Result<()> {
+    for p in paths {
+        if p.is_dir() {
+            walk_each(
+                p,
+                &mut |f| {
+                    if f.extension().is_some_and(|e| e == "pp") {
+                        found(f);
+                    }
+                },
+                access,
+            )?;
+        } else {
+            found(p.clone());
+        }
+    }
+    Ok(())
+}
+
+/// The order of `paths` as [`expand_paths`] sorts them: the place of each in that order.
+pub fn path_order(paths: &[PathBuf]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..paths.len()).collect();
+    order.sort_by_cached_key(|&at| paths[at].components().collect::<Vec<_>>());
+    order
 }
 
 /// `paths` in `Path`'s own order (component by component; a stable sort), each path split
 /// into its components once instead of at every comparison, as `Path::cmp` does (`pbc parse`
 /// of 9,899 files: 1,863 M instructions before, 1,853 M after).
 fn sorted_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    let mut order: Vec<usize> = (0..paths.len()).collect();
-    order.sort_by_cached_key(|&at| paths[at].components().collect::<Vec<_>>());
+    let order = path_order(&paths);
     let mut slots: Vec<Option<PathBuf>> = paths.into_iter().map(Some).collect();
     order
         .into_iter()
@@ -248,7 +276,29 @@ fn read_bounded(
     };
     loop {
         let mut piece = Vec::with_capacity(size);
-        let read = (&mut input).take(size as u64).read_to_end(&mut piece)?;
+        let read = if pieces.is_empty() && expected > 0 && expected < size as u64 {
+            // One read gives a file of the size it says it has; then nothing more is asked
+            // (`read_to_end` asks again to see the end: a second system call for each of a
+            // tree's thousands of small files). Less than that is read on as usual.
+            piece.resize(size, 0);
+            let first = loop {
+                match input.read(&mut piece) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    other => break other?,
+                }
+            };
+            piece.truncate(first);
+            if first as u64 == expected {
+                first
+            } else {
+                first
+                    + (&mut input)
+                        .take((size - first) as u64)
+                        .read_to_end(&mut piece)?
+            }
+        } else {
+            (&mut input).take(size as u64).read_to_end(&mut piece)?
+        };
         total += read as u64;
         if total > limit {
             return Ok(None);
@@ -696,6 +746,16 @@ pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>, access: &FileAccess) -> s
     walk_within(dir, dir, out, access)
 }
 
+/// [`walk`], each file given to `found` as soon as it is found, in the order the walk finds
+/// them (not sorted): for work that starts on a file before the walk is over.
+pub(crate) fn walk_each(
+    dir: &Path,
+    found: &mut dyn FnMut(PathBuf),
+    access: &FileAccess,
+) -> std::io::Result<()> {
+    walk_within_each(dir, dir, found, access)
+}
+
 /// A directory a walk reads, and the one it was found in: each directory's way down is shared
 /// with its siblings', not copied for each.
 struct WalkedDir {
@@ -729,6 +789,15 @@ pub(crate) fn walk_within(
     dir: &Path,
     root: &Path,
     out: &mut Vec<PathBuf>,
+    access: &FileAccess,
+) -> std::io::Result<()> {
+    walk_within_each(dir, root, &mut |path| out.push(path), access)
+}
+
+fn walk_within_each(
+    dir: &Path,
+    root: &Path,
+    found: &mut dyn FnMut(PathBuf),
     access: &FileAccess,
 ) -> std::io::Result<()> {
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
@@ -786,7 +855,7 @@ pub(crate) fn walk_within(
                     || entry.name == "metadata.json"
                     || entry.name == "environment.conf")
             {
-                out.push(path);
+                found(path);
             }
         }
     }

@@ -12,6 +12,7 @@ pub mod enc;
 pub mod environment;
 pub mod facts;
 mod hiera;
+pub mod parse;
 
 use crate::eval::Value;
 use crate::options::Options;

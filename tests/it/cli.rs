@@ -23,6 +23,82 @@ fn lookup_example(more: &[&str]) -> (i32, String, String) {
     pbc(&args)
 }
 
+/// `pbc parse DIR` parses its files on every core as the walk finds them, and says and writes
+/// everything as a parse of each file in turn would, in the sorted order of the files: the PN
+/// of a clean directory, and the diagnostics (with their files' excerpts) of one with errors.
+/// A file named again beside its directory is parsed once.
+#[test]
+fn a_directory_parses_as_its_files_in_order() {
+    let sorted = |dir: &str| {
+        let mut files: Vec<String> = walk_pp(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(dir)
+                .as_path(),
+        )
+        .into_iter()
+        .map(|f| {
+            f.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+                .map(|p| p.to_string_lossy().trim_start_matches('/').to_string())
+                .unwrap_or_default()
+        })
+        .collect();
+        files.sort_by(|a, b| std::path::Path::new(a).cmp(std::path::Path::new(b)));
+        files
+    };
+    let clean = sorted("corpus/parse/valid");
+    assert!(clean.len() > 20, "{clean:?}");
+    let mut expected = String::new();
+    for f in &clean {
+        let (status, out, err) = pbc(&["parse", "--format", "pn", f]);
+        assert_eq!(status, 0, "{f}: {err}");
+        expected.push_str(&out);
+    }
+    let (status, out, err) = pbc(&["parse", "--format", "pn", "corpus/parse/valid"]);
+    assert_eq!((status, err.as_str()), (0, ""));
+    assert!(
+        out == expected,
+        "the directory's PN is not its files' in order"
+    );
+    let one = clean[clean.len() / 2].clone();
+    let again = pbc(&["parse", "--format", "pn", "corpus/parse/valid", &one]);
+    assert!(again.1 == expected, "a file named twice is written once");
+
+    let invalid = sorted("corpus/parse/invalid");
+    assert!(invalid.len() > 20, "{invalid:?}");
+    let mut rendered = Vec::new();
+    for f in &invalid {
+        let (_, out, err) = pbc(&["parse", "--error-format", "json", f]);
+        let doc: serde_json::Value = serde_json::from_str(if out.is_empty() { &err } else { &out })
+            .unwrap_or_else(|e| panic!("{f}: {e}"));
+        rendered.extend(doc["diagnostics"].as_array().cloned().unwrap_or_default());
+    }
+    let (status, out, _) = pbc(&["parse", "--error-format", "json", "corpus/parse/invalid"]);
+    assert_eq!(status, 1);
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON diagnostics");
+    let whole = doc["diagnostics"].as_array().cloned().unwrap_or_default();
+    assert!(whole.len() >= invalid.len(), "{}", whole.len());
+    assert!(
+        whole == rendered,
+        "the directory's diagnostics are not its files' in order"
+    );
+}
+
+fn walk_pp(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir)
+        .expect("a corpus directory")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk_pp(&path));
+        } else if path.extension().is_some_and(|e| e == "pp") {
+            found.push(path);
+        }
+    }
+    found
+}
+
 #[test]
 fn format_pn_prints_one_line_per_file() {
     let files = ["corpus/pn/numbers.pp", "corpus/pn/selectors.pp"];
