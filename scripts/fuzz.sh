@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+# scripts/fuzz.sh build
 #
 # Runs pbc's cargo-fuzz targets (fuzz/fuzz_targets/: parse, check, compile, lookup, eval, data,
 # model, cache),
@@ -8,10 +9,21 @@
 # Needs the nightly toolchain (libFuzzer's instrumentation); installs cargo-fuzz when missing.
 # Exits 1 when a target finds a failing input (saved in fuzz/artifacts/TARGET/): make it a
 # corpus file and fix it. A long run: scripts/fuzz.sh 3600 (an hour per target).
+#
+# Targets run as many at a time as the machine has cores (FUZZ_JOBS overrides), each on one core
+# as libFuzzer runs, for the same time each: on two cores the eight targets take four rounds,
+# not eight. `scripts/fuzz.sh build` only installs cargo-fuzz and builds the instrumented
+# targets, so that .ci/run can build them while other suites wait on Ruby.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 # The build profile: `release` unless PBC_PROFILE names another (`.ci/run` uses `ci`).
 profile=${PBC_PROFILE:-release}
+if [ "${1:-}" = build ]; then
+  build_only=1
+  shift
+else
+  build_only=
+fi
 seconds=${1:-30}
 shift || true
 targets=("$@")
@@ -24,6 +36,12 @@ fi
 if ! command -v cargo-fuzz >/dev/null; then
   echo "fuzz: installing cargo-fuzz" >&2
   cargo install cargo-fuzz --locked --quiet
+fi
+
+if [ -n "$build_only" ]; then
+  cd "$here/fuzz"
+  cargo +nightly fuzz build --release --debug-assertions
+  exit 0
 fi
 
 # Seeds: every manifest of the corpus for the targets that read Puppet, every facts, ENC and
@@ -59,14 +77,17 @@ done
 
 cd "$here/fuzz"
 cargo +nightly fuzz build --release --debug-assertions
-for t in "${targets[@]}"; do
-  kind=puppet
+jobs=${FUZZ_JOBS:-$(nproc)}
+logs=$(mktemp -d)
+# One target's run, its output in $logs/TARGET.
+fuzz_one() {
+  local t=$1 kind=puppet
   [ "$t" = data ] && kind=data
   [ "$t" = model ] && kind=model
   [ "$t" = cache ] && kind=cache
   mkdir -p "corpus/$t"
   rm -rf "artifacts/$t"
-  echo "fuzz: $t for ${seconds}s" >&2
+  echo "fuzz: $t for ${seconds}s" >"$logs/$t"
   # -detect_leaks=0: the checks spawn worker threads, whose per-thread allocations
   # LeakSanitizer may count as a 32-byte leak that no rerun of the input reproduces; memory
   # that really grows is caught by -rss_limit_mb.
@@ -76,12 +97,26 @@ for t in "${targets[@]}"; do
   # 10 s saved it as a slow unit. The budget bounds it; a real hang still stops at 30 s.
   cargo +nightly fuzz run --release --debug-assertions "$t" "corpus/$t" "$seeds/$kind" -- \
     -max_total_time="$seconds" -timeout=30 -report_slow_units=30 -rss_limit_mb=2048 \
-    -max_len=65536 -detect_leaks=0 -print_final_stats=1 2>&1 | grep -E '^(stat::number_of_executed_units|==[0-9]+==|SUMMARY|.*(panicked|ERROR))' || true
-  # A failing input is what matters; libFuzzer's exit status is read from the artifacts.
-  if compgen -G "artifacts/$t/*" >/dev/null; then
-    echo "fuzz: $t found failing inputs:" >&2
-    ls "artifacts/$t" >&2
-    exit 1
-  fi
+    -max_len=65536 -detect_leaks=0 -print_final_stats=1 2>&1 |
+    grep -E '^(stat::number_of_executed_units|==[0-9]+==|SUMMARY|.*(panicked|ERROR))' >>"$logs/$t" || true
+}
+failed=
+for ((i = 0; i < ${#targets[@]}; i += jobs)); do
+  round=("${targets[@]:i:jobs}")
+  for t in "${round[@]}"; do
+    fuzz_one "$t" &
+  done
+  wait
+  for t in "${round[@]}"; do
+    cat "$logs/$t" >&2
+    # A failing input is what matters; libFuzzer's exit status is read from the artifacts.
+    if compgen -G "artifacts/$t/*" >/dev/null; then
+      echo "fuzz: $t found failing inputs:" >&2
+      ls "artifacts/$t" >&2
+      failed=1
+    fi
+  done
 done
+rm -rf "$logs"
+[ -z "$failed" ] || exit 1
 echo "fuzz: no failing input in ${targets[*]}"
