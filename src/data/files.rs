@@ -17,11 +17,24 @@ pub fn matching(dir: &Path, template: &str, ext: &str) -> Vec<PathBuf> {
     let Some((last, parents)) = segments.split_last() else {
         return Vec::new();
     };
+    // What an entry is, through a link: only a link costs a look at what it leads to.
+    let is_dir = |(path, own): &(PathBuf, std::fs::FileType)| {
+        if own.is_symlink() {
+            std::fs::metadata(path).map(|m| m.is_dir()).ok()
+        } else {
+            Some(own.is_dir())
+        }
+    };
     let mut dirs = vec![dir.to_path_buf()];
     for segment in parents {
         let mut next = Vec::new();
         for d in &dirs {
-            next.extend(entries(d, segment, None).into_iter().filter(|p| p.is_dir()));
+            next.extend(
+                entries(d, segment, None)
+                    .into_iter()
+                    .filter(|e| is_dir(e) == Some(true))
+                    .map(|(path, _)| path),
+            );
         }
         dirs = next;
     }
@@ -30,7 +43,8 @@ pub fn matching(dir: &Path, template: &str, ext: &str) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = dirs
         .iter()
         .flat_map(|d| entries(d, last, Some(ext)))
-        .filter(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
+        .filter(|e| is_dir(e) == Some(false))
+        .map(|(path, _)| path)
         .collect();
     found.sort();
     found
@@ -104,34 +118,36 @@ impl super::glob::Tree for OnDisk {
     }
 }
 
-/// The entries of `dir` whose name `segment` matches (with `.ext` after it, for a file).
-fn entries(dir: &Path, segment: &str, ext: Option<&str>) -> Vec<PathBuf> {
+/// The entries of `dir` whose name `segment` matches (with `.ext` after it, for a file), each
+/// with what it is itself (a link is a link). A directory is listed through
+/// [`crate::source::list_dir`]: once per command where the command keeps its listings, however
+/// many hierarchy entries read it, and without a look at each entry.
+fn entries(dir: &Path, segment: &str, ext: Option<&str>) -> Vec<(PathBuf, std::fs::FileType)> {
     let full = |s: &str| ext.map_or_else(|| s.to_string(), |e| format!("{s}.{e}"));
     let Some(at) = segment.find('$') else {
         let path = dir.join(full(segment));
-        return if path.exists() {
-            vec![path]
-        } else {
-            Vec::new()
+        return match std::fs::symlink_metadata(&path) {
+            Ok(meta) => vec![(path, meta.file_type())],
+            Err(_) => Vec::new(),
         };
     };
     let prefix = &segment[..at];
     let suffix = full(&segment[interpolation_end(segment, at)..]);
-    let Ok(read) = std::fs::read_dir(dir) else {
+    let Ok(listed) = crate::source::list_dir(dir) else {
         return Vec::new();
     };
-    let mut out: Vec<PathBuf> = read
-        .filter_map(|e| e.ok())
+    let mut out: Vec<(PathBuf, std::fs::FileType)> = listed
+        .iter()
         .filter(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
+            let name = e.name.to_string_lossy();
             !name.starts_with('.')
                 && name.len() > prefix.len() + suffix.len()
                 && name.starts_with(prefix)
                 && name.ends_with(&suffix)
         })
-        .map(|e| e.path())
+        .map(|e| (dir.join(&e.name), e.own_type))
         .collect();
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 

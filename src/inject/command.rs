@@ -108,7 +108,7 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
     }
     // `$confdir` is the tree's directory, absolute (environments.pp may build paths from it).
     let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
-    let (selected, loaded) = match prepare(&confdir, &request, options) {
+    let (selected, mut loaded) = match prepare(&confdir, &request, options) {
         Ok(ready) => ready,
         Err(PrepareError::Io(e)) => return Outcome::usage(e.to_string()),
         Err(PrepareError::Diagnostics {
@@ -133,7 +133,9 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
         .filter(|d| d.code == codes::SYMLINK_NOT_FOLLOWED && !opts.quiet)
         .cloned()
         .collect();
+    let hiera = loaded.take_hiera();
     let mut model = loaded.tree_model(ForInjection);
+    model.hiera = hiera;
     if let Some(enc) = &request.enc {
         super::enc::add_to_model(&mut model, enc);
     }

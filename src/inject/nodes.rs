@@ -293,7 +293,7 @@ pub fn answer_all(
     let progress = Progress::new(nodes.len(), opts.progress.clone());
     let mut said = Vec::new();
     for (name, (selected, members)) in &groups {
-        let loaded = match selected
+        let mut loaded = match selected
             .layout
             .files(options)
             .and_then(|files| crate::load::load_request_files(&files, Some(&confdir), options))
@@ -314,7 +314,9 @@ pub fn answer_all(
             said.push(Said::placed(&loaded.check.files, errors));
             continue;
         }
-        let model = loaded.tree_model(ForInjection);
+        let hiera = loaded.take_hiera();
+        let mut model = loaded.tree_model(ForInjection);
+        model.hiera = hiera;
         let group = Group {
             model: &model,
             environment: name,

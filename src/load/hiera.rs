@@ -182,10 +182,33 @@ pub(super) fn read_data_file(
     into: &mut HieraData,
     access: &source::FileAccess,
 ) -> Option<span::FileId> {
-    if !source::may_follow(path, dir, access) || !seen.insert(path.to_path_buf()) {
+    if !admit(path, dir, seen, access) {
         return None;
     }
-    let bytes = match source::read_file(path, "data file", access) {
+    let bytes = source::read_file(path, "data file", access);
+    add_data_file(files, path, bytes, into)
+}
+
+/// Whether a data file is to be read: once (`seen`), and only where links may be followed from
+/// `dir`.
+fn admit(
+    path: &std::path::Path,
+    dir: &std::path::Path,
+    seen: &mut std::collections::BTreeSet<std::path::PathBuf>,
+    access: &source::FileAccess,
+) -> bool {
+    source::may_follow(path, dir, access) && seen.insert(path.to_path_buf())
+}
+
+/// A data file's `bytes`, as read, added to `files`. `None`: it could not be read, or is not
+/// UTF-8 (said in `into`).
+fn add_data_file(
+    files: &mut span::SourceMap,
+    path: &std::path::Path,
+    bytes: std::io::Result<Vec<u8>>,
+    into: &mut HieraData,
+) -> Option<span::FileId> {
+    let bytes = match bytes {
         Ok(bytes) => bytes,
         Err(e) => {
             into.diagnostics.push(diag::Diagnostic::error(
@@ -349,20 +372,36 @@ pub(super) fn read_hiera5_level(
                 };
                 found.extend(data_files::matching(&base, &under(stem, "${_}"), ext));
             }
+            // The entry's files not read yet: relative to the `hiera.yaml`'s directory (a
+            // global level's data may be anywhere, `/var/lib/hiera`: its path from the root
+            // then), and where links may be followed from (a global configuration names its
+            // data directory itself).
+            let within = if global { &base } else { &dir };
+            let mut admitted: Vec<(String, std::path::PathBuf)> = Vec::new();
             for found in found {
-                // Relative to the `hiera.yaml`'s directory; a global level's data may be
-                // anywhere (`/var/lib/hiera`): its path from the root then.
                 let rel = relative_to(&found, &dir);
-                if !level_paths.insert(rel.clone()) {
-                    continue;
+                if level_paths.insert(rel.clone()) && admit(&found, within, &mut seen, access) {
+                    admitted.push((rel, found));
                 }
-                // A global configuration names its data directory itself.
-                let within = if global { &base } else { &dir };
-                let Some(id) = read_data_file(files, &found, within, &mut seen, into, access)
-                else {
-                    continue;
-                };
-                let (doc, problems) = data_files::check_hiera5(id, files.source(id));
+            }
+            // Read and parsed on every core; taken in order.
+            let read = crate::parallel::parallel_map(admitted.len(), |at| {
+                source::read_file(&admitted[at].1, "data file", access)
+            });
+            let mut added: Vec<(String, span::FileId)> = Vec::with_capacity(admitted.len());
+            for ((rel, found), bytes) in admitted.into_iter().zip(read) {
+                if let Some(id) = add_data_file(files, &found, bytes, into) {
+                    added.push((rel, id));
+                }
+            }
+            let checked = {
+                let files = &*files;
+                crate::parallel::parallel_map(added.len(), |at| {
+                    let id = added[at].1;
+                    data_files::check_hiera5(id, files.source(id))
+                })
+            };
+            for ((rel, id), (doc, problems)) in added.into_iter().zip(checked) {
                 into.diagnostics.extend(problems);
                 let mut datums = Vec::new();
                 if let Some(crate::data::yaml::Node {

@@ -558,6 +558,14 @@ impl LoadedTree {
         model.hiera.clone_from(&self.hiera);
         model
     }
+
+    /// The tree's Hiera levels, taken out of it: for a model the tree gives once, which then
+    /// holds them instead of a copy of every data file's values (a twentieth of a lookup on a
+    /// control repository's data went into the copy). [`LoadedTree::tree_model`] gives none
+    /// after.
+    pub fn take_hiera(&mut self) -> Vec<lower::model::hiera::HieraLevel> {
+        std::mem::take(&mut self.hiera)
+    }
 }
 
 /// Checks the files ([`check_sources`]) and keeps their programs. `origins` are the file names
