@@ -230,6 +230,9 @@ fn add_data_file(
     }
 }
 
+/// How many of a hierarchy entry's data files are parsed at once, on every core.
+const DATA_FILES_PER_BATCH: usize = 64;
+
 /// A version 5 `hiera.yaml` as a Hiera level (D24): its hierarchies as written and every data
 /// file they can name (each `path` and `mapped_paths` template with its interpolations standing
 /// for any name, each glob with them as `*`), each read and checked once (YAML or JSON holding
@@ -394,14 +397,22 @@ pub(super) fn read_hiera5_level(
                     added.push((rel, id));
                 }
             }
-            let checked = {
-                let files = &*files;
-                crate::parallel::parallel_map(added.len(), |at| {
-                    let id = added[at].1;
-                    data_files::check_hiera5(id, files.source(id))
-                })
-            };
-            for ((rel, id), (doc, problems)) in added.into_iter().zip(checked) {
+            // Parsed a batch at a time: a batch's parsed documents are held until their keys
+            // are taken, not every document of the entry at once.
+            let added_ids: Vec<span::FileId> = added.iter().map(|(_, id)| *id).collect();
+            let mut checked = Vec::new();
+            for (at, (rel, id)) in added.into_iter().enumerate() {
+                if at % DATA_FILES_PER_BATCH == 0 {
+                    let files = &*files;
+                    let batch = &added_ids[at..(at + DATA_FILES_PER_BATCH).min(added_ids.len())];
+                    checked = crate::parallel::parallel_map(batch.len(), |b| {
+                        data_files::check_hiera5(batch[b], files.source(batch[b]))
+                    });
+                    checked.reverse();
+                }
+                let Some((doc, problems)) = checked.pop() else {
+                    continue;
+                };
                 into.diagnostics.extend(problems);
                 let mut datums = Vec::new();
                 if let Some(crate::data::yaml::Node {
