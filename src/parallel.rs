@@ -117,8 +117,12 @@ pub fn parallel_as_found<T: Send, R: Send>(
     });
     let mut results = results.into_inner().unwrap_or_default();
     results.resize_with(given, || None);
-    // Every item given was taken by a thread that finished (a panic is passed on by the scope).
-    results.into_iter().flatten().collect()
+    // Every item given was worked on: a thread that stopped short panicked, and the scope has
+    // passed that on. A result left out would move every later one to the wrong item.
+    results
+        .into_iter()
+        .map(|r| r.expect("every item given has its result"))
+        .collect()
 }
 
 /// How many results each worker of [`parallel_in_order`] may have made ahead of their taker.

@@ -109,7 +109,7 @@ pub fn parse_paths(
     };
     let mut last: Option<&PathBuf> = None;
     for at in order {
-        // A file given twice (two paths that overlap) is read once, at its first place.
+        // A file given twice (two paths that overlap) is reported once, at its first place.
         if last == Some(&found[at]) {
             continue;
         }
