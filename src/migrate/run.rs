@@ -8,12 +8,6 @@ use crate::outcome::{Outcome, Said};
 use crate::types::PType;
 use std::path::{Path, PathBuf};
 
-/// What the command gives back: exit 0 done (and identical when checked); 1 the answers differ
-/// or the tree has errors; 2 usage or I/O.
-fn fail(status: u8, message: String) -> Outcome {
-    Outcome::failed(status, message)
-}
-
 /// Where `out` would be, every link of its existing part resolved (it need not exist).
 fn resolved(out: &Path) -> PathBuf {
     let absolute = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
@@ -63,6 +57,8 @@ fn output_ready(out: &Path) -> Result<bool, String> {
     }
 }
 
+/// Migrates `tree` into `out`. Exit 0 done (and identical when checked); 1 the answers differ
+/// or the tree has errors; 2 usage or I/O.
 pub fn run(
     tree: &Path,
     out: &Path,
@@ -71,14 +67,14 @@ pub fn run(
 ) -> Outcome {
     let out_existed = match output_ready(out) {
         Ok(existed) => existed,
-        Err(why) => return fail(2, why),
+        Err(why) => return Outcome::failed(2, why),
     };
     let confdir = std::fs::canonicalize(tree).unwrap_or_else(|_| tree.to_path_buf());
     // A copy into itself would copy what it has written (64 levels deep), and an input inside
     // the output would be copied over.
     let target = resolved(out);
     if target.starts_with(&confdir) || confdir.starts_with(&target) {
-        return fail(
+        return Outcome::failed(
             2,
             format!(
                 "`{}` is {} `{}`: migrate writes its copy beside the tree, not inside it or around it",
@@ -92,7 +88,7 @@ pub fn run(
     let loaded = match crate::load::environment::prepare(&confdir, &request, options) {
         Ok((_, loaded)) => loaded,
         Err(crate::load::environment::PrepareError::Io(e)) => {
-            return fail(2, format!("{}: {e}", tree.display()))
+            return Outcome::failed(2, format!("{}: {e}", tree.display()))
         }
         Err(crate::load::environment::PrepareError::Diagnostics {
             files, diagnostics, ..
@@ -101,9 +97,9 @@ pub fn run(
     if tree.join("bindings/default.pp").exists()
         || tree.join("manifests/site.pp").exists() && loaded.has_site()
     {
-        return fail(
+        return Outcome::failed(
             1,
-            "this tree already has bindings (bindings/default.pp): migrate a plain Hiera 5 environment".into(),
+            "this tree already has bindings (bindings/default.pp): migrate a plain Hiera 5 environment",
         );
     }
     if loaded.has_errors() {
@@ -111,7 +107,7 @@ pub fn run(
     }
     let plan = match super::plan(&loaded.hiera, loaded.has_site()) {
         Ok(p) => p,
-        Err(why) => return fail(1, why),
+        Err(why) => return Outcome::failed(1, why),
     };
     // Only what migrate made is taken away again: the directory it created, or what it wrote
     // into the empty one it was given.
@@ -132,12 +128,12 @@ pub fn run(
     };
     if !out_existed {
         if let Err(e) = std::fs::create_dir(out) {
-            return fail(2, format!("{}: {e}", out.display()));
+            return Outcome::failed(2, format!("{}: {e}", out.display()));
         }
     }
     if let Err(e) = write(tree, out, &plan, &loaded) {
         clean_up();
-        return fail(2, format!("{}: {e}", out.display()));
+        return Outcome::failed(2, format!("{}: {e}", out.display()));
     }
     // The written tree must check: a migration that wrote something pbc itself refuses is no
     // migration, whatever its answers.
@@ -153,7 +149,7 @@ pub fn run(
         }) => Some(Outcome::diagnostics(files, diagnostics)),
         Err(crate::load::environment::PrepareError::Io(e)) => {
             clean_up();
-            return fail(2, format!("{}: {e}", out.display()));
+            return Outcome::failed(2, format!("{}: {e}", out.display()));
         }
     };
     if let Some(mut found) = refused {
