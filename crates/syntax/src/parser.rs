@@ -126,7 +126,36 @@ fn parse_with_recovery(file: FileId, src: &str, base: usize) -> Parsed {
 /// [`parse_file_at`] for a file with nothing to report: `None` as soon as the lexer or the
 /// parser has anything to say.
 fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
-    let mut tokens = lexer::TokenStream::new(file, src);
+    if lexes_elsewhere(src) {
+        return std::thread::scope(|scope| {
+            parse_streaming_from(
+                file,
+                src,
+                base,
+                lexer::LexedElsewhere::start(scope, file, src),
+            )
+        });
+    }
+    parse_streaming_from(file, src, base, lexer::TokenStream::new(file, src))
+}
+
+/// From this size a file is lexed on a second core while it is parsed
+/// ([`lexer::LexedElsewhere`]): starting a thread and handing chunks over costs some tens of
+/// microseconds, a thousandth of such a file's parse.
+const LEXED_ELSEWHERE_FROM: usize = 1 << 20;
+
+/// Whether `src` is large enough to be lexed on another core, and there is one.
+fn lexes_elsewhere(src: &str) -> bool {
+    src.len() >= LEXED_ELSEWHERE_FROM
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
+
+fn parse_streaming_from(
+    file: FileId,
+    src: &str,
+    base: usize,
+    mut tokens: impl lexer::Tokens,
+) -> Option<Parsed> {
     let mut builder = Builder::new(file, src, base, Vec::new(), usize::MAX, tokens.decoded());
     let result = driver::parse_program(&mut builder, tokens.by_ref());
     if tokens.troubled() || !builder.diags.is_empty() || builder.syntax_errors > 0 {
@@ -170,7 +199,25 @@ pub fn parse_file_statements(
     src: &str,
     each: &mut dyn FnMut(Expr),
 ) -> Vec<Diagnostic> {
-    let mut tokens = lexer::TokenStream::new(file, src);
+    if lexes_elsewhere(src) {
+        return std::thread::scope(|scope| {
+            statements_from(
+                file,
+                src,
+                each,
+                lexer::LexedElsewhere::start(scope, file, src),
+            )
+        });
+    }
+    statements_from(file, src, each, lexer::TokenStream::new(file, src))
+}
+
+fn statements_from(
+    file: FileId,
+    src: &str,
+    each: &mut dyn FnMut(Expr),
+    mut tokens: impl lexer::Tokens,
+) -> Vec<Diagnostic> {
     let lookahead_depth = std::cell::Cell::new(0u32);
     let mut builder = Builder::new(file, src, 0, Vec::new(), usize::MAX, tokens.decoded());
     builder.top_level = Some(TopLevelHandOver {
@@ -199,6 +246,8 @@ pub fn parse_file_statements(
     }
     let handed = builder.top_level.as_ref().map_or(0, |top| top.handed);
     drop(builder);
+    // A lexing thread stops as soon as nobody takes its tokens.
+    drop(tokens);
     // Anything to report: the whole parse says what, and when nothing of it is an error the
     // statements not yet handed over come from its program (the same program).
     let parsed = parse_with_recovery(file, src, 0);
@@ -2252,6 +2301,72 @@ mod tests {
             unreachable!("checked above")
         };
         assert!(matches!(&def.body[0].kind, ExprKind::Class(b) if b.name == "a::b"));
+    }
+
+    /// A file from [`LEXED_ELSEWHERE_FROM`] bytes on is lexed on another thread while it is
+    /// parsed: the program, the statements handed over and the diagnostics are those of the
+    /// reporting parse, which lexes the whole file first, here. The file is the valid parse
+    /// corpus, repeated.
+    #[test]
+    fn a_large_file_lexed_elsewhere_parses_as_lexed_here() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/parse/valid");
+        let mut paths = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(dir)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|x| x == "pp") {
+                    paths.push(path);
+                }
+            }
+        }
+        paths.sort();
+        let mut corpus = String::new();
+        for path in &paths {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            if parse_file(FileId(0), &text).diagnostics.is_empty() {
+                corpus.push_str(&text);
+                corpus.push('\n');
+            }
+        }
+        assert!(corpus.len() > 10_000, "{} bytes of corpus", corpus.len());
+        let mut src = String::new();
+        while src.len() <= LEXED_ELSEWHERE_FROM {
+            src.push_str(&corpus);
+        }
+        assert!(
+            lexes_elsewhere(&src),
+            "one core here: nothing is lexed elsewhere"
+        );
+        let here = parse_with_recovery(FileId(0), &src, 0);
+        assert!(
+            here.diagnostics.is_empty(),
+            "{:?}",
+            here.diagnostics.first()
+        );
+        let elsewhere = parse_file(FileId(0), &src);
+        assert!(elsewhere.diagnostics.is_empty());
+        let program = format!("{:?}", here.program);
+        assert_eq!(format!("{:?}", elsewhere.program), program);
+        let mut handed = Vec::new();
+        let said = parse_file_statements(FileId(0), &src, &mut |e| handed.push(e));
+        assert!(said.is_empty());
+        assert_eq!(
+            format!("{handed:?}"),
+            format!("{:?}", here.program.map(|p| p.body).unwrap_or_default())
+        );
+
+        // An error at the end: reported as the reporting parse reports it.
+        let bad = format!("{src}\n$x = [1,\n");
+        let here = parse_with_recovery(FileId(0), &bad, 0);
+        assert!(here.diagnostics.iter().any(Diagnostic::is_error));
+        assert_eq!(parse_file(FileId(0), &bad).diagnostics, here.diagnostics);
+        assert_eq!(
+            parse_file_statements(FileId(0), &bad, &mut drop),
+            here.diagnostics
+        );
     }
 
     /// A file with warnings only is parsed again whole for them: the statements handed over

@@ -192,6 +192,13 @@ impl TokenStream<'_> {
     /// Lexes the next chunk, leaving `ready` empty only at the end.
     #[inline(never)]
     fn refill(&mut self) {
+        if let Some(chunk) = self.next_chunk() {
+            self.ready = chunk;
+        }
+    }
+
+    /// The next tokens, never none; `None` at the end.
+    fn next_chunk(&mut self) -> Option<std::vec::IntoIter<SpannedTok>> {
         while !self.done {
             if self.lexer.lex_code() != CodeEnd::Paused {
                 self.done = true;
@@ -209,14 +216,139 @@ impl TokenStream<'_> {
                 }
                 chunk
             };
-            self.ready = chunk.into_iter();
+            let mut ready = chunk.into_iter();
             if std::mem::replace(&mut self.lookback, !self.done) {
-                self.ready.next();
+                ready.next();
             }
-            if !self.ready.as_slice().is_empty() {
-                return;
+            if !ready.as_slice().is_empty() {
+                return Some(ready);
             }
         }
+        None
+    }
+}
+
+/// A stream of tokens as the parser takes them: lexed here ([`TokenStream`]) or on a thread of
+/// its own ([`LexedElsewhere`]).
+pub trait Tokens: Iterator<Item = SpannedTok> {
+    /// Where the texts of the tokens that are not runs of the source are, for the parser's
+    /// builder.
+    fn decoded(&self) -> DecodedTexts;
+    /// Whether the lexer found anything to say (then [`lex`] is the way to report it). Known
+    /// once the stream has ended.
+    fn troubled(&self) -> bool;
+}
+
+impl Tokens for TokenStream<'_> {
+    fn decoded(&self) -> DecodedTexts {
+        TokenStream::decoded(self)
+    }
+    fn troubled(&self) -> bool {
+        TokenStream::troubled(self)
+    }
+}
+
+/// A large file's [`TokenStream`] lexed on a second core while the parser builds on the first:
+/// lexing is about a third of parsing, so a large manifest parses in about two thirds of the
+/// time. Chunks of tokens cross in a queue of [`LEXED_AHEAD`], with the texts the lexer decoded
+/// for them (appended here in the order the lexer numbered them, so each token's [`Text`] finds
+/// its own); the lexer never runs further ahead, and stops when the parser does (the queue's
+/// other end is dropped).
+pub struct LexedElsewhere {
+    chunks: std::sync::mpsc::Receiver<Handed>,
+    ready: std::vec::IntoIter<SpannedTok>,
+    decoded: DecodedTexts,
+    troubled: bool,
+    ended: bool,
+}
+
+/// How many chunks of tokens the lexing thread may be ahead of the parser.
+const LEXED_AHEAD: usize = 4;
+
+/// What the lexing thread hands over.
+enum Handed {
+    Tokens(std::vec::IntoIter<SpannedTok>, Vec<SmolStr>),
+    End { troubled: bool },
+}
+
+impl LexedElsewhere {
+    /// Starts lexing `src` on a thread of `scope`.
+    pub fn start<'scope, 'src: 'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        file: FileId,
+        src: &'src str,
+    ) -> LexedElsewhere {
+        let (give, chunks) = std::sync::mpsc::sync_channel(LEXED_AHEAD);
+        scope.spawn(move || {
+            // The lexer, and the shared list of its decoded texts, never leave this thread.
+            let mut stream = TokenStream::new(file, src);
+            let decoded = stream.decoded();
+            let mut texts_given = 0;
+            while let Some(chunk) = stream.next_chunk() {
+                let texts = {
+                    let all = decoded.0.borrow();
+                    let new = all.get(texts_given..).unwrap_or_default().to_vec();
+                    texts_given = all.len();
+                    new
+                };
+                if give.send(Handed::Tokens(chunk, texts)).is_err() {
+                    return;
+                }
+            }
+            let _ = give.send(Handed::End {
+                troubled: stream.troubled(),
+            });
+        });
+        LexedElsewhere {
+            chunks,
+            ready: Vec::new().into_iter(),
+            decoded: DecodedTexts::default(),
+            troubled: false,
+            ended: false,
+        }
+    }
+
+    #[inline(never)]
+    fn refill(&mut self) {
+        if self.ended {
+            return;
+        }
+        match self.chunks.recv() {
+            Ok(Handed::Tokens(tokens, texts)) => {
+                self.decoded.0.borrow_mut().extend(texts);
+                self.ready = tokens;
+            }
+            Ok(Handed::End { troubled }) => {
+                self.troubled = troubled;
+                self.ended = true;
+            }
+            // The lexing thread ended without saying how: the scope's join reports its panic.
+            Err(_) => {
+                self.troubled = true;
+                self.ended = true;
+            }
+        }
+    }
+}
+
+impl Iterator for LexedElsewhere {
+    type Item = SpannedTok;
+
+    #[inline]
+    fn next(&mut self) -> Option<SpannedTok> {
+        if self.ready.as_slice().is_empty() {
+            self.refill();
+        }
+        self.ready.next()
+    }
+}
+
+impl Tokens for LexedElsewhere {
+    fn decoded(&self) -> DecodedTexts {
+        self.decoded.clone()
+    }
+    fn troubled(&self) -> bool {
+        self.troubled
     }
 }
 

@@ -213,6 +213,58 @@ fn streamed_tokens_are_the_whole_files_tokens() {
     }
 }
 
+/// A large file is lexed on another thread ([`super::LexedElsewhere`]): the parser gets the
+/// tokens [`lex`] makes, and every decoded text (escapes, heredoc margins) is found under the
+/// number its token carries, in every chunk. A lexing error late in the file is known once the
+/// stream has ended, and only then.
+#[test]
+fn tokens_lexed_elsewhere_are_the_whole_files_tokens() {
+    use super::Tokens;
+    let line = "$a = \"t\\t${b}\\n\"\n$h = @(END)\n    x\\ty\n    | END\n$r = $c / 2 / $d\n";
+    let mut src = String::new();
+    let mut n = 0;
+    while src.len() < 5 * 4096 * 4 {
+        src.push_str(&line.replace("$a", &format!("$a{n}")));
+        n += 1;
+    }
+    let whole = lex(FileId(0), &src);
+    assert!(whole.diagnostics.is_empty(), "{:?}", whole.diagnostics);
+    // Several chunks of tokens, each with decoded texts.
+    assert!(whole.tokens.len() > 4 * 4096, "{}", whole.tokens.len());
+    assert!(
+        whole.decoded.0.borrow().len() > 2000,
+        "{}",
+        whole.decoded.0.borrow().len()
+    );
+    let (tokens, texts, troubled) = std::thread::scope(|scope| {
+        let mut elsewhere = super::LexedElsewhere::start(scope, FileId(0), &src);
+        let tokens: Vec<_> = elsewhere.by_ref().collect();
+        (tokens, elsewhere.decoded(), elsewhere.troubled())
+    });
+    assert_eq!(tokens, whole.tokens);
+    assert_eq!(
+        shown(&tokens, &texts, &src),
+        shown(&whole.tokens, &whole.decoded, &src)
+    );
+    assert!(!troubled);
+
+    let bad = format!("{src}$x = \"unclosed\n");
+    std::thread::scope(|scope| {
+        let mut elsewhere = super::LexedElsewhere::start(scope, FileId(0), &bad);
+        assert!(elsewhere.next().is_some());
+        assert!(!elsewhere.troubled(), "said before the lexer got there");
+        elsewhere.by_ref().for_each(drop);
+        assert!(elsewhere.troubled());
+        assert!(elsewhere.next().is_none());
+        assert!(elsewhere.troubled());
+    });
+    // A parser that stops early stops the lexing thread: the scope ends.
+    std::thread::scope(|scope| {
+        let mut elsewhere = super::LexedElsewhere::start(scope, FileId(0), &src);
+        assert!(elsewhere.next().is_some());
+    });
+}
+
 #[test]
 fn token_texts_are_the_texts_whatever_their_length() {
     // Around the inline limit, in bytes and in characters; blanks, which `SmolStr::new` may
