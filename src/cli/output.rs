@@ -1,9 +1,10 @@
 //! How `pbc` prints: colour and `--quiet` for diagnostics, and standard output written whole or
-//! not at all (a write that fails is exit 2).
+//! not at all (a write that fails is exit 2), except by the commands over many nodes, which
+//! write their lines as they go ([`Output::stdout_sink`]).
 
 use super::args::{Cli, ColourChoice};
 use puppet_bindings::diag::{self, Diagnostic};
-use puppet_bindings::inject::query::ProgressSink;
+use puppet_bindings::inject::query::{OutputSink, ProgressSink};
 use puppet_bindings::outcome::Outcome;
 use puppet_bindings::span::SourceMap;
 use std::io::Write;
@@ -56,6 +57,13 @@ impl Output {
             Some((count, total)) => eprint!("\rpbc: {count}/{total} nodes"),
             None => eprint!("\r\x1b[K"),
         })))
+    }
+
+    /// Standard output for a command that writes as it goes (`lookup --nodes`, `diff`).
+    pub(crate) fn stdout_sink() -> OutputSink {
+        OutputSink(std::sync::Arc::new(std::sync::Mutex::new(
+            std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+        )))
     }
 
     /// The human rendering of a run's diagnostics for stderr: each finding, then the summary

@@ -4,10 +4,10 @@
 //! directory as `pbc lookup --nodes` does; only the nodes and keys whose answers differ are
 //! printed.
 //!
-//! It must not answer keys itself: both sides come from [`super::nodes::answer_all`], so a
+//! It must not answer keys itself: both sides come from [`super::nodes::with_nodes`], so a
 //! difference shown is a difference `pbc lookup` would show.
 
-use super::nodes::{answer_all, NodeAnswers};
+use super::nodes::{listed_nodes, with_nodes, Lines, NodeAnswers, NODES_AT_ONCE};
 use super::query::LookupOptions;
 use crate::eval::Value;
 use crate::outcome::{Outcome, Said};
@@ -97,7 +97,8 @@ fn change_text(old: &Answer, new: &Answer) -> String {
 
 /// Answers every node of `nodes` in the trees `old` and `new` (the rest of `opts` as for
 /// `pbc lookup --nodes`) and says what differs: text, or a JSON line per node that differs
-/// (`json`). Exit 0 when nothing differs, 1 when something does.
+/// (`json`), written to `opts.output` as the nodes are answered when it is given. Exit 0 when
+/// nothing differs, 1 when something does.
 pub fn run(
     opts: &LookupOptions,
     old: &Path,
@@ -109,7 +110,7 @@ pub fn run(
 ) -> Outcome {
     // A directory is a tree; a file, a model `pbc compile` wrote.
     let side = |side: &Path| {
-        let opts = if side.is_file() {
+        if side.is_file() {
             LookupOptions {
                 model: Some(side.to_path_buf()),
                 ..opts.clone()
@@ -120,79 +121,119 @@ pub fn run(
                 model: None,
                 ..opts.clone()
             }
-        };
-        answer_all(&opts, nodes, &PType::Data, default, options)
+        }
     };
-    let (before, mut said) = match side(old) {
-        Ok(done) => done,
+    // A node is done when both sides have answered it: the new side tells.
+    let old_opts = LookupOptions {
+        progress: None,
+        ..side(old)
+    };
+    let new_opts = side(new);
+    let listed = match listed_nodes(nodes) {
+        Ok(listed) => listed,
         Err(outcome) => return outcome,
     };
-    let (after, more) = match side(new) {
-        Ok(done) => done,
-        Err(outcome) => return outcome,
-    };
-    said.extend(more);
-    let mut stdout = String::new();
+    let mut lines = Lines::new(opts.output.clone());
     let mut differing = 0;
-    // Both sides list the same factsets in the same order.
-    for (b, a) in before.iter().zip(&after) {
-        let keys: BTreeSet<&str> = [b, a]
-            .iter()
-            .flat_map(|n| n.values.keys().chain(n.errors.keys()))
-            .map(String::as_str)
-            .collect();
-        let changed: Vec<(&str, Answer, Answer)> = keys
-            .into_iter()
-            .map(|k| (k, Answer::of(b, k), Answer::of(a, k)))
-            .filter(|(_, x, y)| x != y)
-            .collect();
-        if changed.is_empty() && b.environment == a.environment {
-            continue;
-        }
-        differing += 1;
-        if json {
-            let keys: serde_json::Map<String, serde_json::Value> = changed
-                .iter()
-                .map(|(k, x, y)| {
-                    (
-                        k.to_string(),
-                        serde_json::json!({ "old": x.json(), "new": y.json() }),
-                    )
-                })
-                .collect();
-            let line = serde_json::json!({
-                "node": b.node,
-                "environment": { "old": b.environment, "new": a.environment },
-                "keys": keys,
-            });
-            let _ = writeln!(stdout, "{line}");
-        } else {
-            let env = |e: &Option<String>| e.clone().unwrap_or_else(|| "none".into());
-            if b.environment == a.environment {
-                let _ = writeln!(stdout, "{} ({})", b.node, env(&b.environment));
-            } else {
-                let _ = writeln!(
-                    stdout,
-                    "{} ({} -> {})",
-                    b.node,
-                    env(&b.environment),
-                    env(&a.environment)
-                );
-            }
-            for (k, x, y) in &changed {
-                let _ = writeln!(stdout, "  {k}: {}", change_text(x, y));
-            }
-        }
+    let mut said_after = Vec::new();
+    let ran = with_nodes(
+        &old_opts,
+        &listed,
+        &PType::Data,
+        default,
+        options,
+        |before| {
+            said_after = with_nodes(
+                &new_opts,
+                &listed,
+                &PType::Data,
+                default,
+                options,
+                |after| {
+                    for chunk in listed.chunks(NODES_AT_ONCE) {
+                        let b = before.answer(chunk)?;
+                        let a = after.answer(chunk)?;
+                        let mut text = String::new();
+                        for (b, a) in b.iter().zip(&a) {
+                            differing += usize::from(node_difference(b, a, json, &mut text));
+                        }
+                        lines.write(text)?;
+                    }
+                    Ok(())
+                },
+            )?;
+            Ok(())
+        },
+    );
+    let mut said = match ran {
+        Ok(said) => said,
+        Err(outcome) => return lines.failed(outcome),
+    };
+    if let Err(outcome) = lines.flush() {
+        return outcome;
     }
+    said.extend(said_after);
     if !opts.quiet {
         said.push(Said::pbc(format!(
             "{differing} of {} nodes differ",
-            before.len().min(after.len())
+            listed.len()
         )));
     }
     Outcome {
-        stdout,
+        stdout: lines.kept,
         said,
         status: u8::from(differing > 0),
     }
+}
+
+/// What differs for one node between its answers `b` (before) and `a` (after), appended to
+/// `out`; whether anything does.
+fn node_difference(b: &NodeAnswers, a: &NodeAnswers, json: bool, out: &mut String) -> bool {
+    let keys: BTreeSet<&str> = [b, a]
+        .iter()
+        .flat_map(|n| n.values.keys().chain(n.errors.keys()))
+        .map(String::as_str)
+        .collect();
+    let changed: Vec<(&str, Answer, Answer)> = keys
+        .into_iter()
+        .map(|k| (k, Answer::of(b, k), Answer::of(a, k)))
+        .filter(|(_, x, y)| x != y)
+        .collect();
+    if changed.is_empty() && b.environment == a.environment {
+        return false;
+    }
+    if json {
+        let keys: serde_json::Map<String, serde_json::Value> = changed
+            .iter()
+            .map(|(k, x, y)| {
+                (
+                    k.to_string(),
+                    serde_json::json!({ "old": x.json(), "new": y.json() }),
+                )
+            })
+            .collect();
+        let line = serde_json::json!({
+            "node": b.node,
+            "environment": { "old": b.environment, "new": a.environment },
+            "keys": keys,
+        });
+        let _ = writeln!(out, "{line}");
+    } else {
+        let env = |e: &Option<String>| e.clone().unwrap_or_else(|| "none".into());
+        if b.environment == a.environment {
+            let _ = writeln!(out, "{} ({})", b.node, env(&b.environment));
+        } else {
+            let _ = writeln!(
+                out,
+                "{} ({} -> {})",
+                b.node,
+                env(&b.environment),
+                env(&a.environment)
+            );
+        }
+        for (k, x, y) in &changed {
+            let _ = writeln!(out, "  {k}: {}", change_text(x, y));
+        }
+    }
+    true
 }

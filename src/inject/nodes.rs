@@ -7,7 +7,7 @@
 //! It must not word the answers differently from a lookup of one node: a value is what
 //! `pbc lookup --format json` prints for that node, a failed key the same `CODE: message`.
 
-use super::query::{LookupOptions, ProgressSink};
+use super::query::{LookupOptions, OutputSink, ProgressSink};
 use super::{ForInjection, Injector};
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
@@ -18,6 +18,7 @@ use crate::load::{facts, Request};
 use crate::options::Options;
 use crate::outcome::{Outcome, Said};
 use crate::types::PType;
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -180,7 +181,8 @@ fn answer(
     }
 }
 
-/// Runs `opts` (keys or `--all`) for every node of `dir`: a JSON line per node.
+/// Runs `opts` (keys or `--all`) for every node of `dir`: a JSON line per node, written to
+/// `opts.output` as the nodes are answered when it is given, else returned whole.
 pub fn run(
     opts: &LookupOptions,
     dir: &Path,
@@ -188,31 +190,97 @@ pub fn run(
     default: Option<&Value>,
     options: &Options,
 ) -> Outcome {
-    let (answers, mut said) = match answer_all(opts, dir, ty, default, options) {
-        Ok(done) => done,
+    let nodes = match listed_nodes(dir) {
+        Ok(nodes) => nodes,
         Err(outcome) => return outcome,
     };
-    let mut stdout = String::new();
-    for a in &answers {
-        stdout.push_str(&serde_json::to_string(&a.to_json()).unwrap_or_default());
-        stdout.push('\n');
+    let mut lines = Lines::new(opts.output.clone());
+    let mut failed = 0;
+    let ran = with_nodes(opts, &nodes, ty, default, options, |side| {
+        for chunk in nodes.chunks(NODES_AT_ONCE) {
+            let answers = side.answer(chunk)?;
+            let mut text = String::new();
+            for a in &answers {
+                text.push_str(&serde_json::to_string(&a.to_json()).unwrap_or_default());
+                text.push('\n');
+                failed += usize::from(!a.errors.is_empty());
+            }
+            lines.write(text)?;
+        }
+        Ok(())
+    });
+    let mut said = match ran {
+        Ok(said) => said,
+        Err(outcome) => return lines.failed(outcome),
+    };
+    if let Err(outcome) = lines.flush() {
+        return outcome;
     }
-    let failed = answers.iter().filter(|a| !a.errors.is_empty()).count();
     if failed > 0 && !opts.quiet {
         said.push(Said::pbc(format!(
             "{failed} of {} nodes have keys that failed (see their `errors`)",
-            answers.len()
+            nodes.len()
         )));
     }
     Outcome {
-        stdout,
+        stdout: lines.kept,
         said,
         status: u8::from(failed > 0),
     }
 }
 
+/// How many nodes are answered before their lines are written: what a run over nodes holds at
+/// once (a node's facts and answers are some hundreds of kilobytes with `--all`), whatever the
+/// number of nodes.
+pub(crate) const NODES_AT_ONCE: usize = 256;
+
+/// A run's output: written to the sink as it is made, or kept to be returned whole.
+pub(crate) struct Lines {
+    sink: Option<OutputSink>,
+    pub(crate) kept: String,
+}
+
+impl Lines {
+    pub(crate) fn new(sink: Option<OutputSink>) -> Lines {
+        Lines {
+            sink,
+            kept: String::new(),
+        }
+    }
+
+    pub(crate) fn write(&mut self, text: String) -> Result<(), Outcome> {
+        match &self.sink {
+            None => {
+                self.kept.push_str(&text);
+                Ok(())
+            }
+            Some(sink) => sink.write(text.as_bytes()).map_err(cannot_write),
+        }
+    }
+
+    pub(crate) fn flush(&mut self) -> Result<(), Outcome> {
+        match &self.sink {
+            None => Ok(()),
+            Some(sink) => sink.flush().map_err(cannot_write),
+        }
+    }
+
+    /// `outcome`, after what was written so far is flushed: a run that stops part way leaves
+    /// whole lines for the nodes before, and its status says it stopped.
+    pub(crate) fn failed(mut self, outcome: Outcome) -> Outcome {
+        let _ = self.flush();
+        outcome
+    }
+}
+
+fn cannot_write(e: std::io::Error) -> Outcome {
+    Outcome::failed(2, format!("cannot write to standard output: {e}"))
+}
+
 /// Every node's answers in node order, and what to say (the errors of environments that could
-/// not be looked up in); `Err`: what stops the whole run.
+/// not be looked up in); `Err`: what stops the whole run. Holds every node's answers: for a few
+/// nodes (`pbc migrate` compares them); runs over many go through [`with_nodes`] a part at a
+/// time.
 pub fn answer_all(
     opts: &LookupOptions,
     dir: &Path,
@@ -220,25 +288,76 @@ pub fn answer_all(
     default: Option<&Value>,
     options: &Options,
 ) -> Result<(Vec<NodeAnswers>, Vec<Said>), Outcome> {
-    let _listings = crate::source::ListingScope::begin();
-    let nodes = match factsets(dir) {
-        Ok(n) => n,
-        Err(e) => {
-            return Err(Outcome::usage(format!(
-                "cannot read the factsets directory `{}`: {}",
-                dir.display(),
-                crate::source::io_reason(&e)
-            )))
+    let nodes = listed_nodes(dir)?;
+    let mut all = Vec::new();
+    let said = with_nodes(opts, &nodes, ty, default, options, |side| {
+        for chunk in nodes.chunks(NODES_AT_ONCE) {
+            all.extend(side.answer(chunk)?);
         }
-    };
+        Ok(())
+    })?;
+    Ok((all, said))
+}
+
+/// The factsets of `dir` ([`factsets`]), or why there are none to answer.
+pub(crate) fn listed_nodes(dir: &Path) -> Result<Vec<(String, PathBuf)>, Outcome> {
+    let nodes = factsets(dir).map_err(|e| {
+        Outcome::usage(format!(
+            "cannot read the factsets directory `{}`: {}",
+            dir.display(),
+            crate::source::io_reason(&e)
+        ))
+    })?;
     if nodes.is_empty() {
         return Err(Outcome::usage(format!(
             "`{}` has no factsets (`<node>.json`, `.yaml` or `.yml`)",
             dir.display()
         )));
     }
+    Ok(nodes)
+}
+
+/// Reads what answers `nodes` (the tree's `environments.pp`, or the model) and gives it to
+/// `run`, which answers the nodes a part at a time through [`Side::answer`]. Gives back what
+/// was said on the way. `Err`: what stops the whole run.
+pub(crate) fn with_nodes(
+    opts: &LookupOptions,
+    nodes: &[(String, PathBuf)],
+    ty: &PType,
+    default: Option<&Value>,
+    options: &Options,
+    run: impl FnOnce(&mut Side<'_>) -> Result<(), Outcome>,
+) -> Result<Vec<Said>, Outcome> {
+    let _listings = crate::source::ListingScope::begin();
+    let progress = Progress::new(nodes.len(), opts.progress.clone());
+    let asked = Asked {
+        opts,
+        ty,
+        default,
+        options,
+        progress: &progress,
+    };
     if let Some(path) = &opts.model {
-        return answer_all_on_model(opts, path, &nodes, ty, default, options);
+        // From a cache, only the bindings the keys need: which those are does not depend on
+        // the node, and a node's key not found says no more than that (no suggestions from
+        // the rest).
+        let only = (!opts.all).then_some(opts.keys.as_slice());
+        let (mut read, _) = super::query::read_model(opts, path, only, &options.files)?;
+        let environment = read.environment().to_string();
+        let model = read.take_document();
+        let index = std::sync::Arc::new(crate::compose::Bindings::build(&model.layers.layers));
+        let mut side = Side {
+            asked,
+            answers_from: AnswersFrom::Model {
+                environment,
+                model: &model,
+                index,
+            },
+            said: Vec::new(),
+        };
+        run(&mut side)?;
+        progress.finish();
+        return Ok(side.said);
     }
     let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
     // environments.pp is read once; each node's environment is chosen from it.
@@ -253,88 +372,231 @@ pub fn answer_all(
     } else {
         None
     };
-    let program = environments
-        .as_ref()
-        .and_then(LoadedTree::environments_program);
+    // Each environment's tree and model is kept from the node that first needs it to the end
+    // of the run, and later ones are loaded while earlier ones are in use: each in a place of
+    // its own that is filled once (there are at most as many environments as nodes).
+    let trees: Vec<OnceCell<Box<LoadedTree>>> = (0..nodes.len()).map(|_| OnceCell::new()).collect();
+    let models: Vec<OnceCell<Box<Model<'_>>>> = (0..nodes.len()).map(|_| OnceCell::new()).collect();
+    let mut side = Side {
+        asked,
+        answers_from: AnswersFrom::Tree(Environments {
+            confdir,
+            program: environments
+                .as_ref()
+                .and_then(LoadedTree::environments_program),
+            trees: &trees,
+            models: &models,
+            by_name: BTreeMap::new(),
+        }),
+        said: Vec::new(),
+    };
+    run(&mut side)?;
+    progress.finish();
+    Ok(side.said)
+}
 
-    let mut answers: Vec<NodeAnswers> = Vec::with_capacity(nodes.len());
-    // Per environment: its selection (the first node's: the layout is the environment's) and
-    // the indexes of its nodes' requests.
-    let mut groups: BTreeMap<String, (crate::load::environment::SelectedEnvironment, Vec<usize>)> =
-        BTreeMap::new();
-    let mut requests: Vec<Option<Request>> = Vec::with_capacity(nodes.len());
-    for (node, file) in &nodes {
-        let at = answers.len();
-        let chosen = request_for(opts, node, file, options).and_then(|request| {
-            let selected = select(&confdir, program, &request, &options.files)?;
-            Ok((request, selected))
-        });
-        match chosen {
-            Ok((request, selected)) => {
-                answers.push(NodeAnswers {
-                    node: node.clone(),
-                    environment: Some(selected.name.clone()),
-                    ..NodeAnswers::default()
-                });
-                groups
-                    .entry(selected.name.clone())
-                    .or_insert_with(|| (selected, Vec::new()))
-                    .1
-                    .push(at);
-                requests.push(Some(request));
-            }
-            Err(d) => {
-                answers.push(NodeAnswers::failed(node, None, &d));
-                requests.push(None);
-            }
+type Model<'m> = crate::lower::model::TreeDocument<super::Code<'m>>;
+
+/// What every node of a run is asked.
+struct Asked<'a> {
+    opts: &'a LookupOptions,
+    ty: &'a PType,
+    default: Option<&'a Value>,
+    options: &'a Options,
+    progress: &'a Progress,
+}
+
+/// One side of a run over nodes (`diff` has two): what answers its nodes.
+pub(crate) struct Side<'a> {
+    asked: Asked<'a>,
+    answers_from: AnswersFrom<'a>,
+    /// What was said so far: each environment that could not be looked up in, once.
+    pub(crate) said: Vec<Said>,
+}
+
+enum AnswersFrom<'a> {
+    Tree(Environments<'a>),
+    Model {
+        environment: String,
+        model: &'a Model<'a>,
+        index: std::sync::Arc<crate::compose::Bindings<'a>>,
+    },
+}
+
+/// A tree's environments, each loaded when a node first runs in it.
+struct Environments<'a> {
+    confdir: PathBuf,
+    program: Option<&'a crate::ast::Program>,
+    trees: &'a [OnceCell<Box<LoadedTree>>],
+    models: &'a [OnceCell<Box<Model<'a>>>],
+    /// Each environment met: its model and index, or why its nodes get nothing
+    /// (`CODE: message`, for their `*`).
+    by_name: BTreeMap<String, Result<Indexed<'a>, String>>,
+}
+
+type Indexed<'a> = (&'a Model<'a>, std::sync::Arc<crate::compose::Bindings<'a>>);
+
+impl<'a> Environments<'a> {
+    /// Loads `selected` unless it has been: its model and index, or why not.
+    fn load(
+        &mut self,
+        selected: &crate::load::environment::SelectedEnvironment,
+        options: &Options,
+        said: &mut Vec<Said>,
+    ) -> Result<(), Outcome> {
+        if self.by_name.contains_key(&selected.name) {
+            return Ok(());
         }
-    }
-
-    let progress = Progress::new(nodes.len(), opts.progress.clone());
-    let mut said = Vec::new();
-    for (name, (selected, members)) in &groups {
-        let mut loaded = match selected
+        let name = &selected.name;
+        let mut loaded = selected
             .layout
             .files(options)
-            .and_then(|files| crate::load::load_request_files(&files, Some(&confdir), options))
-        {
-            Ok(l) => l,
-            Err(e) => return Err(Outcome::usage(e.to_string())),
-        };
+            .and_then(|files| crate::load::load_request_files(&files, Some(&self.confdir), options))
+            .map_err(|e| Outcome::usage(e.to_string()))?;
         if loaded.has_file_errors() {
             // Said once on stderr; each of its nodes names the first.
             let errors = errors_of(&loaded);
             let code = errors.first().map_or(codes::SYNTAX_ERROR, |d| d.code);
-            for &i in members {
-                answers[i].errors.insert(
-                    "*".into(),
-                    format!("{code}: the environment `{name}` has errors (see `pbc check`); nothing was looked up"),
-                );
-            }
             said.push(Said::placed(&loaded.check.files, errors));
-            continue;
+            self.by_name.insert(
+                name.clone(),
+                Err(format!("{code}: the environment `{name}` has errors (see `pbc check`); nothing was looked up")),
+            );
+            return Ok(());
         }
         let hiera = loaded.take_hiera();
-        let mut model = loaded.tree_model(ForInjection);
-        model.hiera = hiera;
-        let group = Group {
-            model: &model,
-            environment: name,
-            from: selected.from,
-            members,
+        let place = self.by_name.len();
+        let (Some(tree_place), Some(model_place)) = (self.trees.get(place), self.models.get(place))
+        else {
+            // More environments than nodes: cannot be, each node runs in one.
+            return Err(Outcome::failed(2, "more environments than nodes"));
         };
-        group.answer(
-            opts,
-            ty,
-            default,
-            &nodes,
-            &requests,
-            &progress,
-            &mut answers,
-        );
+        let tree: &'a LoadedTree = tree_place.get_or_init(|| Box::new(loaded));
+        let model: &'a Model<'a> = model_place.get_or_init(|| {
+            let mut model = tree.tree_model(ForInjection);
+            model.hiera = hiera;
+            Box::new(model)
+        });
+        let index = std::sync::Arc::new(crate::compose::Bindings::build(&model.layers.layers));
+        self.by_name.insert(name.clone(), Ok((model, index)));
+        Ok(())
     }
-    progress.finish();
-    Ok((answers, said))
+}
+
+impl Side<'_> {
+    /// The answers of `nodes`, in their order: each node's facts are read, its environment is
+    /// chosen (and loaded, the first time), and its keys are answered, the nodes in parallel
+    /// on every core. `Err`: what stops the whole run.
+    pub(crate) fn answer(
+        &mut self,
+        nodes: &[(String, PathBuf)],
+    ) -> Result<Vec<NodeAnswers>, Outcome> {
+        let asked = &self.asked;
+        let (opts, options) = (asked.opts, asked.options);
+        let environments = match &mut self.answers_from {
+            AnswersFrom::Model {
+                environment,
+                model,
+                index,
+            } => {
+                let (model, index, environment) = (*model, &*index, environment.as_str());
+                return Ok(crate::parallel::parallel_map(nodes.len(), |i| {
+                    let (node, file) = &nodes[i];
+                    let answers = match request_for(opts, node, file, options) {
+                        Ok(request) => {
+                            asked.answer(node, environment, "the model", model, index, &request)
+                        }
+                        Err(d) => NodeAnswers::failed(node, None, &d),
+                    };
+                    asked.progress.one_more();
+                    answers
+                }));
+            }
+            AnswersFrom::Tree(environments) => environments,
+        };
+        let (confdir, program) = (&environments.confdir, environments.program);
+        let chosen = crate::parallel::parallel_map(nodes.len(), |i| {
+            let (node, file) = &nodes[i];
+            request_for(opts, node, file, options).and_then(|request| {
+                let selected = select(confdir, program, &request, &options.files)?;
+                Ok((request, selected))
+            })
+        });
+        for (_, selected) in chosen.iter().flatten() {
+            environments.load(selected, options, &mut self.said)?;
+        }
+        let by_name = &environments.by_name;
+        Ok(crate::parallel::parallel_map(nodes.len(), |i| {
+            let node = nodes[i].0.as_str();
+            let answers = match &chosen[i] {
+                Err(d) => NodeAnswers::failed(node, None, d),
+                Ok((request, selected)) => {
+                    let name = selected.name.as_str();
+                    match by_name.get(name) {
+                        Some(Ok((model, index))) => {
+                            asked.answer(node, name, selected.from, model, index, request)
+                        }
+                        Some(Err(why)) => NodeAnswers {
+                            node: node.to_string(),
+                            environment: Some(name.to_string()),
+                            errors: BTreeMap::from([("*".to_string(), why.clone())]),
+                            ..NodeAnswers::default()
+                        },
+                        None => NodeAnswers::failed(
+                            node,
+                            Some(name.to_string()),
+                            &Diagnostic::error(
+                                codes::UNKNOWN_ENVIRONMENT,
+                                crate::span::Span::NONE,
+                                format!("the environment `{name}` was not loaded"),
+                            ),
+                        ),
+                    }
+                }
+            };
+            asked.progress.one_more();
+            answers
+        }))
+    }
+}
+
+impl Asked<'_> {
+    /// One node's answers from its environment's model.
+    fn answer<'m>(
+        &self,
+        node: &str,
+        environment: &str,
+        from: &'static str,
+        model: &'m Model<'m>,
+        index: &std::sync::Arc<crate::compose::Bindings<'m>>,
+        request: &Request,
+    ) -> NodeAnswers {
+        let name = Some(environment.to_string());
+        match Injector::for_environment(
+            model,
+            Some(index.clone()),
+            environment.to_string(),
+            from,
+            request,
+        ) {
+            Ok(mut injector) => {
+                let mut answers = NodeAnswers {
+                    node: node.to_string(),
+                    environment: name,
+                    ..NodeAnswers::default()
+                };
+                answer(
+                    self.opts,
+                    self.ty,
+                    self.default,
+                    &mut injector,
+                    &mut answers,
+                );
+                answers
+            }
+            Err(d) => NodeAnswers::failed(node, name, &d),
+        }
+    }
 }
 
 /// How many nodes are answered, told to `opts.progress` every 16 nodes and at the end.
@@ -367,100 +629,4 @@ impl Progress {
             (sink.0)(None);
         }
     }
-}
-
-/// The nodes of one environment, answered from its model.
-struct Group<'g, 'm> {
-    model: &'g crate::lower::model::TreeDocument<super::Code<'m>>,
-    environment: &'g str,
-    from: &'static str,
-    /// Indexes of the group's nodes.
-    members: &'g [usize],
-}
-
-impl Group<'_, '_> {
-    /// Indexes the model once for every node of the group (each node matches the index against
-    /// its own categories) and answers the nodes in parallel, into their places in `answers`.
-    #[allow(clippy::too_many_arguments)]
-    fn answer(
-        &self,
-        opts: &LookupOptions,
-        ty: &PType,
-        default: Option<&Value>,
-        nodes: &[(String, PathBuf)],
-        requests: &[Option<Request>],
-        progress: &Progress,
-        answers: &mut [NodeAnswers],
-    ) {
-        let index = std::sync::Arc::new(crate::compose::Bindings::build(&self.model.layers.layers));
-        let answered = crate::parallel::parallel_map(self.members.len(), |m| {
-            let i = self.members[m];
-            let name = Some(self.environment.to_string());
-            let mut node = NodeAnswers {
-                node: nodes[i].0.clone(),
-                environment: name.clone(),
-                ..NodeAnswers::default()
-            };
-            if let Some(request) = &requests[i] {
-                match Injector::for_environment(
-                    self.model,
-                    Some(index.clone()),
-                    self.environment.to_string(),
-                    self.from,
-                    request,
-                ) {
-                    Ok(mut injector) => answer(opts, ty, default, &mut injector, &mut node),
-                    Err(d) => node = NodeAnswers::failed(&nodes[i].0, name, &d),
-                }
-            }
-            progress.one_more();
-            node
-        });
-        for (m, node) in answered.into_iter().enumerate() {
-            answers[self.members[m]] = node;
-        }
-    }
-}
-
-/// `--nodes` with `--model FILE`: every node in the model's environment.
-fn answer_all_on_model(
-    opts: &LookupOptions,
-    path: &Path,
-    nodes: &[(String, PathBuf)],
-    ty: &PType,
-    default: Option<&Value>,
-    options: &Options,
-) -> Result<(Vec<NodeAnswers>, Vec<Said>), Outcome> {
-    // From a cache, only the bindings the keys need: which those are does not depend on the
-    // node, and a node's key not found says no more than that (no suggestions from the rest).
-    let only = (!opts.all).then_some(opts.keys.as_slice());
-    let (mut read, _) = super::query::read_model(opts, path, only, &options.files)?;
-    let environment = read.environment().to_string();
-    let model = read.take_document();
-    let mut answers = Vec::with_capacity(nodes.len());
-    let mut requests = Vec::with_capacity(nodes.len());
-    let mut members = Vec::with_capacity(nodes.len());
-    for (i, (node, file)) in nodes.iter().enumerate() {
-        match request_for(opts, node, file, options) {
-            Ok(request) => {
-                answers.push(NodeAnswers::default());
-                requests.push(Some(request));
-                members.push(i);
-            }
-            Err(d) => {
-                answers.push(NodeAnswers::failed(node, None, &d));
-                requests.push(None);
-            }
-        }
-    }
-    let progress = Progress::new(nodes.len(), opts.progress.clone());
-    let group = Group {
-        model: &model,
-        environment: &environment,
-        from: "the model",
-        members: &members,
-    };
-    group.answer(opts, ty, default, nodes, &requests, &progress, &mut answers);
-    progress.finish();
-    Ok((answers, Vec::new()))
 }

@@ -46,6 +46,8 @@ pub struct LookupOptions {
     pub model: Option<PathBuf>,
     /// Told how many nodes are done (`pbc lookup --nodes` and `pbc diff` on a terminal).
     pub progress: Option<ProgressSink>,
+    /// Where `--nodes` writes its lines as it goes (else they are returned whole).
+    pub output: Option<OutputSink>,
     /// `--show-decrypted`: explanations print the values decrypted from hiera-eyaml data.
     pub show_decrypted: bool,
     /// `--merge` and its deep options: how Hiera 5 data merges (`puppet lookup --merge`).
@@ -98,6 +100,35 @@ pub type ProgressFn = dyn Fn(Option<(usize, usize)>) + Send + Sync;
 impl std::fmt::Debug for ProgressSink {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("ProgressSink")
+    }
+}
+
+/// Where `pbc lookup --nodes` and `pbc diff` write their output as they go, some hundreds of
+/// nodes at a time in node order, so that a run over any number of nodes holds only those
+/// ([`super::nodes::NODES_AT_ONCE`]). The command line gives standard output; without a sink
+/// the output is returned whole in [`crate::outcome::Outcome::stdout`].
+#[derive(Clone)]
+pub struct OutputSink(pub std::sync::Arc<std::sync::Mutex<dyn std::io::Write + Send>>);
+
+impl OutputSink {
+    pub fn write(&self, bytes: &[u8]) -> std::io::Result<()> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .write_all(bytes)
+    }
+
+    pub fn flush(&self) -> std::io::Result<()> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .flush()
+    }
+}
+
+impl std::fmt::Debug for OutputSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("OutputSink")
     }
 }
 

@@ -966,6 +966,93 @@ fn diff_shows_what_changes_for_which_node() {
 /// `lookup --nodes`: a node whose facts cannot be read gets its own line with the error under
 /// `*`, the other nodes are answered, and the exit status says something failed; `diff
 /// --format json` prints a JSON line per node that differs.
+/// `lookup --nodes` and `diff` answer many nodes some hundreds at a time and write each part
+/// as it is done: over several parts, with an environment first met in a later part (loaded
+/// then, while the first stays in use) and a node whose facts are broken, every node gets its
+/// line in node order, from its own environment; `diff` says exactly the nodes that differ.
+#[test]
+fn many_nodes_are_answered_a_part_at_a_time_in_node_order() {
+    let environments = "site {\n  environment { 'production': envdir => \"${confdir}/prod\" }\n  environment { 'staging': envdir => \"${confdir}/stage\" }\n}\n$environment = $tier ? {\n  'stage' => 'staging',\n  default => 'production',\n}\n";
+    let site = "site {\n  categories { node => \"${::fqdn}\", environment => true }\n  bindings => [layer { 'site': include => 'confdir:/default' }]\n}\n";
+    let bindings = |env: &str, motd: &str| {
+        [
+            (format!("{env}/manifests/site.pp"), site.to_string()),
+            (
+                format!("{env}/bindings/default.pp"),
+                format!("bindings default {{\n  bind 'motd' to \"${{::fqdn}} {motd}\"\n}}\n"),
+            ),
+        ]
+    };
+    let count = 600;
+    let stage_from = 300;
+    let broken = 100;
+    let mut files: Vec<(String, String)> = vec![("environments.pp".into(), environments.into())];
+    for i in 0..count {
+        let tier = if i >= stage_from { "stage" } else { "prod" };
+        let facts = if i == broken {
+            "{\"tier\": ".to_string()
+        } else {
+            format!("{{\"tier\": \"{tier}\"}}")
+        };
+        files.push((format!("facts/n{i:03}.json"), facts));
+    }
+    let mut old_files = files.clone();
+    old_files.extend(bindings("prod", "in production"));
+    old_files.extend(bindings("stage", "in staging"));
+    let mut new_files = files;
+    new_files.extend(bindings("prod", "in production"));
+    new_files.extend(bindings("stage", "in staging, changed"));
+    let write = |name: &str, files: &[(String, String)]| {
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        common::write_tree("many-nodes", name, &[], &refs)
+    };
+    let old = write("old", &old_files);
+    let new = write("new", &new_files);
+    let (old, new) = (old.to_string_lossy(), new.to_string_lossy());
+    let nodes = format!("{old}/facts");
+
+    let (code, out, err) = pbc(&["lookup", "-C", &old, "--nodes", &nodes, "motd"]);
+    assert_eq!(code, 1, "one node's facts are broken: {err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line per node"))
+        .collect();
+    assert_eq!(lines.len(), count);
+    for (i, line) in lines.iter().enumerate() {
+        let node = format!("n{i:03}");
+        assert_eq!(line["node"], node.as_str(), "line {i}");
+        if i == broken {
+            let why = line["errors"]["*"].as_str().unwrap_or_default();
+            assert!(why.starts_with("INVALID_FACTS: "), "{line}");
+            continue;
+        }
+        let (environment, motd) = if i >= stage_from {
+            ("staging", format!("{node} in staging"))
+        } else {
+            ("production", format!("{node} in production"))
+        };
+        assert_eq!(line["environment"], environment, "{line}");
+        assert_eq!(line["values"]["motd"], motd.as_str(), "{line}");
+    }
+    assert!(
+        err.contains("1 of 600 nodes have keys that failed"),
+        "{err}"
+    );
+
+    let (code, out, err) = pbc(&["diff", &old, &new, "--nodes", &nodes, "motd"]);
+    assert_eq!(code, 1, "{err}");
+    let expected: String = (stage_from..count)
+        .map(|i| {
+            format!("n{i:03} (staging)\n  motd: \"n{i:03} in staging\" -> \"n{i:03} in staging, changed\"\n")
+        })
+        .collect();
+    assert_eq!(out, expected);
+    assert!(err.contains("300 of 600 nodes differ"), "{err}");
+}
+
 #[test]
 fn every_node_gets_its_line_and_diff_speaks_json() {
     let site = "site {\n  categories { dc => $::dc }\n}\n";
