@@ -1,8 +1,11 @@
 //! `pbc lookup --nodes FACTSDIR`: the same keys (or `--all`) for every node of a factsets
 //! directory in one run, one JSON line per node. The tree is read and checked once per
-//! environment the nodes run in, lowered once, and the nodes are answered in parallel on every
-//! core; what a node gets does not depend on which core answered it, and lines come in node
-//! order. This is what a shop runs before a release: the answers of every node, to compare.
+//! environment the nodes run in (when its first node comes), lowered once, and the nodes are
+//! answered in parallel on every core, [`NODES_AT_ONCE`] at a time, each part's lines written
+//! before the next is read: memory does not grow with the nodes. What a node gets does not
+//! depend on which core answered it, and lines come in node order. This is what a shop runs
+//! before a release: the answers of every node, to compare; `pbc diff` answers both sides
+//! through [`with_nodes`].
 //!
 //! It must not word the answers differently from a lookup of one node: a value is what
 //! `pbc lookup --format json` prints for that node, a failed key the same `CODE: message`.
