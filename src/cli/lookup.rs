@@ -86,7 +86,7 @@ pub(crate) fn lookup_command(out: Output, a: LookupArgs, options: &Options) -> E
             strict: a.strict,
             quiet: out.quiet,
             progress: a.nodes.as_ref().and_then(|_| out.progress()),
-            output: a.nodes.as_ref().map(|_| Output::stdout_sink()),
+            output: a.nodes.as_ref().map(|_| out.stdout_sink()),
             nodes: a.nodes,
             model: a.model,
             merge: a.merge,
@@ -128,7 +128,7 @@ pub(crate) fn diff_command(out: Output, a: DiffArgs, options: &Options) -> ExitC
         strict: a.strict,
         quiet: out.quiet,
         progress: out.progress(),
-        output: Some(Output::stdout_sink()),
+        output: Some(out.stdout_sink()),
         ..Default::default()
     };
     let outcome = puppet_bindings::inject::diff::run(

@@ -49,8 +49,7 @@ impl Output {
 
     /// Where a command over many nodes draws how far it is: on a terminal, unless --quiet.
     pub(crate) fn progress(self) -> Option<ProgressSink> {
-        use std::io::IsTerminal;
-        if self.quiet || !std::io::stderr().is_terminal() {
+        if !self.shows_progress() {
             return None;
         }
         Some(ProgressSink(std::sync::Arc::new(|done| match done {
@@ -59,10 +58,21 @@ impl Output {
         })))
     }
 
-    /// Standard output for a command that writes as it goes (`lookup --nodes`, `diff`).
-    pub(crate) fn stdout_sink() -> OutputSink {
+    fn shows_progress(self) -> bool {
+        use std::io::IsTerminal;
+        !self.quiet && std::io::stderr().is_terminal()
+    }
+
+    /// Standard output for a command that writes as it goes (`lookup --nodes`, `diff`). When
+    /// the progress line is drawn, it is cleared before each write, so that on one terminal the
+    /// output does not run into it (it is drawn again with the next nodes done).
+    pub(crate) fn stdout_sink(self) -> OutputSink {
+        let under_progress = UnderProgress {
+            stdout: std::io::stdout(),
+            clear: self.shows_progress(),
+        };
         OutputSink(std::sync::Arc::new(std::sync::Mutex::new(
-            std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+            std::io::BufWriter::with_capacity(1 << 16, under_progress),
         )))
     }
 
@@ -86,6 +96,25 @@ impl Output {
             }
         }
         text
+    }
+}
+
+/// Standard output below a progress line on standard error.
+struct UnderProgress {
+    stdout: std::io::Stdout,
+    clear: bool,
+}
+
+impl Write for UnderProgress {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.clear {
+            eprint!("\r\x1b[K");
+        }
+        self.stdout.write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stdout.flush()
     }
 }
 
