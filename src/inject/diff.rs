@@ -165,13 +165,10 @@ pub fn run(
             Ok(())
         },
     );
-    let mut said = match ran {
+    let mut said = match lines.end(ran) {
         Ok(said) => said,
-        Err(outcome) => return lines.failed(outcome),
+        Err(outcome) => return outcome,
     };
-    if let Err(outcome) = lines.flush() {
-        return outcome;
-    }
     said.extend(said_after);
     if !opts.quiet {
         said.push(Said::pbc(format!(

@@ -212,13 +212,10 @@ pub fn run(
         }
         Ok(())
     });
-    let mut said = match ran {
+    let mut said = match lines.end(ran) {
         Ok(said) => said,
-        Err(outcome) => return lines.failed(outcome),
+        Err(outcome) => return outcome,
     };
-    if let Err(outcome) = lines.flush() {
-        return outcome;
-    }
     if failed > 0 && !opts.quiet {
         said.push(Said::pbc(format!(
             "{failed} of {} nodes have keys that failed (see their `errors`)",
@@ -261,18 +258,24 @@ impl Lines {
         }
     }
 
-    pub(crate) fn flush(&mut self) -> Result<(), Outcome> {
+    fn flush(&mut self) -> Result<(), Outcome> {
         match &self.sink {
             None => Ok(()),
             Some(sink) => sink.flush().map_err(cannot_write),
         }
     }
 
-    /// `outcome`, after what was written so far is flushed: a run that stops part way leaves
-    /// whole lines for the nodes before, and its status says it stopped.
-    pub(crate) fn failed(mut self, outcome: Outcome) -> Outcome {
-        let _ = self.flush();
-        outcome
+    /// The end of a run ([`with_nodes`]'s result): what it said once the output is flushed,
+    /// or the outcome to return. A run that stops part way leaves whole lines for the nodes
+    /// before (flushed too), and its status says it stopped.
+    pub(crate) fn end(&mut self, ran: Result<Vec<Said>, Outcome>) -> Result<Vec<Said>, Outcome> {
+        match ran {
+            Ok(said) => self.flush().map(|()| said),
+            Err(outcome) => {
+                let _ = self.flush();
+                Err(outcome)
+            }
+        }
     }
 }
 
