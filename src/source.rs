@@ -258,9 +258,10 @@ pub fn read_stdin(what: &str, access: &FileAccess) -> std::io::Result<Vec<u8>> {
 }
 
 /// What `input` gives, up to `limit` bytes (`None` past it), in memory that never holds much
-/// more than what was read: what the file says it has in one piece, anything else in pieces of
-/// at most [`READ_PIECE`] bytes, joined once at the end, each freed as it is copied. (`read_to_end` doubles its buffer, so that an endless stream
-/// stopped at 256 MiB had taken 2.5 times that.) `expected` is the size the file says it has.
+/// more than what was read: what the file says it has in one piece, anything else in pieces
+/// of at most [`READ_PIECE`] bytes, joined once at the end, each freed as it is copied.
+/// (`read_to_end` doubles its buffer, so that an endless stream stopped at 256 MiB had taken
+/// 2.5 times that.) `expected` is the size the file says it has.
 fn read_bounded(
     mut input: impl std::io::Read,
     limit: u64,
@@ -1020,6 +1021,53 @@ mod tests {
         assert!(is_plain(Path::new("modules/ntp/bindings")));
         assert!(!is_plain(Path::new("modules/./ntp")));
         assert!(!is_plain(Path::new("modules//ntp")));
+    }
+
+    /// A reader that gives `bytes` and remembers the largest buffer it was asked to fill.
+    struct Watched {
+        bytes: std::io::Cursor<Vec<u8>>,
+        largest_ask: usize,
+    }
+
+    impl std::io::Read for Watched {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.largest_ask = self.largest_ask.max(buf.len());
+            self.bytes.read(buf)
+        }
+    }
+
+    /// A file of the size it says is read into one buffer of that size, however large (in
+    /// pieces, a large manifest was copied into one more buffer: twice its size in memory);
+    /// a stream of unknown size is read in pieces of at most [`READ_PIECE`]; both give their
+    /// bytes, and past the limit nothing.
+    #[test]
+    fn a_file_of_the_size_it_says_is_read_in_one_piece() {
+        let size = 3 * READ_PIECE + 5;
+        let bytes: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+        let watched = |bytes: &Vec<u8>| Watched {
+            bytes: std::io::Cursor::new(bytes.clone()),
+            largest_ask: 0,
+        };
+        let mut file = watched(&bytes);
+        let read = read_bounded(&mut file, u64::MAX, size as u64).expect("read");
+        assert_eq!(read.as_deref(), Some(&bytes[..]));
+        assert_eq!(read.map(|r| r.capacity()), Some(size + 1));
+        assert_eq!(file.largest_ask, size + 1);
+        let mut stream = watched(&bytes);
+        let read = read_bounded(&mut stream, u64::MAX, 0).expect("read");
+        assert_eq!(read.as_deref(), Some(&bytes[..]));
+        assert!(stream.largest_ask <= READ_PIECE, "{}", stream.largest_ask);
+        let mut too_large = watched(&bytes);
+        let limit = READ_PIECE as u64;
+        assert_eq!(
+            read_bounded(&mut too_large, limit, size as u64).ok(),
+            Some(None)
+        );
+        assert!(
+            too_large.largest_ask <= READ_PIECE,
+            "{}",
+            too_large.largest_ask
+        );
     }
 
     /// A file no span could point into the end of is never read.
