@@ -1051,6 +1051,50 @@ fn many_nodes_are_answered_a_part_at_a_time_in_node_order() {
         .collect();
     assert_eq!(out, expected);
     assert!(err.contains("300 of 600 nodes differ"), "{err}");
+
+    // Given where to write, the library writes each part of 256 nodes as it is answered and
+    // returns no output of its own; `diff` writes a part for each part on both sides.
+    use puppet_bindings::inject::query::{LookupOptions, OutputSink};
+    use std::sync::{Arc, Mutex};
+    /// The number of lines of each write.
+    struct Parts(Arc<Mutex<Vec<usize>>>);
+    impl std::io::Write for Parts {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            let lines = bytes.iter().filter(|b| **b == b'\n').count();
+            self.0.lock().expect("not poisoned").push(lines);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let parts = Arc::new(Mutex::new(Vec::new()));
+    let opts = LookupOptions {
+        keys: vec!["motd".into()],
+        tree: old.to_string().into(),
+        nodes: Some(nodes.clone().into()),
+        quiet: true,
+        output: Some(OutputSink(Arc::new(Mutex::new(Parts(parts.clone()))))),
+        ..Default::default()
+    };
+    let options = puppet_bindings::Options::default();
+    let outcome = puppet_bindings::inject::command::run(&opts, &options);
+    assert_eq!((outcome.status, outcome.stdout.as_str()), (1, ""));
+    assert_eq!(*parts.lock().expect("not poisoned"), [256, 256, 88]);
+    parts.lock().expect("not poisoned").clear();
+    let outcome = puppet_bindings::inject::diff::run(
+        &opts,
+        std::path::Path::new(old.as_ref()),
+        std::path::Path::new(new.as_ref()),
+        std::path::Path::new(&nodes),
+        None,
+        false,
+        &options,
+    );
+    assert_eq!((outcome.status, outcome.stdout.as_str()), (1, ""));
+    // The first part has no staging node (nothing to write), the second 212 (nodes 300 to
+    // 511), the third 88: two lines each.
+    assert_eq!(*parts.lock().expect("not poisoned"), [424, 176]);
 }
 
 #[test]
