@@ -122,14 +122,53 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
 /// said. Every function here that reads or walks is given it; nothing is set for the process,
 /// so a long-lived caller (a server, an editor's language server) may read two trees at once
 /// under different rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileAccess {
     max_file_size: u64,
     /// Follow links wherever they lead.
     pub follow_symlinks: bool,
     /// Every path pbc reads must stay in the tree (for trees nobody has reviewed).
     pub confine: bool,
+    /// Texts read in place of the files' own (an editor's unsaved buffers).
+    pub overlay: Overlay,
 }
+
+/// Texts that stand in for files on disk: what an editor holds and has not saved. Reading a
+/// path it names gives its text, under the same size limit; the file's identity is still the
+/// file's. Only existing files are read through it: a walk finds what is on disk. Shared, so
+/// that a command's options are cheap to copy; two overlays are equal when they are the same.
+#[derive(Clone, Debug, Default)]
+pub struct Overlay(
+    Option<std::sync::Arc<std::collections::BTreeMap<PathBuf, std::sync::Arc<[u8]>>>>,
+);
+
+impl Overlay {
+    /// An overlay of `texts`, by absolute path.
+    pub fn new(texts: std::collections::BTreeMap<PathBuf, std::sync::Arc<[u8]>>) -> Overlay {
+        Overlay((!texts.is_empty()).then(|| std::sync::Arc::new(texts)))
+    }
+
+    /// The text that stands in for `path`, if any. A relative path is taken from the current
+    /// directory, as the system would.
+    pub fn get(&self, path: &Path) -> Option<&std::sync::Arc<[u8]>> {
+        let texts = self.0.as_ref()?;
+        if path.is_absolute() {
+            return texts.get(path);
+        }
+        texts.get(&std::env::current_dir().ok()?.join(path))
+    }
+}
+
+impl PartialEq for Overlay {
+    fn eq(&self, other: &Overlay) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+}
+
+impl Eq for Overlay {}
 
 impl Default for FileAccess {
     fn default() -> FileAccess {
@@ -137,6 +176,7 @@ impl Default for FileAccess {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             follow_symlinks: false,
             confine: false,
+            overlay: Overlay::default(),
         }
     }
 }
@@ -193,6 +233,17 @@ pub fn read_identified(
             format!("cannot read the {what} `{}`: {why}", path.display()),
         )
     };
+    if let Some(text) = access.overlay.get(path) {
+        let identity = Some(file_identity(path));
+        if text.len() as u64 > limit {
+            let why = format!(
+                "it has {} bytes, more than the limit of {limit} (`--max-file-size` raises it)",
+                text.len()
+            );
+            return (identity, Err(fail(ErrorKind::InvalidData, why)));
+        }
+        return (identity, Ok(text.to_vec()));
+    }
     let opened = open_without_waiting(path).and_then(|file| Ok((file.metadata()?, file)));
     let (meta, file) = match opened {
         Ok(opened) => opened,
@@ -870,6 +921,37 @@ fn walk_within_each(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A path the overlay names is read as its text, under the same size limit, with the
+    /// file's own identity; other paths are read from disk; an empty overlay is none.
+    #[test]
+    fn an_overlay_stands_in_for_the_files_it_names() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let held = dir.path().join("held.pp");
+        let other = dir.path().join("other.pp");
+        std::fs::write(&held, "on disk").expect("written");
+        std::fs::write(&other, "other on disk").expect("written");
+        let text: std::sync::Arc<[u8]> = std::sync::Arc::from(&b"in the editor"[..]);
+        let access = FileAccess {
+            overlay: Overlay::new([(held.clone(), text)].into_iter().collect()),
+            ..FileAccess::default()
+        };
+        let (identity, bytes) = read_identified(&held, "manifest", &access);
+        assert_eq!(bytes.ok().as_deref(), Some(&b"in the editor"[..]));
+        assert_eq!(identity, Some(file_identity(&held)));
+        let other_bytes = read_file(&other, "manifest", &access).ok();
+        assert_eq!(other_bytes.as_deref(), Some(&b"other on disk"[..]));
+        let small = access.clone().with_max_file_size(5);
+        let refused = read_file(&held, "manifest", &small).map_err(|e| e.to_string());
+        assert!(
+            refused
+                .as_ref()
+                .is_err_and(|e| e.contains("more than the limit of 5")),
+            "{refused:?}"
+        );
+        assert_eq!(Overlay::new(Default::default()), Overlay::default());
+        assert_ne!(access.overlay, Overlay::default());
+    }
 
     /// A plain path is one that its components, put back together, spell again: no `.`
     /// component, no doubled or trailing separator (and not the empty path).
