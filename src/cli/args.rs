@@ -146,6 +146,19 @@ pub(crate) enum Command {
     /// as `pbc lookup --model --format answers` answers it (docs/answers.md). A model is loaded
     /// when first named and again when its file changes. Runs until killed.
     Serve(ServeArgs),
+    /// Run a language server for editors (the Language Server Protocol over stdin and stdout):
+    /// `pbc check`'s diagnostics as you type, with unsaved buffers in place of their files, the
+    /// outline of each manifest, and hover and go to definition on keys from `pbc lookup
+    /// --explain` (docs/editors.md). The tree is the editor's workspace folder. Exit 0 after
+    /// the editor's `shutdown` and `exit`, 1 otherwise.
+    Lsp {
+        /// Accepted for editors that pass it: stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+        /// The tree when the editor names no workspace folder (default: the current directory).
+        #[arg(short = 'C', long = "tree", value_name = "DIR")]
+        tree: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]

@@ -7,6 +7,7 @@ mod atomic;
 mod check;
 mod compile;
 mod lookup;
+mod lsp;
 mod output;
 mod parse;
 mod serve;
@@ -72,7 +73,7 @@ pub(crate) fn run(cli: Cli) -> ExitCode {
         eyaml_private_key: cli.eyaml_private_key.clone(),
         // pbc exits after this one command: what it built is left to the exit, not freed
         // piece by piece. A server keeps running, and frees each model it drops.
-        exits_after_command: !matches!(cli.command, Command::Serve(_)),
+        exits_after_command: !matches!(cli.command, Command::Serve(_) | Command::Lsp { .. }),
     };
     let options = &options;
     let out = Output::new(&cli);
@@ -132,6 +133,7 @@ pub(crate) fn run(cli: Cli) -> ExitCode {
             options,
         )),
         Command::Serve(args) => serve_command(&args, options),
+        Command::Lsp { stdio: _, tree } => lsp::lsp_command(tree, options),
         Command::Man => {
             let mut page = Vec::new();
             match clap_mangen::Man::new(Cli::command()).render(&mut page) {

@@ -13,6 +13,7 @@ mod eval;
 mod inject;
 mod limits;
 mod lookup;
+mod lsp;
 mod migrate;
 mod readme;
 mod schema;

@@ -1,0 +1,202 @@
+//! Latency of `pbc lsp` as an editor meets it: `cargo bench --bench lsp [FILES]` (default
+//! 10,000 bindings files, the generated tree of `common/mod.rs`). Runs the `pbc` binary over its
+//! stdin and stdout, as an editor does, and prints:
+//! - start to first diagnostics: `initialize` sent until the tree's first check is done (the
+//!   answer to a request sent after `initialized`, which the server gives only after publishing
+//!   the check's diagnostics);
+//! - keystroke to diagnostics: a one-character edit of a module's bindings file until its new
+//!   diagnostics are out (median of 10 edits, each alternately breaking and mending the file);
+//! - hover with a node: a key of that file explained for a node (median of 5);
+//! - memory: the server's resident memory after the first check, per byte of the tree's source.
+//!
+//! The goals (#60) are printed beside each figure.
+
+mod common;
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+    next_id: i64,
+}
+
+impl Session {
+    fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("pbc reads");
+        self.stdin.flush().expect("pbc reads");
+    }
+
+    fn receive(&mut self) -> Value {
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            self.stdout.read_line(&mut line).expect("pbc writes");
+            assert!(!line.is_empty(), "pbc lsp ended");
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(n) = line.strip_prefix("Content-Length: ") {
+                length = n.parse().expect("a length");
+            }
+        }
+        let mut body = vec![0; length];
+        self.stdout.read_exact(&mut body).expect("a body");
+        serde_json::from_slice(&body).expect("JSON")
+    }
+
+    /// Sends a request and reads until its answer; the notifications before it are returned
+    /// with it.
+    fn request(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut before = Vec::new();
+        loop {
+            let message = self.receive();
+            if message["id"] == id {
+                return (message, before);
+            }
+            before.push(message);
+        }
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn resident_kb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn main() {
+    let files = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse::<usize>().ok())
+        .unwrap_or(10_000);
+    let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("lsp-{files}"));
+    let spec = common::TreeSpec {
+        files,
+        bindings_per_file: 10,
+        categories: 10,
+    };
+    let generated = common::generate(&root, &spec).expect("the tree is written");
+    let root = std::fs::canonicalize(&root).expect("the tree");
+    println!(
+        "tree: {} files, {:.1} MB",
+        generated.files,
+        generated.bytes as f64 / 1e6
+    );
+    let uri = |relative: &str| puppet_bindings::ide::text::path_to_uri(&root.join(relative));
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pbc"))
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("pbc runs");
+    let mut session = Session {
+        stdin: child.stdin.take().expect("stdin"),
+        stdout: BufReader::new(child.stdout.take().expect("stdout")),
+        child,
+        next_id: 0,
+    };
+
+    let start = Instant::now();
+    let root_uri = puppet_bindings::ide::text::path_to_uri(&root);
+    session.request(
+        "initialize",
+        json!({"capabilities": {}, "rootUri": root_uri, "initializationOptions": {"node": "web01"}}),
+    );
+    session.notify("initialized", json!({}));
+    let edited = "modules/m5/bindings/default.pp";
+    let outline = json!({"textDocument": {"uri": uri(edited)}});
+    session.request("textDocument/documentSymbol", outline.clone());
+    let first = start.elapsed();
+    let resident = session.resident_kb();
+
+    let text = std::fs::read_to_string(root.join(edited)).expect("the module's file");
+    session.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(edited), "languageId": "puppet", "version": 1, "text": text}}),
+    );
+    session.request("textDocument/documentSymbol", outline.clone());
+    // Each edit types or deletes one character at the start of the second line: `bind` becomes
+    // `xbind` (a syntax error) and back.
+    let mut keystrokes = Vec::new();
+    for version in 2..12 {
+        let change = if version % 2 == 0 {
+            json!({"range": {"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 2}}, "text": "x"})
+        } else {
+            json!({"range": {"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 3}}, "text": ""})
+        };
+        let typed = Instant::now();
+        session.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(edited), "version": version}, "contentChanges": [change]}),
+        );
+        let (_, published) = session.request("textDocument/documentSymbol", outline.clone());
+        keystrokes.push(typed.elapsed());
+        assert!(
+            published.iter().any(|m| m["params"]["uri"] == uri(edited)),
+            "each edit changes the file's diagnostics"
+        );
+    }
+    let mut hovers = Vec::new();
+    for _ in 0..5 {
+        let asked = Instant::now();
+        let (answer, _) = session.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri(edited)}, "position": {"line": 1, "character": 10}}),
+        );
+        hovers.push(asked.elapsed());
+        assert!(
+            answer["result"]["contents"]["value"]
+                .as_str()
+                .is_some_and(|v| v.contains("key `m5::k0`")),
+            "{answer}"
+        );
+    }
+    session.request("shutdown", Value::Null);
+    session.notify("exit", Value::Null);
+    let _ = session.child.wait();
+
+    let per_byte = resident as f64 * 1024.0 / generated.bytes as f64;
+    println!(
+        "start to first diagnostics: {:.0} ms (goal: under 1,000 ms)",
+        common::ms(first)
+    );
+    println!(
+        "keystroke to diagnostics: {:.0} ms median of {} (goal: under 50 ms)",
+        common::ms(median(keystrokes.clone())),
+        keystrokes.len()
+    );
+    println!(
+        "hover with a node: {:.0} ms median of {} (goal: under 20 ms)",
+        common::ms(median(hovers.clone())),
+        hovers.len()
+    );
+    println!(
+        "memory after the first check: {:.1} MB resident, {per_byte:.1} bytes per source byte (goal: under 10)",
+        resident as f64 / 1024.0
+    );
+}

@@ -1,0 +1,415 @@
+//! What an editor asks of a tree (`pbc lsp`): the tree's diagnostics with the editor's unsaved
+//! buffers in place of their files, and the outline of a file. It owns the [`Workspace`] (the
+//! tree's root, the options, the open buffers) and turns pbc's findings into the protocol's
+//! terms; [`server`] speaks the protocol and [`transport`] frames it. It must not compute
+//! anything `pbc check` does not: the diagnostics are `check_paths`'s, over the same files,
+//! so an editor and the command line never disagree.
+
+mod keys;
+pub mod server;
+mod symbols;
+pub mod text;
+pub mod transport;
+
+use crate::diag::{Diagnostic, Severity};
+use crate::span::{FileId, SourceMap};
+use crate::Options;
+use lsp_types::{DiagnosticRelatedInformation, Location, NumberOrString, Uri};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+use text::{Encoding, LineIndex};
+
+pub use keys::{key_at, KeyAt};
+pub use symbols::document_symbols;
+
+/// A buffer the editor has open: its text as last sent, and the version the editor gave it.
+#[derive(Clone, Debug)]
+pub struct Document {
+    pub text: Arc<str>,
+    pub version: i32,
+}
+
+/// The tree the editor works in, and the buffers it holds open.
+pub struct Workspace {
+    root: PathBuf,
+    options: Options,
+    open: BTreeMap<PathBuf, Document>,
+    /// `--strict` (a setting): warnings are errors.
+    pub strict: bool,
+    pub encoding: Encoding,
+    /// The node whose answers hovers show (settings): a facts file (relative to the tree) and
+    /// a node name, as `pbc lookup --facts FILE --node NAME` takes them.
+    pub facts: Option<PathBuf>,
+    pub node: Option<String>,
+}
+
+/// What a lookup with `--explain` says about a key: its explanation (text, or the JSON
+/// `pbc lookup --explain --format json` prints), whether it was answered, and what it said
+/// on the side (why it failed), as text.
+#[derive(Debug)]
+pub struct Explained {
+    pub explanation: String,
+    pub answered: bool,
+    pub said: String,
+}
+
+/// One file's diagnostics in the protocol's terms, with the version of the buffer they were
+/// computed from when it is open.
+#[derive(Debug)]
+pub struct FileDiagnostics {
+    pub path: PathBuf,
+    pub version: Option<i32>,
+    pub diagnostics: Vec<lsp_types::Diagnostic>,
+}
+
+/// A whole check of the tree: the diagnostics of every file that has any, and the findings that
+/// have no place in a file (a path the tree names that does not exist, say), as text.
+#[derive(Debug, Default)]
+pub struct TreeDiagnostics {
+    pub files: Vec<FileDiagnostics>,
+    pub without_place: Vec<String>,
+}
+
+impl Workspace {
+    /// The tree at `root` (made absolute: the editor names files by absolute URIs).
+    pub fn new(root: &Path, options: Options) -> Workspace {
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| absolute(root));
+        Workspace {
+            root,
+            options,
+            open: BTreeMap::new(),
+            strict: false,
+            encoding: Encoding::Utf16,
+            facts: None,
+            node: None,
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The buffer at `path` opened or changed to `text`.
+    pub fn set_text(&mut self, path: PathBuf, text: String, version: i32) {
+        let text = Arc::from(text);
+        self.open.insert(path, Document { text, version });
+    }
+
+    /// The buffer at `path` closed: its file is read from disk again.
+    pub fn close(&mut self, path: &Path) {
+        self.open.remove(path);
+    }
+
+    pub fn document(&self, path: &Path) -> Option<&Document> {
+        self.open.get(path)
+    }
+
+    /// The text of `path`: its open buffer's, else the file's (within `--max-file-size`).
+    pub fn text(&self, path: &Path) -> Result<Arc<str>, String> {
+        if let Some(doc) = self.open.get(path) {
+            return Ok(doc.text.clone());
+        }
+        if !self.may_read(path) {
+            return Err(outside(path, &self.root));
+        }
+        let bytes = crate::source::read_file(path, "file", &self.options.files)
+            .map_err(|e| e.to_string())?;
+        Ok(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    /// Whether the editor may have pbc read `path`: a file of the tree, where it really is
+    /// (a link out of the tree only with `--follow-symlinks`), as `pbc check` reads only the
+    /// tree. The editor may name the tree by another path that leads into it.
+    fn may_read(&self, path: &Path) -> bool {
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        real.starts_with(&self.root)
+            || (self.options.files.follow_symlinks && path.starts_with(&self.root))
+    }
+
+    /// The options of a command over the tree as the editor holds it: the open buffers stand
+    /// in for their files.
+    fn options_with_buffers(&self) -> Options {
+        let texts = self
+            .open
+            .iter()
+            .map(|(path, doc)| (path.clone(), Arc::<[u8]>::from(doc.text.clone())))
+            .collect();
+        let mut options = self.options.clone();
+        options.files.overlay = crate::source::Overlay::new(texts);
+        options
+    }
+
+    /// `pbc check` of the tree, with the open buffers' texts.
+    pub fn check(&self) -> Result<TreeDiagnostics, String> {
+        let options = self.options_with_buffers();
+        let report = crate::check_paths(std::slice::from_ref(&self.root), &options)
+            .map_err(|e| format!("pbc cannot check `{}`: {e}", self.root.display()))?;
+        Ok(self.diagnostics(&report.files, report.diagnostics))
+    }
+
+    /// `pbc lookup --explain KEY` over the tree as the editor holds it, for `node` (a node
+    /// of the tree's `facts/` directory, or a name alone) or else the node the settings chose.
+    pub fn explain(&self, key: &str, json: bool, node: Option<&str>) -> Explained {
+        let (facts, node) = match node {
+            Some(node) => (self.facts_of(node), Some(node.to_string())),
+            None => {
+                let facts = match (&self.facts, &self.node) {
+                    (Some(facts), _) => Some(self.root.join(facts)),
+                    (None, Some(node)) => self.facts_of(node),
+                    (None, None) => None,
+                };
+                if let Some(facts) = facts.as_ref().filter(|f| !self.may_read(f)) {
+                    return Explained {
+                        explanation: String::new(),
+                        answered: false,
+                        said: format!("the `facts` setting: {}\n", outside(facts, &self.root)),
+                    };
+                }
+                (facts, self.node.clone())
+            }
+        };
+        let lookup = crate::inject::query::LookupOptions {
+            keys: vec![key.to_string()],
+            tree: self.root.clone(),
+            facts,
+            node,
+            explain: true,
+            json,
+            ..Default::default()
+        };
+        let outcome = crate::inject::command::run(&lookup, &self.options_with_buffers());
+        let mut said = String::new();
+        for part in &outcome.said {
+            match part {
+                crate::outcome::Said::Diagnostics {
+                    sources,
+                    diagnostics,
+                } => said.push_str(&crate::diag::render_text(sources, diagnostics)),
+                crate::outcome::Said::Line(line) => {
+                    said.push_str(line);
+                    said.push('\n');
+                }
+            }
+        }
+        Explained {
+            explanation: outcome.stdout,
+            answered: outcome.status == 0,
+            said,
+        }
+    }
+
+    /// The facts file of `node` in the tree's `facts/` directory (as `pbc lookup --nodes`
+    /// names them: `NODE.json`, `.yaml` or `.yml`).
+    fn facts_of(&self, node: &str) -> Option<PathBuf> {
+        let sets = crate::inject::nodes::factsets(&self.root.join("facts")).ok()?;
+        sets.into_iter()
+            .find(|(n, _)| n == node)
+            .map(|(_, path)| path)
+    }
+
+    /// The key at `position` of the file at `path`, and the file's text.
+    pub fn key_at(&self, path: &Path, position: lsp_types::Position) -> Option<(KeyAt, Arc<str>)> {
+        let text = self.text(path).ok()?;
+        let offset = LineIndex::new(&text).offset(position, self.encoding);
+        let manifest = path.extension().is_some_and(|e| e == "pp");
+        let key = keys::key_at(&text, offset, manifest)?;
+        Some((key, text))
+    }
+
+    /// The hover of the key at `position`: its explanation for the chosen node (every binding
+    /// of it per layer, with its `when`, and the Hiera levels searched), or why it has none.
+    pub fn hover(&self, path: &Path, position: lsp_types::Position) -> Option<lsp_types::Hover> {
+        let (key, text) = self.key_at(path, position)?;
+        let explained = self.explain(&key.key, false, None);
+        let mut value = format!("```text\n{}", explained.explanation);
+        if !explained.said.is_empty() {
+            value.push_str(&explained.said);
+        }
+        value.push_str("```");
+        let index = LineIndex::new(&text);
+        Some(lsp_types::Hover {
+            contents: lsp_types::HoverContents::Markup(lsp_types::MarkupContent {
+                kind: lsp_types::MarkupKind::Markdown,
+                value,
+            }),
+            range: Some(index.range(key.start, key.end, self.encoding)),
+        })
+    }
+
+    /// Where the key at `position` is bound: every binding of it the explanation lists (in
+    /// every layer, matching the chosen node or not) and the Hiera data entries found for the
+    /// chosen node.
+    pub fn definition(&self, path: &Path, position: lsp_types::Position) -> Vec<Location> {
+        let Some((key, _)) = self.key_at(path, position) else {
+            return Vec::new();
+        };
+        let explained = self.explain(&key.key, true, None);
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(&explained.explanation) else {
+            return Vec::new();
+        };
+        let mut places = Vec::new();
+        for explanation in json.as_array().into_iter().flatten() {
+            for layer in explanation["layers"].as_array().into_iter().flatten() {
+                for candidate in layer["candidates"].as_array().into_iter().flatten() {
+                    places.extend(candidate["origin"].as_str().map(str::to_string));
+                }
+            }
+            for level in explanation["hiera"]["levels"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                for entry in level["entries"].as_array().into_iter().flatten() {
+                    for location in entry["locations"].as_array().into_iter().flatten() {
+                        places.extend(location["at"].as_str().map(str::to_string));
+                    }
+                }
+            }
+        }
+        let mut out: Vec<Location> = Vec::new();
+        for place in places {
+            if let Some(location) = self.location_of(&place) {
+                if !out.contains(&location) {
+                    out.push(location);
+                }
+            }
+        }
+        out
+    }
+
+    /// `FILE:LINE:COLUMN` as an explanation writes a place (the file relative to the tree,
+    /// the column in characters) as the editor's location.
+    fn location_of(&self, place: &str) -> Option<Location> {
+        let mut parts = place.rsplitn(3, ':');
+        let column: usize = parts.next()?.parse().ok()?;
+        let line: usize = parts.next()?.parse().ok()?;
+        let path = self.root.join(parts.next()?);
+        let text = self.text(&path).ok()?;
+        let line_text = text.lines().nth(line.checked_sub(1)?).unwrap_or_default();
+        let before: String = line_text.chars().take(column.saturating_sub(1)).collect();
+        let character = match self.encoding {
+            Encoding::Utf8 => before.len(),
+            Encoding::Utf16 => before.chars().map(char::len_utf16).sum(),
+        };
+        let position = lsp_types::Position::new(
+            u32::try_from(line - 1).ok()?,
+            u32::try_from(character).ok()?,
+        );
+        Some(Location::new(
+            uri_of(&path)?,
+            lsp_types::Range::new(position, position),
+        ))
+    }
+
+    fn diagnostics(&self, files: &SourceMap, found: Vec<Diagnostic>) -> TreeDiagnostics {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let mut indexes: BTreeMap<FileId, LineIndex<'_>> = BTreeMap::new();
+        let mut by_file: BTreeMap<FileId, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+        let mut out = TreeDiagnostics::default();
+        let in_map = |id: FileId| (id.0 as usize) < files.len();
+        for d in found {
+            if d.span.is_none() || !in_map(d.span.file) {
+                out.without_place.push(format!("{}: {}", d.code, d.message));
+                continue;
+            }
+            let range = {
+                let index = indexes
+                    .entry(d.span.file)
+                    .or_insert_with(|| LineIndex::new(files.source(d.span.file)));
+                index.range(d.span.start as usize, d.span.end as usize, self.encoding)
+            };
+            let mut related = Vec::new();
+            for (span, label) in &d.labels {
+                if span.is_none() || !in_map(span.file) {
+                    continue;
+                }
+                let index = indexes
+                    .entry(span.file)
+                    .or_insert_with(|| LineIndex::new(files.source(span.file)));
+                let range = index.range(span.start as usize, span.end as usize, self.encoding);
+                if let Some(uri) = uri_of(&path_of(files.name(span.file), &cwd)) {
+                    related.push(DiagnosticRelatedInformation {
+                        location: Location::new(uri, range),
+                        message: label.clone(),
+                    });
+                }
+            }
+            let severity = match d.severity {
+                Severity::Error => lsp_types::DiagnosticSeverity::ERROR,
+                Severity::Warning if self.strict => lsp_types::DiagnosticSeverity::ERROR,
+                Severity::Warning => lsp_types::DiagnosticSeverity::WARNING,
+            };
+            let mut message = d.message;
+            for note in &d.notes {
+                message.push('\n');
+                message.push_str(note);
+            }
+            by_file
+                .entry(d.span.file)
+                .or_default()
+                .push(lsp_types::Diagnostic {
+                    range,
+                    severity: Some(severity),
+                    code: Some(NumberOrString::String(d.code.to_string())),
+                    source: Some("pbc".to_string()),
+                    message,
+                    related_information: (!related.is_empty()).then_some(related),
+                    ..Default::default()
+                });
+        }
+        // A file the check read twice under two names (a module seen from two environments)
+        // is one file to the editor.
+        let mut by_path: BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+        for (id, diagnostics) in by_file {
+            let path = path_of(files.name(id), &cwd);
+            let list = by_path.entry(path).or_default();
+            for d in diagnostics {
+                if !list.contains(&d) {
+                    list.push(d);
+                }
+            }
+        }
+        out.files = by_path
+            .into_iter()
+            .map(|(path, diagnostics)| FileDiagnostics {
+                version: self.open.get(&path).map(|doc| doc.version),
+                path,
+                diagnostics,
+            })
+            .collect();
+        out
+    }
+}
+
+fn outside(path: &Path, root: &Path) -> String {
+    format!(
+        "`{}` is outside the tree `{}`: pbc lsp reads only the tree's files (`--follow-symlinks` lets links in the tree lead out of it)",
+        path.display(),
+        root.display()
+    )
+}
+
+/// The path a diagnostic's file name stands for: names are relative to the current directory
+/// where they can be (as `pbc check` prints them).
+fn path_of(name: &str, cwd: &Path) -> PathBuf {
+    let path = Path::new(name);
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    path_of(
+        &path.to_string_lossy(),
+        &std::env::current_dir().unwrap_or_default(),
+    )
+}
+
+/// The protocol's URI of `path`.
+pub fn uri_of(path: &Path) -> Option<Uri> {
+    Uri::from_str(&text::path_to_uri(path)).ok()
+}

@@ -1,0 +1,477 @@
+//! `pbc lsp`'s protocol: the handshake, the loop that answers the editor's requests and
+//! notifications in order, and the diagnostics it publishes after each batch of changes. It
+//! owns the protocol's rules (no request before `initialize`, none after `shutdown`, errors for
+//! what it does not know or cannot read); what the answers hold is [`super::Workspace`]'s. It
+//! never prints: messages go to the connection, and what only a person should read to the
+//! `log` it is given.
+
+use super::text::{uri_to_path, Encoding, LineIndex};
+use super::{uri_of, Workspace};
+use crate::Options;
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::{self as note, Notification as _};
+use lsp_types::request::{self as req, Request as _};
+use lsp_types::{
+    DidChangeConfigurationParams, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, DocumentSymbolParams, DocumentSymbolResponse, InitializeParams,
+    InitializeResult, MessageType, PublishDiagnosticsParams, ServerCapabilities, ServerInfo,
+    ShowMessageParams, TextDocumentSyncCapability, TextDocumentSyncKind, Uri,
+};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What the editor was last sent for a file: the buffer's version, and the diagnostics.
+type Published = (Option<i32>, Vec<lsp_types::Diagnostic>);
+
+/// How the session ended: `exit` after `shutdown` is a clean end (exit status 0); `exit`
+/// without it, or the editor gone, is not (1), as the protocol says.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ended {
+    Clean,
+    WithoutShutdown,
+}
+
+/// Serves one editor over `connection` until it says `exit` or goes away. `root` is the tree
+/// when the editor names no workspace; `log` gets what a person reading the server's log
+/// should know (a frame that was not a message, a check that could not run).
+pub fn run(
+    connection: &Connection,
+    options: Options,
+    root: &Path,
+    log: &mut dyn FnMut(&str),
+) -> Ended {
+    let Some((id, params)) = wait_for_initialize(connection) else {
+        return Ended::WithoutShutdown;
+    };
+    let mut workspace = Workspace::new(
+        &workspace_root(&params).unwrap_or_else(|| root.to_path_buf()),
+        options,
+    );
+    workspace.encoding = Encoding::choose(
+        params
+            .capabilities
+            .general
+            .as_ref()
+            .and_then(|g| g.position_encodings.as_deref()),
+    );
+    if let Some(settings) = &params.initialization_options {
+        apply_settings(&mut workspace, settings);
+    }
+    let result = InitializeResult {
+        capabilities: ServerCapabilities {
+            position_encoding: Some(workspace.encoding.kind()),
+            text_document_sync: Some(TextDocumentSyncCapability::Kind(
+                TextDocumentSyncKind::INCREMENTAL,
+            )),
+            document_symbol_provider: Some(lsp_types::OneOf::Left(true)),
+            hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
+            definition_provider: Some(lsp_types::OneOf::Left(true)),
+            ..Default::default()
+        },
+        server_info: Some(ServerInfo {
+            name: "pbc".to_string(),
+            version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        }),
+    };
+    let mut server = Server {
+        connection,
+        workspace,
+        published: BTreeMap::new(),
+        without_place: Vec::new(),
+        shutdown: false,
+        dirty: true,
+        log,
+    };
+    if !server.send(Response::new_ok(id, result).into()) {
+        return Ended::WithoutShutdown;
+    }
+    server.serve()
+}
+
+struct Server<'c, 'l> {
+    connection: &'c Connection,
+    workspace: Workspace,
+    /// What the editor was last given for each file with diagnostics: a file is sent again
+    /// only when its list or its buffer's version changed, and an empty list when it has none
+    /// left.
+    published: BTreeMap<PathBuf, Published>,
+    without_place: Vec<String>,
+    shutdown: bool,
+    /// Something changed since the diagnostics were last published.
+    dirty: bool,
+    log: &'l mut dyn FnMut(&str),
+}
+
+/// Waits for `initialize`, answering any other request with the error the protocol asks for.
+fn wait_for_initialize(connection: &Connection) -> Option<(RequestId, InitializeParams)> {
+    for message in &connection.receiver {
+        match message {
+            Message::Request(request) if request.method == req::Initialize::METHOD => {
+                match serde_json::from_value::<InitializeParams>(request.params) {
+                    Ok(params) => return Some((request.id, params)),
+                    Err(e) => {
+                        let answer = Response::new_err(
+                            request.id,
+                            ErrorCode::InvalidParams as i32,
+                            format!("initialize: {e}"),
+                        );
+                        connection.sender.send(answer.into()).ok()?;
+                    }
+                }
+            }
+            Message::Request(request) => {
+                let answer = Response::new_err(
+                    request.id,
+                    ErrorCode::ServerNotInitialized as i32,
+                    "the server is not initialized yet".to_string(),
+                );
+                connection.sender.send(answer.into()).ok()?;
+            }
+            Message::Notification(n) if n.method == note::Exit::METHOD => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The tree the editor opened: its first workspace folder, else its root URI.
+fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
+    if let Some(folder) = params.workspace_folders.as_ref().and_then(|f| f.first()) {
+        return uri_to_path(folder.uri.as_str());
+    }
+    #[allow(deprecated)] // Older clients send only `rootUri`.
+    params
+        .root_uri
+        .as_ref()
+        .and_then(|uri| uri_to_path(uri.as_str()))
+}
+
+/// The settings `pbc lsp` takes, as `initializationOptions` or in
+/// `workspace/didChangeConfiguration` (bare, or under `pbc`): `strict` (`pbc check --strict`),
+/// and the node hovers answer for: `facts` (a facts file, relative to the tree) and `node` (a
+/// node name; with no `facts`, the node's file in the tree's `facts/` if it has one). A
+/// setting given as `null` is unset.
+fn apply_settings(workspace: &mut Workspace, settings: &serde_json::Value) {
+    let settings = settings.get("pbc").unwrap_or(settings);
+    if let Some(strict) = settings.get("strict").and_then(serde_json::Value::as_bool) {
+        workspace.strict = strict;
+    }
+    if let Some(facts) = settings.get("facts") {
+        workspace.facts = facts.as_str().map(PathBuf::from);
+    }
+    if let Some(node) = settings.get("node") {
+        workspace.node = node.as_str().map(str::to_string);
+    }
+}
+
+/// The parameters of `pbc/explain`: the key, and the node (else the one the settings chose).
+#[derive(serde::Deserialize)]
+struct ExplainParams {
+    key: String,
+    #[serde(default)]
+    node: Option<String>,
+}
+
+/// `pbc/explain`: what `pbc lookup --explain --format json KEY` prints, for an editor's panel.
+pub const EXPLAIN_METHOD: &str = "pbc/explain";
+
+impl Server<'_, '_> {
+    fn send(&self, message: Message) -> bool {
+        self.connection.sender.send(message).is_ok()
+    }
+
+    fn serve(&mut self) -> Ended {
+        loop {
+            let Ok(message) = self.connection.receiver.recv() else {
+                return Ended::WithoutShutdown;
+            };
+            if let Some(ended) = self.handle(message) {
+                return ended;
+            }
+            // Changes that came together are checked together.
+            while let Ok(message) = self.connection.receiver.try_recv() {
+                if let Some(ended) = self.handle(message) {
+                    return ended;
+                }
+            }
+            if !self.catch_up() {
+                return Ended::WithoutShutdown;
+            }
+        }
+    }
+
+    /// The diagnostics of what changed since they were last published, published; `false`
+    /// when the editor is gone.
+    fn catch_up(&mut self) -> bool {
+        if !self.dirty || self.shutdown {
+            return true;
+        }
+        self.dirty = false;
+        self.publish_diagnostics()
+    }
+
+    /// One message handled; `Some` when the session is over.
+    fn handle(&mut self, message: Message) -> Option<Ended> {
+        match message {
+            Message::Request(request) => {
+                // A request is answered from the tree as changed so far, and after the
+                // diagnostics of those changes: an editor never sees an answer that is newer
+                // than the diagnostics it shows.
+                if !self.catch_up() {
+                    return Some(Ended::WithoutShutdown);
+                }
+                let answer = if self.shutdown {
+                    Response::new_err(
+                        request.id,
+                        ErrorCode::InvalidRequest as i32,
+                        "the server is shutting down".to_string(),
+                    )
+                } else {
+                    self.answer(request)
+                };
+                if !self.send(answer.into()) {
+                    return Some(Ended::WithoutShutdown);
+                }
+            }
+            Message::Notification(n) if n.method == note::Exit::METHOD => {
+                return Some(if self.shutdown {
+                    Ended::Clean
+                } else {
+                    Ended::WithoutShutdown
+                });
+            }
+            Message::Notification(n) => self.notified(n),
+            Message::Response(_) => {}
+        }
+        None
+    }
+
+    fn answer(&mut self, request: Request) -> Response {
+        let id = request.id.clone();
+        // A bug in pbc answers this request with an error; the session goes on.
+        let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.answer_request(request)
+        }));
+        match answered {
+            Ok(Ok(value)) => Response::new_ok(id, value),
+            Ok(Err((code, message))) => Response::new_err(id, code as i32, message),
+            Err(_) => Response::new_err(
+                id,
+                ErrorCode::InternalError as i32,
+                "pbc failed on this request (a bug in pbc; its log says more)".to_string(),
+            ),
+        }
+    }
+
+    fn answer_request(
+        &mut self,
+        request: Request,
+    ) -> Result<serde_json::Value, (ErrorCode, String)> {
+        match request.method.as_str() {
+            req::Shutdown::METHOD => {
+                self.shutdown = true;
+                Ok(serde_json::Value::Null)
+            }
+            req::Initialize::METHOD => Err((
+                ErrorCode::InvalidRequest,
+                "the server is already initialized".to_string(),
+            )),
+            req::DocumentSymbolRequest::METHOD => {
+                let params: DocumentSymbolParams = params(request)?;
+                let path = file_path(&params.text_document.uri)?;
+                let symbols = if is_manifest(&path) {
+                    let text = self
+                        .workspace
+                        .text(&path)
+                        .map_err(|e| (ErrorCode::RequestFailed, e))?;
+                    super::document_symbols(&text, self.workspace.encoding)
+                } else {
+                    Vec::new()
+                };
+                to_value(DocumentSymbolResponse::Nested(symbols))
+            }
+            req::HoverRequest::METHOD => {
+                let params: lsp_types::HoverParams = params(request)?;
+                let at = params.text_document_position_params;
+                let path = file_path(&at.text_document.uri)?;
+                to_value(self.workspace.hover(&path, at.position))
+            }
+            req::GotoDefinition::METHOD => {
+                let params: lsp_types::GotoDefinitionParams = params(request)?;
+                let at = params.text_document_position_params;
+                let path = file_path(&at.text_document.uri)?;
+                let locations = self.workspace.definition(&path, at.position);
+                to_value(lsp_types::GotoDefinitionResponse::Array(locations))
+            }
+            EXPLAIN_METHOD => {
+                let params: ExplainParams = params(request)?;
+                let explained = self
+                    .workspace
+                    .explain(&params.key, true, params.node.as_deref());
+                match serde_json::from_str::<serde_json::Value>(&explained.explanation) {
+                    Ok(json) => Ok(json),
+                    Err(_) => Err((ErrorCode::RequestFailed, explained.said)),
+                }
+            }
+            other => Err((
+                ErrorCode::MethodNotFound,
+                format!("pbc lsp does not answer `{other}`"),
+            )),
+        }
+    }
+
+    fn notified(&mut self, n: Notification) {
+        let method = n.method.clone();
+        let handled = match method.as_str() {
+            note::DidOpenTextDocument::METHOD => notification::<DidOpenTextDocumentParams>(n)
+                .and_then(|p| {
+                    let path = file_path(&p.text_document.uri).map_err(|e| e.1)?;
+                    self.workspace
+                        .set_text(path, p.text_document.text, p.text_document.version);
+                    Ok(())
+                }),
+            note::DidChangeTextDocument::METHOD => {
+                notification::<DidChangeTextDocumentParams>(n).and_then(|p| self.changed(p))
+            }
+            note::DidCloseTextDocument::METHOD => notification::<DidCloseTextDocumentParams>(n)
+                .and_then(|p| {
+                    let path = file_path(&p.text_document.uri).map_err(|e| e.1)?;
+                    self.workspace.close(&path);
+                    Ok(())
+                }),
+            note::DidChangeConfiguration::METHOD => notification::<DidChangeConfigurationParams>(n)
+                .map(|p| {
+                    apply_settings(&mut self.workspace, &p.settings);
+                }),
+            // The files on disk changed: the next check reads them.
+            note::DidSaveTextDocument::METHOD | note::DidChangeWatchedFiles::METHOD => Ok(()),
+            // Everything else (`initialized`, `$/cancelRequest`: every request is answered
+            // before the next message is read) needs nothing.
+            _ => return,
+        };
+        match handled {
+            Ok(()) => self.dirty = true,
+            Err(why) => (self.log)(&format!("pbc lsp: {method}: {why}")),
+        }
+    }
+
+    /// A buffer's changes applied in order: each replaces a range, or the whole text.
+    fn changed(&mut self, p: DidChangeTextDocumentParams) -> Result<(), String> {
+        let path = file_path(&p.text_document.uri).map_err(|e| e.1)?;
+        let Some(doc) = self.workspace.document(&path) else {
+            return Err(format!("`{}` changed but was never opened", path.display()));
+        };
+        let mut text = doc.text.to_string();
+        for change in p.content_changes {
+            match change.range {
+                None => text = change.text,
+                Some(range) => {
+                    let index = LineIndex::new(&text);
+                    let start = index.offset(range.start, self.workspace.encoding);
+                    let end = index.offset(range.end, self.workspace.encoding).max(start);
+                    text.replace_range(start..end, &change.text);
+                }
+            }
+        }
+        self.workspace.set_text(path, text, p.text_document.version);
+        Ok(())
+    }
+
+    /// The tree checked with the open buffers, and every file's diagnostics sent (empty for a
+    /// file that had some and has none now). `false` when the editor is gone.
+    fn publish_diagnostics(&mut self) -> bool {
+        let checked =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.workspace.check()))
+                .unwrap_or_else(|_| {
+                    Err(
+                        "pbc failed checking the tree (a bug in pbc; its log says more)"
+                            .to_string(),
+                    )
+                });
+        let checked = match checked {
+            Ok(checked) => checked,
+            Err(why) => {
+                (self.log)(&why);
+                return self.show(MessageType::ERROR, why);
+            }
+        };
+        let mut now = BTreeMap::new();
+        for file in checked.files {
+            now.insert(file.path, (file.version, file.diagnostics));
+        }
+        let before = std::mem::take(&mut self.published);
+        // Every file the check lists has diagnostics: one it no longer lists has none left.
+        for path in before.keys().filter(|p| !now.contains_key(*p)) {
+            let version = self.workspace.document(path).map(|d| d.version);
+            if !self.publish(path, version, Vec::new()) {
+                return false;
+            }
+        }
+        for (path, (version, diagnostics)) in &now {
+            if before.get(path) != Some(&(*version, diagnostics.clone()))
+                && !self.publish(path, *version, diagnostics.clone())
+            {
+                return false;
+            }
+        }
+        self.published = now;
+        if checked.without_place != self.without_place {
+            self.without_place = checked.without_place;
+            if !self.without_place.is_empty() {
+                let text = self.without_place.join("\n");
+                return self.show(MessageType::WARNING, text);
+            }
+        }
+        true
+    }
+
+    /// `true` also for a path that has no URI (nothing can be sent for it).
+    fn publish(
+        &self,
+        path: &Path,
+        version: Option<i32>,
+        diagnostics: Vec<lsp_types::Diagnostic>,
+    ) -> bool {
+        let Some(uri) = uri_of(path) else {
+            return true;
+        };
+        let params = PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version,
+        };
+        self.send(Notification::new(note::PublishDiagnostics::METHOD.to_string(), params).into())
+    }
+
+    fn show(&self, typ: MessageType, message: String) -> bool {
+        let params = ShowMessageParams { typ, message };
+        self.send(Notification::new(note::ShowMessage::METHOD.to_string(), params).into())
+    }
+}
+
+fn params<P: serde::de::DeserializeOwned>(request: Request) -> Result<P, (ErrorCode, String)> {
+    serde_json::from_value(request.params)
+        .map_err(|e| (ErrorCode::InvalidParams, format!("{}: {e}", request.method)))
+}
+
+fn notification<P: serde::de::DeserializeOwned>(n: Notification) -> Result<P, String> {
+    serde_json::from_value(n.params).map_err(|e| format!("invalid parameters: {e}"))
+}
+
+fn to_value(value: impl serde::Serialize) -> Result<serde_json::Value, (ErrorCode, String)> {
+    serde_json::to_value(value).map_err(|e| (ErrorCode::InternalError, e.to_string()))
+}
+
+/// The local file a URI names; pbc reads no other.
+fn file_path(uri: &Uri) -> Result<PathBuf, (ErrorCode, String)> {
+    uri_to_path(uri.as_str()).ok_or_else(|| {
+        (
+            ErrorCode::InvalidParams,
+            format!("`{}` is not a local file", uri.as_str()),
+        )
+    })
+}
+
+fn is_manifest(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "pp")
+}

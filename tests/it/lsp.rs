@@ -1,0 +1,531 @@
+//! `pbc lsp` driven through the protocol: in-process over channels (every message the server
+//! sends, snapshotted with the tree's place replaced by `<root>`), and the `pbc` binary over
+//! its stdin and stdout, as an editor runs it.
+
+use crate::common::snapshot_settings;
+use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use puppet_bindings::ide::server::{run, Ended};
+use puppet_bindings::ide::text::path_to_uri;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// An editor's side of a session with a server running on a thread of its own.
+struct Editor {
+    connection: Connection,
+    server: Option<std::thread::JoinHandle<(Ended, Vec<String>)>>,
+    root: PathBuf,
+    next_id: i32,
+}
+
+impl Editor {
+    /// A server for `root`, not yet initialized.
+    fn start(root: &Path) -> Editor {
+        let root = std::fs::canonicalize(root).expect("the tree exists");
+        let (server_side, connection) = Connection::memory();
+        let fallback = root.clone();
+        let server = std::thread::spawn(move || {
+            let mut log = Vec::new();
+            let ended = run(&server_side, Default::default(), &fallback, &mut |line| {
+                log.push(line.to_string())
+            });
+            (ended, log)
+        });
+        Editor {
+            connection,
+            server: Some(server),
+            root,
+            next_id: 0,
+        }
+    }
+
+    /// A server for `root`, initialized with `initialization_options`; the messages it sent
+    /// after `initialized` (the tree's first diagnostics, at least one).
+    fn initialized(root: &Path, initialization_options: Value) -> (Editor, Vec<Value>) {
+        let (editor, first) = Editor::initialized_quietly(root, initialization_options);
+        assert!(!first.is_empty(), "diagnostics");
+        (editor, first)
+    }
+
+    /// [`Editor::initialized`] for a tree that may have no diagnostics: a request answered
+    /// after the first check shows when it is done.
+    fn initialized_quietly(root: &Path, initialization_options: Value) -> (Editor, Vec<Value>) {
+        let mut editor = Editor::start(root);
+        let root_uri = path_to_uri(&editor.root);
+        let answer = editor.request(
+            "initialize",
+            json!({
+                "capabilities": {},
+                "rootUri": root_uri,
+                "initializationOptions": initialization_options,
+            }),
+        );
+        assert_eq!(answer["serverInfo"]["name"], "pbc", "{answer}");
+        editor.notify("initialized", json!({}));
+        let first = editor.published_so_far();
+        (editor, first)
+    }
+
+    fn uri(&self, relative: &str) -> String {
+        path_to_uri(&self.root.join(relative))
+    }
+
+    fn send(&self, message: Message) {
+        self.connection
+            .sender
+            .send(message)
+            .expect("the server is listening");
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.send(Notification::new(method.to_string(), params).into());
+    }
+
+    /// The answer to a request (its result, or its error as `{"error": ...}`); notifications
+    /// that come before it are left for [`Editor::published_so_far`]... except that this
+    /// asserts none come, so that a test sees every message.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = RequestId::from(self.next_id);
+        self.send(Request::new(id.clone(), method.to_string(), params).into());
+        match self.receive() {
+            Some(Message::Response(Response {
+                id: got,
+                response_result,
+            })) => {
+                assert_eq!(got, id);
+                match response_result {
+                    Ok(result) => result,
+                    Err(error) => json!({"error": {"code": error.code, "message": error.message}}),
+                }
+            }
+            other => panic!("{method}: expected its answer, got {other:?}"),
+        }
+    }
+
+    fn receive(&self) -> Option<Message> {
+        self.connection
+            .receiver
+            .recv_timeout(Duration::from_secs(60))
+            .ok()
+    }
+
+    /// Every message the server sends before it answers a request sent now, as JSON with the
+    /// tree's place written `<root>`: the server publishes the diagnostics of every change
+    /// before it answers the next request.
+    fn published_so_far(&mut self) -> Vec<Value> {
+        self.next_id += 1;
+        let id = RequestId::from(format!("sync-{}", self.next_id));
+        self.send(Request::new(id.clone(), "pbc/testSync".to_string(), Value::Null).into());
+        let mut out = Vec::new();
+        loop {
+            match self.receive() {
+                Some(Message::Response(r)) if r.id == id => return out,
+                Some(message) => out.push(self.portable(&message)),
+                None => panic!("no answer to the sync request; so far: {out:#?}"),
+            }
+        }
+    }
+
+    fn portable(&self, message: &Message) -> Value {
+        let text = serde_json::to_string(message).expect("a message is JSON");
+        let text = text.replace(&path_to_uri(&self.root), "<root>");
+        serde_json::from_str(&text).expect("still JSON")
+    }
+
+    /// `shutdown` and `exit`, and how the server says the session ended, with its log.
+    fn finish(mut self) -> (Ended, Vec<String>) {
+        let answer = self.request("shutdown", Value::Null);
+        assert_eq!(answer, Value::Null);
+        self.notify("exit", Value::Null);
+        self.join()
+    }
+
+    fn join(&mut self) -> (Ended, Vec<String>) {
+        self.server
+            .take()
+            .expect("joined once")
+            .join()
+            .expect("the server does not panic")
+    }
+}
+
+fn tree(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/check/trees")
+        .join(name)
+}
+
+fn did_open(editor: &Editor, relative: &str, text: &str) {
+    editor.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {
+            "uri": editor.uri(relative), "languageId": "puppet", "version": 1, "text": text
+        }}),
+    );
+}
+
+fn snapshot(name: &str, value: &Value) {
+    let pretty = serde_json::to_string_pretty(value).expect("JSON");
+    snapshot_settings().bind(|| insta::assert_snapshot!(name, pretty));
+}
+
+/// The tree's diagnostics at start, then as the buffers change: an unsaved fix in the site
+/// clears the finding it caused, a range edit brings it back (with the buffer's version), and
+/// closing the buffer goes back to the file on disk.
+#[test]
+fn diagnostics_follow_the_buffers_the_editor_holds() {
+    let (mut editor, first) = Editor::initialized(&tree("category_typo"), Value::Null);
+    snapshot("lsp@first_diagnostics", &json!(first));
+    let site = "manifests/site.pp";
+    let on_disk = std::fs::read_to_string(editor.root.join(site)).expect("site.pp");
+    assert!(on_disk.contains("osfamly"));
+    did_open(&editor, site, &on_disk.replace("osfamly", "osfamily"));
+    snapshot("lsp@buffer_fixed", &json!(editor.published_so_far()));
+    // The typo back, as an edit of its range (line 4, `osfamily` at column 15: `i` removed).
+    editor.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": editor.uri(site), "version": 2},
+            "contentChanges": [{
+                "range": {"start": {"line": 3, "character": 20}, "end": {"line": 3, "character": 21}},
+                "text": ""
+            }]
+        }),
+    );
+    let changed = editor.published_so_far();
+    snapshot("lsp@buffer_broken_again", &json!(changed));
+    let site_uri = "<root>/manifests/site.pp";
+    let site_diagnostics = changed
+        .iter()
+        .find(|m| m["params"]["uri"] == site_uri)
+        .expect("the site's diagnostics");
+    assert_eq!(site_diagnostics["params"]["version"], 2);
+    assert_eq!(
+        site_diagnostics["params"]["diagnostics"][0]["code"],
+        "UNKNOWN_CATEGORY"
+    );
+    // Closed: the file on disk (with the typo) again, unversioned; the other file's list has
+    // not changed and is not sent again.
+    editor.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": editor.uri(site)}}),
+    );
+    let closed = editor.published_so_far();
+    assert_eq!(closed.len(), 1, "{closed:#?}");
+    let first_site = first.iter().find(|m| m["params"]["uri"] == site_uri);
+    assert_eq!(Some(&closed[0]), first_site, "{closed:#?}");
+    let (ended, log) = editor.finish();
+    assert_eq!(ended, Ended::Clean);
+    assert!(log.is_empty(), "{log:?}");
+}
+
+/// `strict` (in `initializationOptions` or a configuration change) makes warnings errors, as
+/// `pbc check --strict` does.
+#[test]
+fn the_strict_setting_makes_warnings_errors() {
+    let severities = |messages: &[Value]| -> Vec<i64> {
+        messages
+            .iter()
+            .flat_map(|m| {
+                m["params"]["diagnostics"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .filter_map(|d| d["severity"].as_i64())
+            .collect()
+    };
+    let (mut editor, first) = Editor::initialized(&tree("include_typo"), Value::Null);
+    assert_eq!(severities(&first), [2, 2], "two warnings: {first:#?}");
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"pbc": {"strict": true}}}),
+    );
+    let strict = editor.published_so_far();
+    assert_eq!(severities(&strict), [1, 1], "{strict:#?}");
+    assert_eq!(editor.finish().0, Ended::Clean);
+    let (editor, first) = Editor::initialized(&tree("include_typo"), json!({"strict": true}));
+    assert_eq!(severities(&first), [1, 1], "{first:#?}");
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
+/// The outline of a site (environments, categories, layers), of a bindings file (blocks,
+/// `when`s, keys), and of a file with a syntax error (what parsed before it).
+#[test]
+fn document_symbols_outline_sites_and_bindings() {
+    let (mut editor, first) = Editor::initialized_quietly(&tree("valid_confdir"), Value::Null);
+    assert!(first.is_empty(), "a clean tree: {first:#?}");
+    let mut outlines = serde_json::Map::new();
+    for file in [
+        "environments.pp",
+        "master/manifests/site.pp",
+        "master/modules/site/ntp/bindings/default.pp",
+        "master/modules/site/ntp/manifests/init.pp",
+    ] {
+        let answer = editor.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": editor.uri(file)}}),
+        );
+        outlines.insert(file.to_string(), answer);
+    }
+    let broken = "bindings/default.pp";
+    did_open(
+        &editor,
+        broken,
+        "bindings default {\n  bind 'a' to 1\n  when virtual true { bind 'b' to 2 }\n}\nclass c { }\nbind oops to\n",
+    );
+    let _ = editor.published_so_far();
+    let answer = editor.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": editor.uri(broken)}}),
+    );
+    outlines.insert(format!("{broken} (unsaved, with an error)"), answer);
+    snapshot("lsp@document_symbols", &Value::Object(outlines));
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
+/// What the protocol forbids gets the error it names, and the session goes on: a request
+/// before `initialize`, a second `initialize`, an unknown method, parameters of the wrong
+/// shape, a file that is not local or does not exist, a request after `shutdown`. An `exit`
+/// without `shutdown` ends the session as not clean.
+#[test]
+fn protocol_errors_are_answered_and_the_session_goes_on() {
+    let mut editor = Editor::start(&tree("category_typo"));
+    let early = editor.request("textDocument/documentSymbol", json!({}));
+    assert_eq!(early["error"]["code"], -32002, "{early}");
+    let answer = editor.request("initialize", json!({"capabilities": {}}));
+    assert_eq!(answer["capabilities"]["positionEncoding"], "utf-16");
+    editor.notify("initialized", json!({}));
+    let _ = editor.published_so_far();
+    let mut errors = serde_json::Map::new();
+    for (what, method, params) in [
+        (
+            "second initialize",
+            "initialize",
+            json!({"capabilities": {}}),
+        ),
+        (
+            "unknown method",
+            "textDocument/semanticTokens/full",
+            json!({}),
+        ),
+        (
+            "wrong shape",
+            "textDocument/documentSymbol",
+            json!({"textDocument": 3}),
+        ),
+        (
+            "not a local file",
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": "untitled:Untitled-1"}}),
+        ),
+        (
+            "no such file",
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": editor.uri("manifests/nothing.pp")}}),
+        ),
+        (
+            "a file outside the tree",
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": editor.uri("../valid_confdir/environments.pp")}}),
+        ),
+    ] {
+        let answer = editor.request(method, params);
+        errors.insert(what.to_string(), editor.portable_value(answer));
+    }
+    // A notification of the wrong shape is logged, not answered.
+    editor.notify("textDocument/didOpen", json!({"textDocument": "x"}));
+    let answer = editor.request("shutdown", Value::Null);
+    assert_eq!(answer, Value::Null);
+    let after = editor.request("textDocument/documentSymbol", json!({}));
+    errors.insert("after shutdown".to_string(), after);
+    snapshot("lsp@protocol_errors", &Value::Object(errors));
+    editor.notify("exit", Value::Null);
+    let (ended, log) = editor.join();
+    assert_eq!(ended, Ended::Clean);
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].starts_with("pbc lsp: textDocument/didOpen: invalid parameters"));
+
+    let mut editor = Editor::start(&tree("category_typo"));
+    let _ = editor.request("initialize", json!({"capabilities": {}}));
+    editor.notify("exit", Value::Null);
+    assert_eq!(editor.join().0, Ended::WithoutShutdown);
+}
+
+/// A client that offers UTF-8 positions gets them: columns count bytes, not UTF-16 units.
+#[test]
+fn positions_are_in_the_encoding_agreed() {
+    let mut editor = Editor::start(&tree("category_typo"));
+    let answer = editor.request(
+        "initialize",
+        json!({"capabilities": {"general": {"positionEncodings": ["utf-8", "utf-16"]}}}),
+    );
+    assert_eq!(answer["capabilities"]["positionEncoding"], "utf-8");
+    editor.notify("initialized", json!({}));
+    let _ = editor.published_so_far();
+    let site = "manifests/site.pp";
+    // Two-byte characters before the typo: UTF-16 would count two columns fewer.
+    let text = "site {\n  /* éé */ categories { osfamly => $facts['os']['family'] }\n}\n";
+    did_open(&editor, site, text);
+    let messages = editor.published_so_far();
+    let on_site: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["params"]["uri"] == "<root>/manifests/site.pp")
+        .collect();
+    assert_eq!(on_site.len(), 1, "{messages:#?}");
+    let typo = &on_site[0]["params"]["diagnostics"][0];
+    assert_eq!(typo["code"], "UNKNOWN_CATEGORY", "{messages:#?}");
+    let line_start = text.find('\n').unwrap_or_default() + 1;
+    let column = text.find("osfamly").unwrap_or_default() - line_start;
+    assert_eq!(
+        typo["range"]["start"],
+        json!({"line": 1, "character": column})
+    );
+    let _ = editor.finish();
+}
+
+impl Editor {
+    fn portable_value(&self, value: Value) -> Value {
+        let text = value
+            .to_string()
+            .replace(&path_to_uri(&self.root), "<root>");
+        let text = text.replace(&self.root.display().to_string(), "<root>");
+        serde_json::from_str(&text).expect("still JSON")
+    }
+}
+
+/// The `pbc` binary as an editor runs it: a session over stdin and stdout ends with exit 0;
+/// a frame that claims more than the limit, or breaks the framing, ends it with exit 1 and a
+/// reason on stderr, without reading what it claims.
+#[test]
+fn the_binary_serves_stdio_and_refuses_broken_frames() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let frame = |value: Value| {
+        let body = value.to_string();
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    };
+    let root = std::fs::canonicalize(tree("category_typo")).expect("tree");
+    let session = [
+        frame(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"capabilities": {}, "rootUri": path_to_uri(&root)}})),
+        frame(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}})),
+        "Content-Length: 9\r\n\r\nnot json!".to_string(),
+        frame(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})),
+        frame(json!({"jsonrpc": "2.0", "method": "exit"})),
+    ]
+    .concat();
+    let run = |input: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pbc"))
+            .args(["lsp", "--stdio"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pbc runs");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let input = input.to_vec();
+        // Written on a thread: the server answers while it reads.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let out = child.wait_with_output().expect("pbc ends");
+        let _ = writer.join();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = run(session.as_bytes());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains(r#""id":1,"result":{"capabilities""#),
+        "{stdout}"
+    );
+    assert!(stdout.contains("UNKNOWN_CATEGORY"), "{stdout}");
+    assert!(stdout.contains(r#""id":2,"result":null"#), "{stdout}");
+    assert!(stderr.contains("pbc lsp: ignored a message"), "{stderr}");
+    for broken in [
+        format!("Content-Length: {}\r\n\r\n", u64::MAX),
+        "Content-Length: 99999999999\r\n\r\n".to_string(),
+        "Content-Length: 5\nno CRLF".to_string(),
+        format!("{}\r\n", "X".repeat(100_000)),
+    ] {
+        let (code, _, stderr) = run(broken.as_bytes());
+        assert_eq!(code, Some(1), "{broken:.40}: {stderr}");
+        assert!(stderr.contains("malformed frame"), "{stderr}");
+    }
+    // The editor gone without `exit`: not clean.
+    let (code, _, _) = run(frame(json!({"jsonrpc": "2.0", "method": "initialized"})).as_bytes());
+    assert_eq!(code, Some(1));
+}
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}
+
+fn at(editor: &Editor, relative: &str, line: u32, character: u32) -> Value {
+    json!({"textDocument": {"uri": editor.uri(relative)}, "position": {"line": line, "character": character}})
+}
+
+/// Hover on a key explains it for the chosen node, as `pbc lookup --explain` does: in a
+/// bindings file, every binding of the key with its `when`; in Hiera data, with `node` set to
+/// a node of the tree's `facts/`, the levels searched and the winner. Go to definition lists
+/// every binding and every data entry found; `pbc/explain` answers the explanation as JSON.
+#[test]
+fn hover_and_definition_explain_a_key() {
+    let (mut editor, first) = Editor::initialized_quietly(&example("site"), Value::Null);
+    assert!(first.is_empty(), "{first:#?}");
+    let mut answers = serde_json::Map::new();
+    // `'ntp::servers'` on line 2 of bindings/default.pp.
+    let hover = editor.request(
+        "textDocument/hover",
+        at(&editor, "bindings/default.pp", 1, 10),
+    );
+    answers.insert("site: hover on a bound key".into(), hover);
+    let definition = editor.request(
+        "textDocument/definition",
+        at(&editor, "bindings/default.pp", 1, 10),
+    );
+    answers.insert(
+        "site: definition of a bound key".into(),
+        editor.portable_value(definition),
+    );
+    let nothing = editor.request(
+        "textDocument/hover",
+        at(&editor, "bindings/default.pp", 0, 2),
+    );
+    answers.insert("site: hover on no key".into(), nothing);
+    assert_eq!(editor.finish().0, Ended::Clean);
+
+    let (mut editor, _) =
+        Editor::initialized_quietly(&example("control-repo"), json!({"node": "web01"}));
+    // `ntp::servers: [...]` on line 4 of data/common.yaml.
+    let hover = editor.request("textDocument/hover", at(&editor, "data/common.yaml", 3, 3));
+    answers.insert("control-repo: hover on a data key for web01".into(), hover);
+    let definition = editor.request(
+        "textDocument/definition",
+        at(&editor, "data/common.yaml", 3, 3),
+    );
+    answers.insert(
+        "control-repo: definition of a data key for web01".into(),
+        editor.portable_value(definition),
+    );
+    let explained = editor.request("pbc/explain", json!({"key": "motd", "node": "web01"}));
+    let value = explained[0]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(value.starts_with("Welcome to web01"), "{explained:#}");
+    let unknown = editor.request("pbc/explain", json!({"key": "no::such::key"}));
+    answers.insert(
+        "control-repo: explain an unbound key".into(),
+        unknown[0]["winner"].clone(),
+    );
+    snapshot("lsp@hover_and_definition", &Value::Object(answers));
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
