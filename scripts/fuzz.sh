@@ -3,7 +3,7 @@
 # scripts/fuzz.sh build
 #
 # Runs pbc's cargo-fuzz targets (fuzz/fuzz_targets/: parse, check, compile, lookup, eval, data,
-# model, cache),
+# model, cache, lsp),
 # each for SECONDS (default 30), seeded from corpus/. Each input gets at most 10 s and 2 GB
 # (libFuzzer's -timeout and -rss_limit_mb): a hang or a memory blow-up fails like a crash.
 # Needs the nightly toolchain (libFuzzer's instrumentation); installs cargo-fuzz when missing.
@@ -11,8 +11,8 @@
 # corpus file and fix it. A long run: scripts/fuzz.sh 3600 (an hour per target).
 #
 # Targets run as many at a time as the machine has cores (FUZZ_JOBS overrides), each on one core
-# as libFuzzer runs, for the same time each: on two cores the eight targets take four rounds,
-# not eight. `scripts/fuzz.sh build` only installs cargo-fuzz and builds the instrumented
+# as libFuzzer runs, for the same time each: on two cores the nine targets take five rounds,
+# not nine. `scripts/fuzz.sh build` only installs cargo-fuzz and builds the instrumented
 # targets, so that .ci/run can build them while other suites wait on Ruby.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +27,7 @@ fi
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(parse check compile lookup eval data model cache)
+[ ${#targets[@]} -gt 0 ] || targets=(parse check compile lookup eval data model cache lsp)
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   echo "fuzz: no nightly toolchain here; the fuzz targets need one (rustup toolchain install nightly)" >&2
@@ -59,6 +59,9 @@ for t in 'Integer' 'Float' 'Numeric' 'Boolean' 'String' 'Array' 'Hash' 'Sensitiv
   printf '%s\n["010", "+ 42", "0x1F", "1e3", "Yes", 2.5, [["a", 1]], {"k": [1, "x"]}, null, 16, true]\n' "$t" \
     >"$seeds/data/convert-$(printf '%s' "$t" | sha1sum | cut -c1-12)"
 done
+# Editor sessions for the language server (corpus/lsp/: one message per line).
+mkdir -p "$seeds/lsp"
+cp "$here"/corpus/lsp/*.jsonl "$seeds/lsp/"
 # Models: the corpus trees' compiled models, JSON and cache.
 mkdir -p "$seeds/model"
 cp "$here"/corpus/lookup/trees/model/models/*.json "$seeds/model/" 2>/dev/null || true
@@ -85,6 +88,7 @@ fuzz_one() {
   [ "$t" = data ] && kind=data
   [ "$t" = model ] && kind=model
   [ "$t" = cache ] && kind=cache
+  [ "$t" = lsp ] && kind=lsp
   mkdir -p "corpus/$t"
   rm -rf "artifacts/$t"
   echo "fuzz: $t for ${seconds}s" >"$logs/$t"

@@ -1,9 +1,11 @@
 //! What an editor asks of a tree (`pbc lsp`): the tree's diagnostics with the editor's unsaved
-//! buffers in place of their files, and the outline of a file. It owns the [`Workspace`] (the
-//! tree's root, the options, the open buffers) and turns pbc's findings into the protocol's
-//! terms; [`server`] speaks the protocol and [`transport`] frames it. It must not compute
-//! anything `pbc check` does not: the diagnostics are `check_paths`'s, over the same files,
-//! so an editor and the command line never disagree.
+//! buffers in place of their files, the outline of a file and of the tree, and what a key under
+//! the cursor gives and where it is bound. It owns the [`Workspace`] (the tree's root, the
+//! options and settings, the open buffers) and turns pbc's answers into the protocol's terms;
+//! [`server`] speaks the protocol and [`transport`] frames it. It must not answer anything the
+//! command line would answer otherwise: the diagnostics are `check_paths`'s over the same
+//! files, hovers and definitions `pbc lookup --explain`'s, so an editor and the command line
+//! never disagree.
 
 mod keys;
 pub mod server;
@@ -126,6 +128,42 @@ impl Workspace {
         let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         real.starts_with(&self.root)
             || (self.options.files.follow_symlinks && path.starts_with(&self.root))
+    }
+
+    /// The symbols of every manifest of the tree whose name holds `query` (ignoring case; all
+    /// of them for an empty query), each with the symbol it is in, at most [`MOST_SYMBOLS`]:
+    /// sites, environments, categories, layers, bindings blocks, keys, classes and the rest of
+    /// [`document_symbols`]'s outline. Files are read and parsed on every core.
+    pub fn workspace_symbols(
+        &self,
+        query: &str,
+    ) -> Result<Vec<lsp_types::SymbolInformation>, String> {
+        let files = crate::tree::discover(std::slice::from_ref(&self.root), &self.options)
+            .map_err(|e| format!("pbc cannot list the tree `{}`: {e}", self.root.display()))?;
+        let manifests: Vec<&Path> = files
+            .iter()
+            .map(|f| f.path.as_path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pp"))
+            .collect();
+        let query = query.to_lowercase();
+        let found = crate::parallel::parallel_map(manifests.len(), |i| {
+            let path = manifests[i];
+            let (Ok(text), Some(uri)) = (self.text(path), uri_of(&absolute(path))) else {
+                return Vec::new();
+            };
+            let mut out = Vec::new();
+            flatten(
+                document_symbols(&text, self.encoding),
+                None,
+                &uri,
+                &query,
+                &mut out,
+            );
+            out
+        });
+        let mut symbols: Vec<lsp_types::SymbolInformation> = found.into_iter().flatten().collect();
+        symbols.truncate(MOST_SYMBOLS);
+        Ok(symbols)
     }
 
     /// The options of a command over the tree as the editor holds it: the open buffers stand
@@ -389,6 +427,37 @@ fn outside(path: &Path, root: &Path) -> String {
         path.display(),
         root.display()
     )
+}
+
+/// The most symbols a workspace search answers: an editor shows a list to pick from, and a
+/// short query narrows it.
+pub const MOST_SYMBOLS: usize = 2000;
+
+/// `symbols` and those inside them, each named with the one it is in, where the name holds
+/// `query` (already lowercase).
+#[allow(deprecated)] // `deprecated` is a field the protocol keeps; `tags` replaced it.
+fn flatten(
+    symbols: Vec<lsp_types::DocumentSymbol>,
+    container: Option<&str>,
+    uri: &Uri,
+    query: &str,
+    out: &mut Vec<lsp_types::SymbolInformation>,
+) {
+    for symbol in symbols {
+        if symbol.name.to_lowercase().contains(query) {
+            out.push(lsp_types::SymbolInformation {
+                name: symbol.name.clone(),
+                kind: symbol.kind,
+                tags: None,
+                deprecated: None,
+                location: Location::new(uri.clone(), symbol.selection_range),
+                container_name: container.map(str::to_string),
+            });
+        }
+        if let Some(children) = symbol.children {
+            flatten(children, Some(&symbol.name), uri, query, out);
+        }
+    }
 }
 
 /// The path a diagnostic's file name stands for: names are relative to the current directory

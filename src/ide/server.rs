@@ -66,6 +66,7 @@ pub fn run(
             document_symbol_provider: Some(lsp_types::OneOf::Left(true)),
             hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
             definition_provider: Some(lsp_types::OneOf::Left(true)),
+            workspace_symbol_provider: Some(lsp_types::OneOf::Left(true)),
             ..Default::default()
         },
         server_info: Some(ServerInfo {
@@ -302,6 +303,14 @@ impl Server<'_, '_> {
                 let path = file_path(&at.text_document.uri)?;
                 let locations = self.workspace.definition(&path, at.position);
                 to_value(lsp_types::GotoDefinitionResponse::Array(locations))
+            }
+            req::WorkspaceSymbolRequest::METHOD => {
+                let params: lsp_types::WorkspaceSymbolParams = params(request)?;
+                let symbols = self
+                    .workspace
+                    .workspace_symbols(&params.query)
+                    .map_err(|e| (ErrorCode::RequestFailed, e))?;
+                to_value(lsp_types::WorkspaceSymbolResponse::Flat(symbols))
             }
             EXPLAIN_METHOD => {
                 let params: ExplainParams = params(request)?;

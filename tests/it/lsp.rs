@@ -282,6 +282,18 @@ fn document_symbols_outline_sites_and_bindings() {
     );
     outlines.insert(format!("{broken} (unsaved, with an error)"), answer);
     snapshot("lsp@document_symbols", &Value::Object(outlines));
+    // Across the tree (the buffer above names no file of it: the walk finds what is on disk).
+    let found = editor.request("workspace/symbol", json!({"query": "NTP"}));
+    snapshot("lsp@workspace_symbols", &editor.portable_value(found));
+    let all = editor.request("workspace/symbol", json!({"query": ""}));
+    let names: Vec<&str> = all
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s["name"].as_str()).collect())
+        .unwrap_or_default();
+    for name in ["production", "virtual", "Mary", "ntp::load_balanced"] {
+        assert!(names.contains(&name), "{name}: {names:?}");
+    }
+    assert!(!names.contains(&"b"), "{names:?}");
     assert_eq!(editor.finish().0, Ended::Clean);
 }
 
@@ -528,4 +540,48 @@ fn hover_and_definition_explain_a_key() {
     );
     snapshot("lsp@hover_and_definition", &Value::Object(answers));
     assert_eq!(editor.finish().0, Ended::Clean);
+}
+
+/// Every session of `corpus/lsp/` (one message per line, `file://ROOT` standing for the tree
+/// `corpus/check/trees/category_typo`), replayed: what the server sends is snapshotted, and every
+/// request before `exit` gets one answer. The fuzz target `lsp` starts from these sessions.
+#[test]
+fn corpus_sessions_replay() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lsp");
+    let mut sessions: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("corpus/lsp")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    sessions.sort();
+    assert!(!sessions.is_empty());
+    for session in sessions {
+        let mut editor = Editor::start(&tree("category_typo"));
+        let root = path_to_uri(&editor.root);
+        let text = std::fs::read_to_string(&session).expect("a session");
+        let mut asked = Vec::new();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let line = line.replace("file://ROOT", &root);
+            let message: Message = serde_json::from_str(&line).expect("a message");
+            if let Message::Request(r) = &message {
+                asked.push(r.id.clone());
+            }
+            editor.send(message);
+        }
+        let (ended, log) = editor.join();
+        let mut sent = Vec::new();
+        while let Ok(message) = editor.connection.receiver.try_recv() {
+            if let Message::Response(r) = &message {
+                assert_eq!(asked.first(), Some(&r.id), "answers come in order");
+                asked.remove(0);
+            }
+            sent.push(editor.portable(&message));
+        }
+        assert!(asked.is_empty(), "unanswered: {asked:?}");
+        let name = session.file_stem().unwrap_or_default().to_string_lossy();
+        snapshot(
+            &format!("lsp@session_{name}"),
+            &json!({"ended": format!("{ended:?}"), "log": log, "sent": sent}),
+        );
+    }
 }
