@@ -4,7 +4,8 @@
 //! automatic parameter lookup asks); in a Hiera data file, the top-level key of the line. It
 //! reads the text only; what the key gives is the injector's.
 
-use crate::ast::{BindItem, BindKey, BindOpKind, Expr, ExprKind};
+use crate::ast::{BindItem, BindKey, BindOpKind, Expr, ExprKind, Parameter};
+use crate::data::yaml::NodeKind;
 use crate::span::{FileId, Span};
 
 /// A key and where it is written (byte offsets in the file's text).
@@ -30,7 +31,7 @@ fn key_in_manifest(src: &str, offset: usize) -> Option<KeyAt> {
     let mut found = None;
     for statement in &statements {
         if found.is_none() && within(statement.span, offset) {
-            find_in_expr(statement, offset, &mut found);
+            find_in_expr(src, statement, offset, &mut found);
         }
     }
     found
@@ -52,7 +53,7 @@ fn literal_at(e: &Expr, offset: usize) -> Option<KeyAt> {
     }
 }
 
-fn find_in_expr(e: &Expr, offset: usize, found: &mut Option<KeyAt>) {
+fn find_in_expr(src: &str, e: &Expr, offset: usize, found: &mut Option<KeyAt>) {
     if found.is_some() || !within(e.span, offset) {
         return;
     }
@@ -68,37 +69,48 @@ fn find_in_expr(e: &Expr, offset: usize, found: &mut Option<KeyAt>) {
             }
         }
         ExprKind::Class(def) => {
-            for p in &def.params {
-                let name_end = p.span.start as usize + 1 + p.name.len();
-                if within(p.span, offset) && offset <= name_end && !p.name.is_empty() {
-                    *found = Some(KeyAt {
-                        key: format!("{}::{}", def.name, p.name),
-                        start: p.span.start as usize,
-                        end: name_end.min(p.span.end as usize),
-                    });
-                    return;
-                }
+            if let Some(key) = def
+                .params
+                .iter()
+                .find_map(|p| parameter_at(src, &def.name, p, offset))
+            {
+                *found = Some(key);
+                return;
             }
         }
         ExprKind::Bindings(block) => {
             for item in &block.items {
-                find_in_item(item, offset, found);
+                find_in_item(src, item, offset, found);
             }
             return;
         }
         _ => {}
     }
-    e.for_each_child(&mut |child| find_in_expr(child, offset, found));
+    e.for_each_child(&mut |child| find_in_expr(src, child, offset, found));
 }
 
-fn find_in_item(item: &BindItem, offset: usize, found: &mut Option<KeyAt>) {
+/// A class parameter's `$name` at `offset`, as the key Puppet's automatic parameter lookup
+/// asks (`CLASS::NAME`). The parameter's span starts at its type when it has one.
+fn parameter_at(src: &str, class: &str, p: &Parameter, offset: usize) -> Option<KeyAt> {
+    let from = p.type_expr.as_ref().map_or(p.span.start, |t| t.span.end) as usize;
+    let text = src.get(from..p.span.end as usize)?;
+    let start = from + text.find(&format!("${}", p.name))?;
+    let end = start + 1 + p.name.len();
+    (!p.name.is_empty() && start <= offset && offset <= end).then(|| KeyAt {
+        key: format!("{class}::{}", p.name),
+        start,
+        end,
+    })
+}
+
+fn find_in_item(src: &str, item: &BindItem, offset: usize, found: &mut Option<KeyAt>) {
     if found.is_some() {
         return;
     }
     match item {
         BindItem::When { items, span, .. } if within(*span, offset) => {
             for i in items {
-                find_in_item(i, offset, found);
+                find_in_item(src, i, offset, found);
             }
         }
         BindItem::Operation(op) if within(op.span, offset) => {
@@ -122,7 +134,7 @@ fn find_in_item(item: &BindItem, offset: usize, found: &mut Option<KeyAt>) {
                 let mut exprs = Vec::new();
                 item.for_each_expr(&mut |e| exprs.push(e));
                 for e in exprs {
-                    find_in_expr(e, offset, found);
+                    find_in_expr(src, e, offset, found);
                 }
             }
         }
@@ -130,50 +142,38 @@ fn find_in_item(item: &BindItem, offset: usize, found: &mut Option<KeyAt>) {
     }
 }
 
-/// A data file's key: the top-level mapping key written on the line of `offset` (YAML's
-/// `key:` or `"key":`, JSON's `"key":` at the first level of indentation).
+/// A data file's key: the top-level key at `offset`, or written on its line, as Hiera reads
+/// the file (`data::yaml`, which reads JSON too: quoted keys, flow mappings, symbol keys). A
+/// file that does not read has no keys; `lookup_options` is no key.
 fn key_in_data(text: &str, offset: usize) -> Option<KeyAt> {
-    let offset = offset.min(text.len());
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    let line = &text[line_start..line_end];
-    let indent = line.len() - line.trim_start().len();
-    let rest = &line[indent..];
-    // YAML's top-level keys are at the margin; JSON's one level in, as deep as its first.
-    let top = if text.trim_start().starts_with('{') {
-        let first_key = text.lines().skip(1).find(|l| !l.trim().is_empty())?;
-        first_key.len() - first_key.trim_start().len()
-    } else {
-        0
-    };
-    if indent != top {
+    let document = crate::data::yaml::parse_hiera_data(FileId(0), text).ok()??;
+    let NodeKind::Mapping(entries) = &document.kind else {
         return None;
-    }
-    let (key, len) = match rest.chars().next()? {
-        quote @ ('"' | '\'') => {
-            let close = rest[1..].find(quote)? + 1;
-            (rest[1..close].to_string(), close + 1)
-        }
-        _ => {
-            let end = rest
-                .find(": ")
-                .or_else(|| rest.strip_suffix(':').map(str::len))?;
-            (rest[..end].trim_end().to_string(), end)
-        }
     };
-    if !rest[len..].trim_start().starts_with(':')
-        || key.is_empty()
-        || key == "lookup_options"
-        || key.starts_with('#')
-        || key.starts_with('-')
-    {
-        return None;
-    }
-    Some(KeyAt {
-        key,
-        start: line_start + indent,
-        end: line_start + indent + len,
-    })
+    let line_of = |at: usize| {
+        let before = &text.as_bytes()[..at.min(text.len())];
+        before.iter().filter(|&&b| b == b'\n').count()
+    };
+    let keys: Vec<KeyAt> = entries
+        .iter()
+        .filter_map(|(key, _)| {
+            let name = key
+                .as_str()
+                .filter(|k| !k.is_empty() && *k != "lookup_options")?;
+            Some(KeyAt {
+                key: name.to_string(),
+                start: key.span.start as usize,
+                end: key.span.end as usize,
+            })
+        })
+        .collect();
+    // The key under the cursor; else the one its line starts with (the cursor on the value).
+    let line = line_of(offset);
+    let under = keys
+        .iter()
+        .position(|k| k.start <= offset && offset <= k.end);
+    let on_line = || keys.iter().position(|k| line_of(k.start) == line);
+    under.or_else(on_line).map(|i| keys[i].clone())
 }
 
 #[cfg(test)]
@@ -187,7 +187,7 @@ mod tests {
 
     #[test]
     fn keys_in_manifests_are_what_bindings_bind_and_lookups_ask() {
-        let src = "bindings b {\n  bind 'ntp::servers' to lookup('ntp::pool')\n  when os 'x' { multibind Array[String], 'admins' }\n  bind alias 'old' as 'new'\n}\nclass ntp($servers = inject('other'), $x) { notice('not a key') }\n";
+        let src = "bindings b {\n  bind 'ntp::servers' to lookup('ntp::pool')\n  when os 'x' { multibind Array[String], 'admins' }\n  bind alias 'old' as 'new'\n}\nclass ntp($servers = inject('other'), String $pool = 'p') { notice('not a key') }\n";
         assert_eq!(
             at(src, "'ntp::servers", true).as_deref(),
             Some("ntp::servers")
@@ -197,6 +197,9 @@ mod tests {
         assert_eq!(at(src, "'new", true).as_deref(), Some("new"));
         assert_eq!(at(src, "$servers", true).as_deref(), Some("ntp::servers"));
         assert_eq!(at(src, "'other", true).as_deref(), Some("other"));
+        // A typed parameter: its name, not its type, is the key's place.
+        assert_eq!(at(src, "$pool", true).as_deref(), Some("ntp::pool"));
+        assert_eq!(at(src, "tring $pool", true), None);
         assert_eq!(at(src, "'not a key", true), None);
         assert_eq!(at(src, "bindings b", true), None);
     }
@@ -216,5 +219,13 @@ mod tests {
         let json = "{\n  \"a::b\": 1,\n  \"c\": {\n    \"d\": 2\n  }\n}\n";
         assert_eq!(at(json, "\"a::b", false).as_deref(), Some("a::b"));
         assert_eq!(at(json, "\"d\"", false), None);
+        // As Hiera reads them: a one-line flow mapping's keys by place, a Ruby symbol by name.
+        let flow = "{\"a\": 1, \"b::c\": 2}";
+        assert_eq!(at(flow, "\"b::c", false).as_deref(), Some("b::c"));
+        assert_eq!(
+            at(":sym::key: 1\n", ":sym", false).as_deref(),
+            Some("sym::key")
+        );
+        assert_eq!(at("a: [unclosed\n", "a", false), None);
     }
 }
