@@ -17,7 +17,7 @@ pub struct KeyAt {
 }
 
 /// The key at byte `offset` of `text`, a file of `kind`.
-pub fn key_at(text: &str, offset: usize, is_manifest: bool) -> Option<KeyAt> {
+pub(crate) fn key_at(text: &str, offset: usize, is_manifest: bool) -> Option<KeyAt> {
     if is_manifest {
         key_in_manifest(text, offset)
     } else {

@@ -23,7 +23,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use text::{Encoding, LineIndex};
 
-pub use keys::{key_at, KeyAt};
+pub use keys::KeyAt;
 pub use symbols::document_symbols;
 
 /// A buffer the editor has open: its text as last sent, and the version the editor gave it.
@@ -48,12 +48,11 @@ pub struct Workspace {
 }
 
 /// What a lookup with `--explain` says about a key: its explanation (text, or the JSON
-/// `pbc lookup --explain --format json` prints), whether it was answered, and what it said
-/// on the side (why it failed), as text.
+/// `pbc lookup --explain --format json` prints), and what it said on the side (why it
+/// failed), as text.
 #[derive(Debug)]
 pub struct Explained {
     pub explanation: String,
-    pub answered: bool,
     pub said: String,
 }
 
@@ -87,10 +86,6 @@ impl Workspace {
             facts: None,
             node: None,
         }
-    }
-
-    pub fn root(&self) -> &Path {
-        &self.root
     }
 
     /// The buffer at `path` opened or changed to `text`.
@@ -201,7 +196,6 @@ impl Workspace {
                 if let Some(facts) = facts.as_ref().filter(|f| !self.may_read(f)) {
                     return Explained {
                         explanation: String::new(),
-                        answered: false,
                         said: format!("the `facts` setting: {}\n", outside(facts, &self.root)),
                     };
                 }
@@ -233,7 +227,6 @@ impl Workspace {
         }
         Explained {
             explanation: outcome.stdout,
-            answered: outcome.status == 0,
             said,
         }
     }
@@ -325,16 +318,9 @@ impl Workspace {
         let line: usize = parts.next()?.parse().ok()?;
         let path = self.root.join(parts.next()?);
         let text = self.text(&path).ok()?;
-        let line_text = text.lines().nth(line.checked_sub(1)?).unwrap_or_default();
-        let before: String = line_text.chars().take(column.saturating_sub(1)).collect();
-        let character = match self.encoding {
-            Encoding::Utf8 => before.len(),
-            Encoding::Utf16 => before.chars().map(char::len_utf16).sum(),
-        };
-        let position = lsp_types::Position::new(
-            u32::try_from(line - 1).ok()?,
-            u32::try_from(character).ok()?,
-        );
+        let index = LineIndex::new(&text);
+        let at = index.char_offset(line.checked_sub(1)?, column.saturating_sub(1));
+        let position = index.position(at, self.encoding);
         Some(Location::new(
             uri_of(&path)?,
             lsp_types::Range::new(position, position),

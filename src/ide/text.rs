@@ -72,6 +72,24 @@ impl<'t> LineIndex<'t> {
         )
     }
 
+    /// The byte offset of character `character` (counted in characters, as pbc's messages
+    /// count columns) of line `line`, both from 0; held to the line's end and the text's.
+    pub fn char_offset(&self, line: usize, character: usize) -> usize {
+        let Some(&start) = self.starts.get(line) else {
+            return self.text.len();
+        };
+        let end = self
+            .starts
+            .get(line + 1)
+            .map_or(self.text.len(), |&next| next - 1);
+        let line_text = &self.text[start..end];
+        start
+            + line_text
+                .char_indices()
+                .nth(character)
+                .map_or(line_text.len(), |(i, _)| i)
+    }
+
     /// The byte offset of `position`: a line past the end is the end of the text, a column past
     /// the end of its line is the line's end, and a column inside a character its start.
     pub fn offset(&self, position: Position, encoding: Encoding) -> usize {
@@ -194,6 +212,13 @@ mod tests {
         );
         // A byte offset inside a character is that character's start.
         assert_eq!(index.position(3, Encoding::Utf8), Position::new(1, 0));
+        // Columns in characters, as pbc's messages give them.
+        assert_eq!(index.char_offset(1, 2), x);
+        assert_eq!(
+            index.char_offset(1, 99),
+            text.find('\r').unwrap_or_default() + 1
+        );
+        assert_eq!(index.char_offset(7, 0), text.len());
     }
 
     #[test]

@@ -119,11 +119,6 @@ pub fn read_frame(
     ))
 }
 
-/// One message framed onto `output`.
-pub fn write_frame(output: &mut impl Write, message: &Message) -> std::io::Result<()> {
-    message.write(output)
-}
-
 /// A connection whose messages are read from `input` and written to `output` by two threads,
 /// and what ends them: [`Transport::join`] after the server returns. `rejected` is told of each
 /// frame whose body was not a message (the server logs it; the editor learns nothing more
