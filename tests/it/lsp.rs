@@ -428,9 +428,9 @@ fn the_binary_serves_stdio_and_refuses_broken_frames() {
         frame(json!({"jsonrpc": "2.0", "method": "exit"})),
     ]
     .concat();
-    let run = |input: &[u8]| {
+    let run_with = |args: &[&str], input: &[u8]| {
         let mut child = Command::new(env!("CARGO_BIN_EXE_pbc"))
-            .args(["lsp", "--stdio"])
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -450,6 +450,7 @@ fn the_binary_serves_stdio_and_refuses_broken_frames() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
+    let run = |input: &[u8]| run_with(&["lsp", "--stdio"], input);
     let (code, stdout, stderr) = run(session.as_bytes());
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
@@ -472,6 +473,23 @@ fn the_binary_serves_stdio_and_refuses_broken_frames() {
     // The editor gone without `exit`: not clean.
     let (code, _, _) = run(frame(json!({"jsonrpc": "2.0", "method": "initialized"})).as_bytes());
     assert_eq!(code, Some(1));
+    // An editor that names no workspace: the tree is `-C DIR`'s.
+    let unnamed = [
+        frame(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"capabilities": {}}})),
+        frame(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}})),
+        frame(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})),
+        frame(json!({"jsonrpc": "2.0", "method": "exit"})),
+    ]
+    .concat();
+    let tree_flag = root.display().to_string();
+    let (code, stdout, stderr) = run_with(&["lsp", "-C", &tree_flag], unnamed.as_bytes());
+    assert_eq!(code, Some(0), "{stderr}");
+    let site_uri = path_to_uri(&root.join("manifests/site.pp"));
+    assert!(
+        stdout.contains(&site_uri) && stdout.contains("UNKNOWN_CATEGORY"),
+        "{stdout}"
+    );
 }
 
 fn example(name: &str) -> PathBuf {
@@ -533,6 +551,36 @@ fn hover_and_definition_explain_a_key() {
         .unwrap_or_default()
         .to_string();
     assert!(value.starts_with("Welcome to web01"), "{explained:#}");
+    // The `facts` setting (a file of the tree) gives the node's facts as `node` did; one
+    // outside the tree is refused, not read.
+    let with_node = editor.request("pbc/explain", json!({"key": "ntp::servers"}));
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"node": null, "facts": "facts/web01.json"}}),
+    );
+    let with_facts = editor.request("pbc/explain", json!({"key": "ntp::servers"}));
+    assert_eq!(
+        with_facts[0]["value"], with_node[0]["value"],
+        "{with_facts:#}"
+    );
+    assert_eq!(
+        with_facts[0]["value"][0], "0.debian.pool.ntp.org",
+        "{with_facts:#}"
+    );
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"facts": "../site/bindings/default.pp"}}),
+    );
+    let outside = editor.request("pbc/explain", json!({"key": "ntp::servers"}));
+    let message = outside["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the `facts` setting:") && message.contains("is outside the tree"),
+        "{outside:#}"
+    );
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"facts": null, "node": "web01"}}),
+    );
     let unknown = editor.request("pbc/explain", json!({"key": "no::such::key"}));
     answers.insert(
         "control-repo: explain an unbound key".into(),
@@ -584,4 +632,28 @@ fn corpus_sessions_replay() {
             &json!({"ended": format!("{ended:?}"), "log": log, "sent": sent}),
         );
     }
+}
+
+/// A tree that cannot be checked (gone since the editor opened it) is said to the editor as
+/// an error message and in the server's log; the session goes on.
+#[test]
+fn a_tree_that_cannot_be_checked_is_said() {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lsp-gone");
+    std::fs::create_dir_all(root.join("manifests")).expect("a tree");
+    std::fs::write(root.join("manifests/site.pp"), "site { }\n").expect("a file");
+    let mut editor = Editor::start(&root);
+    std::fs::remove_dir_all(&root).expect("removed");
+    let answer = editor.request("initialize", json!({"capabilities": {}}));
+    assert_eq!(answer["serverInfo"]["name"], "pbc", "{answer}");
+    editor.notify("initialized", json!({}));
+    let said = editor.published_so_far();
+    assert_eq!(said.len(), 1, "{said:#?}");
+    assert_eq!(said[0]["method"], "window/showMessage");
+    assert_eq!(said[0]["params"]["type"], 1, "an error");
+    let message = said[0]["params"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("pbc cannot check"), "{message}");
+    let (ended, log) = editor.finish();
+    assert_eq!(ended, Ended::Clean);
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].starts_with("pbc cannot check"), "{log:?}");
 }
