@@ -417,9 +417,10 @@ impl Server<'_, '_> {
             }
         }
         for (path, (version, diagnostics)) in &now {
-            if before.get(path) != Some(&(*version, diagnostics.clone()))
-                && !self.publish(path, *version, diagnostics.clone())
-            {
+            let unchanged = before
+                .get(path)
+                .is_some_and(|(v, d)| v == version && d == diagnostics);
+            if !unchanged && !self.publish(path, *version, diagnostics.clone()) {
                 return false;
             }
         }
