@@ -2,15 +2,17 @@
 # `facts`), for every factset of WORK/envs/facts, for every key of the environment's data files
 # (and its modules'), with no `--merge` and, on the generated environments, with each
 # strategy. Puppet's answers come from hiera-oracle.rb (one process per environment, factset
-# and strategy). An answer agrees when both give the same JSON (hash order included), or both
-# find nothing, or both fail. Differences listed in the divergence file (tab-separated:
-# environment, factset, merge, key, reason; `*` matches anything) are allowed and counted;
-# any other fails the run. The environment `production` is compared again with each global
-# configuration under WORK/globals (`--hiera-config`; merge column `global:NAME`).
+# and strategy; as many at once as there are cores). An answer agrees when both give the same
+# JSON (hash order included), or both find nothing, or both fail. Differences listed in the
+# divergence file (tab-separated: environment, factset, merge, key, reason; `*` matches
+# anything) are allowed and counted; any other fails the run. The environment `production` is
+# compared again with each global configuration under WORK/globals (`--hiera-config`; merge
+# column `global:NAME`).
 # Usage: ruby hiera-compare.rb PBC WORK DIVERGENCES
 require 'json'
 require 'yaml'
 require 'open3'
+require 'etc'
 
 pbc, work, divergences_file = ARGV
 abort('usage: hiera-compare.rb PBC WORK DIVERGENCES') unless divergences_file
@@ -35,11 +37,11 @@ def data_keys(env)
   (keys.uniq - ['lookup_options']).sort + ['no::such::key']
 end
 
-total = 0
-agreed = 0
-kinds = Hash.new(0)
-listed = 0
-failures = []
+# One run per environment, factset and strategy: Puppet's answers (a Ruby process that loads
+# Puppet, about two seconds) and pbc's. The runs are independent, so they go as many at once as
+# the machine has cores (COMPARE_JOBS overrides); their results are taken in the order listed,
+# so what is printed does not depend on which finished first.
+runs = []
 Dir.children(envs_dir).sort.each do |env|
   next if env == 'facts'
 
@@ -47,62 +49,96 @@ Dir.children(envs_dir).sort.each do |env|
   keys = data_keys(env_dir)
   # Real data (Debian's modules, public control repositories): as Puppet looks it up; the
   # generated environments with each strategy too.
-  runs = env.start_with?('deb_', 'rw_') ? [[nil, nil]] : [nil, 'deep', 'unique', 'hash'].map { |m| [m, nil] }
+  strategies = env.start_with?('deb_', 'rw_') ? [[nil, nil]] : [nil, 'deep', 'unique', 'hash'].map { |m| [m, nil] }
   if env == 'production'
-    Dir.glob(File.join(work, 'globals', '*', 'hiera.yaml')).sort.each { |g| runs << [nil, g] }
+    Dir.glob(File.join(work, 'globals', '*', 'hiera.yaml')).sort.each { |g| strategies << [nil, g] }
     keys += %w[global::only global::json]
   end
   Dir.children(facts_dir).sort.each do |facts_file|
-    node = File.basename(facts_file, '.json')
-    facts = File.join(facts_dir, facts_file)
-    runs.each do |merge, global|
-      merge_args = merge ? ['--merge', merge] : []
-      puppet_global = global ? ['--hiera_config', global] : []
-      pbc_global = global ? ['--hiera-config', global] : []
-      merge = "global:#{File.basename(File.dirname(global))}" if global
-      out, err, = Open3.capture3('ruby', oracle, '--environmentpath', envs_dir, '--environment', env,
-                                 '--node', node, '--facts', facts, *merge_args, *puppet_global, *keys)
-      theirs = {}
-      out.each_line do |l|
-        next unless l.start_with?('{')
+    strategies.each do |merge, global|
+      runs << { env: env, env_dir: env_dir, keys: keys, node: File.basename(facts_file, '.json'),
+                facts: File.join(facts_dir, facts_file), merge: merge, global: global }
+    end
+  end
+end
 
-        j = JSON.parse(l)
-        theirs[j['key']] = j
-      end
-      if theirs.size != keys.size
-        failures << "#{env} #{node} #{merge}: Puppet answered #{theirs.size} of #{keys.size} keys: #{err.lines.last(3).join.strip}"
-        next
-      end
-      pout, = Open3.capture3(pbc, 'lookup', '-C', env_dir, '--facts', facts, '--node', node, '--format', 'json',
-                             '--quiet', *merge_args, *pbc_global, *keys)
-      ours = begin
-        JSON.parse(pout)
-      rescue StandardError
-        failures << "#{env} #{node} #{merge}: pbc printed no JSON: #{pout[0, 200]}"
-        next
-      end
-      errors = ours.delete('errors') || {}
-      keys.each do |key|
-        total += 1
-        t = theirs[key]
-        puppet_says = if t.key?('value') then ['value', JSON.generate(t['value'])]
-                      elsif t['error'].include?('did not find a value') then ['not found', nil]
-                      else ['error', t['error']]
-                      end
-        pbc_says = if ours.key?(key) then ['value', JSON.generate(ours[key])]
-                   elsif errors[key].to_s.start_with?('KEY_NOT_FOUND') then ['not found', nil]
-                   else ['error', errors[key].to_s]
-                   end
-        same = puppet_says[0] == pbc_says[0] && (puppet_says[0] != 'value' || puppet_says[1] == pbc_says[1])
-        if same
-          agreed += 1
-          kinds[puppet_says[0]] += 1
-        elsif allowed?(allowed, [env, node, merge || '-', key])
-          listed += 1
-        else
-          failures << "#{env} #{node} #{merge || '-'} #{key}: Puppet #{puppet_says.compact.join(' ')} | pbc #{pbc_says.compact.join(' ')}"
-        end
-      end
+# Both sides' answers for one run: [merge label, Puppet's by key, pbc's JSON] or a failure.
+def answers(run, oracle, envs_dir, pbc)
+  merge_args = run[:merge] ? ['--merge', run[:merge]] : []
+  puppet_global = run[:global] ? ['--hiera_config', run[:global]] : []
+  pbc_global = run[:global] ? ['--hiera-config', run[:global]] : []
+  label = run[:global] ? "global:#{File.basename(File.dirname(run[:global]))}" : run[:merge]
+  where = "#{run[:env]} #{run[:node]} #{label}"
+  out, err, = Open3.capture3('ruby', oracle, '--environmentpath', envs_dir, '--environment', run[:env],
+                             '--node', run[:node], '--facts', run[:facts], *merge_args, *puppet_global,
+                             *run[:keys])
+  theirs = {}
+  out.each_line do |l|
+    next unless l.start_with?('{')
+
+    j = JSON.parse(l)
+    theirs[j['key']] = j
+  end
+  if theirs.size != run[:keys].size
+    return { failure: "#{where}: Puppet answered #{theirs.size} of #{run[:keys].size} keys: #{err.lines.last(3).join.strip}" }
+  end
+
+  pout, = Open3.capture3(pbc, 'lookup', '-C', run[:env_dir], '--facts', run[:facts], '--node', run[:node],
+                         '--format', 'json', '--quiet', *merge_args, *pbc_global, *run[:keys])
+  ours = begin
+    JSON.parse(pout)
+  rescue StandardError
+    return { failure: "#{where}: pbc printed no JSON: #{pout[0, 200]}" }
+  end
+  { label: label, theirs: theirs, ours: ours }
+end
+
+jobs = Integer(ENV.fetch('COMPARE_JOBS', nil) || Etc.nprocessors)
+results = Array.new(runs.size)
+queue = Queue.new
+runs.each_index { |i| queue << i }
+queue.close
+Array.new([jobs, 1].max) do
+  Thread.new do
+    while (i = queue.pop)
+      results[i] = answers(runs[i], oracle, envs_dir, pbc)
+    end
+  end
+end.each(&:join)
+
+total = 0
+agreed = 0
+kinds = Hash.new(0)
+listed = 0
+failures = []
+runs.zip(results).each do |run, result|
+  if result[:failure]
+    failures << result[:failure]
+    next
+  end
+  theirs = result[:theirs]
+  ours = result[:ours]
+  merge = result[:label]
+  errors = ours.delete('errors') || {}
+  run[:keys].each do |key|
+    total += 1
+    t = theirs[key]
+    puppet_says = if t.key?('value') then ['value', JSON.generate(t['value'])]
+                  elsif t['error'].include?('did not find a value') then ['not found', nil]
+                  else ['error', t['error']]
+                  end
+    pbc_says = if ours.key?(key) then ['value', JSON.generate(ours[key])]
+               elsif errors[key].to_s.start_with?('KEY_NOT_FOUND') then ['not found', nil]
+               else ['error', errors[key].to_s]
+               end
+    same = puppet_says[0] == pbc_says[0] && (puppet_says[0] != 'value' || puppet_says[1] == pbc_says[1])
+    if same
+      agreed += 1
+      kinds[puppet_says[0]] += 1
+    elsif allowed?(allowed, [run[:env], run[:node], merge || '-', key])
+      listed += 1
+    else
+      failures << "#{run[:env]} #{run[:node]} #{merge || '-'} #{key}: Puppet #{puppet_says.compact.join(' ')} | pbc #{pbc_says.compact.join(' ')}"
     end
   end
 end
