@@ -62,7 +62,8 @@ Dir.children(envs_dir).sort.each do |env|
   end
 end
 
-# Both sides' answers for one run: [merge label, Puppet's by key, pbc's JSON] or a failure.
+# Both sides' answers for one run ({label:, theirs: Puppet's by key, ours: pbc's JSON}), or
+# {failure:} saying why there are none.
 def answers(run, oracle, envs_dir, pbc)
   merge_args = run[:merge] ? ['--merge', run[:merge]] : []
   puppet_global = run[:global] ? ['--hiera_config', run[:global]] : []
