@@ -138,12 +138,12 @@ impl ModelWriter<'_> {
 
 /// Writes `model` as `layout` lays it out, then a newline. Indented, the serializer's many
 /// small writes go through a buffer, not through `out`'s dynamic dispatch; compact, the model
-/// is spelled by [`lower::compact`] on `cores`, which gathers its own text.
+/// is spelled by [`lower::model::compact`] on `cores`, which gathers its own text.
 fn write_model<D: ModelDocument>(
     out: &mut dyn std::io::Write,
     layout: JsonLayout,
     model: &D,
-    cores: lower::compact::Cores,
+    cores: lower::model::compact::Cores,
 ) -> std::io::Result<()> {
     use std::io::Write;
     match layout {
@@ -166,27 +166,31 @@ trait ModelDocument: serde::Serialize {
     fn write_compact(
         &self,
         out: &mut dyn std::io::Write,
-        cores: lower::compact::Cores,
+        cores: lower::model::compact::Cores,
     ) -> std::io::Result<()>;
 }
 
-impl<X: lower::compact::CompactJson + Sync> ModelDocument for lower::model::TreeDocument<X> {
+impl<X: lower::model::compact::WriteCompact + serde::Serialize + Sync> ModelDocument
+    for lower::model::TreeDocument<X>
+{
     fn write_compact(
         &self,
         out: &mut dyn std::io::Write,
-        cores: lower::compact::Cores,
+        cores: lower::model::compact::Cores,
     ) -> std::io::Result<()> {
-        lower::compact::write_tree(out, self, cores)
+        lower::model::compact::write_tree(out, self, cores)
     }
 }
 
-impl<X: lower::compact::CompactJson + Sync> ModelDocument for lower::model::FilesDocument<X> {
+impl<X: lower::model::compact::WriteCompact + serde::Serialize + Sync> ModelDocument
+    for lower::model::FilesDocument<X>
+{
     fn write_compact(
         &self,
         out: &mut dyn std::io::Write,
-        cores: lower::compact::Cores,
+        cores: lower::model::compact::Cores,
     ) -> std::io::Result<()> {
-        lower::compact::write_files(out, self, cores)
+        lower::model::compact::write_files(out, self, cores)
     }
 }
 
@@ -271,7 +275,8 @@ pub(super) fn compile_loaded(
             Some(ModelState::ToWrite(Box::new(
                 move |out: &mut dyn std::io::Write| {
                     let model = lower::compile_files(files, origins, inputs, lower::PnJson);
-                    let written = write_model(out, layout, &model, lower::compact::Cores::Every);
+                    let written =
+                        write_model(out, layout, &model, lower::model::compact::Cores::Every);
                     reclaim::release(model, options);
                     written
                 },
@@ -313,7 +318,7 @@ pub(super) fn compile_loaded(
                 Some(ModelState::ToWrite(Box::new(
                     move |out: &mut dyn std::io::Write| {
                         let written =
-                            write_model(out, layout, &model, lower::compact::Cores::Every);
+                            write_model(out, layout, &model, lower::model::compact::Cores::Every);
                         reclaim::release_tree(model, options);
                         written
                     },
@@ -352,7 +357,7 @@ pub(super) fn judge_while_drafting(
         let judging =
             scope.spawn(|| validate::judge_written_model(files, model, judgement, options));
         // The judgement has the other cores.
-        let written = write_model(draft, layout, model, lower::compact::Cores::Own);
+        let written = write_model(draft, layout, model, lower::model::compact::Cores::Own);
         match judging.join() {
             Ok(found) => (found, Some(written)),
             Err(panic) => std::panic::resume_unwind(panic),

@@ -7,7 +7,6 @@
 //! [`keys`] derives binding keys (D12 and the ARM-8 naming scheme); `validate` reuses both.
 
 pub mod cache;
-pub mod compact;
 mod embed;
 pub mod keys;
 pub mod layers;

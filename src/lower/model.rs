@@ -12,9 +12,10 @@
 //! ([`super::Embed`]), so both come from one lowering.
 
 use crate::types::PType;
-use puppet_bindings_model_derive::{KindFirst, MapSlots};
+use puppet_bindings_model_derive::{KindFirst, MapSlots, WriteCompact};
 use serde::{Deserialize, Deserializer, Serialize};
 
+pub mod compact;
 pub(crate) mod de;
 pub mod hiera;
 pub mod slots;
@@ -47,7 +48,7 @@ pub const MAX_TYPE_NESTING: usize = 16;
 pub const SCHEMA: &str = include_str!("model.schema.json");
 
 /// `pbc compile DIR`: a whole configuration tree.
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 pub struct TreeDocument<X = Json> {
     #[serde(deserialize_with = "known_format")]
     pub format: String,
@@ -60,21 +61,23 @@ pub struct TreeDocument<X = Json> {
     pub layers: LayeredBindings<X>,
     /// The Hiera 5 levels of the tree (D24), which `HieraProducerDescriptor`s index.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[compact(serde)]
     pub hiera: Vec<hiera::HieraLevel>,
 }
 
 /// `pbc compile FILE...`: bindings files on their own (written, never read back: a lookup
 /// needs a tree's categories and layers).
-#[derive(Clone, Serialize)]
+#[derive(Clone, Serialize, WriteCompact)]
 pub struct FilesDocument<X = Json> {
     pub format: String,
     pub version: u32,
+    #[compact(with = "compact::blocks")]
     pub bindings: Vec<NamedBindings<X>>,
 }
 
 /// Where a binding-like object is written: the file relative to the tree root, 1-based line and
 /// column (in characters).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, WriteCompact)]
 pub struct Origin {
     pub file: FileName,
     pub line: u32,
@@ -174,7 +177,7 @@ impl<'de> Deserialize<'de> for FileName {
     }
 }
 
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct NamedBindings<X = Json> {
     pub name: String,
@@ -183,7 +186,7 @@ pub struct NamedBindings<X = Json> {
 }
 
 /// What a bindings block holds.
-#[derive(Clone, Serialize, KindFirst, MapSlots)]
+#[derive(Clone, Serialize, KindFirst, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 #[kind_first(what = "binding")]
 pub enum AbstractBinding<X = Json> {
@@ -290,7 +293,7 @@ impl<X> Binding<X> {
 
 /// A [`Binding`] as written: its extras in place, in Puppet's order. The one shape both
 /// directions share: written from borrowed fields, read into owned ones.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, WriteCompact)]
 struct BindingAsWritten<Type, Name, Producer, Args, Place> {
     #[serde(rename = "type")]
     type_: Type,
@@ -305,8 +308,17 @@ struct BindingAsWritten<Type, Name, Producer, Args, Place> {
     origin: Place,
 }
 
-impl<X: Serialize> Serialize for Binding<X> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+/// A [`Binding`] as written, borrowed from it.
+type BindingWritten<'b, X> = BindingAsWritten<
+    &'b TypeModel,
+    Option<&'b str>,
+    &'b Option<ProducerDescriptor<X>>,
+    &'b [NamedArgument<X>],
+    &'b Origin,
+>;
+
+impl<X> Binding<X> {
+    fn as_written(&self) -> BindingWritten<'_, X> {
         BindingAsWritten {
             type_: &self.type_,
             name: self.name.as_deref(),
@@ -317,7 +329,24 @@ impl<X: Serialize> Serialize for Binding<X> {
             producer_args: self.producer_args(),
             origin: &self.origin,
         }
-        .serialize(s)
+    }
+}
+
+impl<X: Serialize> Serialize for Binding<X> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.as_written().serialize(s)
+    }
+}
+
+impl<X: compact::WriteCompact + Serialize + Sync> compact::WriteCompact for Binding<X> {
+    fn write_compact(&self, text: &mut compact::Text<'_>) -> std::io::Result<()> {
+        compact::WriteCompact::write_compact(&self.as_written(), text)
+    }
+}
+
+impl<X: compact::WriteCompact + Serialize + Sync> compact::WriteMembers for Binding<X> {
+    fn write_members(&self, text: &mut compact::Text<'_>) -> std::io::Result<()> {
+        compact::WriteMembers::write_members(&self.as_written(), text)
     }
 }
 
@@ -343,7 +372,7 @@ impl<'de, X: Deserialize<'de>> Deserialize<'de> for Binding<X> {
 }
 
 /// Puppet 3.4's `Multibinding`: a `Binding` that contributions name by `id` (D14).
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 pub struct Multibinding<X = Json> {
     #[serde(rename = "type")]
     pub type_: TypeModel,
@@ -360,7 +389,7 @@ pub struct Multibinding<X = Json> {
 }
 
 /// `alias`, `renamed` and `rebind`: the key they read and the key they bind.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, WriteCompact)]
 pub struct Rebinding {
     pub from_type: TypeModel,
     pub from_name: Option<Box<str>>,
@@ -376,7 +405,7 @@ pub struct Rebinding {
 
 /// A `when` predicate (the value lower-cased, D9), or an effective category (the value is the
 /// category's expression as PN).
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct Category<X = Json> {
     pub categorization: String,
@@ -388,7 +417,7 @@ pub struct Category<X = Json> {
 /// PN), evaluated for it, gives `file` (the file's path below its data directory, without
 /// extension; compared with case, as file names are, D20), and no test of `unless` (files of
 /// the same hierarchy level found before it that bind the same keys) holds.
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct DataPath<X = Json> {
     /// The hierarchy path as written in `hiera.yaml`.
@@ -399,7 +428,7 @@ pub struct DataPath<X = Json> {
     pub unless: Vec<PathTest<X>>,
 }
 
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct PathTest<X = Json> {
     pub path: String,
@@ -410,7 +439,7 @@ pub struct PathTest<X = Json> {
 
 /// An option (`producer_args`), or an entry of a parameter map: `value` holds a literal,
 /// `expression` the PN of anything else (a lambda, a variable ...); the other is `null`.
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct NamedArgument<X = Json> {
     pub name: String,
@@ -420,7 +449,7 @@ pub struct NamedArgument<X = Json> {
     pub expression: Option<X>,
 }
 
-#[derive(Clone, Serialize, KindFirst, MapSlots)]
+#[derive(Clone, Serialize, KindFirst, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 #[kind_first(what = "producer")]
 pub enum ProducerDescriptor<X = Json> {
@@ -477,7 +506,7 @@ pub enum ProducerDescriptor<X = Json> {
 
 /// Puppet 3.4's type classes, plus `PHostClassType`, `PResourceType` and `PRuntimeType` for
 /// ARM-8's classes, resources and `Type[X]`.
-#[derive(Clone, Serialize, KindFirst)]
+#[derive(Clone, Serialize, KindFirst, WriteCompact)]
 #[serde(tag = "kind")]
 #[kind_first(what = "type")]
 pub enum TypeModel {
@@ -510,16 +539,17 @@ pub enum TypeModel {
 }
 
 /// What `TypeModel::PResourceType` holds (written and read as that type's own fields).
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, WriteCompact)]
 pub struct ResourceTypeModel {
     pub type_name: String,
     pub title: Option<String>,
 }
 
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct NamedLayer<X = Json> {
     pub name: String,
+    #[compact(with = "compact::blocks")]
     pub bindings: Vec<NamedBindings<X>>,
     /// URIs of schemes resolved by the injector (`enc:`, `*-hiera:`, providers bound in
     /// `bindings_providers`), in include order.
@@ -527,21 +557,21 @@ pub struct NamedLayer<X = Json> {
 }
 
 /// Highest layer first.
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct LayeredBindings<X = Json> {
     pub layers: Vec<NamedLayer<X>>,
 }
 
 /// Highest precedence first, `common` last (D8, D10).
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct EffectiveCategories<X = Json> {
     pub categories: Vec<Category<X>>,
 }
 
 /// `environments.pp` (ARM-8 "environments.pp"): attribute values as PN.
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct Environments<X = Json> {
     /// `Environment { ... }`
@@ -553,7 +583,7 @@ pub struct Environments<X = Json> {
 }
 
 /// One environment resource body: its title (PN) and attributes.
-#[derive(Clone, Serialize, Deserialize, MapSlots)]
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct EnvironmentEntry<X = Json> {
     #[slots(expression)]

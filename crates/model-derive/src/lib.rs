@@ -11,10 +11,13 @@
 //!   type names `X` is walked in turn; the rest are moved as they are. A type with an `origin`
 //!   field tells the walk where it is before its fields are walked (the place an error names);
 //!   `#[slots(unplaced)]` on a field says no binding holds it.
+//! - `WriteCompact` writes a model type as compact JSON, the text serde_json writes for its
+//!   `Serialize`, with the text between two values written as one piece; it reads the type's
+//!   serde attributes for that and refuses one it does not know.
 //!
 //! It owns only the generated code's shape; the traits and helpers it calls live with the model
-//! (`crate::lower::model::de` and `crate::lower::model::slots`), so these derives serve that
-//! crate alone. It must not decide what the model holds.
+//! (`crate::lower::model::de`, `crate::lower::model::slots` and `crate::lower::model::compact`), so
+//! these derives serve that crate alone. It must not decide what the model holds.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Tokens};
@@ -373,4 +376,420 @@ fn map_slots_impl(input: &DeriveInput) -> syn::Result<Tokens> {
             }
         };
     })
+}
+
+/// `#[derive(WriteCompact)]`: the model's compact JSON, spelled as serde_json spells the
+/// type's `Serialize` (the serde attributes on the type are read for it), by the writer of
+/// `crate::lower::model::compact`. Keys, colons, commas and brackets between two values are one
+/// piece of text written at once. A struct also gets `WriteMembers`: its members alone, after
+/// a tag, which is how a kind-tagged enum writes a variant that holds a struct.
+///
+/// A field may say how it is written: `#[compact(serde)]` hands it to serde_json,
+/// `#[compact(with = "path")]` to `path(&field, text)`. A serde attribute that changes what is
+/// written and that this derive does not know is refused, so that the two cannot differ.
+#[proc_macro_derive(WriteCompact, attributes(compact))]
+pub fn write_compact(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    write_compact_impl(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// What serde's attributes on a container or variant say about how it is written.
+#[derive(Default)]
+struct Written {
+    tag: Option<String>,
+    rename: Option<String>,
+}
+
+fn written(attrs: &[Attribute], tag_allowed: bool) -> syn::Result<Written> {
+    let mut written = Written::default();
+    for attr in serde_attrs(attrs) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("tag") && tag_allowed {
+                written.tag = Some(meta.value()?.parse::<LitStr>()?.value());
+            } else if meta.path.is_ident("rename") && !tag_allowed {
+                written.rename = Some(meta.value()?.parse::<LitStr>()?.value());
+            } else {
+                return Err(meta.error(
+                    "WriteCompact does not know this serde attribute: teach it, \
+                     or write the value with #[compact(serde)] where it is held",
+                ));
+            }
+            Ok(())
+        })?;
+    }
+    Ok(written)
+}
+
+/// How one field is written.
+struct Member {
+    key: String,
+    /// `skip_serializing_if`'s function: the member is written when it says no.
+    unless: Option<syn::ExprPath>,
+    how: How,
+}
+
+enum How {
+    Compact,
+    Serde,
+    With(syn::ExprPath),
+}
+
+/// The member a field makes, or `None` for a field serde skips.
+fn member(field: &syn::Field) -> syn::Result<Option<Member>> {
+    let Some(ident) = &field.ident else {
+        return Err(syn::Error::new_spanned(
+            field,
+            "WriteCompact writes named fields",
+        ));
+    };
+    let mut key = ident.to_string();
+    let mut unless = None;
+    let mut skip = false;
+    for attr in serde_attrs(&field.attrs) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") {
+                key = meta.value()?.parse::<LitStr>()?.value();
+            } else if meta.path.is_ident("skip") {
+                skip = true;
+            } else if meta.path.is_ident("skip_serializing_if") {
+                unless = Some(meta.value()?.parse::<LitStr>()?.parse::<syn::ExprPath>()?);
+            } else if meta.path.is_ident("default") || meta.path.is_ident("deserialize_with") {
+                // How a value is read, not how it is written.
+                if meta.input.peek(syn::Token![=]) {
+                    meta.value()?.parse::<LitStr>()?;
+                }
+            } else {
+                return Err(meta.error(
+                    "WriteCompact does not know this serde attribute: teach it, \
+                     or write the field with #[compact(serde)]",
+                ));
+            }
+            Ok(())
+        })?;
+    }
+    let mut how = How::Compact;
+    for attr in field.attrs.iter().filter(|a| a.path().is_ident("compact")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("serde") {
+                how = How::Serde;
+            } else if meta.path.is_ident("with") {
+                how = How::With(meta.value()?.parse::<LitStr>()?.parse::<syn::ExprPath>()?);
+            } else {
+                return Err(meta.error("compact fields are `serde` or `with = \"path\"`"));
+            }
+            Ok(())
+        })?;
+    }
+    Ok((!skip).then_some(Member { key, unless, how }))
+}
+
+/// A key or kind as JSON text: the derive writes only those that need no escape.
+fn json_name(name: &str, at: &impl quote::ToTokens) -> syn::Result<String> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == ':')
+    {
+        return Err(syn::Error::new_spanned(
+            at,
+            format!("WriteCompact writes keys of letters, digits, `_`, `-` and `:`, not {name:?}"),
+        ));
+    }
+    Ok(format!("\"{name}\""))
+}
+
+/// The statements that write a run of text and members, merging the text between values.
+struct Spelling {
+    steps: Vec<Tokens>,
+    pending: String,
+    /// Whether something is certainly written before the next member (so a comma leads it).
+    after_value: bool,
+}
+
+impl Spelling {
+    fn new(opening: &str, after_value: bool) -> Spelling {
+        Spelling {
+            steps: Vec::new(),
+            pending: opening.to_owned(),
+            after_value,
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        self.pending.push_str(text);
+    }
+
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let bytes = syn::LitByteStr::new(self.pending.as_bytes(), Span::call_site());
+            self.steps.push(quote!(__t.text(#bytes);));
+            self.pending.clear();
+        }
+    }
+
+    fn member(&mut self, value: Tokens, m: &Member, at: &impl quote::ToTokens) -> syn::Result<()> {
+        let key = json_name(&m.key, at)?;
+        let lead = if self.after_value { "," } else { "" };
+        let write = match &m.how {
+            How::Compact => quote!(__c::WriteCompact::write_compact(#value, __t)?;),
+            How::Serde => quote!(__t.serde(#value)?;),
+            How::With(path) => quote!(#path(#value, __t)?;),
+        };
+        match &m.unless {
+            None => {
+                self.text(&format!("{lead}{key}:"));
+                self.flush();
+                self.steps.push(write);
+                self.after_value = true;
+            }
+            Some(unless) => {
+                if !self.after_value {
+                    return Err(syn::Error::new_spanned(
+                        at,
+                        "WriteCompact writes a member that may be skipped only after one that \
+                         is always written",
+                    ));
+                }
+                self.flush();
+                let bytes = syn::LitByteStr::new(format!(",{key}:").as_bytes(), Span::call_site());
+                self.steps.push(quote! {
+                    if !#unless(#value) {
+                        __t.text(#bytes);
+                        #write
+                    }
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, closing: &str) -> Tokens {
+        self.text(closing);
+        self.flush();
+        let steps = self.steps;
+        quote!(#(#steps)*)
+    }
+}
+
+/// The statements writing `fields` (bound to `values`) into `spelling`.
+fn spell_fields(spelling: &mut Spelling, fields: &Fields, values: &[Tokens]) -> syn::Result<()> {
+    for (field, value) in fields.iter().zip(values) {
+        if let Some(m) = member(field)? {
+            spelling.member(value.clone(), &m, field)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_compact_impl(input: &DeriveInput) -> syn::Result<Tokens> {
+    let name = &input.ident;
+    let container = written(&input.attrs, true)?;
+    let mut generics = input.generics.clone();
+    for param in generics.type_params_mut() {
+        param.bounds.push(syn::parse_quote!(
+            crate::lower::model::compact::WriteCompact
+        ));
+        param.bounds.push(syn::parse_quote!(serde::Serialize));
+        param.bounds.push(syn::parse_quote!(::std::marker::Sync));
+    }
+    let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
+    let tag_opening = |kind: &str, at: &dyn quote::ToTokens| -> syn::Result<Option<String>> {
+        container
+            .tag
+            .as_ref()
+            .map(|tag| {
+                Ok(format!(
+                    "{{{}:{}",
+                    json_name(tag, &at)?,
+                    json_name(kind, &at)?
+                ))
+            })
+            .transpose()
+    };
+    match &input.data {
+        Data::Struct(data) => {
+            let values: Vec<Tokens> = data
+                .fields
+                .iter()
+                .map(|f| {
+                    let ident = &f.ident;
+                    quote!(&self.#ident)
+                })
+                .collect();
+            let whole = match tag_opening(&name.to_string(), name)? {
+                Some(opening) => {
+                    let mut s = Spelling::new(&opening, true);
+                    spell_fields(&mut s, &data.fields, &values)?;
+                    s.finish("}")
+                }
+                None => {
+                    let mut s = Spelling::new("{", false);
+                    spell_fields(&mut s, &data.fields, &values)?;
+                    s.finish("}")
+                }
+            };
+            let mut members = Spelling::new("", true);
+            spell_fields(&mut members, &data.fields, &values)?;
+            let members = members.finish("");
+            Ok(quote! {
+                const _: () = {
+                    use crate::lower::model::compact as __c;
+                    impl #impl_generics __c::WriteCompact for #name #type_generics #where_clause {
+                        fn write_compact(&self, __t: &mut __c::Text<'_>) -> ::std::io::Result<()> {
+                            #whole
+                            ::std::result::Result::Ok(())
+                        }
+                    }
+                    impl #impl_generics __c::WriteMembers for #name #type_generics #where_clause {
+                        fn write_members(&self, __t: &mut __c::Text<'_>) -> ::std::io::Result<()> {
+                            #members
+                            ::std::result::Result::Ok(())
+                        }
+                    }
+                };
+            })
+        }
+        Data::Enum(data) => {
+            if container.tag.is_none() {
+                return Err(syn::Error::new_spanned(
+                    name,
+                    "WriteCompact writes kind-tagged enums (`#[serde(tag = \"...\")]`)",
+                ));
+            }
+            let mut arms = Vec::new();
+            for variant in &data.variants {
+                let v = &variant.ident;
+                let kind = written(&variant.attrs, false)?
+                    .rename
+                    .unwrap_or_else(|| v.to_string());
+                let opening = tag_opening(&kind, v)?.unwrap_or_default();
+                arms.push(match &variant.fields {
+                    Fields::Unit => {
+                        let s = Spelling::new(&opening, true).finish("}");
+                        quote!(#name::#v => { #s })
+                    }
+                    Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+                        let mut s = Spelling::new(&opening, true);
+                        s.flush();
+                        s.steps
+                            .push(quote!(__c::WriteMembers::write_members(__v, __t)?;));
+                        let s = s.finish("}");
+                        quote!(#name::#v(__v) => { #s })
+                    }
+                    Fields::Unnamed(fields) => {
+                        return Err(syn::Error::new_spanned(
+                            fields,
+                            "a tuple variant holds one value",
+                        ))
+                    }
+                    Fields::Named(fields) => {
+                        let idents: Vec<&Ident> = fields
+                            .named
+                            .iter()
+                            .filter_map(|f| f.ident.as_ref())
+                            .collect();
+                        let values: Vec<Tokens> = idents.iter().map(|i| quote!(#i)).collect();
+                        let mut s = Spelling::new(&opening, true);
+                        spell_fields(&mut s, &variant.fields, &values)?;
+                        let s = s.finish("}");
+                        quote!(#name::#v { #(#idents),* } => { #s })
+                    }
+                });
+            }
+            Ok(quote! {
+                const _: () = {
+                    use crate::lower::model::compact as __c;
+                    impl #impl_generics __c::WriteCompact for #name #type_generics #where_clause {
+                        #[allow(unused_variables)]
+                        fn write_compact(&self, __t: &mut __c::Text<'_>) -> ::std::io::Result<()> {
+                            match self {
+                                #(#arms)*
+                            }
+                            ::std::result::Result::Ok(())
+                        }
+                    }
+                };
+            })
+        }
+        Data::Union(_) => Err(syn::Error::new_spanned(name, "the model has no unions")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(input: DeriveInput) -> String {
+        match write_compact_impl(&input) {
+            Ok(_) => String::from("accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_serde_attribute_that_changes_the_text_is_refused() {
+        let field = refusal(syn::parse_quote! {
+            struct S { #[serde(serialize_with = "f")] a: u32 }
+        });
+        assert!(
+            field.contains("does not know this serde attribute"),
+            "{field}"
+        );
+        let container = refusal(syn::parse_quote! {
+            #[serde(rename_all = "snake_case")]
+            struct S { a: u32 }
+        });
+        assert!(
+            container.contains("does not know this serde attribute"),
+            "{container}"
+        );
+        let untagged = refusal(syn::parse_quote! { enum E { A, B } });
+        assert!(untagged.contains("kind-tagged enums"), "{untagged}");
+        let first = refusal(syn::parse_quote! {
+            struct S { #[serde(skip_serializing_if = "Option::is_none")] a: Option<u32> }
+        });
+        assert!(first.contains("only after one"), "{first}");
+        let escaped = refusal(syn::parse_quote! {
+            struct S { #[serde(rename = "a\"b")] a: u32 }
+        });
+        assert!(escaped.contains("writes keys of"), "{escaped}");
+        let read_only = refusal(syn::parse_quote! {
+            #[serde(tag = "kind")]
+            struct S {
+                #[serde(default, deserialize_with = "f")] a: u32,
+                #[serde(skip, default = "g")] b: u32,
+            }
+        });
+        assert_eq!(read_only, "accepted");
+    }
+
+    /// The text between two values is one write: `{"kind":"S","a":` before the first.
+    #[test]
+    fn the_text_between_values_is_one_piece() {
+        let input: DeriveInput = syn::parse_quote! {
+            #[serde(tag = "kind")]
+            struct S {
+                a: u32,
+                #[serde(rename = "type")]
+                b: u32,
+                #[serde(skip)]
+                c: u32,
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                d: Vec<u32>,
+            }
+        };
+        let code = write_compact_impl(&input).map(|t| t.to_string());
+        let code = code.unwrap_or_default();
+        for piece in [
+            r#"b"{\"kind\":\"S\",\"a\":""#,
+            r#"b",\"type\":""#,
+            r#"b",\"d\":""#,
+            r#"b"}""#,
+        ] {
+            assert!(code.contains(piece), "{piece} in {code}");
+        }
+        assert!(!code.contains(r#"\"c\""#), "{code}");
+    }
 }

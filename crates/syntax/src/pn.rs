@@ -1120,7 +1120,7 @@ pub fn write_json_string<T: JsonText + ?Sized>(out: &mut T, s: &str) {
 }
 
 /// What JSON text is written to: PN's strings, or the bytes of a compact model
-/// (`puppet_bindings::lower::compact`).
+/// (`puppet_bindings::lower::model::compact`).
 pub trait JsonText {
     fn push_text(&mut self, text: &str);
     fn reserve_text(&mut self, additional: usize);

@@ -1,24 +1,22 @@
 //! The model's compact JSON (`pbc compile --compact`, and the text `--cache` indexes), written
-//! byte for byte as serde_json writes it, but without serde's walk for the parts that are most
-//! of a model: its layers, blocks, `when` blocks and plain bindings.
+//! byte for byte as serde_json writes it, but without serde's walk.
 //!
 //! serde_json writes each key, colon, comma and bracket with a call of its own, and scans every
 //! key for escapes: a binding is about a hundred small writes, and writing a 110,000-binding
-//! model took as long as judging its layers. Here each binding's fixed text is one write. What
-//! this module owns is only how those shapes are spelled; every other part of a model (its
-//! environments, categories, Hiera levels, multibinds, options, rare producers and types) is
-//! handed to serde_json as it is, since the compact JSON of a part is the same text wherever it
-//! sits. The shapes written here must follow their serde derives in [`super::model`]:
-//! `a_tree_model_is_the_model_of_the_whole_programs` (in `tests/it/compile.rs`) holds the two
-//! writers equal on every corpus tree, and the tests below on every shape and escape.
+//! model took as long as judging its layers. Here the text between two values is one write:
+//! the model's types derive [`WriteCompact`] (`puppet_bindings_model_derive`), which reads the
+//! serde attributes each type is written by and spells what its `Serialize` would, so a field
+//! is defined once, in [`super`]. This module owns the text those derives write into:
+//! the scalars, the embedded values, the file names of origins (escaped once per file), how the
+//! text is let go a chunk at a time, and the blocks of a layer spelled on every core.
+//! `a_tree_model_is_the_model_of_the_whole_programs` (in `tests/it/compile.rs`) holds the
+//! writer equal to serde_json on every corpus tree, and the tests below on every shape and
+//! escape.
 //!
 //! It must not decide what a model holds, nor lay out indented JSON (that is
 //! [`crate::indented_json`]'s).
 
-use super::model::{
-    AbstractBinding, Binding, FilesDocument, Json, NamedBindings, Origin, ProducerDescriptor,
-    TreeDocument, TypeModel,
-};
+use super::{FileName, FilesDocument, Json, NamedBindings, TreeDocument};
 use crate::eval::code::Code;
 use crate::eval::Value;
 use serde::Serialize;
@@ -33,98 +31,178 @@ pub enum Cores {
 }
 
 /// Writes `doc` as compact JSON to `out` (no final newline).
-pub fn write_tree<X: CompactJson + Sync>(
+pub fn write_tree<X: WriteCompact + Serialize + Sync>(
     out: &mut dyn Write,
     doc: &TreeDocument<X>,
     cores: Cores,
 ) -> io::Result<()> {
-    let mut s = Text::writing_to(out, cores);
-    s.head(&doc.format, doc.version);
-    s.text(b",\"environment\":");
-    s.string(&doc.environment);
-    s.text(b",\"environments\":");
-    s.serde(&doc.environments)?;
-    s.text(b",\"categories\":");
-    s.serde(&doc.categories)?;
-    s.text(b",\"layers\":{\"kind\":\"LayeredBindings\",\"layers\":[");
-    for (i, layer) in doc.layers.layers.iter().enumerate() {
-        s.comma(i);
-        s.text(b"{\"kind\":\"NamedLayer\",\"name\":");
-        s.string(&layer.name);
-        s.text(b",\"bindings\":[");
-        s.blocks(&layer.bindings)?;
-        s.text(b"],\"providers\":");
-        s.serde(&layer.providers)?;
-        s.text(b"}");
-    }
-    s.text(b"]}");
-    if !doc.hiera.is_empty() {
-        s.text(b",\"hiera\":");
-        s.serde(&doc.hiera)?;
-    }
-    s.text(b"}");
-    s.finish()
+    let mut text = Text::writing_to(out, cores);
+    doc.write_compact(&mut text)?;
+    text.finish()
 }
 
 /// Writes `doc` (bindings files on their own) as compact JSON to `out` (no final newline).
-pub fn write_files<X: CompactJson + Sync>(
+pub fn write_files<X: WriteCompact + Serialize + Sync>(
     out: &mut dyn Write,
     doc: &FilesDocument<X>,
     cores: Cores,
 ) -> io::Result<()> {
-    let mut s = Text::writing_to(out, cores);
-    s.head(&doc.format, doc.version);
-    s.text(b",\"bindings\":[");
-    s.blocks(&doc.bindings)?;
-    s.text(b"]}");
-    s.finish()
+    let mut text = Text::writing_to(out, cores);
+    doc.write_compact(&mut text)?;
+    text.finish()
 }
 
-/// An embedded expression or value the writer spells itself where it can: the commonest values
-/// are strings, integers and booleans. Anything else is written by its `Serialize`.
-pub trait CompactJson: Serialize {
-    fn write_compact(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        serde_json::to_writer(out, self)
-    }
+/// A part of a model spelled as compact JSON, as serde_json spells its `Serialize`: derived for
+/// the model's types, written here for what they hold.
+pub trait WriteCompact {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()>;
+}
+
+/// A struct's members alone, each after a comma: how a kind-tagged enum writes a variant that
+/// holds a struct (its `kind` first, then the struct's members). Derived with [`WriteCompact`].
+pub trait WriteMembers {
+    fn write_members(&self, text: &mut Text<'_>) -> io::Result<()>;
 }
 
 /// The written model's embedded JSON is already text.
-impl CompactJson for Json {
-    fn write_compact(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        out.extend_from_slice(self.get().as_bytes());
+impl WriteCompact for Json {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        text.text(self.get().as_bytes());
         Ok(())
     }
 }
 
-/// The scalars as `Code`'s `Serialize` writes them (by the serializer itself); the rest by it.
-impl CompactJson for Code<'_> {
-    fn write_compact(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+/// The scalars as `Code`'s `Serialize` writes them (by the serializer itself), the spelled
+/// PN as it is; the rest by its `Serialize`.
+impl WriteCompact for Code<'_> {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
         match self {
-            Code::Value(Value::String(s)) => crate::pn::write_json_string(out, s),
-            Code::Value(Value::Integer(i)) => push_integer(out, *i),
-            Code::Value(Value::Boolean(b)) => out.extend_from_slice(boolean(*b)),
-            Code::Value(Value::Undef) => out.extend_from_slice(b"null"),
-            Code::Spelled(spelled) => out.extend_from_slice(spelled.text().as_bytes()),
-            _ => return serde_json::to_writer(out, self),
+            Code::Value(Value::String(s)) => text.string(s),
+            Code::Value(Value::Integer(i)) => push_integer(&mut text.bytes, *i),
+            Code::Value(Value::Boolean(b)) => text.text(boolean(*b)),
+            Code::Value(Value::Undef) => text.text(b"null"),
+            Code::Spelled(spelled) => text.text(spelled.text().as_bytes()),
+            _ => return text.serde(self),
         }
         Ok(())
     }
 }
 
+impl WriteCompact for str {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        text.string(self);
+        Ok(())
+    }
+}
+
+impl WriteCompact for String {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        text.string(self);
+        Ok(())
+    }
+}
+
+impl WriteCompact for bool {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        text.text(boolean(*self));
+        Ok(())
+    }
+}
+
+impl WriteCompact for u32 {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        push_unsigned(&mut text.bytes, u64::from(*self));
+        Ok(())
+    }
+}
+
+impl WriteCompact for usize {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        // A `usize` has at most 64 bits on every target Rust supports.
+        push_unsigned(&mut text.bytes, *self as u64);
+        Ok(())
+    }
+}
+
+impl<T: WriteCompact> WriteCompact for Option<T> {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        match self {
+            Some(value) => value.write_compact(text),
+            None => {
+                text.text(b"null");
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<T: WriteCompact + ?Sized> WriteCompact for &T {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        (**self).write_compact(text)
+    }
+}
+
+impl<T: WriteCompact + ?Sized> WriteCompact for Box<T> {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        (**self).write_compact(text)
+    }
+}
+
+impl<T: WriteMembers + ?Sized> WriteMembers for Box<T> {
+    fn write_members(&self, text: &mut Text<'_>) -> io::Result<()> {
+        (**self).write_members(text)
+    }
+}
+
+/// A list, let go a chunk at a time between its elements: a block's bindings are most of a
+/// model.
+impl<T: WriteCompact> WriteCompact for [T] {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        text.text(b"[");
+        for (i, element) in self.iter().enumerate() {
+            text.spill()?;
+            text.comma(i);
+            element.write_compact(text)?;
+        }
+        text.text(b"]");
+        Ok(())
+    }
+}
+
+impl<T: WriteCompact> WriteCompact for Vec<T> {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        self.as_slice().write_compact(text)
+    }
+}
+
+/// A block's origins nearly all name its file: its JSON is kept from the origin before.
+impl WriteCompact for FileName {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        let file = self.as_str();
+        if file != text.origin_file {
+            text.origin_file.clear();
+            text.origin_file.push_str(file);
+            text.origin_file_json.clear();
+            crate::pn::write_json_string(&mut text.origin_file_json, file);
+        }
+        text.bytes.extend_from_slice(&text.origin_file_json);
+        Ok(())
+    }
+}
+
 /// The model's text as it is spelled: appending to a vector is what makes the many short
-/// pieces cheap. What is in hand is let go once there is a chunk of it, block by block and
-/// binding by binding: with an output it is sent on, so that no block is held whole however
-/// large; without one (a piece of blocks spelled on another core) it is kept, chunk by chunk,
-/// until taken. Each chunk's vector has room for twice a chunk, so that the text a binding
-/// adds past a chunk does not move what is already spelled.
-struct Text<'w> {
+/// pieces cheap. What is in hand is let go once there is a chunk of it, element by element of
+/// every list: with an output it is sent on, so that no block is held whole however large;
+/// without one (a piece of blocks spelled on another core) it is kept, chunk by chunk, until
+/// taken. Each chunk's vector has room for twice a chunk, so that the text an element adds
+/// past a chunk does not move what is already spelled.
+pub struct Text<'w> {
     bytes: Vec<u8>,
     /// The chunks let go without an output, in order.
     kept: Vec<Vec<u8>>,
     out: Option<&'w mut dyn Write>,
     cores: Cores,
-    /// The file name of the last origin written, and its JSON: a block's origins nearly all
-    /// name its file, so it is escaped once for them instead of once for each.
+    /// The file name of the last origin written, and its JSON.
     origin_file: String,
     origin_file_json: Vec<u8>,
 }
@@ -145,6 +223,46 @@ enum Piece {
     Spelled(Vec<Vec<u8>>),
     /// A block too large to hold whole: the writer spells it.
     Large(usize),
+}
+
+/// A layer's (or a files model's) blocks: written by the writer itself when there are few or
+/// it has only its own thread, otherwise in pieces spelled on every core and written in order.
+/// (`#[compact(with = ...)]` on the lists of blocks in [`super`].)
+pub fn blocks<X: WriteCompact + Serialize + Sync>(
+    blocks: &[NamedBindings<X>],
+    text: &mut Text<'_>,
+) -> io::Result<()> {
+    if blocks.len() <= BLOCKS_PER_PIECE || text.cores == Cores::Own {
+        return blocks.write_compact(text);
+    }
+    text.text(b"[");
+    text.flush()?;
+    let pieces = pieces(blocks);
+    crate::parallel::parallel_in_order(
+        pieces.len(),
+        |p| {
+            let range = pieces[p].clone();
+            if range.len() == 1 && blocks[range.start].bindings.len() > BINDINGS_PER_PIECE {
+                return Ok(Piece::Large(range.start));
+            }
+            let mut held = Text::held();
+            for i in range {
+                held.comma(i);
+                blocks[i].write_compact(&mut held)?;
+            }
+            Ok(Piece::Spelled(held.into_chunks()))
+        },
+        |piece: io::Result<Piece>| match piece? {
+            Piece::Spelled(chunks) => text.send(&chunks),
+            Piece::Large(i) => {
+                text.comma(i);
+                blocks[i].write_compact(text)?;
+                text.flush()
+            }
+        },
+    )?;
+    text.text(b"]");
+    Ok(())
 }
 
 impl<'w> Text<'w> {
@@ -226,54 +344,10 @@ impl<'w> Text<'w> {
         self.flush()
     }
 
-    /// A list of blocks, without its brackets: here when there are few or the writer has only
-    /// its own thread, otherwise in pieces spelled on every core and written in order.
-    fn blocks<X: CompactJson + Sync>(&mut self, blocks: &[NamedBindings<X>]) -> io::Result<()> {
-        if blocks.len() <= BLOCKS_PER_PIECE || self.cores == Cores::Own {
-            for (i, block) in blocks.iter().enumerate() {
-                self.comma(i);
-                self.block(block)?;
-                self.spill()?;
-            }
-            return Ok(());
-        }
-        self.flush()?;
-        let pieces = pieces(blocks);
-        crate::parallel::parallel_in_order(
-            pieces.len(),
-            |p| {
-                let range = pieces[p].clone();
-                if range.len() == 1 && blocks[range.start].bindings.len() > BINDINGS_PER_PIECE {
-                    return Ok(Piece::Large(range.start));
-                }
-                let mut text = Text::held();
-                for i in range {
-                    text.comma(i);
-                    text.block(&blocks[i])?;
-                }
-                Ok(Piece::Spelled(text.into_chunks()))
-            },
-            |piece: io::Result<Piece>| match piece? {
-                Piece::Spelled(chunks) => self.send(&chunks),
-                Piece::Large(i) => {
-                    self.comma(i);
-                    self.block(&blocks[i])?;
-                    self.flush()
-                }
-            },
-        )
-    }
-
-    fn text(&mut self, text: &[u8]) {
+    /// Text that needs no escape: what the derives write between values.
+    #[inline]
+    pub fn text(&mut self, text: &[u8]) {
         self.bytes.extend_from_slice(text);
-    }
-
-    /// A document's opening: its format and version, first in both documents.
-    fn head(&mut self, format: &str, version: u32) {
-        self.text(b"{\"format\":");
-        self.string(format);
-        self.text(b",\"version\":");
-        self.unsigned(u64::from(version));
     }
 
     fn comma(&mut self, index: usize) {
@@ -286,186 +360,9 @@ impl<'w> Text<'w> {
         crate::pn::write_json_string(&mut self.bytes, s);
     }
 
-    fn optional_string(&mut self, s: Option<&str>) {
-        match s {
-            Some(s) => self.string(s),
-            None => self.text(b"null"),
-        }
-    }
-
-    fn unsigned(&mut self, n: u64) {
-        push_unsigned(&mut self.bytes, n);
-    }
-
-    fn serde<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
+    /// A value serde_json writes (`#[compact(serde)]`, and the rarer embedded values).
+    pub fn serde<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
         serde_json::to_writer(&mut self.bytes, value).map_err(io::Error::from)
-    }
-
-    fn embedded<X: CompactJson>(&mut self, value: &X) -> io::Result<()> {
-        value
-            .write_compact(&mut self.bytes)
-            .map_err(io::Error::from)
-    }
-
-    fn block<X: CompactJson>(&mut self, block: &NamedBindings<X>) -> io::Result<()> {
-        self.text(b"{\"kind\":\"NamedBindings\",\"name\":");
-        self.string(&block.name);
-        self.text(b",\"bindings\":");
-        self.bindings(&block.bindings)?;
-        self.text(b",\"origin\":");
-        self.origin(&block.origin);
-        self.text(b"}");
-        Ok(())
-    }
-
-    /// A list of bindings. Only `when` blocks nest, at most
-    /// [`MAX_WHEN_NESTING`](super::model::MAX_WHEN_NESTING) deep in a checked model.
-    fn bindings<X: CompactJson>(&mut self, bindings: &[AbstractBinding<X>]) -> io::Result<()> {
-        self.text(b"[");
-        for (i, binding) in bindings.iter().enumerate() {
-            self.spill()?;
-            self.comma(i);
-            match binding {
-                AbstractBinding::Binding(b) => self.binding(b)?,
-                AbstractBinding::CategorizedBindings {
-                    predicates,
-                    path,
-                    bindings,
-                    origin,
-                } => {
-                    self.text(b"{\"kind\":\"CategorizedBindings\",\"predicates\":[");
-                    for (i, predicate) in predicates.iter().enumerate() {
-                        self.comma(i);
-                        self.text(b"{\"kind\":\"Category\",\"categorization\":");
-                        self.string(&predicate.categorization);
-                        self.text(b",\"value\":");
-                        self.embedded(&predicate.value)?;
-                        self.text(b"}");
-                    }
-                    self.text(b"]");
-                    if let Some(path) = path {
-                        self.text(b",\"path\":");
-                        self.serde(path)?;
-                    }
-                    self.text(b",\"bindings\":");
-                    self.bindings(bindings)?;
-                    self.text(b",\"origin\":");
-                    self.origin(origin);
-                    self.text(b"}");
-                }
-                other => self.serde(other)?,
-            }
-        }
-        self.text(b"]");
-        Ok(())
-    }
-
-    fn binding<X: CompactJson>(&mut self, b: &Binding<X>) -> io::Result<()> {
-        self.text(b"{\"kind\":\"Binding\",\"type\":");
-        self.type_model(&b.type_);
-        self.text(b",\"name\":");
-        self.optional_string(b.name.as_deref());
-        self.text(b",\"override\":");
-        self.text(boolean(b.override_));
-        self.text(b",\"abstract\":");
-        self.text(boolean(b.abstract_));
-        self.text(b",\"multibind_id\":");
-        self.optional_string(b.multibind_id());
-        self.text(b",\"producer\":");
-        match &b.producer {
-            Some(ProducerDescriptor::ConstantProducerDescriptor { value }) => {
-                self.text(b"{\"kind\":\"ConstantProducerDescriptor\",\"value\":");
-                self.embedded(value)?;
-                self.text(b"}");
-            }
-            Some(ProducerDescriptor::EvaluatingProducerDescriptor { expression }) => {
-                self.text(b"{\"kind\":\"EvaluatingProducerDescriptor\",\"expression\":");
-                self.embedded(expression)?;
-                self.text(b"}");
-            }
-            Some(other) => self.serde(other)?,
-            None => self.text(b"null"),
-        }
-        self.text(b",\"producer_args\":");
-        self.serde(b.producer_args())?;
-        self.text(b",\"origin\":");
-        self.origin(&b.origin);
-        self.text(b"}");
-        Ok(())
-    }
-
-    /// A type, spelled as serde would (`kind` first, then the fields in order). A model's
-    /// types nest at most [`MAX_TYPE_NESTING`](super::model::MAX_TYPE_NESTING) deep.
-    fn type_model(&mut self, t: &TypeModel) {
-        let kind: &[u8] = match t {
-            TypeModel::PObjectType => b"PObjectType",
-            TypeModel::PDataType => b"PDataType",
-            TypeModel::PLiteralType => b"PLiteralType",
-            TypeModel::PStringType => b"PStringType",
-            TypeModel::PIntegerType => b"PIntegerType",
-            TypeModel::PFloatType => b"PFloatType",
-            TypeModel::PNumericType => b"PNumericType",
-            TypeModel::PBooleanType => b"PBooleanType",
-            TypeModel::PPatternType => b"PPatternType",
-            TypeModel::PNilType => b"PNilType",
-            TypeModel::PArrayType { element_type } => {
-                self.text(b"{\"kind\":\"PArrayType\",\"element_type\":");
-                self.type_model(element_type);
-                self.text(b"}");
-                return;
-            }
-            TypeModel::PHashType {
-                key_type,
-                element_type,
-            } => {
-                self.text(b"{\"kind\":\"PHashType\",\"key_type\":");
-                self.type_model(key_type);
-                self.text(b",\"element_type\":");
-                self.type_model(element_type);
-                self.text(b"}");
-                return;
-            }
-            TypeModel::PHostClassType { class_name } => {
-                self.text(b"{\"kind\":\"PHostClassType\",\"class_name\":");
-                self.optional_string(class_name.as_deref());
-                self.text(b"}");
-                return;
-            }
-            TypeModel::PRuntimeType { class_name } => {
-                self.text(b"{\"kind\":\"PRuntimeType\",\"class_name\":");
-                self.optional_string(class_name.as_deref());
-                self.text(b"}");
-                return;
-            }
-            TypeModel::PResourceType(resource) => {
-                self.text(b"{\"kind\":\"PResourceType\",\"type_name\":");
-                self.string(&resource.type_name);
-                self.text(b",\"title\":");
-                self.optional_string(resource.title.as_deref());
-                self.text(b"}");
-                return;
-            }
-        };
-        self.text(b"{\"kind\":\"");
-        self.text(kind);
-        self.text(b"\"}");
-    }
-
-    fn origin(&mut self, origin: &Origin) {
-        self.text(b"{\"file\":");
-        let file = origin.file.as_str();
-        if file != self.origin_file {
-            self.origin_file.clear();
-            self.origin_file.push_str(file);
-            self.origin_file_json.clear();
-            crate::pn::write_json_string(&mut self.origin_file_json, file);
-        }
-        self.bytes.extend_from_slice(&self.origin_file_json);
-        self.text(b",\"line\":");
-        self.unsigned(u64::from(origin.line));
-        self.text(b",\"column\":");
-        self.unsigned(u64::from(origin.column));
-        self.text(b"}");
     }
 }
 
@@ -657,6 +554,91 @@ mod tests {
             }),
         ));
         out.push(plain(TypeModel::PDataType, Some("abstract"), None));
+        // Every other producer.
+        let variable = || code(Value::String("x".into()));
+        for producer in [
+            ProducerDescriptor::InstanceProducerDescriptor {
+                class_name: "Cls".into(),
+                arguments: vec![variable(), Code::Variable("y".into())].into_boxed_slice(),
+            },
+            ProducerDescriptor::ProducerProducerDescriptor {
+                producer: Box::new(ProducerDescriptor::OptionalProducerDescriptor {
+                    producer: Box::new(ProducerDescriptor::ArrayMultibindProducerDescriptor),
+                }),
+            },
+            ProducerDescriptor::HashMultibindProducerDescriptor,
+            ProducerDescriptor::QueryProducerDescriptor {
+                expression: variable(),
+            },
+            ProducerDescriptor::ClassesProducerDescriptor {
+                included: "in".into(),
+                excluded: "out".into(),
+            },
+            ProducerDescriptor::HieraProducerDescriptor { level: usize::MAX },
+        ] {
+            out.push(plain(
+                TypeModel::PDataType,
+                Some("producer"),
+                Some(producer),
+            ));
+        }
+        let argument =
+            |name: &str, value: Option<Value>, expression: Option<Code<'static>>| NamedArgument {
+                name: name.into(),
+                value: value.map(code),
+                expression,
+            };
+        out.push(AbstractBinding::Multibinding(Box::new(Multibinding {
+            type_: TypeModel::PHashType {
+                key_type: Box::new(TypeModel::PStringType),
+                element_type: Box::new(TypeModel::PDataType),
+            },
+            name: Some("the multibind".into()),
+            override_: false,
+            abstract_: true,
+            multibind_id: None,
+            producer: Some(ProducerDescriptor::HashMultibindProducerDescriptor),
+            producer_args: vec![argument(
+                "conflict_resolution",
+                Some(Value::String("merge".into())),
+                None,
+            )],
+            id: Some("the multibind".into()),
+            origin: origin("m.pp", 9, 1),
+        })));
+        let rebinding = || Rebinding {
+            from_type: TypeModel::PStringType,
+            from_name: None,
+            type_: TypeModel::PDataType,
+            name: Some("to".into()),
+            override_: true,
+            abstract_: true,
+            origin: origin("m.pp", 2, 4),
+        };
+        out.push(AbstractBinding::AliasBinding(rebinding()));
+        out.push(AbstractBinding::RenamedBinding(rebinding()));
+        out.push(AbstractBinding::ParametersBinding {
+            name: "/parameters/x".into(),
+            target: "Cls".into(),
+            source: Code::Variable("r".into()),
+            optional: true,
+            override_: false,
+            producer_args: vec![argument("a", None, Some(Code::Variable("b".into())))]
+                .into_boxed_slice(),
+            origin: origin("m.pp", 10, 2),
+        });
+        out.push(AbstractBinding::ParameterMapBinding {
+            name: "/map/a/b".into(),
+            mappings: vec![argument("a", Some(Value::Integer(1)), None)],
+            override_: true,
+            origin: origin("m.pp", 11, 2),
+        });
+        out.push(AbstractBinding::DependencyBinding {
+            from: variable(),
+            arrow: "~>".into(),
+            to: Code::Variable("z".into()),
+            origin: origin("m.pp", 12, 2),
+        });
         out.push(AbstractBinding::Binding(Binding {
             type_: TypeModel::PStringType,
             name: Some("contribution".into()),
@@ -735,8 +717,16 @@ mod tests {
             version: VERSION,
             environment: "production \"quoted\"".into(),
             environments: Environments {
-                defaults: Vec::new(),
-                environments: Vec::new(),
+                defaults: vec![NamedArgument {
+                    name: "manifest".into(),
+                    value: Some(code(Value::String("site.pp".into()))),
+                    expression: None,
+                }],
+                environments: vec![EnvironmentEntry {
+                    title: code(Value::String("production".into())),
+                    attributes: Vec::new(),
+                    origin: origin("environments.pp", 1, 1),
+                }],
                 dynamic: Vec::new(),
             },
             categories: EffectiveCategories {
