@@ -132,11 +132,16 @@ fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
                 file,
                 src,
                 base,
-                lexer::LexedElsewhere::start(scope, file, src),
+                lexer::TokenSource::Elsewhere(lexer::LexedElsewhere::start(scope, file, src)),
             )
         });
     }
-    parse_streaming_from(file, src, base, lexer::TokenStream::new(file, src))
+    parse_streaming_from(
+        file,
+        src,
+        base,
+        lexer::TokenSource::Here(lexer::TokenStream::new(file, src)),
+    )
 }
 
 /// From this size a file is lexed on a second core while it is parsed
@@ -154,10 +159,10 @@ fn parse_streaming_from(
     file: FileId,
     src: &str,
     base: usize,
-    mut tokens: impl lexer::Tokens,
+    mut tokens: lexer::TokenSource<'_>,
 ) -> Option<Parsed> {
     let mut builder = Builder::new(file, src, base, Vec::new(), usize::MAX, tokens.decoded());
-    let result = driver::parse_program(&mut builder, tokens.by_ref());
+    let result = driver::parse_program(&mut builder, &mut tokens);
     if tokens.troubled() || !builder.diags.is_empty() || builder.syntax_errors > 0 {
         return None;
     }
@@ -169,8 +174,10 @@ fn parse_streaming_from(
 
 /// Where [`parse_file_statements`] hands each top-level statement as soon as it is complete.
 struct TopLevelHandOver<'h> {
-    /// The bracket depth of the parser's lookahead token, set as the parser reads it.
-    lookahead_depth: &'h std::cell::Cell<u32>,
+    /// The bracket depth of the parser's lookahead token, set as the parser reads it
+    /// ([`Builder::read`]), and how many brackets are open after it.
+    lookahead_depth: u32,
+    open: u32,
     /// The folded statement that the next may still take as its argument (`notice` before
     /// `"x"`).
     pending: Vec<Expr>,
@@ -205,38 +212,33 @@ pub fn parse_file_statements(
                 file,
                 src,
                 each,
-                lexer::LexedElsewhere::start(scope, file, src),
+                lexer::TokenSource::Elsewhere(lexer::LexedElsewhere::start(scope, file, src)),
             )
         });
     }
-    statements_from(file, src, each, lexer::TokenStream::new(file, src))
+    statements_from(
+        file,
+        src,
+        each,
+        lexer::TokenSource::Here(lexer::TokenStream::new(file, src)),
+    )
 }
 
 fn statements_from(
     file: FileId,
     src: &str,
     each: &mut dyn FnMut(Expr),
-    mut tokens: impl lexer::Tokens,
+    mut tokens: lexer::TokenSource<'_>,
 ) -> Vec<Diagnostic> {
-    let lookahead_depth = std::cell::Cell::new(0u32);
     let mut builder = Builder::new(file, src, 0, Vec::new(), usize::MAX, tokens.decoded());
     builder.top_level = Some(TopLevelHandOver {
-        lookahead_depth: &lookahead_depth,
+        lookahead_depth: 0,
+        open: 0,
         pending: Vec::new(),
         handed: 0,
         each: &mut *each,
     });
-    let mut open = 0u32;
-    let reader = tokens.by_ref().inspect(|token| {
-        // An opening bracket stands outside what it opens, a closing one inside what it closes.
-        lookahead_depth.set(open);
-        if token.1.opens_bracket() {
-            open += 1;
-        } else if token.1.closes_bracket() {
-            open = open.saturating_sub(1);
-        }
-    });
-    let result = driver::parse_program(&mut builder, reader);
+    let result = driver::parse_program(&mut builder, &mut tokens);
     if result.is_some()
         && !tokens.troubled()
         && builder.diags.is_empty()
@@ -730,6 +732,21 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// The parser has read `token` as its lookahead: where statements are handed over as they
+    /// are parsed, its bracket depth is noted (an opening bracket stands outside what it opens,
+    /// a closing one inside what it closes).
+    #[inline]
+    pub(crate) fn read(&mut self, token: &Tok) {
+        if let Some(top) = self.top_level.as_mut() {
+            top.lookahead_depth = top.open;
+            if token.opens_bracket() {
+                top.open += 1;
+            } else if token.closes_bracket() {
+                top.open = top.open.saturating_sub(1);
+            }
+        }
+    }
+
     /// Called as a statement joins a `Statements` list. When the caller takes top-level
     /// statements as they come and the parser's lookahead stands outside every bracket (so the
     /// list is the program's, not a body's), the list is folded and handed over, all but its
@@ -740,7 +757,7 @@ impl Builder<'_, '_> {
         let at_top = self
             .top_level
             .as_ref()
-            .is_some_and(|top| top.lookahead_depth.get() == 0);
+            .is_some_and(|top| top.lookahead_depth == 0);
         if !at_top || self.syntax_errors > 0 {
             return;
         }
@@ -2496,9 +2513,12 @@ mod tests {
                 let builder = |tokens: &lexer::TokenStream| {
                     Builder::new(FileId(0), src, 0, Vec::new(), usize::MAX, tokens.decoded())
                 };
-                let mut ours_tokens = lexer::TokenStream::new(FileId(0), src);
+                let ours_tokens = lexer::TokenStream::new(FileId(0), src);
                 let mut ours_builder = builder(&ours_tokens);
-                let ours = driver::parse_program(&mut ours_builder, ours_tokens.by_ref());
+                let ours = driver::parse_program(
+                    &mut ours_builder,
+                    &mut lexer::TokenSource::Here(ours_tokens),
+                );
                 let mut lalrpops_tokens = lexer::TokenStream::new(FileId(0), src);
                 let mut lalrpops_builder = builder(&lalrpops_tokens);
                 let lalrpops = generated::grammar::ProgramParser::new().parse(
@@ -2541,10 +2561,10 @@ mod tests {
             "bindings m {\n  bind 'a' => 1\n  bind 'b' to ]\n}\n",
         ];
         for src in files {
-            let mut tokens = lexer::TokenStream::new(FileId(0), src);
+            let tokens = lexer::TokenStream::new(FileId(0), src);
             let mut builder =
                 Builder::new(FileId(0), src, 0, Vec::new(), usize::MAX, tokens.decoded());
-            let result = driver::parse_program(&mut builder, tokens.by_ref());
+            let result = driver::parse_program(&mut builder, &mut lexer::TokenSource::Here(tokens));
             assert!(result.is_none(), "{src}");
             assert_eq!(
                 builder.syntax_errors, 0,

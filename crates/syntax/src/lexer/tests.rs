@@ -219,7 +219,6 @@ fn streamed_tokens_are_the_whole_files_tokens() {
 /// stream has ended, and only then.
 #[test]
 fn tokens_lexed_elsewhere_are_the_whole_files_tokens() {
-    use super::Tokens;
     let line = "$a = \"t\\t${b}\\n\"\n$h = @(END)\n    x\\ty\n    | END\n$r = $c / 2 / $d\n";
     let mut src = String::new();
     let mut n = 0;

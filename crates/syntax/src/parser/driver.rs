@@ -17,7 +17,7 @@
 use super::generated::grammar::__parse__Program::__StateMachine as FastParser;
 use super::Builder;
 use crate::ast::Expr;
-use crate::lexer::SpannedTok;
+use crate::lexer::TokenSource;
 use lalrpop_util::state_machine::{ParserAction, ParserDefinition};
 
 /// Room for this many LR stack entries at first, which most files stay within (it grows past
@@ -47,7 +47,7 @@ fn step(action: i16) -> Step {
 /// that cannot continue it (where lalrpop's driver returns an error, and only there).
 pub(super) fn parse_program(
     b: &mut Builder<'_, '_>,
-    tokens: impl Iterator<Item = SpannedTok>,
+    tokens: &mut TokenSource<'_>,
 ) -> Option<Vec<Expr>> {
     let mut parser = FastParser {
         b,
@@ -57,6 +57,7 @@ pub(super) fn parse_program(
     states.push(parser.start_state());
     let mut symbols = Vec::with_capacity(STACK_ROOM);
     for (start, token, end) in tokens {
+        parser.b.read(&token);
         let terminal = parser.token_to_index(&token)?;
         loop {
             match step(parser.action(*states.last()?, terminal)) {
