@@ -12,6 +12,12 @@
 # `puppetserver ruby` passes its JRuby no environment variables of the caller's: there the same
 # switches are given as arguments, `--pbc-rich`, `--pbc-times` and `--pbc-pause=SECONDS`,
 # before Puppet's.
+# `--pbc-jobs=FILE` runs many lookups in this one process, as a Puppet server compiles many
+# catalogs in one JRuby: FILE holds a JSON object a line, {"environmentpath", "environment",
+# "node", "facts", "keys"}, and each is a compile of its own (its node, its facts, its
+# environment, read from its environment path), whose lines say "job" (the line's index in
+# FILE) and "environment" (the one the compile was in). Puppet's own options (the first job's
+# environment path, environment, node and facts) are still given, to start the application.
 require 'puppet'
 require 'puppet/application/lookup'
 require 'json'
@@ -26,6 +32,7 @@ ARGV.reject! do |arg|
   when '--pbc-rich' then ORACLE[:rich] = true
   when '--pbc-times' then ORACLE[:times] = true
   when /\A--pbc-pause=(.+)\z/ then ORACLE[:pause] = Regexp.last_match(1).to_f
+  when /\A--pbc-jobs=(.+)\z/ then ORACLE[:jobs] = File.readlines(Regexp.last_match(1)).map { |l| JSON.parse(l) }
   end
 end
 
@@ -45,6 +52,32 @@ class Puppet::Application::Lookup
       else
         { 'strategy' => merge }
       end
+    jobs = ORACLE[:jobs]
+    if jobs.nil?
+      lookup_all(keys, merge_options, nil)
+    else
+      jobs.each_with_index do |job, j|
+        options[:node] = job['node']
+        options[:fact_file] = job['facts']
+        Puppet[:environmentpath] = job['environmentpath']
+        Puppet[:environment] = job['environment']
+        begin
+          Puppet.override(environments: Puppet::Environments::Directories.new(job['environmentpath'], [])) do
+            lookup_all(job['keys'], merge_options, j)
+          end
+        rescue StandardError => e
+          # A compile that fails answers none of its keys (as a run of its own would not), and
+          # the jobs after it are still run.
+          warn "job #{j}: #{e.message}"
+        end
+      end
+    end
+    exit(0)
+  end
+
+  # One compile's scope, and each key looked up in it: a JSON line each (with `job`, its
+  # index, when there are jobs).
+  def lookup_all(keys, merge_options, job)
     generate_scope do |scope|
       keys.each_with_index do |key, i|
         sleep(ORACLE[:pause]) if i.positive? && ORACLE[:pause]
@@ -63,15 +96,15 @@ class Puppet::Application::Lookup
         if ORACLE[:times]
           line['us'] = ((Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1e6).round
         end
+        line.merge!('job' => job, 'environment' => scope.environment.name.to_s) if job
         begin
           puts JSON.generate(line)
         rescue StandardError => e
-          puts JSON.generate({ 'key' => key, 'error' => "not JSON: #{e.message}" })
+          puts JSON.generate({ 'key' => key, 'error' => "not JSON: #{e.message}" }.merge(line.slice('job', 'environment')))
         end
         $stdout.flush
       end
     end
-    exit(0)
   end
 end
 

@@ -25,6 +25,26 @@ def run!(*argv)
   [out, err, status]
 end
 
+# Puppet's lookups of `jobs` (each a compile: environment path, environment, node, facts,
+# keys) in one process of `ruby`, as a server compiles many catalogs in one JRuby (starting
+# puppetserver's JRuby takes longer than all of its lookups here): each job's answers by key,
+# and what the process said on its standard error.
+def oracle(here, work, ruby, jobs, *switches)
+  file = File.join(work, "jobs-#{Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)}.jsonl")
+  File.write(file, jobs.map { |j| JSON.generate(j.slice('environmentpath', 'environment', 'node', 'facts', 'keys')) + "\n" }.join)
+  first = jobs.first
+  out, err, = Open3.capture3(*ruby, File.join(here, 'scripts', 'hiera-oracle.rb'), *switches, "--pbc-jobs=#{file}",
+                             '--environmentpath', first['environmentpath'], '--environment', first['environment'],
+                             '--node', first['node'], '--facts', first['facts'])
+  answers = Array.new(jobs.size) { {} }
+  out.each_line do |line|
+    next unless line.start_with?('{')
+    entry = JSON.parse(line)
+    answers[entry['job']][entry['key']] = entry if entry['job'].is_a?(Integer) && entry['job'] < jobs.size
+  end
+  [answers, err]
+end
+
 # Puppet's lookup runs in the Ruby puppet-agent uses, and in the JRuby a Puppet server compiles
 # in (`puppetserver ruby`: Debian's puppetserver, its JRuby and its gems).
 engines = [['ruby', ['ruby']], ['puppetserver jruby', %w[puppetserver ruby]]]
@@ -49,6 +69,8 @@ level_options = lambda do |mode|
 end
 base_of = ->(mode, name) { mode == 'serve' ? File.join(served, name) : File.join(work, name) }
 
+# Every factset of every tree, in both modes: pbc's answers, and the compile Puppet is asked for.
+jobs = []
 %w[run serve].product(trees).each do |mode, tree|
   name = File.basename(tree)
   base = base_of.call(mode, name)
@@ -94,34 +116,33 @@ base_of = ->(mode, name) { mode == 'serve' ? File.join(served, name) : File.join
     out, err, = run!(pbc, 'lookup', '--model', model, '--facts', given, '--format', 'answers', '--color', 'never',
                      '--', absent)
     answers['keys'][absent] = (JSON.parse(out) rescue abort("#{name}: pbc did not answer #{absent}: #{err}"))['keys'][absent]
-    engines.each do |engine, ruby|
-      oracle, oerr, = Open3.capture3(*ruby, File.join(here, 'scripts', 'hiera-oracle.rb'), '--pbc-rich',
-                                     '--environmentpath', envs, '--environment', environment, '--node', node,
-                                     '--facts', given, *keys, absent)
-      puppet = {}
-      oracle.each_line do |line|
-        next unless line.start_with?('{')
-        entry = JSON.parse(line)
-        puppet[entry['key']] = entry
-      end
-      (keys + [absent]).each do |key|
-        compared += 1
-        mine = answers['keys'][key]
-        theirs = puppet[key]
-        problem =
-          if theirs.nil?
-            "Puppet gave no answer (#{oerr.lines.last&.strip})"
-          elsif mine.nil? || (mine['found'] == false && mine['error'].nil?)
-            "pbc finds nothing, Puppet: #{theirs.to_json}" unless theirs['error']&.include?('did not find a value')
-          elsif mine['error']
-            "pbc fails with #{mine['error']['code']}, Puppet: #{theirs.to_json}" unless theirs['error']&.include?(mine['error']['code'])
-          elsif theirs.key?('error')
-            "pbc answers #{mine['value'].to_json}, Puppet fails: #{theirs['error']}"
-          elsif JSON.generate(theirs['value']) != JSON.generate(mine['value'])
-            "pbc answers #{JSON.generate(mine['value'])}, Puppet #{JSON.generate(theirs['value'])}"
-          end
-        failures << "#{name} (#{mode}, #{engine}) #{node} #{key}: #{problem}" if problem
-      end
+    jobs << { 'environmentpath' => envs, 'environment' => environment, 'node' => node, 'facts' => given,
+              'keys' => keys + [absent], 'answers' => answers, 'label' => "#{name} (#{mode}" }
+  end
+end
+
+engines.each do |engine, ruby|
+  puppet, oerr = oracle(here, work, ruby, jobs, '--pbc-rich')
+  jobs.each_with_index do |job, j|
+    job['keys'].each do |key|
+      compared += 1
+      mine = job['answers']['keys'][key]
+      theirs = puppet[j][key]
+      problem =
+        if theirs.nil?
+          "Puppet gave no answer (#{oerr.lines.last&.strip})"
+        elsif theirs['environment'] != job['environment']
+          "Puppet looked it up in the environment #{theirs['environment']}, not #{job['environment']}"
+        elsif mine.nil? || (mine['found'] == false && mine['error'].nil?)
+          "pbc finds nothing, Puppet: #{theirs.to_json}" unless theirs['error']&.include?('did not find a value')
+        elsif mine['error']
+          "pbc fails with #{mine['error']['code']}, Puppet: #{theirs.to_json}" unless theirs['error']&.include?(mine['error']['code'])
+        elsif theirs.key?('error')
+          "pbc answers #{mine['value'].to_json}, Puppet fails: #{theirs['error']}"
+        elsif JSON.generate(theirs['value']) != JSON.generate(mine['value'])
+          "pbc answers #{JSON.generate(mine['value'])}, Puppet #{JSON.generate(theirs['value'])}"
+        end
+      failures << "#{job['label']}, #{engine}) #{job['node']} #{key}: #{problem}" if problem
     end
   end
 end
@@ -209,7 +230,7 @@ if quickstart
   ]
   FileUtils.rm_rf(File.join(work, 'failures'))
   FileUtils.rm_rf(File.join(served, 'failures'))
-  cases.each do |environment, options, expected|
+  failure_jobs = cases.map do |environment, options, expected|
     # Under the server's `--models`, except where being outside is the case.
     root = options['socket'] == socket && environment != 'serve_outside' ? File.join(served, 'failures') : File.join(work, 'failures')
     env_dir = File.join(root, environment)
@@ -225,18 +246,19 @@ if quickstart
                 .merge(run_or_ask).merge(options.slice('timeout')) }
     level.merge!(options.slice('path'))
     File.write(File.join(env_dir, 'hiera.yaml'), { 'version' => 5, 'hierarchy' => [level] }.to_yaml)
-    facts = File.join(work, 'quickstart', 'web01.json')
-    engines.each do |engine, ruby|
-      oracle, oerr, = Open3.capture3(*ruby, File.join(here, 'scripts', 'hiera-oracle.rb'),
-                                     '--environmentpath', root, '--environment', environment,
-                                     '--node', 'web01.ams.example.com', '--facts', facts, 'ntp::servers')
-      line = oracle.lines.find { |l| l.start_with?('{') }
-      answer = line ? JSON.parse(line) : {}
+    { 'environmentpath' => root, 'environment' => environment, 'node' => 'web01.ams.example.com',
+      'facts' => File.join(work, 'quickstart', 'web01.json'), 'keys' => ['ntp::servers'], 'expected' => expected }
+  end
+  engines.each do |engine, ruby|
+    answers, oerr = oracle(here, work, ruby, failure_jobs)
+    failure_jobs.each_with_index do |job, j|
+      environment = job['environment']
+      answer = answers[j]['ntp::servers']
       compared += 1
-      if answer['error']&.include?(expected)
+      if answer && answer['environment'] == environment && answer['error']&.include?(job['expected'])
         puts "failure (#{environment}, #{engine}): #{answer['error'].lines.first.strip}"
       else
-        failures << "failure case #{environment} (#{engine}): expected an error with `#{expected}`, got #{line || oerr}"
+        failures << "failure case #{environment} (#{engine}): expected an error with `#{job['expected']}`, got #{answer&.to_json || oerr}"
       end
     end
   end

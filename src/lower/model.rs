@@ -9,7 +9,9 @@
 //!
 //! The shapes are generic over how an embedded expression or value is held (`X`): [`Json`] in
 //! the written model, an evaluable form when the injector reads the model in memory
-//! ([`super::Embed`]), so both come from one lowering.
+//! ([`super::Embed`]), so both come from one lowering. Each shape's fields are written once,
+//! here: how it is read kind first, walked from one `X` to another and written as compact JSON
+//! ([`compact`]) is derived from them (`puppet_bindings_model_derive`).
 
 use crate::types::PType;
 use puppet_bindings_model_derive::{KindFirst, MapSlots, WriteCompact};
