@@ -30,6 +30,8 @@ end
 # puppetserver's JRuby takes longer than all of its lookups here): each job's answers by key,
 # and what the process said on its standard error.
 def oracle(here, work, ruby, jobs, *switches)
+  return [[], ''] if jobs.empty?
+
   file = File.join(work, "jobs-#{Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)}.jsonl")
   File.write(file, jobs.map { |j| JSON.generate(j.slice('environmentpath', 'environment', 'node', 'facts', 'keys')) + "\n" }.join)
   first = jobs.first
