@@ -139,7 +139,7 @@ impl ModelWriter<'_> {
 /// Writes `model` as `layout` lays it out, then a newline. Indented, the serializer's many
 /// small writes go through a buffer, not through `out`'s dynamic dispatch; compact, the model
 /// is spelled by [`lower::model::compact`] on `cores`, which gathers its own text.
-fn write_model<D: ModelDocument>(
+fn write_model<D: serde::Serialize + lower::model::compact::WriteCompact + ?Sized>(
     out: &mut dyn std::io::Write,
     layout: JsonLayout,
     model: &D,
@@ -154,43 +154,10 @@ fn write_model<D: ModelDocument>(
             out.flush()
         }
         JsonLayout::Compact => {
-            model.write_compact(out, cores)?;
+            lower::model::compact::write(out, model, cores)?;
             out.write_all(b"\n")?;
             out.flush()
         }
-    }
-}
-
-/// A model `pbc compile` writes: a tree's or bindings files'.
-trait ModelDocument: serde::Serialize {
-    fn write_compact(
-        &self,
-        out: &mut dyn std::io::Write,
-        cores: lower::model::compact::Cores,
-    ) -> std::io::Result<()>;
-}
-
-impl<X: lower::model::compact::WriteCompact + serde::Serialize + Sync> ModelDocument
-    for lower::model::TreeDocument<X>
-{
-    fn write_compact(
-        &self,
-        out: &mut dyn std::io::Write,
-        cores: lower::model::compact::Cores,
-    ) -> std::io::Result<()> {
-        lower::model::compact::write_tree(out, self, cores)
-    }
-}
-
-impl<X: lower::model::compact::WriteCompact + serde::Serialize + Sync> ModelDocument
-    for lower::model::FilesDocument<X>
-{
-    fn write_compact(
-        &self,
-        out: &mut dyn std::io::Write,
-        cores: lower::model::compact::Cores,
-    ) -> std::io::Result<()> {
-        lower::model::compact::write_files(out, self, cores)
     }
 }
 

@@ -126,22 +126,22 @@ fn parse_with_recovery(file: FileId, src: &str, base: usize) -> Parsed {
 /// [`parse_file_at`] for a file with nothing to report: `None` as soon as the lexer or the
 /// parser has anything to say.
 fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
+    with_tokens(file, src, |tokens| {
+        parse_streaming_from(file, src, base, tokens)
+    })
+}
+
+/// Runs `parse` on the tokens of `src`: lexed on a second core while it runs when the file is
+/// large enough and there is one, else here.
+fn with_tokens<R>(file: FileId, src: &str, parse: impl FnOnce(lexer::TokenSource<'_>) -> R) -> R {
     if lexes_elsewhere(src) {
         return std::thread::scope(|scope| {
-            parse_streaming_from(
-                file,
-                src,
-                base,
-                lexer::TokenSource::Elsewhere(lexer::LexedElsewhere::start(scope, file, src)),
-            )
+            parse(lexer::TokenSource::Elsewhere(lexer::LexedElsewhere::start(
+                scope, file, src,
+            )))
         });
     }
-    parse_streaming_from(
-        file,
-        src,
-        base,
-        lexer::TokenSource::Here(lexer::TokenStream::new(file, src)),
-    )
+    parse(lexer::TokenSource::Here(lexer::TokenStream::new(file, src)))
 }
 
 /// From this size a file is lexed on a second core while it is parsed
@@ -206,22 +206,7 @@ pub fn parse_file_statements(
     src: &str,
     each: &mut dyn FnMut(Expr),
 ) -> Vec<Diagnostic> {
-    if lexes_elsewhere(src) {
-        return std::thread::scope(|scope| {
-            statements_from(
-                file,
-                src,
-                each,
-                lexer::TokenSource::Elsewhere(lexer::LexedElsewhere::start(scope, file, src)),
-            )
-        });
-    }
-    statements_from(
-        file,
-        src,
-        each,
-        lexer::TokenSource::Here(lexer::TokenStream::new(file, src)),
-    )
+    with_tokens(file, src, |tokens| statements_from(file, src, each, tokens))
 }
 
 fn statements_from(

@@ -16,7 +16,7 @@
 //! It must not decide what a model holds, nor lay out indented JSON (that is
 //! [`crate::indented_json`]'s).
 
-use super::{FileName, FilesDocument, Json, NamedBindings, TreeDocument};
+use super::{FileName, Json, NamedBindings};
 use crate::eval::code::Code;
 use crate::eval::Value;
 use serde::Serialize;
@@ -30,21 +30,11 @@ pub enum Cores {
     Every,
 }
 
-/// Writes `doc` as compact JSON to `out` (no final newline).
-pub fn write_tree<X: WriteCompact + Serialize + Sync>(
+/// Writes `doc` (a tree's model or bindings files') as compact JSON to `out` (no final
+/// newline).
+pub fn write<D: WriteCompact + ?Sized>(
     out: &mut dyn Write,
-    doc: &TreeDocument<X>,
-    cores: Cores,
-) -> io::Result<()> {
-    let mut text = Text::writing_to(out, cores);
-    doc.write_compact(&mut text)?;
-    text.finish()
-}
-
-/// Writes `doc` (bindings files on their own) as compact JSON to `out` (no final newline).
-pub fn write_files<X: WriteCompact + Serialize + Sync>(
-    out: &mut dyn Write,
-    doc: &FilesDocument<X>,
+    doc: &D,
     cores: Cores,
 ) -> io::Result<()> {
     let mut text = Text::writing_to(out, cores);
@@ -776,7 +766,7 @@ mod tests {
         for hiera in [false, true] {
             let doc = tree(hiera);
             let serde_text = serde_json::to_string(&doc).expect("writes");
-            assert_eq!(written(|out| write_tree(out, &doc, Cores::Own)), serde_text);
+            assert_eq!(written(|out| write(out, &doc, Cores::Own)), serde_text);
             assert!(serde_text.contains(r#""name":"quote \" back \\ slash / solidus""#));
             assert!(serde_text.contains(r#"\u0000\u0001\b\t\n\u000b\f\r\u001f"#));
             assert!(serde_text.contains("\"n6\",") && serde_text.contains("-9223372036854775808"));
@@ -824,7 +814,7 @@ mod tests {
         };
         let serde_text = serde_json::to_string(&doc).expect("writes");
         for cores in [Cores::Own, Cores::Every] {
-            assert_eq!(written(|out| write_files(out, &doc, cores)), serde_text);
+            assert_eq!(written(|out| write(out, &doc, cores)), serde_text);
         }
     }
 
@@ -849,7 +839,7 @@ mod tests {
         assert!(serde_text.len() / 201 * BLOCKS_PER_PIECE > 2 * CHUNK);
         assert!(doc.layers.layers[1].bindings.len() > 3 * BLOCKS_PER_PIECE);
         for cores in [Cores::Own, Cores::Every] {
-            assert_eq!(written(|out| write_tree(out, &doc, cores)), serde_text);
+            assert_eq!(written(|out| write(out, &doc, cores)), serde_text);
         }
     }
 }
