@@ -45,6 +45,111 @@ pub struct Workspace {
     /// a node name, as `pbc lookup --facts FILE --node NAME` takes them.
     pub facts: Option<PathBuf>,
     pub node: Option<String>,
+    /// How many times the tree as the editor holds it changed (a buffer opened, changed or
+    /// closed; files changed on disk): what a loaded tree was loaded from.
+    generation: u64,
+    /// The tree loaded for the last node explained, while nothing changed since.
+    loaded: std::sync::Mutex<Option<LoadedTree>>,
+    /// What the last check kept for the next: each file's parse, reused while its text is
+    /// the same.
+    check_memo: std::sync::Mutex<crate::load::CheckMemo>,
+}
+
+/// A tree loaded for one node ([`crate::inject::command::with_tree`]), answering the keys it is
+/// asked on a thread of its own: loading a large tree is nearly all of a hover's time, and
+/// the next hover, until the tree or the node changes, asks the same tree.
+struct LoadedTree {
+    /// The generation of the workspace, the facts file and the node it was loaded for.
+    loaded_for: (u64, Option<PathBuf>, Option<String>),
+    asks: std::sync::mpsc::Sender<TreeAsk>,
+}
+
+/// A key asked of a [`LoadedTree`] (as JSON or text), and where to send its explanation.
+struct TreeAsk {
+    key: String,
+    json: bool,
+    reply: std::sync::mpsc::Sender<Explained>,
+}
+
+/// The stack of the thread that loads and asks a tree: the command line's (passes over the
+/// tree recurse to a bounded depth).
+const TREE_STACK: usize = 256 * 1024 * 1024;
+
+impl LoadedTree {
+    /// Loads the tree `lookup` names on a thread of its own, which answers asks until this is
+    /// dropped or an answer says the tree cannot be asked again.
+    fn start(
+        loaded_for: (u64, Option<PathBuf>, Option<String>),
+        lookup: crate::inject::query::LookupOptions,
+        options: Options,
+    ) -> std::io::Result<LoadedTree> {
+        let (asks, asked) = std::sync::mpsc::channel::<TreeAsk>();
+        std::thread::Builder::new()
+            .name("pbc-lsp-tree".to_string())
+            .stack_size(TREE_STACK)
+            .spawn(move || {
+                let failed = crate::inject::command::with_tree(&lookup, &options, |answer| {
+                    for ask in asked.iter() {
+                        let keys = [ask.key];
+                        let answered = answer(crate::inject::command::Ask {
+                            keys: &keys,
+                            explain: true,
+                            json: ask.json,
+                        });
+                        let _ = ask.reply.send(explained(&answered.outcome));
+                        if !answered.reusable {
+                            // The asks still waiting get no reply: they load the tree again.
+                            return;
+                        }
+                    }
+                });
+                // The tree could not be loaded: every ask gets why.
+                if let Some(failed) = failed {
+                    let why = explained(&failed);
+                    for ask in asked.iter() {
+                        let _ = ask.reply.send(Explained {
+                            explanation: why.explanation.clone(),
+                            said: why.said.clone(),
+                        });
+                    }
+                }
+            })?;
+        Ok(LoadedTree { loaded_for, asks })
+    }
+
+    /// `key` explained, or `None` when the tree is no longer answering.
+    fn ask(&self, key: &str, json: bool) -> Option<Explained> {
+        let (reply, replied) = std::sync::mpsc::channel();
+        self.asks
+            .send(TreeAsk {
+                key: key.to_string(),
+                json,
+                reply,
+            })
+            .ok()?;
+        replied.recv().ok()
+    }
+}
+
+/// What a lookup's outcome says, as an [`Explained`].
+fn explained(outcome: &crate::outcome::Outcome) -> Explained {
+    let mut said = String::new();
+    for part in &outcome.said {
+        match part {
+            crate::outcome::Said::Diagnostics {
+                sources,
+                diagnostics,
+            } => said.push_str(&crate::diag::render_text(sources, diagnostics)),
+            crate::outcome::Said::Line(line) => {
+                said.push_str(line);
+                said.push('\n');
+            }
+        }
+    }
+    Explained {
+        explanation: outcome.stdout.clone(),
+        said,
+    }
 }
 
 /// What a lookup with `--explain` says about a key: its explanation (text, or the JSON
@@ -85,18 +190,29 @@ impl Workspace {
             encoding: Encoding::Utf16,
             facts: None,
             node: None,
+            generation: 0,
+            loaded: std::sync::Mutex::new(None),
+            check_memo: std::sync::Mutex::default(),
         }
+    }
+
+    /// Files of the tree changed on disk (saved, created, deleted): what was loaded from them
+    /// is not used again.
+    pub fn files_changed(&mut self) {
+        self.generation += 1;
     }
 
     /// The buffer at `path` opened or changed to `text`.
     pub fn set_text(&mut self, path: PathBuf, text: String, version: i32) {
         let text = Arc::from(text);
         self.open.insert(path, Document { text, version });
+        self.generation += 1;
     }
 
     /// The buffer at `path` closed: its file is read from disk again.
     pub fn close(&mut self, path: &Path) {
         self.open.remove(path);
+        self.generation += 1;
     }
 
     pub fn document(&self, path: &Path) -> Option<&Document> {
@@ -177,8 +293,18 @@ impl Workspace {
     /// `pbc check` of the tree, with the open buffers' texts.
     pub fn check(&self) -> Result<TreeDiagnostics, String> {
         let options = self.options_with_buffers();
-        let report = crate::check_paths(std::slice::from_ref(&self.root), &options)
-            .map_err(|e| format!("pbc cannot check `{}`: {e}", self.root.display()))?;
+        // A poisoned lock held only parses: the check starts without them.
+        let mut memo = self.check_memo.lock().unwrap_or_else(|poisoned| {
+            let mut memo = poisoned.into_inner();
+            *memo = crate::load::CheckMemo::default();
+            memo
+        });
+        let report = crate::load::check_paths_kept(
+            std::slice::from_ref(&self.root),
+            Some(&mut memo),
+            &options,
+        )
+        .map_err(|e| format!("pbc cannot check `{}`: {e}", self.root.display()))?;
         Ok(self.diagnostics(&report.files, report.diagnostics))
     }
 
@@ -202,33 +328,41 @@ impl Workspace {
                 (facts, self.node.clone())
             }
         };
+        let loaded_for = (self.generation, facts.clone(), node.clone());
         let lookup = crate::inject::query::LookupOptions {
-            keys: vec![key.to_string()],
             tree: self.root.clone(),
             facts,
             node,
             explain: true,
-            json,
             ..Default::default()
         };
-        let outcome = crate::inject::command::run(&lookup, &self.options_with_buffers());
-        let mut said = String::new();
-        for part in &outcome.said {
-            match part {
-                crate::outcome::Said::Diagnostics {
-                    sources,
-                    diagnostics,
-                } => said.push_str(&crate::diag::render_text(sources, diagnostics)),
-                crate::outcome::Said::Line(line) => {
-                    said.push_str(line);
-                    said.push('\n');
-                }
+        // A poisoned lock held only the last tree loaded: it is loaded again.
+        let mut loaded = self
+            .loaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(tree) = loaded.as_ref().filter(|t| t.loaded_for == loaded_for) {
+            if let Some(explained) = tree.ask(key, json) {
+                return explained;
             }
         }
-        Explained {
-            explanation: outcome.stdout,
-            said,
-        }
+        // Dropping the tree loaded before ends its thread (and frees it) there.
+        *loaded = None;
+        let tree = match LoadedTree::start(loaded_for, lookup, self.options_with_buffers()) {
+            Ok(tree) => tree,
+            Err(e) => {
+                return Explained {
+                    explanation: String::new(),
+                    said: format!("pbc cannot start a thread to load the tree: {e}\n"),
+                }
+            }
+        };
+        let explained = tree.ask(key, json).unwrap_or_else(|| Explained {
+            explanation: String::new(),
+            said: "pbc stopped loading the tree (a bug in pbc; its log says more)\n".to_string(),
+        });
+        *loaded = Some(tree);
+        explained
     }
 
     /// The facts file of `node` in the tree's `facts/` directory (as `pbc lookup --nodes`

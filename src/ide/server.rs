@@ -352,8 +352,11 @@ impl Server<'_, '_> {
                 .map(|p| {
                     apply_settings(&mut self.workspace, &p.settings);
                 }),
-            // The files on disk changed: the next check reads them.
-            note::DidSaveTextDocument::METHOD | note::DidChangeWatchedFiles::METHOD => Ok(()),
+            // The files on disk changed: the next check and the next hover read them.
+            note::DidSaveTextDocument::METHOD | note::DidChangeWatchedFiles::METHOD => {
+                self.workspace.files_changed();
+                Ok(())
+            }
             // Everything else (`initialized`, `$/cancelRequest`: every request is answered
             // before the next message is read) needs nothing.
             _ => return,

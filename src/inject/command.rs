@@ -28,22 +28,6 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
     if opts.keys.is_empty() && !opts.all {
         return Outcome::usage("lookup needs keys, or --all");
     }
-    let ty = match &opts.type_ {
-        None => PType::Data,
-        Some(t) => match crate::types::parse_type(t) {
-            Some(t) => t,
-            None => return Outcome::usage(format!("--type `{t}` is not a type")),
-        },
-    };
-    let default = opts.default.as_ref().map(|d| {
-        parse_expr(d)
-            .and_then(|p| p.body.first().and_then(crate::eval::literal_value))
-            .unwrap_or_else(|| Value::string(d.as_str()))
-    });
-    let merge = match merge_option(opts) {
-        Ok(m) => m,
-        Err(message) => return Outcome::usage(message),
-    };
     if let Some(dir) = &opts.nodes {
         if opts.explain
             || opts.facts.is_some()
@@ -55,9 +39,94 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
                 "--nodes takes each node's facts from its directory and prints a JSON line per node: not with --facts, --node, --enc, --explain or --pretty",
             );
         }
+        let (ty, default) = match type_and_default(opts) {
+            Ok(both) => both,
+            Err(outcome) => return outcome,
+        };
         return super::nodes::run(opts, dir, &ty, default.as_ref(), options);
     }
+    let (request, ty, default) = match prepared(opts, options) {
+        Ok(prepared) => prepared,
+        Err(outcome) => return outcome,
+    };
+    if let Some(path) = &opts.model {
+        if options.hiera_config.is_some() {
+            return Outcome::usage(
+                "--hiera-config goes with a tree: a model holds the global Hiera level it was compiled with",
+            );
+        }
+        return run_on_model(opts, path, &request, &ty, default.as_ref(), options);
+    }
+    let mut outcome = None;
+    let failed = answer_from_tree(opts, &request, &ty, default.as_ref(), options, |ask| {
+        outcome = Some(ask(Ask::all_of(opts)).outcome);
+    });
+    failed
+        .or(outcome)
+        .unwrap_or_else(|| Outcome::failed(1, "pbc answered nothing (a bug in pbc)"))
+}
 
+/// What one ask of a tree loaded for many ([`with_tree`]) takes from itself: the keys, and how
+/// they are answered. Everything else (the tree, the node and its facts, the environment, the
+/// type, default and merge) is the session's.
+#[derive(Clone, Copy, Debug)]
+pub struct Ask<'a> {
+    pub keys: &'a [String],
+    pub explain: bool,
+    pub json: bool,
+}
+
+impl<'a> Ask<'a> {
+    /// What `opts` asks.
+    pub fn all_of(opts: &'a LookupOptions) -> Ask<'a> {
+        Ask {
+            keys: &opts.keys,
+            explain: opts.explain,
+            json: opts.json,
+        }
+    }
+}
+
+/// One ask answered: what `pbc lookup` with its keys would print and say, and whether the
+/// tree as loaded answers the next ask as a run of its own would. It does not once an
+/// evaluation logged something (`notice`, `warning`): a run logs what its own keys log, and a
+/// key answered before is not evaluated, and so not logged, again.
+pub struct Answer {
+    pub outcome: Outcome,
+    pub reusable: bool,
+}
+
+/// `pbc lookup` of a tree loaded once for many asks (the language server's hovers: loading a
+/// large tree is most of a lookup). `opts` names the tree, the node and how keys are answered
+/// (not `--nodes` or `--model`); `serve` is given the function that answers each ask as
+/// `pbc lookup` with its keys would, and asks until it is done. When the tree cannot be
+/// loaded for the request, `serve` is not called: what is returned is the outcome every ask
+/// would get.
+pub fn with_tree(
+    opts: &LookupOptions,
+    options: &Options,
+    serve: impl FnOnce(&mut dyn FnMut(Ask) -> Answer),
+) -> Option<Outcome> {
+    if opts.nodes.is_some() || opts.model.is_some() {
+        return Some(Outcome::usage(
+            "a tree loaded for many asks answers from the tree, for one node: not with --nodes or --model",
+        ));
+    }
+    let (request, ty, default) = match prepared(opts, options) {
+        Ok(prepared) => prepared,
+        Err(outcome) => return Some(outcome),
+    };
+    answer_from_tree(opts, &request, &ty, default.as_ref(), options, serve)
+}
+
+/// What every lookup of `opts` shares: the request (the node's facts, the environment asked,
+/// the classifier's output), the type asserted and the default.
+fn prepared(
+    opts: &LookupOptions,
+    options: &Options,
+) -> Result<(Request, PType, Option<Value>), Outcome> {
+    let (ty, default) = type_and_default(opts)?;
+    let merge = merge_option(opts).map_err(Outcome::usage)?;
     let mut request = Request {
         agent_environment: opts.agent_environment.clone(),
         environment: opts.environment.clone(),
@@ -73,14 +142,14 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
             .and_then(|file| facts::load(&file, &mut request, &options.files));
         match loaded {
             Ok(()) => {}
-            Err(ReadError::Unreadable(message)) => return Outcome::usage(message),
+            Err(ReadError::Unreadable(message)) => return Err(Outcome::usage(message)),
             Err(ReadError::Invalid(d)) => problems.push(d),
         }
     }
     if let Some(path) = &opts.enc {
         match crate::load::enc::load(path, &options.files) {
             Ok(e) => request.enc = Some(e),
-            Err(ReadError::Unreadable(message)) => return Outcome::usage(message),
+            Err(ReadError::Unreadable(message)) => return Err(Outcome::usage(message)),
             Err(ReadError::Invalid(d)) => problems.push(d),
         }
     }
@@ -94,23 +163,46 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
             .facts
             .insert("fqdn".into(), Value::string(node.as_str()));
     }
-
     if !problems.is_empty() {
-        return Outcome::diagnostics(SourceMap::default(), problems);
+        return Err(Outcome::diagnostics(SourceMap::default(), problems));
     }
-    if let Some(path) = &opts.model {
-        if options.hiera_config.is_some() {
-            return Outcome::usage(
-                "--hiera-config goes with a tree: a model holds the global Hiera level it was compiled with",
-            );
-        }
-        return run_on_model(opts, path, &request, &ty, default.as_ref(), options);
-    }
+    Ok((request, ty, default))
+}
+
+/// `--type` and `--default` as values; a usage error for a type that is not one, or for
+/// `--merge` options that do not go together.
+fn type_and_default(opts: &LookupOptions) -> Result<(PType, Option<Value>), Outcome> {
+    let ty = match &opts.type_ {
+        None => PType::Data,
+        Some(t) => match crate::types::parse_type(t) {
+            Some(t) => t,
+            None => return Err(Outcome::usage(format!("--type `{t}` is not a type"))),
+        },
+    };
+    let default = opts.default.as_ref().map(|d| {
+        parse_expr(d)
+            .and_then(|p| p.body.first().and_then(crate::eval::literal_value))
+            .unwrap_or_else(|| Value::string(d.as_str()))
+    });
+    merge_option(opts).map_err(Outcome::usage)?;
+    Ok((ty, default))
+}
+
+/// The tree of `opts` loaded for `request` and each ask `serve` makes answered from it; the
+/// outcome every ask would get when it cannot be loaded.
+fn answer_from_tree(
+    opts: &LookupOptions,
+    request: &Request,
+    ty: &PType,
+    default: Option<&Value>,
+    options: &Options,
+    serve: impl FnOnce(&mut dyn FnMut(Ask) -> Answer),
+) -> Option<Outcome> {
     // `$confdir` is the tree's directory, absolute (environments.pp may build paths from it).
     let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
-    let (selected, mut loaded) = match prepare(&confdir, &request, options) {
+    let (selected, mut loaded) = match prepare(&confdir, request, options) {
         Ok(ready) => ready,
-        Err(PrepareError::Io(e)) => return Outcome::usage(e.to_string()),
+        Err(PrepareError::Io(e)) => return Some(Outcome::usage(e.to_string())),
         Err(PrepareError::Diagnostics {
             files,
             diagnostics,
@@ -122,7 +214,7 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
                 .collect();
             let mut outcome = Outcome::diagnostics(files, diagnostics);
             outcome.said.extend(summary.map(Said::pbc));
-            return outcome;
+            return Some(outcome);
         }
     };
     // What was left unread is said whatever is looked up (unless --quiet).
@@ -139,9 +231,9 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
     if let Some(enc) = &request.enc {
         super::enc::add_to_model(&mut model, enc);
     }
-    let mut injector = match Injector::new(&model, &selected, &request) {
+    let mut injector = match Injector::new(&model, &selected, request) {
         Ok(i) => i,
-        Err(d) => return Outcome::placed(&loaded.check.files, vec![d]),
+        Err(d) => return Some(Outcome::placed(&loaded.check.files, vec![d])),
     };
 
     // Files no layer includes, lowered only when a key turns out to be bound nowhere else.
@@ -166,21 +258,31 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
         files.dedup();
         files
     };
-    let outcome = answer(
-        opts,
-        &ty,
-        default.as_ref(),
-        &mut injector,
-        unread,
-        &not_in_any_layer,
-    )
-    .into_outcome(&loaded.check.files);
+    let mut asked = opts.clone();
+    serve(&mut |ask: Ask| {
+        asked.keys = ask.keys.to_vec();
+        asked.explain = ask.explain;
+        asked.json = ask.json;
+        let answered = answer(
+            &asked,
+            ty,
+            default,
+            &mut injector,
+            unread.clone(),
+            &not_in_any_layer,
+        );
+        let reusable = answered.messages.is_empty() && injector.messages.is_empty();
+        Answer {
+            outcome: answered.into_outcome(&loaded.check.files),
+            reusable,
+        }
+    });
     // The answers are written: the tree, its model and the request's index are not needed.
     release(injector, options);
     release(unplaced, options);
     release(model, options);
     release(loaded, options);
-    outcome
+    None
 }
 
 /// `--model FILE`: the request answered from a model `pbc compile DIR` wrote, in the

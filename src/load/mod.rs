@@ -12,6 +12,7 @@ pub mod enc;
 pub mod environment;
 pub mod facts;
 mod hiera;
+mod memo;
 pub mod parse;
 
 use crate::eval::Value;
@@ -27,6 +28,7 @@ use hiera::{
     asks_for_hiera, read_global_hiera, read_hiera5_level, read_hiera_config, HieraData,
     HieraLevelRead, SiteCategories,
 };
+pub use memo::CheckMemo;
 use smol_str::SmolStr;
 
 /// Who is asking: the node's facts and what the command line adds.
@@ -111,10 +113,20 @@ pub fn check_paths(
     paths: &[std::path::PathBuf],
     options: &Options,
 ) -> std::io::Result<CheckReport> {
+    check_paths_kept(paths, None, options)
+}
+
+/// [`check_paths`] with what the last check kept ([`CheckMemo`]): only the files that changed
+/// since are parsed again. A check reports the same with a memo as without.
+pub fn check_paths_kept(
+    paths: &[std::path::PathBuf],
+    mut memo: Option<&mut CheckMemo>,
+    options: &Options,
+) -> std::io::Result<CheckReport> {
     let mut listings = Some(source::ListingScope::begin());
     if let [dir] = paths {
         if dir.join("environments.pp").is_file() {
-            if let Some(report) = check_site(dir, &mut listings, options)? {
+            if let Some(report) = check_site(dir, &mut listings, memo.as_deref_mut(), options)? {
                 return Ok(report);
             }
         }
@@ -122,7 +134,12 @@ pub fn check_paths(
     let files = tree::discover(paths, options)?;
     // The walk is over: its listings are not held while the files are checked.
     drop(listings);
-    check_tree_files(&files, options)
+    let files: Vec<&tree::TreeFile> = files.iter().collect();
+    Ok(check_sources_kept(
+        read_inputs(&files, options)?,
+        memo,
+        options,
+    ))
 }
 
 /// [`check_paths`] for a site. `None` when its environments.pp has errors: without it the
@@ -131,6 +148,7 @@ pub fn check_paths(
 fn check_site(
     dir: &std::path::Path,
     listings: &mut Option<source::ListingScope>,
+    memo: Option<&mut CheckMemo>,
     options: &Options,
 ) -> std::io::Result<Option<CheckReport>> {
     let confdir = std::fs::canonicalize(dir)?;
@@ -147,7 +165,7 @@ fn check_site(
             // guessed.
             let discovered = tree::discover(&[dir.to_path_buf()], options)?;
             let files = read_inputs(&discovered.iter().collect::<Vec<_>>(), options)?;
-            let mut analysed = analyse(files, Scope::EachFileAlone, None, options);
+            let mut analysed = analyse(files, Scope::EachFileAlone, None, None, options);
             let d = d.with_note(
                 "note: without the environments each file was checked on its own; the rules across files did not run",
             );
@@ -253,6 +271,7 @@ fn check_site(
         inputs,
         Scope::Environments(&groups),
         Some(Digest::CHECK),
+        memo,
         options,
     );
     for d in unreadable {
@@ -464,10 +483,19 @@ fn load_tree_files_judging(
 /// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
 /// Files are parsed on all cores; the result does not depend on how work was shared out.
 pub fn check_sources(inputs: Vec<SourceInput>, options: &Options) -> CheckReport {
+    check_sources_kept(inputs, None, options)
+}
+
+fn check_sources_kept(
+    inputs: Vec<SourceInput>,
+    memo: Option<&mut CheckMemo>,
+    options: &Options,
+) -> CheckReport {
     let analysed = analyse(
         inputs,
         Scope::OneTree(validate::Composition::ForEveryRequestThenReport),
         Some(Digest::CHECK),
+        memo,
         options,
     );
     analysed.into_report(options)
@@ -605,7 +633,7 @@ fn load_judged(
         origins: &names,
         for_model: true,
     });
-    let analysed = analyse(inputs, Scope::OneTree(judge), digest, options);
+    let analysed = analyse(inputs, Scope::OneTree(judge), digest, None, options);
     // Origins by file id: ids follow input order.
     let mut by_id = vec![String::new(); analysed.files.len()];
     for (id, origin) in analysed.ids.iter().zip(origins) {
@@ -881,6 +909,7 @@ fn analyse(
     mut inputs: Vec<SourceInput>,
     scope: Scope,
     digest: Option<Digest>,
+    memo: Option<&mut CheckMemo>,
     options: &Options,
 ) -> Analysed {
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
@@ -919,7 +948,10 @@ fn analyse(
             },
         }
     }
-    let results = parse_all(&files, &jobs, digest);
+    let results = match memo {
+        Some(memo) => memo.parse_all(&files, &jobs, digest),
+        None => parse_all(&files, &jobs, digest),
+    };
     let mut parsed = Vec::with_capacity(results.len());
     let mut parsed_ids = Vec::with_capacity(results.len());
     // By parsed file, what its parse already made of it (with a `Digest`), taken apart here:
@@ -1353,6 +1385,7 @@ impl Digest<'_> {
 /// What `pbc check` or `pbc compile` makes of a bindings file as soon as it is parsed, so
 /// that its tree can be freed then: a tree of such files is otherwise held whole until the
 /// layers are judged and the model written, several times the size of its source.
+#[derive(Clone)]
 struct Digested {
     /// The file's own ARM-8 rules.
     judgement: validate::FileJudgement,

@@ -196,3 +196,77 @@ fn commands_at_once_each_read_by_their_own_options() {
         assert!(refused.join().expect("no panic").iter().all(|&e| e));
     });
 }
+
+/// A check that keeps its parses for the next (`pbc lsp` checks the tree again at each
+/// keystroke) reports what a check without them reports, while files change: each tree of
+/// the corpus checked with one memo throughout, as each of its files is broken (a stray `}`),
+/// doubled (its text twice: names bound twice, blocks declared twice) and given back, each
+/// change as the editor's unsaved buffer. The reports are compared as `pbc check` prints them.
+#[test]
+fn a_check_with_the_last_checks_parses_reports_what_a_fresh_one_does() {
+    use puppet_bindings::load::{check_paths_kept, CheckMemo};
+    use puppet_bindings::source::Overlay;
+    use std::sync::Arc;
+    let printed = |report: &puppet_bindings::CheckReport| {
+        let mut out = diag::render_text(&report.files, &report.diagnostics);
+        out.push_str(&diag::summary_line(&report.diagnostics, report.file_count));
+        out
+    };
+    let mut compared = 0;
+    for tree in sorted_dirs("corpus/check/trees") {
+        let root = std::fs::canonicalize(&tree).expect("a tree");
+        let mut memo = CheckMemo::default();
+        let mut files: Vec<PathBuf> = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a directory") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path
+                    .extension()
+                    .is_some_and(|e| e == "pp" || e == "yaml" || e == "json")
+                {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        let mut check_as = |memo: &mut CheckMemo, changed: Option<(&PathBuf, String)>| {
+            let mut options = puppet_bindings::Options::default();
+            if let Some((path, text)) = changed {
+                let texts = [(path.clone(), Arc::<[u8]>::from(text.into_bytes()))];
+                options.files.overlay = Overlay::new(texts.into_iter().collect());
+            }
+            let paths = std::slice::from_ref(&root);
+            let kept = check_paths_kept(paths, Some(memo), &options).expect("readable");
+            let fresh = check_paths(paths, &options).expect("readable");
+            assert_eq!(
+                printed(&kept),
+                printed(&fresh),
+                "{}: the check with the memo differs",
+                tree.display()
+            );
+            compared += 1;
+        };
+        check_as(&mut memo, None);
+        check_as(&mut memo, None);
+        // Nothing changed: nothing is parsed again.
+        assert_eq!(memo.parsed_last(), 0, "{}", tree.display());
+        for file in &files {
+            let text = std::fs::read_to_string(file).expect("a file");
+            check_as(&mut memo, Some((file, format!("{text}\n}}\n"))));
+            // Only the file changed is parsed again (none for data, read with its
+            // `hiera.yaml`), unless the tree's files are another list: a broken
+            // environments.pp leaves the environments unknown, and the tree is one.
+            assert!(
+                memo.parsed_last() <= 1 || file.ends_with("environments.pp"),
+                "{}",
+                file.display()
+            );
+            check_as(&mut memo, Some((file, format!("{text}\n{text}"))));
+            check_as(&mut memo, None);
+        }
+    }
+    assert!(compared > 100, "{compared} checks compared");
+}

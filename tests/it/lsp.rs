@@ -590,6 +590,70 @@ fn hover_and_definition_explain_a_key() {
     assert_eq!(editor.finish().0, Ended::Clean);
 }
 
+/// A hover asks the tree loaded for the node while nothing changed, and the tree as changed
+/// after: an unsaved edit of a binding is in the next hover, and so is a file changed on disk
+/// once the editor says so (a save, or a watched file).
+#[test]
+fn hovers_follow_the_changes_since_the_tree_was_loaded() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("site");
+    copy_tree(&example("site"), &root);
+    let (mut editor, _) = Editor::initialized_quietly(&root, Value::Null);
+    let file = "bindings/default.pp";
+    let hover = |editor: &mut Editor| {
+        let answer = editor.request("textDocument/hover", at(editor, file, 1, 10));
+        answer["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let first = hover(&mut editor);
+    assert!(first.contains("0.pool.ntp.org"), "{first}");
+    assert_eq!(hover(&mut editor), first, "the same tree, the same answer");
+    let text = std::fs::read_to_string(root.join(file)).expect("the file");
+    did_open(
+        &editor,
+        file,
+        &text.replace("0.pool.ntp.org", "typed.example.com"),
+    );
+    let typed = hover(&mut editor);
+    assert!(
+        typed.contains("typed.example.com") && !typed.contains("0.pool.ntp.org"),
+        "{typed}"
+    );
+    editor.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": editor.uri(file)}}),
+    );
+    assert_eq!(hover(&mut editor), first, "closed: the file on disk again");
+    std::fs::write(
+        root.join(file),
+        text.replace("0.pool.ntp.org", "saved.example.com"),
+    )
+    .expect("written");
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": editor.uri(file), "type": 2}]}),
+    );
+    let saved = hover(&mut editor);
+    assert!(saved.contains("saved.example.com"), "{saved}");
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
+/// `from` copied to `to`, directories and files.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a directory");
+    for entry in std::fs::read_dir(from).expect("a directory") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("a type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copied");
+        }
+    }
+}
+
 /// Every session of `corpus/lsp/` (one message per line, `file://ROOT` standing for the tree
 /// `corpus/check/trees/category_typo`), replayed: what the server sends is snapshotted, and every
 /// request before `exit` gets one answer. The fuzz target `lsp` starts from these sessions.

@@ -52,6 +52,7 @@ pub const MAX_SYNTAX_ERRORS: usize = 50;
 pub enum LexStop {}
 
 /// The result of parsing one file: the program when it has no errors, and all diagnostics.
+#[derive(Clone)]
 pub struct Parsed {
     pub program: Option<Program>,
     pub diagnostics: Vec<Diagnostic>,
