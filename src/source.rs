@@ -131,6 +131,83 @@ pub struct FileAccess {
     pub confine: bool,
     /// Texts read in place of the files' own (an editor's unsaved buffers).
     pub overlay: Overlay,
+    /// What a long-lived caller kept of the disk from its last command ([`KeptDisk`]).
+    pub kept: Option<KeptDisk>,
+}
+
+/// What a long-lived caller (the language server, from one keystroke's check to the next)
+/// keeps of the disk between commands: the directories listed and the files read, so that the
+/// next command lists and reads nothing again. It holds only while the disk has not changed
+/// under it: its owner keeps one only when something tells it of every change (an editor
+/// watching the tree's files), and [`KeptDisk::forget`]s it all at each. A file that could not
+/// be read is not kept (the next command tries again). Shared, so that a command's options are
+/// cheap to copy; two are equal when they are the same.
+#[derive(Clone)]
+pub struct KeptDisk(std::sync::Arc<KeptDiskState>);
+
+struct KeptDiskState {
+    listings: Listings,
+    /// Each file read, by the path it was read by.
+    files: std::sync::Mutex<foldhash::HashMap<PathBuf, KeptFile>>,
+}
+
+/// A file as read: its identity and its bytes.
+type KeptFile = (Option<FileIdentity>, std::sync::Arc<[u8]>);
+
+impl KeptDisk {
+    pub fn new() -> KeptDisk {
+        KeptDisk(std::sync::Arc::new(KeptDiskState {
+            listings: new_listings(),
+            files: Default::default(),
+        }))
+    }
+
+    /// Everything kept forgotten: the disk changed.
+    pub fn forget(&self) {
+        lock(&self.0.files).clear();
+        lock(&self.0.listings.listed).clear();
+    }
+
+    /// How many files are kept.
+    pub fn files(&self) -> usize {
+        lock(&self.0.files).len()
+    }
+
+    fn file(&self, path: &Path) -> Option<KeptFile> {
+        lock(&self.0.files).get(path).cloned()
+    }
+
+    fn keep(&self, path: &Path, identity: Option<FileIdentity>, bytes: &[u8]) {
+        lock(&self.0.files).insert(path.to_path_buf(), (identity, std::sync::Arc::from(bytes)));
+    }
+}
+
+impl Default for KeptDisk {
+    fn default() -> KeptDisk {
+        KeptDisk::new()
+    }
+}
+
+impl std::fmt::Debug for KeptDisk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KeptDisk({} files)", self.files())
+    }
+}
+
+impl PartialEq for KeptDisk {
+    fn eq(&self, other: &KeptDisk) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for KeptDisk {}
+
+/// A lock that a panic elsewhere left poisoned still guards what it guarded: a map of what
+/// was read, whole entries inserted or removed.
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Texts that stand in for files on disk: what an editor holds and has not saved. Reading a
@@ -177,6 +254,7 @@ impl Default for FileAccess {
             follow_symlinks: false,
             confine: false,
             overlay: Overlay::default(),
+            kept: None,
         }
     }
 }
@@ -244,6 +322,11 @@ pub fn read_identified(
         }
         return (identity, Ok(text.to_vec()));
     }
+    if let Some((identity, bytes)) = access.kept.as_ref().and_then(|k| k.file(path)) {
+        if bytes.len() as u64 <= limit {
+            return (identity, Ok(bytes.to_vec()));
+        }
+    }
     let opened = open_without_waiting(path).and_then(|file| Ok((file.metadata()?, file)));
     let (meta, file) = match opened {
         Ok(opened) => opened,
@@ -275,7 +358,12 @@ pub fn read_identified(
             Err(e) => Err(fail(e.kind(), io_reason(&e))),
         }
     };
-    (identity_of(&meta), read())
+    let identity = identity_of(&meta);
+    let read = read();
+    if let (Some(kept), Ok(bytes)) = (&access.kept, &read) {
+        kept.keep(path, identity.clone(), bytes);
+    }
+    (identity, read)
 }
 
 /// The system's reason for an I/O error, without Rust's `(os error N)` suffix.
@@ -651,18 +739,19 @@ impl ListingScope {
         Self::begin_with(None)
     }
 
+    /// A scope that lists through what `access` kept from the commands before
+    /// ([`KeptDisk`]), and keeps what it lists for the ones after.
+    pub fn begin_for(access: &FileAccess) -> ListingScope {
+        Self::begin_with(access.kept.as_ref().map(|k| &k.0.listings))
+    }
+
     /// A scope that uses `shared` when this thread has none open.
     fn begin_with(shared: Option<&Listings>) -> ListingScope {
         LISTINGS.with(|l| {
             let mut l = l.borrow_mut();
             let owner = l.is_none();
             if owner {
-                *l = Some(shared.cloned().unwrap_or_else(|| {
-                    std::sync::Arc::new(ListingCache {
-                        cwd: std::env::current_dir().ok().filter(|d| is_plain(d)),
-                        listed: Default::default(),
-                    })
-                }));
+                *l = Some(shared.cloned().unwrap_or_else(new_listings));
             }
             ListingScope { owner }
         })
@@ -675,6 +764,13 @@ impl Drop for ListingScope {
             LISTINGS.with(|l| *l.borrow_mut() = None);
         }
     }
+}
+
+fn new_listings() -> Listings {
+    std::sync::Arc::new(ListingCache {
+        cwd: std::env::current_dir().ok().filter(|d| is_plain(d)),
+        listed: Default::default(),
+    })
 }
 
 /// What a thread that shares out a walk hands to its workers: the listings of its command, so

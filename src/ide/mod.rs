@@ -53,6 +53,9 @@ pub struct Workspace {
     /// What the last check kept for the next: each file's parse, reused while its text is
     /// the same.
     check_memo: std::sync::Mutex<crate::load::CheckMemo>,
+    /// The tree's directories and files as last listed and read, kept only while the editor
+    /// tells of every change on disk ([`Workspace::keep_disk`]).
+    kept_disk: Option<crate::source::KeptDisk>,
 }
 
 /// A tree loaded for one node ([`crate::inject::command::with_tree`]), answering the keys it is
@@ -193,12 +196,29 @@ impl Workspace {
             generation: 0,
             loaded: std::sync::Mutex::new(None),
             check_memo: std::sync::Mutex::default(),
+            kept_disk: None,
         }
     }
 
-    /// Files of the tree changed on disk (saved, created, deleted): what was loaded from them
-    /// is not used again.
+    /// Whether links may lead out of the tree (`--follow-symlinks`).
+    pub fn follows_links(&self) -> bool {
+        self.options.files.follow_symlinks
+    }
+
+    /// From now on the editor tells of every change to the tree's files on disk
+    /// ([`Workspace::files_changed`]): the directories listed and the files read are kept
+    /// from one check to the next, instead of listed and read again. `false`: it no longer
+    /// does, and nothing is kept.
+    pub fn keep_disk(&mut self, keep: bool) {
+        self.kept_disk = keep.then(crate::source::KeptDisk::new);
+    }
+
+    /// Files of the tree changed on disk (saved, created, deleted): nothing listed or read
+    /// before, and no tree loaded before, is used again.
     pub fn files_changed(&mut self) {
+        if let Some(kept) = &self.kept_disk {
+            kept.forget();
+        }
         self.generation += 1;
     }
 
@@ -287,6 +307,7 @@ impl Workspace {
             .collect();
         let mut options = self.options.clone();
         options.files.overlay = crate::source::Overlay::new(texts);
+        options.files.kept = self.kept_disk.clone();
         options
     }
 

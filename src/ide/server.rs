@@ -57,6 +57,15 @@ pub fn run(
     if let Some(settings) = &params.initialization_options {
         apply_settings(&mut workspace, settings);
     }
+    // Links out of the tree lead to files its watchers do not see.
+    let can_watch = !workspace.follows_links()
+        && params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|w| w.dynamic_registration)
+            == Some(true);
     let result = InitializeResult {
         capabilities: ServerCapabilities {
             position_encoding: Some(workspace.encoding.kind()),
@@ -81,6 +90,7 @@ pub fn run(
         without_place: Vec::new(),
         shutdown: false,
         dirty: true,
+        can_watch,
         log,
     };
     if !server.send(Response::new_ok(id, result).into()) {
@@ -100,8 +110,13 @@ struct Server<'c, 'l> {
     shutdown: bool,
     /// Something changed since the diagnostics were last published.
     dirty: bool,
+    /// The editor can watch the tree's files for the server: asked to once initialized.
+    can_watch: bool,
     log: &'l mut dyn FnMut(&str),
 }
+
+/// The id of the server's request that the editor watch the tree's files.
+const WATCH_REQUEST: &str = "pbc/watch-the-tree";
 
 /// Waits for `initialize`, answering any other request with the error the protocol asks for.
 fn wait_for_initialize(connection: &Connection) -> Option<(RequestId, InitializeParams)> {
@@ -242,7 +257,7 @@ impl Server<'_, '_> {
                 });
             }
             Message::Notification(n) => self.notified(n),
-            Message::Response(_) => {}
+            Message::Response(response) => self.answered(response),
         }
         None
     }
@@ -329,8 +344,56 @@ impl Server<'_, '_> {
         }
     }
 
+    /// The editor's answer to a request of the server's: once it watches the tree's files
+    /// for the server, what was listed and read of them is kept from one check to the next.
+    /// Changes on disk before the watch began are not told: nothing read before is kept.
+    fn answered(&mut self, response: Response) {
+        if response.id == RequestId::from(WATCH_REQUEST.to_string()) {
+            let refused = response.response_result.err();
+            self.workspace.keep_disk(refused.is_none());
+            if let Some(error) = refused {
+                (self.log)(&format!(
+                    "pbc lsp: the editor does not watch the tree's files ({}): each check lists and reads them again",
+                    error.message
+                ));
+            }
+        }
+    }
+
+    /// Asks the editor to tell of every change to the tree's files on disk.
+    fn watch_the_tree(&mut self) -> bool {
+        let params = lsp_types::RegistrationParams {
+            registrations: vec![lsp_types::Registration {
+                id: WATCH_REQUEST.to_string(),
+                method: note::DidChangeWatchedFiles::METHOD.to_string(),
+                register_options: serde_json::to_value(
+                    lsp_types::DidChangeWatchedFilesRegistrationOptions {
+                        watchers: vec![lsp_types::FileSystemWatcher {
+                            glob_pattern: lsp_types::GlobPattern::String("**/*".to_string()),
+                            kind: None,
+                        }],
+                    },
+                )
+                .ok(),
+            }],
+        };
+        let request = Request::new(
+            RequestId::from(WATCH_REQUEST.to_string()),
+            req::RegisterCapability::METHOD.to_string(),
+            params,
+        );
+        self.send(request.into())
+    }
+
     fn notified(&mut self, n: Notification) {
         let method = n.method.clone();
+        if method == note::Initialized::METHOD && self.can_watch {
+            self.can_watch = false;
+            if !self.watch_the_tree() {
+                (self.log)("pbc lsp: the editor is gone");
+            }
+            return;
+        }
         let handled = match method.as_str() {
             note::DidOpenTextDocument::METHOD => notification::<DidOpenTextDocumentParams>(n)
                 .and_then(|p| {
@@ -352,7 +415,9 @@ impl Server<'_, '_> {
                 .map(|p| {
                     apply_settings(&mut self.workspace, &p.settings);
                 }),
-            // The files on disk changed: the next check and the next hover read them.
+            // The files on disk changed: the next check and the next hover list and read
+            // them again (all of them: the editor may name a file by another path than the
+            // walk that read it).
             note::DidSaveTextDocument::METHOD | note::DidChangeWatchedFiles::METHOD => {
                 self.workspace.files_changed();
                 Ok(())

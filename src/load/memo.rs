@@ -97,9 +97,9 @@ impl CheckMemo {
                 self.kept.push(kept);
             }
         }
-        self.kept
-            .iter()
-            .map(|k| (k.parsed.clone(), k.digested.clone()))
-            .collect()
+        // The blocks are lent (shared); the rest is copied on every core.
+        crate::parallel::parallel_map(self.kept.len(), |i| {
+            (self.kept[i].parsed.clone(), self.kept[i].digested.clone())
+        })
     }
 }

@@ -123,7 +123,7 @@ pub fn check_paths_kept(
     mut memo: Option<&mut CheckMemo>,
     options: &Options,
 ) -> std::io::Result<CheckReport> {
-    let mut listings = Some(source::ListingScope::begin());
+    let mut listings = Some(source::ListingScope::begin_for(&options.files));
     if let [dir] = paths {
         if dir.join("environments.pp").is_file() {
             if let Some(report) = check_site(dir, &mut listings, memo.as_deref_mut(), options)? {
@@ -1066,7 +1066,7 @@ fn analyse(
     let tree_input = |i: usize| validate::TreeInput {
         role: &parsed[i].0,
         program: &parsed[i].1,
-        lowered: lowered[i].as_ref(),
+        lowered: lowered[i].as_deref(),
     };
     match scope {
         Scope::OneTree(judge) => {
@@ -1359,8 +1359,11 @@ fn not_in_any_environment(file: span::FileId, program: &ast::Program) -> diag::D
     .with_note("note: an environment reads its `manifest`, the files under its `bindingsdir` and the `bindings/` of the modules on its `modulepath` (see environments.pp)")
 }
 
-/// A bindings block lowered for a model that outlives its file's tree.
-type LoweredBlock = lower::model::NamedBindings<crate::eval::code::Code<'static>>;
+/// A bindings block lowered for a model that outlives its file's tree. Shared: a check that
+/// keeps its parses for the next ([`CheckMemo`]) lends its blocks to each check instead of
+/// copying them (most of what copying its parses cost); a compile, which moves its blocks into
+/// the model, holds the only reference.
+type LoweredBlock = std::sync::Arc<lower::model::NamedBindings<crate::eval::code::Code<'static>>>;
 
 /// Whether and how [`parse_all`] digests bindings files ([`Digested`]): for a command that
 /// needs their programs no further than the rules and the model, `pbc check` and `pbc compile`
@@ -1416,7 +1419,8 @@ fn parse_all(
                     crate::eval::code::Detached {
                         for_model: digest.for_model,
                     },
-                ),
+                )
+                .map(std::sync::Arc::new),
             };
             result.program = result.program.map(ast::Program::into_outline);
             return (result, Some(digested));

@@ -640,6 +640,91 @@ fn hovers_follow_the_changes_since_the_tree_was_loaded() {
     assert_eq!(editor.finish().0, Ended::Clean);
 }
 
+/// An editor that watches files for the server is asked to watch the tree once initialized,
+/// and the server then lists and reads the tree once, keeping it from one check to the next
+/// until the editor tells of a change: a file written behind the editor's back is seen only
+/// once the editor's watch tells of it. Without the watch (an editor that cannot, or refuses),
+/// every check lists and reads the tree again and sees it at once.
+#[test]
+fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
+    for (can_watch, accepts) in [(true, true), (true, false), (false, false)] {
+        let copy = tempfile::tempdir().expect("a directory");
+        let root = copy.path().join("site");
+        copy_tree(&example("site"), &root);
+        let mut editor = Editor::start(&root);
+        let capabilities = if can_watch {
+            json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}})
+        } else {
+            json!({})
+        };
+        let root_uri = path_to_uri(&editor.root);
+        editor.request(
+            "initialize",
+            json!({"capabilities": capabilities, "rootUri": root_uri}),
+        );
+        editor.notify("initialized", json!({}));
+        if can_watch {
+            let Some(Message::Request(asked)) = editor.receive() else {
+                panic!("the server asks the editor to watch the tree");
+            };
+            assert_eq!(asked.method, "client/registerCapability");
+            let registration = &asked.params["registrations"][0];
+            assert_eq!(registration["method"], "workspace/didChangeWatchedFiles");
+            assert_eq!(
+                registration["registerOptions"]["watchers"][0]["globPattern"],
+                "**/*"
+            );
+            let answer = if accepts {
+                Response::new_ok(asked.id, Value::Null)
+            } else {
+                Response::new_err(asked.id, -32601, "not here".to_string())
+            };
+            editor.send(answer.into());
+        }
+        assert!(editor.published_so_far().is_empty(), "the example is clean");
+        // A check with the watch in place lists and reads the tree, and keeps it.
+        let file = "bindings/default.pp";
+        let text = std::fs::read_to_string(root.join(file)).expect("the file");
+        did_open(&editor, file, &text);
+        assert!(editor.published_so_far().is_empty());
+        let broken = "bindings/broken.pp";
+        std::fs::write(root.join(broken), "bindings broken {\n  bind 'x' to\n}\n")
+            .expect("written");
+        let changed_text = |version: i32| {
+            json!({
+                "textDocument": {"uri": editor.uri(file), "version": version},
+                "contentChanges": [{"text": format!("{text}\n")}],
+            })
+        };
+        editor.notify("textDocument/didChange", changed_text(2));
+        let unannounced = editor.published_so_far();
+        let reports_broken = |published: &[Value]| {
+            published
+                .iter()
+                .any(|m| m["params"]["uri"] == "<root>/bindings/broken.pp")
+        };
+        let kept = can_watch && accepts;
+        assert_eq!(
+            reports_broken(&unannounced),
+            !kept,
+            "watching {kept}: {unannounced:#?}"
+        );
+        editor.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": editor.uri(broken), "type": 1}]}),
+        );
+        let announced = editor.published_so_far();
+        assert_eq!(reports_broken(&announced), kept, "{announced:#?}");
+        let (ended, log) = editor.finish();
+        assert_eq!(ended, Ended::Clean);
+        assert_eq!(
+            log.iter().any(|l| l.contains("does not watch")),
+            can_watch && !accepts,
+            "{log:?}"
+        );
+    }
+}
+
 /// `from` copied to `to`, directories and files.
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("a directory");
