@@ -147,9 +147,15 @@ pub struct KeptDisk(std::sync::Arc<KeptDiskState>);
 
 struct KeptDiskState {
     listings: Listings,
+    /// Each walk's result (what it found, as its caller made it), by what was walked and how,
+    /// with what it recorded ([`Recorded`]), said again each time the result is used.
+    walks: std::sync::Mutex<foldhash::HashMap<String, KeptWalk>>,
     /// Each file read, by the path it was read by.
     files: std::sync::Mutex<foldhash::HashMap<PathBuf, KeptFile>>,
 }
+
+/// A walk's result (of the type its caller made) and what it recorded.
+type KeptWalk = (std::sync::Arc<dyn std::any::Any + Send + Sync>, Recorded);
 
 /// A file as read: its identity and its bytes.
 type KeptFile = (Option<FileIdentity>, std::sync::Arc<[u8]>);
@@ -158,12 +164,14 @@ impl KeptDisk {
     pub fn new() -> KeptDisk {
         KeptDisk(std::sync::Arc::new(KeptDiskState {
             listings: new_listings(),
+            walks: Default::default(),
             files: Default::default(),
         }))
     }
 
     /// Everything kept forgotten: the disk changed.
     pub fn forget(&self) {
+        lock(&self.0.walks).clear();
         lock(&self.0.files).clear();
         lock(&self.0.listings.listed).clear();
     }
@@ -201,6 +209,48 @@ impl PartialEq for KeptDisk {
 }
 
 impl Eq for KeptDisk {}
+
+/// What `walk` finds, from what `access` kept of the same walk (`key`: what is walked and how)
+/// when it keeps the disk, or walked now (and kept). What the walk recorded on this thread
+/// (links it did not follow, directories whose path is too long) is recorded again each time
+/// its result is used, so that a command reports the same with a kept walk as without.
+pub fn kept_walk<T: Clone + Send + Sync + 'static>(
+    access: &FileAccess,
+    key: String,
+    walk: impl FnOnce() -> std::io::Result<T>,
+) -> std::io::Result<T> {
+    let Some(kept) = &access.kept else {
+        return walk();
+    };
+    // How files may be read decides what a walk follows and finds.
+    let key = format!(
+        "{key} {} {} {}",
+        access.follow_symlinks, access.confine, access.max_file_size
+    );
+    let found = lock(&kept.0.walks).get(&key).and_then(|(found, record)| {
+        let found = found.downcast_ref::<T>()?.clone();
+        Some((found, record.clone()))
+    });
+    if let Some((found, record)) = found {
+        adopt(record);
+        return Ok(found);
+    }
+    let links_before = SKIPPED_LINKS.with(|s| s.borrow().len());
+    let too_long_before = TOO_LONG.with(|s| s.borrow().len());
+    let found = walk()?;
+    let record = Recorded {
+        skipped_links: SKIPPED_LINKS
+            .with(|s| s.borrow().get(links_before..).unwrap_or_default().to_vec()),
+        too_long: TOO_LONG.with(|s| {
+            s.borrow()
+                .get(too_long_before..)
+                .unwrap_or_default()
+                .to_vec()
+        }),
+    };
+    lock(&kept.0.walks).insert(key, (std::sync::Arc::new(found.clone()), record));
+    Ok(found)
+}
 
 /// A lock that a panic elsewhere left poisoned still guards what it guarded: a map of what
 /// was read, whole entries inserted or removed.
@@ -789,7 +839,7 @@ pub fn walk_context() -> WalkContext {
 
 /// What work on one thread recorded that its report needs: the links it did not follow.
 /// [`recorded`] takes it on a worker; [`adopt`] gives it to the thread that shared out the work.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Recorded {
     skipped_links: Vec<(PathBuf, PathBuf)>,
     too_long: Vec<(PathBuf, PathBuf)>,

@@ -68,6 +68,18 @@ pub struct TreeFile {
 /// `pbc check env/bindings` still knows its files are bindings). The result is sorted by display
 /// name and de-duplicated, so nothing depends on argument order.
 pub fn discover(paths: &[PathBuf], options: &Options) -> std::io::Result<Vec<TreeFile>> {
+    // What a walk finds depends on where it starts, how files may be read and the global
+    // files named on the command line.
+    let key = format!(
+        "discover {paths:?} {:?} {:?} {:?}",
+        std::env::current_dir().ok(),
+        options.hiera_config,
+        options.binder_config
+    );
+    crate::source::kept_walk(&options.files, key, || discover_now(paths, options))
+}
+
+fn discover_now(paths: &[PathBuf], options: &Options) -> std::io::Result<Vec<TreeFile>> {
     let cwd = std::env::current_dir().ok();
     let mut out: Vec<TreeFile> = Vec::new();
     // `hiera.yaml` files deeper than discovery reads of its own accord: kept where a URI names
@@ -271,6 +283,16 @@ impl EnvironmentLayout {
     /// modulepath (the first module of a name wins, as on Puppet's modulepath). Directories
     /// that do not exist contribute nothing. Sorted by display name, as [`discover`] sorts.
     pub fn files(&self, options: &Options) -> std::io::Result<Vec<TreeFile>> {
+        let key = format!(
+            "layout {self:?} {:?} {:?} {:?}",
+            std::env::current_dir().ok(),
+            options.hiera_config,
+            options.binder_config
+        );
+        crate::source::kept_walk(&options.files, key, || self.files_now(options))
+    }
+
+    fn files_now(&self, options: &Options) -> std::io::Result<Vec<TreeFile>> {
         let access = &options.files;
         let cwd = std::env::current_dir().ok();
         let mut out: Vec<TreeFile> = Vec::new();

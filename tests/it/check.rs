@@ -201,11 +201,12 @@ fn commands_at_once_each_read_by_their_own_options() {
 /// keystroke) reports what a check without them reports, while files change: each tree of
 /// the corpus checked with one memo throughout, as each of its files is broken (a stray `}`),
 /// doubled (its text twice: names bound twice, blocks declared twice) and given back, each
-/// change as the editor's unsaved buffer. The reports are compared as `pbc check` prints them.
+/// change as the editor's unsaved buffer, with the tree's listings and files kept as read. The
+/// reports are compared as `pbc check` prints them.
 #[test]
 fn a_check_with_the_last_checks_parses_reports_what_a_fresh_one_does() {
     use puppet_bindings::load::{check_paths_kept, CheckMemo};
-    use puppet_bindings::source::Overlay;
+    use puppet_bindings::source::{KeptDisk, Overlay};
     use std::sync::Arc;
     let printed = |report: &puppet_bindings::CheckReport| {
         let mut out = diag::render_text(&report.files, &report.diagnostics);
@@ -232,6 +233,9 @@ fn a_check_with_the_last_checks_parses_reports_what_a_fresh_one_does() {
             }
         }
         files.sort();
+        // The disk as listed and read is kept too, as `pbc lsp` keeps it while the editor
+        // watches the tree (nothing here changes on disk: only the editor's buffers change).
+        let disk = KeptDisk::new();
         let mut check_as = |memo: &mut CheckMemo, changed: Option<(&PathBuf, String)>| {
             let mut options = puppet_bindings::Options::default();
             if let Some((path, text)) = changed {
@@ -239,8 +243,9 @@ fn a_check_with_the_last_checks_parses_reports_what_a_fresh_one_does() {
                 options.files.overlay = Overlay::new(texts.into_iter().collect());
             }
             let paths = std::slice::from_ref(&root);
-            let kept = check_paths_kept(paths, Some(memo), &options).expect("readable");
             let fresh = check_paths(paths, &options).expect("readable");
+            options.files.kept = Some(disk.clone());
+            let kept = check_paths_kept(paths, Some(memo), &options).expect("readable");
             assert_eq!(
                 printed(&kept),
                 printed(&fresh),
