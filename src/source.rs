@@ -177,7 +177,7 @@ impl KeptDisk {
     }
 
     /// How many files are kept.
-    pub fn files(&self) -> usize {
+    fn files(&self) -> usize {
         lock(&self.0.files).len()
     }
 
@@ -216,7 +216,7 @@ impl Eq for KeptDisk {}
 /// its result is used, so that a command reports the same with a kept walk as without.
 pub fn kept_walk<T: Clone + Send + Sync + 'static>(
     access: &FileAccess,
-    key: String,
+    key: impl FnOnce() -> String,
     walk: impl FnOnce() -> std::io::Result<T>,
 ) -> std::io::Result<T> {
     let Some(kept) = &access.kept else {
@@ -224,8 +224,11 @@ pub fn kept_walk<T: Clone + Send + Sync + 'static>(
     };
     // How files may be read decides what a walk follows and finds.
     let key = format!(
-        "{key} {} {} {}",
-        access.follow_symlinks, access.confine, access.max_file_size
+        "{} {} {} {}",
+        key(),
+        access.follow_symlinks,
+        access.confine,
+        access.max_file_size
     );
     let found = lock(&kept.0.walks).get(&key).and_then(|(found, record)| {
         let found = found.downcast_ref::<T>()?.clone();
@@ -235,19 +238,9 @@ pub fn kept_walk<T: Clone + Send + Sync + 'static>(
         adopt(record);
         return Ok(found);
     }
-    let links_before = SKIPPED_LINKS.with(|s| s.borrow().len());
-    let too_long_before = TOO_LONG.with(|s| s.borrow().len());
-    let found = walk()?;
-    let record = Recorded {
-        skipped_links: SKIPPED_LINKS
-            .with(|s| s.borrow().get(links_before..).unwrap_or_default().to_vec()),
-        too_long: TOO_LONG.with(|s| {
-            s.borrow()
-                .get(too_long_before..)
-                .unwrap_or_default()
-                .to_vec()
-        }),
-    };
+    let (found, record) = recorded(&walk_context(), walk);
+    adopt(record.clone());
+    let found = found?;
     lock(&kept.0.walks).insert(key, (std::sync::Arc::new(found.clone()), record));
     Ok(found)
 }

@@ -70,12 +70,14 @@ pub struct TreeFile {
 pub fn discover(paths: &[PathBuf], options: &Options) -> std::io::Result<Vec<TreeFile>> {
     // What a walk finds depends on where it starts, how files may be read and the global
     // files named on the command line.
-    let key = format!(
-        "discover {paths:?} {:?} {:?} {:?}",
-        std::env::current_dir().ok(),
-        options.hiera_config,
-        options.binder_config
-    );
+    let key = || {
+        format!(
+            "discover {paths:?} {:?} {:?} {:?}",
+            std::env::current_dir().ok(),
+            options.hiera_config,
+            options.binder_config
+        )
+    };
     crate::source::kept_walk(&options.files, key, || discover_now(paths, options))
 }
 
@@ -283,12 +285,14 @@ impl EnvironmentLayout {
     /// modulepath (the first module of a name wins, as on Puppet's modulepath). Directories
     /// that do not exist contribute nothing. Sorted by display name, as [`discover`] sorts.
     pub fn files(&self, options: &Options) -> std::io::Result<Vec<TreeFile>> {
-        let key = format!(
-            "layout {self:?} {:?} {:?} {:?}",
-            std::env::current_dir().ok(),
-            options.hiera_config,
-            options.binder_config
-        );
+        let key = || {
+            format!(
+                "layout {self:?} {:?} {:?} {:?}",
+                std::env::current_dir().ok(),
+                options.hiera_config,
+                options.binder_config
+            )
+        };
         crate::source::kept_walk(&options.files, key, || self.files_now(options))
     }
 

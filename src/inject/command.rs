@@ -39,7 +39,7 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
                 "--nodes takes each node's facts from its directory and prints a JSON line per node: not with --facts, --node, --enc, --explain or --pretty",
             );
         }
-        let (ty, default) = match type_and_default(opts) {
+        let (ty, default, _) = match type_default_and_merge(opts) {
             Ok(both) => both,
             Err(outcome) => return outcome,
         };
@@ -125,8 +125,7 @@ fn prepared(
     opts: &LookupOptions,
     options: &Options,
 ) -> Result<(Request, PType, Option<Value>), Outcome> {
-    let (ty, default) = type_and_default(opts)?;
-    let merge = merge_option(opts).map_err(Outcome::usage)?;
+    let (ty, default, merge) = type_default_and_merge(opts)?;
     let mut request = Request {
         agent_environment: opts.agent_environment.clone(),
         environment: opts.environment.clone(),
@@ -170,8 +169,11 @@ fn prepared(
 }
 
 /// `--type` and `--default` as values; a usage error for a type that is not one, or for
-/// `--merge` options that do not go together.
-fn type_and_default(opts: &LookupOptions) -> Result<(PType, Option<Value>), Outcome> {
+/// `--type`, `--default` and `--merge` as values; a usage error for a type that is not one, or
+/// for merge options that do not go together.
+fn type_default_and_merge(
+    opts: &LookupOptions,
+) -> Result<(PType, Option<Value>, Option<crate::data::merge::Merge>), Outcome> {
     let ty = match &opts.type_ {
         None => PType::Data,
         Some(t) => match crate::types::parse_type(t) {
@@ -184,8 +186,8 @@ fn type_and_default(opts: &LookupOptions) -> Result<(PType, Option<Value>), Outc
             .and_then(|p| p.body.first().and_then(crate::eval::literal_value))
             .unwrap_or_else(|| Value::string(d.as_str()))
     });
-    merge_option(opts).map_err(Outcome::usage)?;
-    Ok((ty, default))
+    let merge = merge_option(opts).map_err(Outcome::usage)?;
+    Ok((ty, default, merge))
 }
 
 /// The tree of `opts` loaded for `request` and each ask `serve` makes answered from it; the
