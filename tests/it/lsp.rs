@@ -640,6 +640,40 @@ fn hovers_follow_the_changes_since_the_tree_was_loaded() {
     assert_eq!(editor.finish().0, Ended::Clean);
 }
 
+/// A key whose value logs something (`notice`, `warning`) says it in its hover as
+/// `pbc lookup --explain` says it, each time it is hovered, and the hover of another key after
+/// it says nothing it did not log itself: the tree loaded for the node is not asked again
+/// after an answer that logged.
+#[test]
+fn a_hover_says_what_its_own_key_logged() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lookup/trees/errors");
+    let (mut editor, _) = Editor::initialized_quietly(&root, json!({"node": "db01.example.com"}));
+    let file = "bindings/default.pp";
+    let mut hover = |line: u32, character: u32| {
+        let answer = editor.request("textDocument/hover", at(&editor, file, line, character));
+        answer["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    // `'noisy'` on line 36, `'role'` on line 33.
+    let noisy = hover(35, 9);
+    assert!(noisy.contains("key `noisy`"), "{noisy}");
+    assert!(
+        noisy.contains("notice: looking up for db01.example.com")
+            && noisy.contains("warning: careful"),
+        "{noisy}"
+    );
+    let role = hover(32, 11);
+    assert!(role.contains("key `role`"), "{role}");
+    assert!(
+        !role.contains("notice:") && !role.contains("warning:"),
+        "{role}"
+    );
+    assert_eq!(hover(35, 9), noisy, "hovered again, the key logs again");
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
 /// An editor that watches files for the server is asked to watch the tree once initialized,
 /// and the server then lists and reads the tree once, keeping it from one check to the next
 /// until the editor tells of a change: a file written behind the editor's back is seen only
