@@ -8,7 +8,9 @@
 //!   diagnostics are out (median of 10 edits, each alternately breaking and mending the file);
 //! - hover with a node: keys of that file explained for a node (median of 5), and the first
 //!   hover after the edits, which loads the tree for the node;
-//! - memory: the server's resident memory after the first check, per byte of the tree's source.
+//! - memory: the server's resident memory after the first check, per byte of the tree's source;
+//! - references of a key and completion of a key being written: the first (which reads every
+//!   file of the tree for its keys) and the median of 5 after it (which read only what changed).
 //!
 //! Each is measured twice: with an editor that watches the tree's files for the server (the
 //! server then lists and reads the tree once and keeps it until told of a change), and with
@@ -147,6 +149,14 @@ fn main() {
             "  memory after the first check: {:.1} MB resident, {per_byte:.1} bytes per source byte (goal: under 10)",
             figures.resident as f64 / 1024.0
         );
+        println!(
+            "  references of a key: {:.0} ms the first, {:.1} ms median of {} after; completion of a key: {:.1} ms median of {}",
+            common::ms(figures.first_references),
+            common::ms(median(figures.references.clone())),
+            figures.references.len(),
+            common::ms(median(figures.completions.clone())),
+            figures.completions.len()
+        );
     }
 }
 
@@ -157,6 +167,9 @@ struct Figures {
     first_hover: Duration,
     hovers: Vec<Duration>,
     resident: u64,
+    first_references: Duration,
+    references: Vec<Duration>,
+    completions: Vec<Duration>,
 }
 
 /// One session of `pbc lsp` on the tree at `root`, with an editor of `capabilities`.
@@ -242,6 +255,34 @@ fn session(root: &std::path::Path, capabilities: Value) -> Figures {
         );
     }
     let first_hover = hovers.remove(0);
+    // `'m5::k0'` on the second line: its binding, and the cursor after `m5::k` to complete (the
+    // key being written is not offered: the file's other keys are).
+    let at = |character: u32| json!({"textDocument": {"uri": uri(edited)}, "position": {"line": 1, "character": character}});
+    let mut references = Vec::new();
+    for _ in 0..6 {
+        let asked = Instant::now();
+        let mut params = at(10);
+        params["context"] = json!({"includeDeclaration": true});
+        let (answer, _) = session.request("textDocument/references", params);
+        references.push(asked.elapsed());
+        assert!(
+            answer["result"].as_array().is_some_and(|r| !r.is_empty()),
+            "{answer}"
+        );
+    }
+    let first_references = references.remove(0);
+    let mut completions = Vec::new();
+    for _ in 0..5 {
+        let asked = Instant::now();
+        let (answer, _) = session.request("textDocument/completion", at(13));
+        completions.push(asked.elapsed());
+        assert!(
+            answer["result"]["items"]
+                .as_array()
+                .is_some_and(|items| items.iter().any(|i| i["label"] == "m5::k1")),
+            "{answer}"
+        );
+    }
     session.request("shutdown", Value::Null);
     session.notify("exit", Value::Null);
     let _ = session.child.wait();
@@ -251,5 +292,8 @@ fn session(root: &std::path::Path, capabilities: Value) -> Figures {
         first_hover,
         hovers,
         resident,
+        first_references,
+        references,
+        completions,
     }
 }

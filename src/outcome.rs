@@ -54,8 +54,7 @@ impl Said {
             }
         };
         for d in &mut diagnostics {
-            moved(&mut d.span);
-            d.labels.iter_mut().for_each(|l| moved(&mut l.0));
+            d.for_each_span_mut(moved);
         }
         Said::Diagnostics {
             sources: Arc::new(sources),

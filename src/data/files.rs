@@ -369,6 +369,9 @@ fn interpolation(file: FileId, value: &str, at: Span, quoted: bool) -> Vec<Diagn
                 start: place(d.span.start),
                 end: place(d.span.end).max(place(d.span.start)),
             };
+            // The text parsed is the value's, unescaped: an edit of it has no place in the
+            // file for certain.
+            d.fix = None;
             // The closing quote is pbc's, not the file's: `}"` is shown as the `}` it is.
             if let Some(shown) = d.message.strip_suffix("\"`") {
                 d.message = format!("{shown}`");

@@ -288,9 +288,10 @@ fn backends(node: &Node, out: &mut Vec<Diagnostic>) -> Option<Vec<Backend>> {
                         other.map_or_else(|| item.kind_name().to_string(), |s| format!("`{s}`"))
                     ),
                 );
-                if let Some(s) = other.and_then(|o| crate::diag::did_you_mean(o, &["yaml", "json"]))
+                if let Some((o, s)) =
+                    other.and_then(|o| Some((o, crate::diag::did_you_mean(o, &["yaml", "json"])?)))
                 {
-                    d = d.with_note(format!("help: did you mean `{s}`?"));
+                    d = d.did_you_mean(o, s);
                 }
                 out.push(d);
             }
@@ -382,7 +383,7 @@ fn entry_v3(item: &Node, known: &Known, config: &mut HieraConfig, out: &mut Vec<
                 format!("a hierarchy entry has no attribute `{name}`"),
             );
             if let Some(s) = crate::diag::did_you_mean(name, ATTRIBUTES) {
-                d = d.with_note(format!("help: did you mean `{s}`?"));
+                d = d.did_you_mean(name, s);
             }
             out.push(d);
             ok = false;

@@ -289,7 +289,7 @@ pub(crate) fn unknown_keys(node: &Node, allowed: &[&str], what: &str, out: &mut 
                 format!("{what} has no `{name}`"),
             );
             if let Some(s) = crate::diag::did_you_mean(name, allowed) {
-                d = d.with_note(format!("help: did you mean `{s}`?"));
+                d = d.did_you_mean(name, s);
             }
             out.push(d);
         }

@@ -361,7 +361,7 @@ pub(super) fn call(
                 format!("unknown function `{name}`"),
             );
             if let Some(s) = did_you_mean(name, FUNCTIONS) {
-                e = e.with_note(format!("help: did you mean `{s}`?"));
+                e = e.did_you_mean(name, s);
             }
             Err(e.with_note("note: bindings can call the functions listed in pbc's README"))
         }
@@ -517,7 +517,7 @@ impl LookupRequest {
                     let mut e =
                         EvalError::type_error(a.span, format!("`lookup` has no option `{name}`"));
                     if let Some(s) = crate::diag::did_you_mean(&name, LOOKUP_OPTIONS) {
-                        e = e.with_note(format!("help: did you mean `{s}`?"));
+                        e = e.did_you_mean(&name, s);
                     }
                     return Err(e);
                 }

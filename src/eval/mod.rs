@@ -43,6 +43,8 @@ pub struct EvalError {
     pub message: String,
     pub span: Span,
     pub notes: Vec<String>,
+    /// A did-you-mean's edit: the misspelt word and what to write instead.
+    pub fix: Option<Box<(String, String)>>,
 }
 
 impl EvalError {
@@ -52,7 +54,16 @@ impl EvalError {
             message: message.into(),
             span,
             notes: Vec::new(),
+            fix: None,
         }
+    }
+
+    /// `help: did you mean `suggestion`?`, with its edit ([`Diagnostic::did_you_mean`]).
+    pub fn did_you_mean(mut self, word: &str, suggestion: &str) -> EvalError {
+        self.notes
+            .push(format!("help: did you mean `{suggestion}`?"));
+        self.fix = Some(Box::new((word.to_string(), suggestion.to_string())));
+        self
     }
 
     pub fn with_note(mut self, note: impl Into<String>) -> EvalError {
@@ -69,7 +80,10 @@ impl EvalError {
         for n in self.notes {
             d = d.with_note(n);
         }
-        d
+        match self.fix {
+            Some(fix) => d.with_word_fix(&fix.0, &fix.1),
+            None => d,
+        }
     }
 }
 

@@ -1,10 +1,11 @@
-//! Which key the editor's cursor is on: in a manifest, a key a binding binds (`bind 'k'`,
-//! `multibind Type, 'k'`, the keys of `alias`, `renamed`, `rebind`), the first argument of
-//! `lookup('k')` or `inject('k')`, or a class parameter (its key is `CLASS::PARAM`, as Puppet's
-//! automatic parameter lookup asks); in a Hiera data file, the top-level key of the line. It
+//! Which keys and categories a file names, and which one the editor's cursor is on: in a
+//! manifest, a key a binding binds (`bind 'k'`, `multibind Type, 'k'`, the keys of `alias`,
+//! `renamed`, `rebind`), the first argument of `lookup('k')` or `inject('k')`, or a class
+//! parameter (its key is `CLASS::PARAM`, as Puppet's automatic parameter lookup asks), and a
+//! category a site declares or a `when` names; in a Hiera data file, its top-level keys. It
 //! reads the text only; what the key gives is the injector's.
 
-use crate::ast::{BindItem, BindKey, BindOpKind, Expr, ExprKind, Parameter};
+use crate::ast::{BindItem, BindKey, BindOpKind, Expr, ExprKind, Parameter, SiteItem};
 use crate::data::yaml::NodeKind;
 use crate::span::{FileId, Span};
 
@@ -14,147 +15,377 @@ pub struct KeyAt {
     pub key: String,
     pub start: usize,
     pub end: usize,
+    pub role: KeyRole,
 }
 
-/// The key at byte `offset` of `text`, a file of `kind`.
+/// What a file does with a key where it names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum KeyRole {
+    /// Gives it a value: a binding, or an entry of a data file.
+    Binds,
+    /// Asks for it: `lookup()`, `inject()`, a class parameter.
+    Asks,
+}
+
+/// A category and where it is written (byte offsets of its name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CategoryAt {
+    pub name: String,
+    pub start: usize,
+    pub end: usize,
+    /// Where the site declares it (`categories { NAME => ... }`), with the source of its
+    /// value; `None` where a `when` names it.
+    pub declared: Option<String>,
+}
+
+/// What a file names: its keys and its categories, each in the order written.
+#[derive(Debug, Default)]
+pub struct Names {
+    pub keys: Vec<KeyAt>,
+    pub categories: Vec<CategoryAt>,
+}
+
+/// The category at byte `offset` of the manifest `text`.
+pub(crate) fn category_at(text: &str, offset: usize) -> Option<CategoryAt> {
+    let mut found = Keys::new(text, Some(offset));
+    found.manifest();
+    found.categories.into_iter().next()
+}
+
+/// Where a category name is being written at byte `offset` of the manifest `text`: right
+/// after `when`, `and` or `or` in a bindings block, the byte range of the name so far.
+pub(crate) fn category_slot(text: &str, offset: usize) -> Option<(usize, usize)> {
+    let offset = (0..=offset.min(text.len()))
+        .rev()
+        .find(|&at| text.is_char_boundary(at))?;
+    let is_name_char = |c: char| c.is_alphanumeric() || c == '_';
+    let start = text[..offset]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_name_char(c))
+        .last()
+        .map_or(offset, |(i, _)| i);
+    let before = text[..start].trim_end_matches([' ', '\t']);
+    if before.len() == start {
+        return None;
+    }
+    let word = before
+        .rsplit(|c: char| !is_name_char(c))
+        .next()
+        .unwrap_or("");
+    let end = offset
+        + text[offset..]
+            .find(|c: char| !is_name_char(c))
+            .unwrap_or(text.len() - offset);
+    matches!(word, "when" | "and" | "or").then_some((start, end))
+}
+
+/// The key at byte `offset` of `text`, a manifest or a data file.
 pub(crate) fn key_at(text: &str, offset: usize, is_manifest: bool) -> Option<KeyAt> {
     if is_manifest {
-        key_in_manifest(text, offset)
+        let mut found = Keys::new(text, Some(offset));
+        found.manifest();
+        found.keys.into_iter().next()
     } else {
         key_in_data(text, offset)
     }
 }
 
-fn key_in_manifest(src: &str, offset: usize) -> Option<KeyAt> {
-    let mut statements = Vec::new();
-    let _ = crate::parse_file_statements(FileId(0), src, &mut |e| statements.push(e));
-    let mut found = None;
-    for statement in &statements {
-        if found.is_none() && within(statement.span, offset) {
-            find_in_expr(src, statement, offset, &mut found);
+/// Every key and category `text` names (a manifest, or else a data file), in the order
+/// written.
+pub(crate) fn names_in(text: &str, is_manifest: bool) -> Names {
+    if is_manifest {
+        let mut found = Keys::new(text, None);
+        found.manifest();
+        found.keys.sort_by_key(|k| k.start);
+        found.categories.sort_by_key(|c| c.start);
+        Names {
+            keys: found.keys,
+            categories: found.categories,
         }
-    }
-    found
-}
-
-fn within(span: Span, offset: usize) -> bool {
-    (span.start as usize) <= offset && offset <= span.end as usize
-}
-
-/// A string literal at `offset` as a key.
-fn literal_at(e: &Expr, offset: usize) -> Option<KeyAt> {
-    match &e.kind {
-        ExprKind::String { value } if within(e.span, offset) && !value.is_empty() => Some(KeyAt {
-            key: value.to_string(),
-            start: e.span.start as usize,
-            end: e.span.end as usize,
-        }),
-        _ => None,
+    } else {
+        Names {
+            keys: keys_in_data(text),
+            categories: Vec::new(),
+        }
     }
 }
 
-fn find_in_expr(src: &str, e: &Expr, offset: usize, found: &mut Option<KeyAt>) {
-    if found.is_some() || !within(e.span, offset) {
-        return;
+/// Where a key is being written at byte `offset` of `text` (a manifest, or else a data file):
+/// the byte range of the key's word (inside its quotes; empty in `lookup('')`), for a
+/// completion to replace. In a manifest, a string where a key goes (a binding's key, the first
+/// argument of `lookup()` or `inject()`), also one not closed yet; in a data file, a top-level
+/// key being written at the start of its line.
+pub(crate) fn key_slot(text: &str, offset: usize, is_manifest: bool) -> Option<(usize, usize)> {
+    let offset = (0..=offset.min(text.len()))
+        .rev()
+        .find(|&at| text.is_char_boundary(at))?;
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let written = &text[line_start..offset];
+    if !is_manifest {
+        return (key_word_end(written, 0) == written.len())
+            .then(|| (line_start, key_word_end(text, offset)));
     }
-    match &e.kind {
-        ExprKind::Call { functor, args, .. } => {
-            let is_lookup = matches!(&functor.kind,
-                ExprKind::QualifiedName { name } if name == "lookup" || name == "inject");
-            if is_lookup {
-                if let Some(key) = args.first().and_then(|a| literal_at(a, offset)) {
-                    *found = Some(key);
-                    return;
-                }
+    let mut found = Keys::new(text, Some(offset));
+    found.with_empty = true;
+    found.manifest();
+    if let Some(key) = found.keys.first() {
+        let (start, end) = unquoted(text, key.start, key.end);
+        return (start != key.start && start <= offset && offset <= end).then_some((start, end));
+    }
+    // A string not closed yet: the file does not parse there.
+    let quote = written.rfind(['\'', '"'])?;
+    if key_word_end(written, quote + 1) != written.len() {
+        return None;
+    }
+    let before = written[..quote].trim_end();
+    let last_word = before
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    let asks = ["lookup(", "inject("].iter().any(|f| before.ends_with(f));
+    let binds = before.ends_with(last_word)
+        && matches!(
+            last_word,
+            "bind"
+                | "multibind"
+                | "rebind"
+                | "abstract"
+                | "override"
+                | "final"
+                | "alias"
+                | "renamed"
+                | "as"
+        );
+    (asks || binds).then(|| (line_start + quote + 1, key_word_end(text, offset)))
+}
+
+/// Where the key's word that goes on at byte `from` of `text` ends: letters, digits, `_` and
+/// `::` (a single `:` ends a data file's key).
+fn key_word_end(text: &str, from: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while at < bytes.len() {
+        let c = text[at..].chars().next().unwrap_or(' ');
+        if c.is_alphanumeric() || c == '_' {
+            at += c.len_utf8();
+        } else if text[at..].starts_with("::") {
+            at += 2;
+        } else {
+            break;
+        }
+    }
+    at
+}
+
+/// `start..end` without the quotes around it, when it is a quoted string.
+pub(crate) fn unquoted(text: &str, start: usize, end: usize) -> (usize, usize) {
+    match text.get(start..end) {
+        Some(s)
+            if s.len() >= 2
+                && (s.starts_with('\'') || s.starts_with('"'))
+                && s.ends_with(&s[..1]) =>
+        {
+            (start + 1, end - 1)
+        }
+        _ => (start, end),
+    }
+}
+
+/// The keys of a manifest: all of them, or only the one at `offset`.
+struct Keys<'s> {
+    src: &'s str,
+    offset: Option<usize>,
+    /// `''` is a key too (a key being written, for completion).
+    with_empty: bool,
+    keys: Vec<KeyAt>,
+    categories: Vec<CategoryAt>,
+}
+
+impl<'s> Keys<'s> {
+    fn new(src: &'s str, offset: Option<usize>) -> Keys<'s> {
+        Keys {
+            src,
+            offset,
+            with_empty: false,
+            keys: Vec::new(),
+            categories: Vec::new(),
+        }
+    }
+
+    fn manifest(&mut self) {
+        let mut statements = Vec::new();
+        let _ = crate::parse_file_statements(FileId(0), self.src, &mut |e| statements.push(e));
+        for statement in &statements {
+            self.expr(statement);
+        }
+    }
+
+    /// Whether the walk is over: the name at the offset is found.
+    fn done(&self) -> bool {
+        self.offset.is_some() && !(self.keys.is_empty() && self.categories.is_empty())
+    }
+
+    /// The category whose name starts `span` (a site's declaration, a `when`'s predicate).
+    fn category(&mut self, name: &str, span: Span, declared: Option<String>) {
+        let start = span.start as usize;
+        let end = start + name.len();
+        if !name.is_empty()
+            && self.src.get(start..end) == Some(name)
+            && self.offset.is_none_or(|at| start <= at && at <= end)
+        {
+            self.categories.push(CategoryAt {
+                name: name.to_string(),
+                start,
+                end,
+                declared,
+            });
+        }
+    }
+
+    fn wants(&self, span: Span) -> bool {
+        self.offset
+            .is_none_or(|at| (span.start as usize) <= at && at <= span.end as usize)
+    }
+
+    fn push(&mut self, key: KeyAt) {
+        if self
+            .offset
+            .is_none_or(|at| key.start <= at && at <= key.end)
+        {
+            self.keys.push(key);
+        }
+    }
+
+    /// A string literal as a key.
+    fn literal(&mut self, e: &Expr, role: KeyRole) {
+        if let ExprKind::String { value } = &e.kind {
+            if !value.is_empty() || self.with_empty {
+                self.push(KeyAt {
+                    key: value.to_string(),
+                    start: e.span.start as usize,
+                    end: e.span.end as usize,
+                    role,
+                });
             }
         }
-        ExprKind::Class(def) => {
-            if let Some(key) = def
-                .params
-                .iter()
-                .find_map(|p| parameter_at(src, &def.name, p, offset))
-            {
-                *found = Some(key);
-                return;
-            }
-        }
-        ExprKind::Bindings(block) => {
-            for item in &block.items {
-                find_in_item(src, item, offset, found);
-            }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        if self.done() || !self.wants(e.span) {
             return;
         }
-        _ => {}
-    }
-    e.for_each_child(&mut |child| find_in_expr(src, child, offset, found));
-}
-
-/// A class parameter's `$name` at `offset`, as the key Puppet's automatic parameter lookup
-/// asks (`CLASS::NAME`). The parameter's span starts at its type when it has one.
-fn parameter_at(src: &str, class: &str, p: &Parameter, offset: usize) -> Option<KeyAt> {
-    let from = p.type_expr.as_ref().map_or(p.span.start, |t| t.span.end) as usize;
-    let text = src.get(from..p.span.end as usize)?;
-    let start = from + text.find(&format!("${}", p.name))?;
-    let end = start + 1 + p.name.len();
-    (!p.name.is_empty() && start <= offset && offset <= end).then(|| KeyAt {
-        key: format!("{class}::{}", p.name),
-        start,
-        end,
-    })
-}
-
-fn find_in_item(src: &str, item: &BindItem, offset: usize, found: &mut Option<KeyAt>) {
-    if found.is_some() {
-        return;
-    }
-    match item {
-        BindItem::When { items, span, .. } if within(*span, offset) => {
-            for i in items {
-                find_in_item(src, i, offset, found);
+        match &e.kind {
+            ExprKind::Call { functor, args, .. } => {
+                let is_lookup = matches!(&functor.kind,
+                    ExprKind::QualifiedName { name } if name == "lookup" || name == "inject");
+                if let Some(first) = args.first().filter(|_| is_lookup) {
+                    self.literal(first, KeyRole::Asks);
+                }
             }
+            ExprKind::Class(def) => {
+                for p in &def.params {
+                    self.parameter(&def.name, p);
+                }
+            }
+            ExprKind::Bindings(block) => {
+                for item in &block.items {
+                    self.item(item);
+                }
+                return;
+            }
+            ExprKind::Site(site) => {
+                for item in &site.items {
+                    if let SiteItem::Categories { entries, .. } = item {
+                        for c in entries {
+                            let value = self.src.get(c.value.span.range()).unwrap_or_default();
+                            self.category(&c.name, c.span, Some(value.to_string()));
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
-        BindItem::Operation(op) if within(op.span, offset) => {
-            let keys: Vec<&BindKey> = match &op.kind {
-                BindOpKind::Bind { key, .. }
-                | BindOpKind::Multibind { key, .. }
-                | BindOpKind::Rebind { key, .. } => vec![key],
-                BindOpKind::Alias { from, to, .. } | BindOpKind::Renamed { from, to, .. } => {
-                    vec![from, to]
-                }
-                _ => Vec::new(),
-            };
-            *found = keys.into_iter().find_map(|k| match k {
-                BindKey::Name { name } | BindKey::TypedName { name, .. } => {
-                    literal_at(name, offset)
-                }
-                _ => None,
+        e.for_each_child(&mut |child| self.expr(child));
+    }
+
+    /// A class parameter's `$name`, as the key Puppet's automatic parameter lookup asks
+    /// (`CLASS::NAME`). The parameter's span starts at its type when it has one.
+    fn parameter(&mut self, class: &str, p: &Parameter) {
+        let from = p.type_expr.as_ref().map_or(p.span.start, |t| t.span.end) as usize;
+        let Some(text) = self.src.get(from..p.span.end as usize) else {
+            return;
+        };
+        let Some(at) = text.find(&format!("${}", p.name)) else {
+            return;
+        };
+        if !p.name.is_empty() {
+            let start = from + at;
+            self.push(KeyAt {
+                key: format!("{class}::{}", p.name),
+                start,
+                end: start + 1 + p.name.len(),
+                role: KeyRole::Asks,
             });
-            if found.is_none() {
+        }
+    }
+
+    fn item(&mut self, item: &BindItem) {
+        if self.done() {
+            return;
+        }
+        match item {
+            BindItem::When {
+                condition,
+                items,
+                span,
+                ..
+            } if self.wants(*span) => {
+                for p in condition.iter().flatten() {
+                    self.category(&p.category, p.span, None);
+                }
+                for i in items {
+                    self.item(i);
+                }
+            }
+            BindItem::Operation(op) if self.wants(op.span) => {
+                let keys: Vec<&BindKey> = match &op.kind {
+                    BindOpKind::Bind { key, .. }
+                    | BindOpKind::Multibind { key, .. }
+                    | BindOpKind::Rebind { key, .. } => vec![key],
+                    BindOpKind::Alias { from, to, .. } | BindOpKind::Renamed { from, to, .. } => {
+                        vec![from, to]
+                    }
+                    _ => Vec::new(),
+                };
+                for key in keys {
+                    if let BindKey::Name { name } | BindKey::TypedName { name, .. } = key {
+                        self.literal(name, KeyRole::Binds);
+                    }
+                }
                 // A `lookup()` inside a producer (`bind 'a' to lookup('b')`).
                 let mut exprs = Vec::new();
                 item.for_each_expr(&mut |e| exprs.push(e));
                 for e in exprs {
-                    find_in_expr(src, e, offset, found);
+                    self.expr(e);
                 }
             }
+            _ => {}
         }
-        _ => {}
     }
 }
 
-/// A data file's key: the top-level key at `offset`, or written on its line, as Hiera reads
-/// the file (`data::yaml`, which reads JSON too: quoted keys, flow mappings, symbol keys). A
-/// file that does not read has no keys; `lookup_options` is no key.
-fn key_in_data(text: &str, offset: usize) -> Option<KeyAt> {
-    let document = crate::data::yaml::parse_hiera_data(FileId(0), text).ok()??;
+/// A data file's top-level keys, as Hiera reads the file (`data::yaml`, which reads JSON too:
+/// quoted keys, flow mappings, symbol keys). A file that does not read has no keys;
+/// `lookup_options` is no key.
+fn keys_in_data(text: &str) -> Vec<KeyAt> {
+    let Ok(Some(document)) = crate::data::yaml::parse_hiera_data(FileId(0), text) else {
+        return Vec::new();
+    };
     let NodeKind::Mapping(entries) = &document.kind else {
-        return None;
+        return Vec::new();
     };
-    let line_of = |at: usize| {
-        let before = &text.as_bytes()[..at.min(text.len())];
-        before.iter().filter(|&&b| b == b'\n').count()
-    };
-    let keys: Vec<KeyAt> = entries
+    entries
         .iter()
         .filter_map(|(key, _)| {
             let name = key
@@ -164,10 +395,20 @@ fn key_in_data(text: &str, offset: usize) -> Option<KeyAt> {
                 key: name.to_string(),
                 start: key.span.start as usize,
                 end: key.span.end as usize,
+                role: KeyRole::Binds,
             })
         })
-        .collect();
-    // The key under the cursor; else the one its line starts with (the cursor on the value).
+        .collect()
+}
+
+/// A data file's key at `offset`: the one under the cursor, else the one written on its line
+/// (the cursor on the value).
+fn key_in_data(text: &str, offset: usize) -> Option<KeyAt> {
+    let keys = keys_in_data(text);
+    let line_of = |at: usize| {
+        let before = &text.as_bytes()[..at.min(text.len())];
+        before.iter().filter(|&&b| b == b'\n').count()
+    };
     let line = line_of(offset);
     let under = keys
         .iter()
@@ -227,5 +468,69 @@ mod tests {
             Some("sym::key")
         );
         assert_eq!(at("a: [unclosed\n", "a", false), None);
+    }
+
+    fn slot(text: &str, marker: &str, manifest: bool) -> Option<String> {
+        let offset = text.find(marker).expect("the marker") + marker.len();
+        key_slot(text, offset, manifest).map(|(start, end)| text[start..end].to_string())
+    }
+
+    #[test]
+    fn keys_are_completed_where_a_key_is_written() {
+        let src =
+            "bindings b {\n  bind 'ntp::se' to lookup('ntp::po')\n  bind 'x' to 'not::a::key'\n}\n";
+        assert_eq!(slot(src, "'ntp::s", true).as_deref(), Some("ntp::se"));
+        assert_eq!(slot(src, "lookup('ntp::", true).as_deref(), Some("ntp::po"));
+        assert_eq!(slot(src, "to 'not::", true), None);
+        assert_eq!(slot(src, "bind", true), None);
+        // A string not closed yet, after `lookup(` or a binding's keyword; not elsewhere.
+        assert_eq!(slot("$a = lookup('mo", "('mo", true).as_deref(), Some("mo"));
+        assert_eq!(
+            slot("  bind 'a::b\n", "'a::", true).as_deref(),
+            Some("a::b")
+        );
+        assert_eq!(slot("$a = notice('mo", "('mo", true), None);
+        assert_eq!(slot("$a = lookup('mo ", "('mo ", true), None);
+        // Data: a top-level key at the start of its line, up to its `:`.
+        let yaml = "---\nntp::servers: [a]\n  - x\nnew\n";
+        assert_eq!(
+            slot(yaml, "ntp::ser", false).as_deref(),
+            Some("ntp::servers")
+        );
+        assert_eq!(slot(yaml, "  - ", false), None);
+        assert_eq!(slot(yaml, "\nne", false).as_deref(), Some("new"));
+    }
+
+    #[test]
+    fn categories_are_found_where_declared_and_named() {
+        let src = "site {\n  categories { dc => $facts['dc'], node => $::fqdn }\n}\nbindings b {\n  when dc 'ams' and os 'x' { bind 'k' to 1 }\n}\n";
+        let names = names_in(src, true);
+        let found: Vec<(&str, bool)> = names
+            .categories
+            .iter()
+            .map(|c| (c.name.as_str(), c.declared.is_some()))
+            .collect();
+        assert_eq!(
+            found,
+            [("dc", true), ("node", true), ("dc", false), ("os", false)]
+        );
+        assert_eq!(
+            names.categories[0].declared.as_deref(),
+            Some("$facts['dc']")
+        );
+        let at = |marker: &str| {
+            category_at(src, src.find(marker).expect("the marker") + 1).map(|c| c.name)
+        };
+        assert_eq!(at("os 'x'").as_deref(), Some("os"));
+        assert_eq!(at("dc =>").as_deref(), Some("dc"));
+        assert_eq!(at("'ams'"), None);
+        let typing = src.replace("}\n}\n", "}\n  when n\n}\n");
+        let offset = typing.find("when n").expect("the when") + "when n".len();
+        let slot = category_slot(&typing, offset).map(|(s, e)| &typing[s..e]);
+        assert_eq!(slot, Some("n"));
+        assert_eq!(
+            category_slot(src, src.find("bind 'k").expect("bind") + 2),
+            None
+        );
     }
 }

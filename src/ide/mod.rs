@@ -23,7 +23,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use text::{Encoding, LineIndex};
 
-pub use keys::KeyAt;
+pub use keys::{CategoryAt, KeyAt, KeyRole};
 pub use symbols::document_symbols;
 
 /// A buffer the editor has open: its text as last sent, and the version the editor gave it.
@@ -56,6 +56,34 @@ pub struct Workspace {
     /// The tree's directories and files as last listed and read, kept only while the editor
     /// tells of every change on disk ([`Workspace::keep_disk`]).
     kept_disk: Option<crate::source::KeptDisk>,
+    /// The manifests and data files the last check read: where keys are bound and asked.
+    tree_files: std::sync::Mutex<Arc<TreeFiles>>,
+    /// The keys each of those files names, as last read ([`Workspace::key_index`]).
+    key_index: std::sync::Mutex<BTreeMap<PathBuf, IndexedFile>>,
+}
+
+/// A category where a file names it.
+type CategoryPlace = (PathBuf, CategoryAt);
+
+/// The files of the tree that name keys, as the last check read them.
+#[derive(Debug, Default)]
+struct TreeFiles {
+    manifests: Vec<PathBuf>,
+    data: Vec<PathBuf>,
+}
+
+/// The keys and categories a file names, and a digest of the text they were read from: the
+/// file is read again only when its text changed.
+struct IndexedFile {
+    digest: (usize, u64),
+    names: Arc<keys::Names>,
+}
+
+fn digest(text: &str) -> (usize, u64) {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    (text.len(), hasher.finish())
 }
 
 /// A tree loaded for one node ([`crate::inject::command::with_tree`]), answering the keys it is
@@ -197,6 +225,8 @@ impl Workspace {
             loaded: std::sync::Mutex::new(None),
             check_memo: std::sync::Mutex::default(),
             kept_disk: None,
+            tree_files: std::sync::Mutex::default(),
+            key_index: std::sync::Mutex::default(),
         }
     }
 
@@ -326,7 +356,379 @@ impl Workspace {
             &options,
         )
         .map_err(|e| format!("pbc cannot check `{}`: {e}", self.root.display()))?;
+        self.keep_tree_files(&report);
         Ok(self.diagnostics(&report.files, report.diagnostics))
+    }
+
+    /// Which files of `report`'s check name keys: its manifests and its data files (a module
+    /// seen from two environments is one file).
+    fn keep_tree_files(&self, report: &crate::load::CheckReport) {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let files = &report.files;
+        let mut manifests: Vec<PathBuf> = (0..files.len())
+            .map(|i| files.name(FileId(i as u32)))
+            .filter(|name| name.ends_with(".pp"))
+            .map(|name| path_of(name, &cwd))
+            .collect();
+        let mut data: Vec<PathBuf> = report
+            .data_files
+            .iter()
+            .map(|&id| path_of(files.name(id), &cwd))
+            .collect();
+        for list in [&mut manifests, &mut data] {
+            list.sort();
+            list.dedup();
+        }
+        let kept = Arc::new(TreeFiles { manifests, data });
+        *self
+            .tree_files
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = kept;
+    }
+
+    /// Every key and category each manifest and data file of the tree names, by file (as the
+    /// editor holds it: an open buffer's text for its file). A file whose text is the same as
+    /// when it was last read is not read for its names again.
+    fn name_index(&self) -> Vec<(PathBuf, Arc<keys::Names>)> {
+        let files = self
+            .tree_files
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let all: Vec<(&PathBuf, bool)> = files
+            .manifests
+            .iter()
+            .map(|p| (p, true))
+            .chain(files.data.iter().map(|p| (p, false)))
+            .collect();
+        // A poisoned lock held only keys read before: they are read again.
+        let mut index = self
+            .key_index
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let known = &*index;
+        let read = crate::parallel::parallel_map(all.len(), |i| {
+            let (path, manifest) = all[i];
+            let text = self.text(path).ok()?;
+            let digest = digest(&text);
+            let names = match known.get(path).filter(|f| f.digest == digest) {
+                Some(indexed) => indexed.names.clone(),
+                None => Arc::new(keys::names_in(&text, manifest)),
+            };
+            Some((path.clone(), IndexedFile { digest, names }))
+        });
+        let fresh: BTreeMap<PathBuf, IndexedFile> = read.into_iter().flatten().collect();
+        let out = fresh
+            .iter()
+            .map(|(path, f)| (path.clone(), f.names.clone()))
+            .collect();
+        *index = fresh;
+        out
+    }
+
+    /// Every place of the tree that names the key at `position` (bindings, data entries,
+    /// `lookup()`s, `inject()`s, class parameters), or with `with_bindings` false only the
+    /// places that ask for it. The places are the key's words (inside the quotes).
+    pub fn references(
+        &self,
+        path: &Path,
+        position: lsp_types::Position,
+        with_bindings: bool,
+    ) -> Vec<Location> {
+        let Some((key, _)) = self.key_at(path, position) else {
+            return self.category_references(path, position, with_bindings);
+        };
+        let mut out = Vec::new();
+        for (file, names) in self.name_index() {
+            let named: Vec<&KeyAt> = names
+                .keys
+                .iter()
+                .filter(|k| k.key == key.key && (with_bindings || k.role == KeyRole::Asks))
+                .collect();
+            if named.is_empty() {
+                continue;
+            }
+            let (Ok(text), Some(uri)) = (self.text(&file), uri_of(&file)) else {
+                continue;
+            };
+            let index = LineIndex::new(&text);
+            for k in named {
+                let (start, end) = keys::unquoted(&text, k.start, k.end);
+                out.push(Location::new(
+                    uri.clone(),
+                    index.range(start, end, self.encoding),
+                ));
+            }
+        }
+        out
+    }
+
+    /// The keys of the tree that complete the key being written at `position` (in a
+    /// binding's key, `lookup()`, `inject()`, or a data file's top-level key), each with how
+    /// many places bind and ask for it; `None` where no key is being written. At most
+    /// [`MOST_COMPLETIONS`], the list marked incomplete past them.
+    pub fn completion(
+        &self,
+        path: &Path,
+        position: lsp_types::Position,
+    ) -> Option<lsp_types::CompletionList> {
+        let text = self.text(path).ok()?;
+        let index = LineIndex::new(&text);
+        let offset = index.offset(position, self.encoding);
+        let manifest = path.extension().is_some_and(|e| e == "pp");
+        if let Some((start, end)) = keys::category_slot(&text, offset).filter(|_| manifest) {
+            return Some(self.category_completion(&text, start, end, offset));
+        }
+        let (start, end) = keys::key_slot(&text, offset, manifest)?;
+        let written = text.get(start..offset.max(start))?;
+        // Each key with how many places bind it and ask for it.
+        let mut known: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+        for (file, names) in self.name_index() {
+            for k in names.keys.iter().filter(|k| k.key.starts_with(written)) {
+                // The key being written is not yet a key.
+                if file == path && k.start <= offset && offset <= k.end {
+                    continue;
+                }
+                let counts = known.entry(k.key.clone()).or_default();
+                match k.role {
+                    KeyRole::Binds => counts.0 += 1,
+                    KeyRole::Asks => counts.1 += 1,
+                }
+            }
+        }
+        let range = index.range(start, end, self.encoding);
+        let is_incomplete = known.len() > MOST_COMPLETIONS;
+        let items = known
+            .into_iter()
+            .take(MOST_COMPLETIONS)
+            .map(|(key, (binds, asks))| lsp_types::CompletionItem {
+                label: key.clone(),
+                kind: Some(lsp_types::CompletionItemKind::CONSTANT),
+                detail: Some(format!(
+                    "bound in {binds} place{}, asked in {asks}",
+                    if binds == 1 { "" } else { "s" }
+                )),
+                text_edit: Some(lsp_types::CompletionTextEdit::Edit(
+                    lsp_types::TextEdit::new(range, key),
+                )),
+                ..Default::default()
+            })
+            .collect();
+        Some(lsp_types::CompletionList {
+            is_incomplete,
+            items,
+        })
+    }
+
+    /// The category at `position` of the manifest at `path`.
+    fn category_at(&self, path: &Path, position: lsp_types::Position) -> Option<CategoryAt> {
+        if path.extension().is_none_or(|e| e != "pp") {
+            return None;
+        }
+        let text = self.text(path).ok()?;
+        let offset = LineIndex::new(&text).offset(position, self.encoding);
+        keys::category_at(&text, offset)
+    }
+
+    /// Every place of the tree that names a category, as (file, place): the sites'
+    /// declarations, and the `when`s.
+    fn category_places(&self) -> (Vec<CategoryPlace>, Vec<CategoryPlace>) {
+        let mut declared = Vec::new();
+        let mut used = Vec::new();
+        for (file, names) in self.name_index() {
+            for c in &names.categories {
+                let list = if c.declared.is_some() {
+                    &mut declared
+                } else {
+                    &mut used
+                };
+                list.push((file.clone(), c.clone()));
+            }
+        }
+        (declared, used)
+    }
+
+    /// `FILE:LINE:COLUMN` of byte `offset` of `file` (the file relative to the tree, the
+    /// column in characters), as explanations write places.
+    fn place(&self, file: &Path, offset: usize) -> String {
+        let shown = file.strip_prefix(&self.root).unwrap_or(file);
+        let (line, column) = self.text(file).map_or((0, 0), |text| {
+            let before = &text[..offset.min(text.len())];
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            (
+                before.matches('\n').count() + 1,
+                before[line_start..].chars().count() + 1,
+            )
+        });
+        format!("{}:{line}:{column}", shown.display())
+    }
+
+    /// The hover of a category: where each site declares it and with what value, its
+    /// precedence there (the request's categories, highest first, as pbc ranks them), and how
+    /// many `when`s name it.
+    fn category_hover(
+        &self,
+        path: &Path,
+        position: lsp_types::Position,
+    ) -> Option<lsp_types::Hover> {
+        let category = self.category_at(path, position)?;
+        let name = category.name.as_str();
+        let (declared, used) = self.category_places();
+        let mut value = format!("```text\ncategory `{name}`\n");
+        // Each site's declarations, in its order.
+        let mut sites: BTreeMap<&Path, Vec<&CategoryAt>> = BTreeMap::new();
+        for (file, c) in &declared {
+            sites.entry(file.as_path()).or_default().push(c);
+        }
+        if sites.is_empty() {
+            let order = crate::load::category_precedence(Vec::new());
+            value.push_str(&precedence_line(
+                name,
+                &order,
+                "pbc's defaults (no site declares categories, D10)",
+            ));
+        }
+        for (file, entries) in &sites {
+            if let Some(c) = entries.iter().find(|c| c.name == name) {
+                value.push_str(&format!(
+                    "declared at {} as `{}`\n",
+                    self.place(file, c.start),
+                    c.declared.as_deref().unwrap_or_default()
+                ));
+            }
+            let order =
+                crate::load::category_precedence(entries.iter().map(|c| c.name.clone()).collect());
+            let shown = file.strip_prefix(&self.root).unwrap_or(file);
+            let site = format!("the site of {}", shown.display());
+            value.push_str(&precedence_line(name, &order, &site));
+        }
+        let whens = used.iter().filter(|(_, c)| c.name == name).count();
+        let files: std::collections::BTreeSet<&Path> = used
+            .iter()
+            .filter(|(_, c)| c.name == name)
+            .map(|(f, _)| f.as_path())
+            .collect();
+        value.push_str(&format!(
+            "named by {whens} `when` predicate{} in {} file{}\n```",
+            if whens == 1 { "" } else { "s" },
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        ));
+        let text = self.text(path).ok()?;
+        let index = LineIndex::new(&text);
+        Some(lsp_types::Hover {
+            contents: lsp_types::HoverContents::Markup(lsp_types::MarkupContent {
+                kind: lsp_types::MarkupKind::Markdown,
+                value,
+            }),
+            range: Some(index.range(category.start, category.end, self.encoding)),
+        })
+    }
+
+    /// Where the sites declare the category at `position`.
+    fn category_definition(&self, path: &Path, position: lsp_types::Position) -> Vec<Location> {
+        let Some(category) = self.category_at(path, position) else {
+            return Vec::new();
+        };
+        let (declared, _) = self.category_places();
+        self.locations(declared.iter().filter(|(_, c)| c.name == category.name))
+    }
+
+    /// The sites' declarations of the category at `position` (with `with_declarations`) and
+    /// every `when` that names it.
+    fn category_references(
+        &self,
+        path: &Path,
+        position: lsp_types::Position,
+        with_declarations: bool,
+    ) -> Vec<Location> {
+        let Some(category) = self.category_at(path, position) else {
+            return Vec::new();
+        };
+        let (declared, used) = self.category_places();
+        let declared = declared.iter().filter(|_| with_declarations);
+        self.locations(
+            declared
+                .chain(used.iter())
+                .filter(|(_, c)| c.name == category.name),
+        )
+    }
+
+    fn locations<'a>(
+        &self,
+        places: impl Iterator<Item = &'a CategoryPlace>,
+    ) -> Vec<Location> {
+        let mut out = Vec::new();
+        for (file, c) in places {
+            let (Ok(text), Some(uri)) = (self.text(file), uri_of(file)) else {
+                continue;
+            };
+            let index = LineIndex::new(&text);
+            out.push(Location::new(
+                uri,
+                index.range(c.start, c.end, self.encoding),
+            ));
+        }
+        out
+    }
+
+    /// The categories a `when` can name where one is being written (`start..end` of `text`):
+    /// those the tree's sites declare with `node` and `environment` (pbc adds them where a
+    /// site does not), or pbc's defaults where no site declares any.
+    fn category_completion(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        offset: usize,
+    ) -> lsp_types::CompletionList {
+        let written = text.get(start..offset.max(start)).unwrap_or_default();
+        let (declared, _) = self.category_places();
+        let mut sites: BTreeMap<&Path, Vec<String>> = BTreeMap::new();
+        for (file, c) in &declared {
+            sites
+                .entry(file.as_path())
+                .or_default()
+                .push(c.name.clone());
+        }
+        let mut names: Vec<String> = Vec::new();
+        let orders: Vec<Vec<String>> = if sites.is_empty() {
+            vec![crate::load::category_precedence(Vec::new())]
+        } else {
+            sites
+                .into_values()
+                .map(crate::load::category_precedence)
+                .collect()
+        };
+        for order in orders {
+            for name in order.into_iter().filter(|n| n != "common") {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        let index = LineIndex::new(text);
+        let range = index.range(start, end, self.encoding);
+        let items = names
+            .into_iter()
+            .filter(|n| n.starts_with(written))
+            .enumerate()
+            .map(|(rank, name)| lsp_types::CompletionItem {
+                label: name.clone(),
+                kind: Some(lsp_types::CompletionItemKind::ENUM_MEMBER),
+                detail: Some("category".to_string()),
+                // Highest precedence first, as the site ranks them.
+                sort_text: Some(format!("{rank:04}")),
+                text_edit: Some(lsp_types::CompletionTextEdit::Edit(
+                    lsp_types::TextEdit::new(range, name),
+                )),
+                ..Default::default()
+            })
+            .collect();
+        lsp_types::CompletionList {
+            is_incomplete: false,
+            items,
+        }
     }
 
     /// `pbc lookup --explain KEY` over the tree as the editor holds it, for `node` (a node
@@ -407,7 +809,9 @@ impl Workspace {
     /// The hover of the key at `position`: its explanation for the chosen node (every binding
     /// of it per layer, with its `when`, and the Hiera levels searched), or why it has none.
     pub fn hover(&self, path: &Path, position: lsp_types::Position) -> Option<lsp_types::Hover> {
-        let (key, text) = self.key_at(path, position)?;
+        let Some((key, text)) = self.key_at(path, position) else {
+            return self.category_hover(path, position);
+        };
         let explained = self.explain(&key.key, false, None);
         let mut value = format!("```text\n{}", explained.explanation);
         if !explained.said.is_empty() {
@@ -429,7 +833,7 @@ impl Workspace {
     /// chosen node.
     pub fn definition(&self, path: &Path, position: lsp_types::Position) -> Vec<Location> {
         let Some((key, _)) = self.key_at(path, position) else {
-            return Vec::new();
+            return self.category_definition(path, position);
         };
         let explained = self.explain(&key.key, true, None);
         let Ok(json) = serde_json::from_str::<serde_json::Value>(&explained.explanation) else {
@@ -520,6 +924,25 @@ impl Workspace {
                 Severity::Warning if self.strict => lsp_types::DiagnosticSeverity::ERROR,
                 Severity::Warning => lsp_types::DiagnosticSeverity::WARNING,
             };
+            let data = d.fix.as_ref().and_then(|fix| {
+                let (span, replacement) = fix.edit(files)?;
+                let title = fix.title(files)?;
+                // A fix is offered only in the file the diagnostic is shown in.
+                if span.file != d.span.file {
+                    return None;
+                }
+                let index = indexes
+                    .entry(span.file)
+                    .or_insert_with(|| LineIndex::new(files.source(span.file)));
+                let range = index.range(span.start as usize, span.end as usize, self.encoding);
+                serde_json::to_value(FixData {
+                    fix: QuickFix {
+                        title,
+                        edit: lsp_types::TextEdit::new(range, replacement.to_string()),
+                    },
+                })
+                .ok()
+            });
             let mut message = d.message;
             for note in &d.notes {
                 message.push('\n');
@@ -535,6 +958,7 @@ impl Workspace {
                     source: Some("pbc".to_string()),
                     message,
                     related_information: (!related.is_empty()).then_some(related),
+                    data,
                     ..Default::default()
                 });
         }
@@ -562,6 +986,68 @@ impl Workspace {
     }
 }
 
+/// What a published diagnostic carries in its `data` when pbc can carry out its help: the
+/// edit, and what an editor calls it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct FixData {
+    fix: QuickFix,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct QuickFix {
+    title: String,
+    edit: lsp_types::TextEdit,
+}
+
+/// The quick fixes for the diagnostics of the file at `uri` that touch `range`: one for each
+/// that carries its edit (a did-you-mean, a missing `to`, `=>` for `to`). `published` are the
+/// diagnostics last sent for the file, with their `data`; an editor need not send it back.
+pub fn quick_fixes(
+    uri: &Uri,
+    published: &[lsp_types::Diagnostic],
+    range: lsp_types::Range,
+) -> Vec<lsp_types::CodeActionOrCommand> {
+    let touches = |r: &lsp_types::Range| r.start <= range.end && range.start <= r.end;
+    published
+        .iter()
+        .filter(|d| touches(&d.range))
+        .filter_map(|d| {
+            let data: FixData = serde_json::from_value(d.data.clone()?).ok()?;
+            // `changes`, the form every editor takes, is the protocol's map by URI (whose
+            // hash lsp_types does not change once made).
+            #[allow(clippy::mutable_key_type)]
+            let changes = std::collections::HashMap::from([(uri.clone(), vec![data.fix.edit])]);
+            Some(lsp_types::CodeActionOrCommand::CodeAction(
+                lsp_types::CodeAction {
+                    title: data.fix.title,
+                    kind: Some(lsp_types::CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![d.clone()]),
+                    edit: Some(lsp_types::WorkspaceEdit {
+                        changes: Some(changes),
+                        ..Default::default()
+                    }),
+                    is_preferred: Some(true),
+                    ..Default::default()
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Where `name` stands in `order` (a request's categories, highest precedence first), for
+/// `whose` order.
+fn precedence_line(name: &str, order: &[String], whose: &str) -> String {
+    let written = order.join(" > ");
+    match order.iter().position(|c| c == name) {
+        Some(at) => format!(
+            "precedence in {whose}: {} of {} ({written}; within a layer, a binding whose `when` names a higher one wins, D6)\n",
+            at + 1,
+            order.len()
+        ),
+        None => format!("not a category of {whose} ({written})\n"),
+    }
+}
+
 fn outside(path: &Path, root: &Path) -> String {
     format!(
         "`{}` is outside the tree `{}`: pbc lsp reads only the tree's files (`--follow-symlinks` lets links in the tree lead out of it)",
@@ -573,6 +1059,9 @@ fn outside(path: &Path, root: &Path) -> String {
 /// The most symbols a workspace search answers: an editor shows a list to pick from, and a
 /// short query narrows it.
 pub const MOST_SYMBOLS: usize = 2000;
+
+/// The most keys a completion offers: past them, the editor asks again as more is typed.
+pub const MOST_COMPLETIONS: usize = 1000;
 
 /// `symbols` and those inside them, each named with the one it is in, where the name holds
 /// `query` (already lowercase).

@@ -75,7 +75,18 @@ pub fn run(
             document_symbol_provider: Some(lsp_types::OneOf::Left(true)),
             hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
             definition_provider: Some(lsp_types::OneOf::Left(true)),
+            references_provider: Some(lsp_types::OneOf::Left(true)),
+            completion_provider: Some(lsp_types::CompletionOptions {
+                trigger_characters: Some(vec!["'".into(), "\"".into(), ":".into()]),
+                ..Default::default()
+            }),
             workspace_symbol_provider: Some(lsp_types::OneOf::Left(true)),
+            code_action_provider: Some(lsp_types::CodeActionProviderCapability::Options(
+                lsp_types::CodeActionOptions {
+                    code_action_kinds: Some(vec![lsp_types::CodeActionKind::QUICKFIX]),
+                    ..Default::default()
+                },
+            )),
             ..Default::default()
         },
         server_info: Some(ServerInfo {
@@ -319,6 +330,26 @@ impl Server<'_, '_> {
                 let locations = self.workspace.definition(&path, at.position);
                 to_value(lsp_types::GotoDefinitionResponse::Array(locations))
             }
+            req::Completion::METHOD => {
+                let params: lsp_types::CompletionParams = params(request)?;
+                let at = params.text_document_position;
+                let path = file_path(&at.text_document.uri)?;
+                to_value(
+                    self.workspace
+                        .completion(&path, at.position)
+                        .map(lsp_types::CompletionResponse::List),
+                )
+            }
+            req::References::METHOD => {
+                let params: lsp_types::ReferenceParams = params(request)?;
+                let at = params.text_document_position;
+                let path = file_path(&at.text_document.uri)?;
+                to_value(self.workspace.references(
+                    &path,
+                    at.position,
+                    params.context.include_declaration,
+                ))
+            }
             req::WorkspaceSymbolRequest::METHOD => {
                 let params: lsp_types::WorkspaceSymbolParams = params(request)?;
                 let symbols = self
@@ -326,6 +357,25 @@ impl Server<'_, '_> {
                     .workspace_symbols(&params.query)
                     .map_err(|e| (ErrorCode::RequestFailed, e))?;
                 to_value(lsp_types::WorkspaceSymbolResponse::Flat(symbols))
+            }
+            req::CodeActionRequest::METHOD => {
+                let params: lsp_types::CodeActionParams = params(request)?;
+                let path = file_path(&params.text_document.uri)?;
+                let published = self.published.get(&path).map_or(&[][..], |(_, d)| d);
+                let wanted = params.context.only.as_ref().is_none_or(|only| {
+                    only.iter().any(|k| {
+                        k.as_str() == lsp_types::CodeActionKind::QUICKFIX.as_str()
+                            || lsp_types::CodeActionKind::QUICKFIX
+                                .as_str()
+                                .starts_with(&format!("{}.", k.as_str()))
+                    })
+                });
+                let actions = if wanted {
+                    super::quick_fixes(&params.text_document.uri, published, params.range)
+                } else {
+                    Vec::new()
+                };
+                to_value(actions)
             }
             EXPLAIN_METHOD => {
                 let params: ExplainParams = params(request)?;

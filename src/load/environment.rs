@@ -683,7 +683,7 @@ fn unknown_environment(
     known.extend(present);
     let names: Vec<&str> = known.iter().map(String::as_str).collect();
     if let Some(s) = crate::diag::did_you_mean(name, &names) {
-        d = d.with_note(format!("help: did you mean `{s}`?"));
+        d = d.did_you_mean(name, s);
     }
     d
 }

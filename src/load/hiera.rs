@@ -92,7 +92,7 @@ pub(super) fn read_hiera_config(
             ));
             let names: Vec<&str> = categories.iter().map(String::as_str).collect();
             if let Some(s) = diag::did_you_mean(&entry.category, &names) {
-                d = d.with_note(format!("help: did you mean `{s}`?"));
+                d = d.did_you_mean(&entry.category, s);
             }
             into.diagnostics.push(d.across_files());
             continue;

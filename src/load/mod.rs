@@ -90,6 +90,8 @@ pub struct CheckReport {
     pub files: span::SourceMap,
     pub diagnostics: Vec<diag::Diagnostic>,
     pub file_count: usize,
+    /// The Hiera data files read (ARM-9's and Hiera 5's), in `files`, sorted.
+    pub data_files: Vec<span::FileId>,
 }
 
 impl CheckReport {
@@ -666,6 +668,7 @@ fn load_judged(
         }
     }
     let name = |id: span::FileId| by_id.get(id.0 as usize).cloned().unwrap_or_default();
+    let data_files = data_files_read(&analysed.data_files, &analysed.hiera);
     let hiera = analysed
         .hiera
         .into_iter()
@@ -689,6 +692,7 @@ fn load_judged(
             files: analysed.files,
             diagnostics: analysed.diagnostics,
             file_count: analysed.file_count,
+            data_files,
         },
         parsed: analysed.parsed,
         lowered: analysed.lowered,
@@ -780,9 +784,17 @@ fn site_category_entries(
 /// `node` first and `environment`, `common` last when the site leaves them out; ARM-9's
 /// defaults when it declares none (D10).
 fn site_categories(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<String> {
-    let mut declared: Vec<String> = site_category_entries(parsed)
-        .map(|c| c.name.to_string())
-        .collect();
+    category_precedence(
+        site_category_entries(parsed)
+            .map(|c| c.name.to_string())
+            .collect(),
+    )
+}
+
+/// The categories of a request, highest precedence first, for a site that declares
+/// `declared` (in its order; none: D10's defaults): `node` first when missing, `environment`
+/// where declared or else just above `common`, `common` last (D8/D10).
+pub fn category_precedence(mut declared: Vec<String>) -> Vec<String> {
     if declared.is_empty() {
         declared = lower::DEFAULT_CATEGORIES.map(String::from).to_vec();
     }
@@ -851,6 +863,18 @@ fn fact_of_text(value: &str) -> Option<String> {
         .then(|| name.to_string())
 }
 
+/// The ids of the data files read for ARM-9's `hiera.yaml` files and Hiera 5's levels.
+fn data_files_read(
+    data_files: &[(span::FileId, span::FileId, String)],
+    hiera: &[HieraLevelRead],
+) -> Vec<span::FileId> {
+    let mut ids: Vec<span::FileId> = data_files.iter().map(|(id, _, _)| *id).collect();
+    ids.extend(hiera.iter().flat_map(|(_, _, ids)| ids.iter().copied()));
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
 impl Analysed {
     /// The findings; the programs are no longer needed.
     fn into_report(self, options: &Options) -> CheckReport {
@@ -865,11 +889,13 @@ impl Analysed {
             lowered,
             model_judgement: _,
         } = self;
+        let read = data_files_read(&data_files, &hiera);
         reclaim::release((ids, parsed, lowered, data_files, hiera), options);
         CheckReport {
             files,
             diagnostics,
             file_count,
+            data_files: read,
         }
     }
 }

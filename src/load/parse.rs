@@ -125,8 +125,7 @@ pub fn parse_paths(
             }
         };
         for mut d in file.diagnostics {
-            renumber(&mut d.span);
-            d.labels.iter_mut().for_each(|(span, _)| renumber(span));
+            d.for_each_span_mut(renumber);
             report.diagnostics.push(d);
         }
         report.pn.extend(file.pn);

@@ -367,7 +367,7 @@ impl BlockChecker<'_> {
                 span,
                 format!("unknown type `{name}`"),
             )
-            .with_note(format!("help: did you mean `{suggestion}`?")),
+            .did_you_mean(&name, suggestion),
             TypeError::ParameterCount {
                 name,
                 expected,
@@ -790,7 +790,7 @@ impl BlockChecker<'_> {
                     format!("unknown option `{name}`"),
                 );
                 d = match did_you_mean(name, OPTIONS) {
-                    Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+                    Some(s) => d.did_you_mean(name, s),
                     None => d.with_note(format!("note: the options are {}", backticked(OPTIONS))),
                 };
                 self.push(d);
@@ -852,8 +852,10 @@ impl BlockChecker<'_> {
                         "`conflict_resolution` is one of {}",
                         backticked(CONFLICT_RESOLUTIONS)
                     ));
-                    if let Some(s) = value.and_then(|v| did_you_mean(v, CONFLICT_RESOLUTIONS)) {
-                        d = d.with_note(format!("help: did you mean `{s}`?"));
+                    if let Some((v, s)) =
+                        value.and_then(|v| Some((v, did_you_mean(v, CONFLICT_RESOLUTIONS)?)))
+                    {
+                        d = d.did_you_mean(v, s);
                     }
                     self.push(d);
                 } else if let (Some(v @ "append"), OptionContext::Multibind { ty: Some(t) }) =

@@ -629,10 +629,12 @@ fn include_matches_nothing(
         ),
     );
     d = match crate::diag::did_you_mean(wanted, &present) {
-        Some(s) => d.with_note(format!(
-            "help: did you mean `{}{s}`?",
-            m.uri.strip_suffix(wanted).unwrap_or("module:/*::")
-        )),
+        Some(s) => d
+            .with_note(format!(
+                "help: did you mean `{}{s}`?",
+                m.uri.strip_suffix(wanted).unwrap_or("module:/*::")
+            ))
+            .with_word_fix(wanted, s),
         None => d.with_note(format!(
             "note: the modules' bindings files are named {}",
             crate::diag::backticked(present)

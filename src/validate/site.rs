@@ -201,7 +201,7 @@ fn check_environment_ops(ops: &[AttributeOp], what: &str, out: &mut Vec<Diagnost
                 format!("`{what}` has no attribute `{}`", op.name),
             );
             d = match did_you_mean(&op.name, ENVIRONMENT_ATTRIBUTES) {
-                Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+                Some(s) => d.did_you_mean(&op.name, s),
                 None => d.with_note(format!(
                     "note: the attributes are {}",
                     crate::diag::backticked(ENVIRONMENT_ATTRIBUTES)
@@ -321,7 +321,7 @@ fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnosti
                     format!("a layer has no attribute `{}`", op.name),
                 );
                 d = match did_you_mean(&op.name, &["include", "exclude"]) {
-                    Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+                    Some(s) => d.did_you_mean(&op.name, s),
                     None => d.with_note("note: a layer takes `include` and `exclude`"),
                 };
                 out.push(d);

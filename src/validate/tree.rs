@@ -80,9 +80,12 @@ fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
                         spans.len() - 5
                     ));
                 }
-                out.push(d.with_note(format!(
-                    "help: did you mean `{cat}`? rename the category in the site"
-                )));
+                out.push(
+                    d.with_note(format!(
+                        "help: did you mean `{cat}`? rename the category in the site"
+                    ))
+                    .with_word_fix(name, cat),
+                );
                 continue;
             }
         }
@@ -97,7 +100,7 @@ fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
                 d = d.with_label(at, format!("the site declares `{name}`"));
             }
             d = match suggestion {
-                Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+                Some(s) => d.did_you_mean(cat, s),
                 None if facts.has_site => d.with_note(format!(
                     "help: add `{cat} => <value expression>` to `site {{ categories {{ }} }}`"
                 )),
@@ -154,7 +157,7 @@ fn schemes(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
             format!("no bindings provider handles the scheme `{scheme}`"),
         );
         d = match did_you_mean(scheme, &known) {
-            Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+            Some(s) => d.did_you_mean(scheme, s),
             None => d.with_note(format!(
                 "help: bind a provider for it: `bind '{scheme}' to Type[MyProvider] in 'bindings_providers'`"
             )),
@@ -183,7 +186,7 @@ fn contributions(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
                 format!("no multibind in this tree has the id `{}`", c.id),
             );
             d = match did_you_mean(&c.id, &ids) {
-                Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+                Some(s) => d.did_you_mean(&c.id, s),
                 None => d.with_note("note: the contribution is lost unless another module declares `multibind ... as` this id"),
             };
             out.push(d);

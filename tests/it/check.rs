@@ -275,3 +275,87 @@ fn a_check_with_the_last_checks_parses_reports_what_a_fresh_one_does() {
     }
     assert!(compared > 100, "{compared} checks compared");
 }
+
+/// Every edit pbc offers with a finding (a did-you-mean, a missing `to`, `=>` for `to`: what
+/// an editor offers as a quick fix, JSON and SARIF list), anywhere in the corpus, applied
+/// alone to its file as the editor would (an unsaved buffer): that finding is gone, and no
+/// syntax error is new. There are fixes to try in the trees, the invalid checks and the
+/// invalid parses.
+#[test]
+fn every_fix_the_corpus_gets_removes_its_finding() {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+    let cwd = std::env::current_dir().expect("a current directory");
+    let mut targets: Vec<PathBuf> = sorted_dirs("corpus/check/trees")
+        .iter()
+        .map(|d| relative(d))
+        .collect();
+    let mut dirs = vec![
+        PathBuf::from("corpus/check/invalid"),
+        PathBuf::from("corpus/parse/invalid"),
+        PathBuf::from("corpus/validate"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .expect("corpus")
+            .map(|e| e.expect("an entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "pp") {
+                targets.push(path);
+            }
+        }
+    }
+    let syntax = |d: &diag::Diagnostic| d.code == diag::codes::SYNTAX_ERROR;
+    let mut tried = 0;
+    for target in &targets {
+        let paths = std::slice::from_ref(target);
+        let report = check_paths(paths, &Default::default()).expect("readable");
+        for d in &report.diagnostics {
+            let Some(fix) = d.fix.as_ref() else { continue };
+            let (span, replacement) = fix
+                .edit(&report.files)
+                .unwrap_or_else(|| panic!("{}: a fix without a place: {d:?}", target.display()));
+            let name = report.files.name(span.file).to_string();
+            let mut text = report.files.source(span.file).to_string();
+            text.replace_range(span.range(), replacement);
+            let mut options = puppet_bindings::Options::default();
+            let path = cwd.join(&name);
+            options.files.overlay = puppet_bindings::source::Overlay::new(BTreeMap::from([(
+                path,
+                Arc::<[u8]>::from(text.as_bytes()),
+            )]));
+            let after = check_paths(paths, &options).expect("readable");
+            let place = |files: &puppet_bindings::span::SourceMap, d: &diag::Diagnostic| {
+                (files.name(d.span.file).to_string(), d.code, d.span.start)
+            };
+            let fixed = place(&report.files, d);
+            assert!(
+                !after
+                    .diagnostics
+                    .iter()
+                    .any(|a| place(&after.files, a) == fixed && a.message == d.message),
+                "{}: the fix of {} `{}` leaves it:\n{}",
+                target.display(),
+                d.code,
+                d.message,
+                diag::render_text(&after.files, &after.diagnostics)
+            );
+            let syntax_before = report.diagnostics.iter().filter(|d| syntax(d)).count();
+            let syntax_after = after.diagnostics.iter().filter(|d| syntax(d)).count();
+            assert!(
+                syntax_after <= syntax_before,
+                "{}: the fix of {} `{}` makes a syntax error:\n{}",
+                target.display(),
+                d.code,
+                d.message,
+                diag::render_text(&after.files, &after.diagnostics)
+            );
+            tried += 1;
+        }
+    }
+    assert!(tried >= 25, "only {tried} fixes in the corpus");
+}

@@ -840,3 +840,283 @@ fn a_tree_that_cannot_be_checked_is_said() {
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(log[0].starts_with("pbc cannot check"), "{log:?}");
 }
+
+/// `text` with the edits of a quick fix applied (positions in characters; the texts here are
+/// ASCII, where UTF-16 units are characters).
+fn apply_edits(text: &str, edits: &[Value]) -> String {
+    let offset = |position: &Value| {
+        let line = position["line"].as_u64().expect("a line") as usize;
+        let character = position["character"].as_u64().expect("a character") as usize;
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        start + character
+    };
+    let mut edits: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().expect("new text"),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_string();
+    for (start, end, new) in edits {
+        out.replace_range(start..end, new);
+    }
+    out
+}
+
+/// A diagnostic whose help is one edit comes with a quick fix that makes it: `=>` for `to`, a
+/// missing `to`, a keyword in capitals, an unknown type (did you mean), a category the site
+/// misspells. Each mistake is made in an unsaved buffer, its fix asked for over the
+/// diagnostic's range and applied as the editor applies it: the tree has no diagnostics left,
+/// and a fix in the file of the mistake gives the file as it was.
+#[test]
+fn quick_fixes_do_what_the_help_says() {
+    let (mut editor, first) = Editor::initialized_quietly(&example("site"), Value::Null);
+    assert!(first.is_empty(), "{first:#?}");
+    let file = "bindings/default.pp";
+    let original = std::fs::read_to_string(editor.root.join(file)).expect("the bindings");
+    let mistakes = [
+        ("bind 'ntp::servers' to ['0", "bind 'ntp::servers' => ['0"),
+        ("bind 'ntp::servers' to ['0", "bind 'ntp::servers' ['0"),
+        ("bind 'ntp::servers' to ['0", "Bind 'ntp::servers' to ['0"),
+        ("multibind Array[String]", "multibind Array[Strng]"),
+        // The site's name is the one no `when` uses: the fix renames it in the site.
+        ("when datacenter", "when datacentre"),
+    ];
+    let mut versions: std::collections::BTreeMap<String, i32> = Default::default();
+    let mut buffers: std::collections::BTreeMap<String, String> = Default::default();
+    // Opens the buffer of `relative` with `text`, or changes it to `text`.
+    let set = |editor: &Editor,
+               versions: &mut std::collections::BTreeMap<String, i32>,
+               buffers: &mut std::collections::BTreeMap<String, String>,
+               relative: &str,
+               text: &str| {
+        let version = versions.entry(relative.to_string()).or_insert(0);
+        *version += 1;
+        if *version == 1 {
+            did_open(editor, relative, text);
+        } else {
+            editor.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": editor.uri(relative), "version": *version}, "contentChanges": [{"text": text}]}),
+            );
+        }
+        buffers.insert(relative.to_string(), text.to_string());
+    };
+    let mut answers = serde_json::Map::new();
+    for (right, wrong) in mistakes {
+        assert!(original.contains(right), "{right}");
+        let broken = original.replacen(right, wrong, 1);
+        set(&editor, &mut versions, &mut buffers, file, &broken);
+        let published = editor.published_so_far();
+        let (uri, diagnostic) = published
+            .iter()
+            .find_map(|m| {
+                let first = m["params"]["diagnostics"].get(0)?;
+                Some((m["params"]["uri"].as_str()?.to_string(), first.clone()))
+            })
+            .unwrap_or_else(|| panic!("{wrong}: diagnostics: {published:#?}"));
+        let relative = uri.trim_start_matches("<root>/").to_string();
+        let uri = editor.uri(&relative);
+        // As the editor has it: with the tree's own URIs.
+        let sent: Value = serde_json::from_str(
+            &diagnostic
+                .to_string()
+                .replace("<root>", &path_to_uri(&editor.root)),
+        )
+        .expect("JSON");
+        let actions = editor.request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": uri},
+                "range": diagnostic["range"],
+                "context": {"diagnostics": [sent]},
+            }),
+        );
+        let actions = actions
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| panic!("{wrong}: {actions:#}"));
+        assert_eq!(actions.len(), 1, "{wrong}: {actions:#?} for {diagnostic:#}");
+        assert_eq!(actions[0]["diagnostics"][0]["code"], diagnostic["code"]);
+        let edits = actions[0]["edit"]["changes"][&uri].as_array().cloned();
+        let text = buffers.get(&relative).cloned().unwrap_or_else(|| {
+            std::fs::read_to_string(editor.root.join(&relative)).expect("the file")
+        });
+        let fixed = apply_edits(&text, &edits.unwrap_or_default());
+        if relative == file {
+            assert_eq!(fixed, original, "{wrong}: {:#}", actions[0]);
+        }
+        answers.insert(
+            format!("{wrong}: {}", diagnostic["code"].as_str().unwrap_or_default()),
+            json!({"file": relative, "title": actions[0]["title"], "edits": actions[0]["edit"]["changes"][&uri]}),
+        );
+        set(&editor, &mut versions, &mut buffers, &relative, &fixed);
+        let after = editor.published_so_far();
+        assert!(
+            after.iter().all(|m| m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(Vec::is_empty)),
+            "{wrong}: still {after:#?}"
+        );
+    }
+    assert!(buffers["manifests/site.pp"].contains("    datacentre  => $facts"));
+    // A range without diagnostics gets no action.
+    let actions = editor.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": editor.uri(file)},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+            "context": {"diagnostics": []},
+        }),
+    );
+    assert_eq!(actions, json!([]));
+    snapshot("lsp@quick_fixes", &Value::Object(answers));
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
+/// References of a key: every binding, data entry, `lookup()` and class parameter of it in
+/// the tree (an unsaved buffer's too), or only the places that ask for it; completion of a
+/// key being written in a `lookup()` (closed or not) and at the start of a data file's line,
+/// from the keys the tree names.
+#[test]
+fn references_and_completion_know_every_key_of_the_tree() {
+    let (mut editor, _) =
+        Editor::initialized_quietly(&example("control-repo"), json!({"node": "web01"}));
+    let manifest = "modules/ntp/manifests/init.pp";
+    let class = "class ntp(Array[String] $servers, String $service = lookup('ntp::service')) {\n  $pool = lookup('ntp::s')\n}\n";
+    did_open(&editor, manifest, class);
+    let _ = editor.published_so_far();
+    let mut answers = serde_json::Map::new();
+    // `ntp::servers:` on line 4 of data/common.yaml.
+    let params = |editor: &Editor, include: bool| {
+        let mut p = at(editor, "data/common.yaml", 3, 3);
+        p["context"] = json!({"includeDeclaration": include});
+        p
+    };
+    let all = editor.request("textDocument/references", params(&editor, true));
+    let all = editor.portable_value(all);
+    let asks = editor.request("textDocument/references", params(&editor, false));
+    let asks = editor.portable_value(asks);
+    assert_eq!(all.as_array().map(Vec::len), Some(4), "{all:#}");
+    assert_eq!(asks.as_array().map(Vec::len), Some(1), "{asks:#}");
+    answers.insert("references of ntp::servers".into(), all);
+    answers.insert("references of ntp::servers, asking only".into(), asks);
+    let labels = |answer: &Value| -> Vec<String> {
+        answer["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|i| i["label"].as_str().map(str::to_string))
+            .collect()
+    };
+    // Inside `lookup('ntp::s')`, after the `s`.
+    let in_lookup = editor.request("textDocument/completion", at(&editor, manifest, 1, 23));
+    assert_eq!(
+        labels(&in_lookup),
+        ["ntp::servers", "ntp::service"],
+        "{in_lookup:#}"
+    );
+    answers.insert("completion in lookup('ntp::s')".into(), in_lookup);
+    // `lookup('mo`: not closed, the file does not parse there.
+    let unclosed = class.replace("}\n", "  $motd = lookup('mo\n}\n");
+    editor.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": editor.uri(manifest), "version": 2}, "contentChanges": [{"text": unclosed}]}),
+    );
+    let _ = editor.published_so_far();
+    let unclosed = editor.request("textDocument/completion", at(&editor, manifest, 2, 20));
+    assert_eq!(labels(&unclosed), ["motd"], "{unclosed:#}");
+    // Not where a key goes: nothing.
+    let elsewhere = editor.request("textDocument/completion", at(&editor, manifest, 1, 4));
+    assert_eq!(elsewhere, Value::Null);
+    // A new line of a data file.
+    let data = "data/os/Debian.yaml";
+    let text = std::fs::read_to_string(editor.root.join(data)).expect("the data");
+    did_open(&editor, data, &format!("{text}ntp::se\n"));
+    let _ = editor.published_so_far();
+    let line = text.lines().count() as u32;
+    let in_data = editor.request("textDocument/completion", at(&editor, data, line, 7));
+    assert_eq!(
+        labels(&in_data),
+        ["ntp::servers", "ntp::service"],
+        "{in_data:#}"
+    );
+    answers.insert("completion at a data file's new line".into(), in_data);
+    snapshot("lsp@references_and_completion", &Value::Object(answers));
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
+/// On a category (in a `when` or the site's declaration): hover says where the site declares
+/// it, with what value, its precedence among the request's categories and how many `when`s
+/// name it; definition goes to the declaration; references list it and every `when` of it;
+/// completion after `when` offers the site's categories, highest first.
+#[test]
+fn categories_are_explained_found_and_completed() {
+    let (mut editor, _) = Editor::initialized_quietly(&example("site"), Value::Null);
+    let bindings = "bindings/default.pp";
+    let mut answers = serde_json::Map::new();
+    // `datacenter` in `when datacenter 'eu-west'` (line 3).
+    let hover = editor.request("textDocument/hover", at(&editor, bindings, 2, 9));
+    let text = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("declared at manifests/site.pp:6:5 as `$facts['datacenter']`")
+            && text.contains("3 of 4 (node > environment > datacenter > common"),
+        "{text}"
+    );
+    answers.insert("hover on a category in a when".into(), hover);
+    // `node`, declared by the site, from its declaration.
+    let declared = editor.request("textDocument/hover", at(&editor, "manifests/site.pp", 3, 5));
+    answers.insert("hover on a site's declaration".into(), declared);
+    let definition = editor.request("textDocument/definition", at(&editor, bindings, 2, 9));
+    answers.insert(
+        "definition of a category".into(),
+        editor.portable_value(definition),
+    );
+    let mut params = at(&editor, "manifests/site.pp", 5, 6);
+    params["context"] = json!({"includeDeclaration": true});
+    let references = editor.request("textDocument/references", params);
+    let references = editor.portable_value(references);
+    assert_eq!(
+        references.as_array().map(Vec::len),
+        Some(2),
+        "{references:#}"
+    );
+    answers.insert("references of a category".into(), references);
+    // A new `when` being written, `when d`.
+    let text = std::fs::read_to_string(editor.root.join(bindings)).expect("the bindings");
+    let typed = text.replacen(
+        "  include [ntp, ssh]\n",
+        "  when d\n  include [ntp, ssh]\n",
+        1,
+    );
+    did_open(&editor, bindings, &typed);
+    let _ = editor.published_so_far();
+    let line = typed
+        .lines()
+        .position(|l| l == "  when d")
+        .expect("the line") as u32;
+    let completion = editor.request("textDocument/completion", at(&editor, bindings, line, 8));
+    let labels: Vec<&str> = completion["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["label"].as_str())
+        .collect();
+    assert_eq!(labels, ["datacenter"], "{completion:#}");
+    let all = editor.request("textDocument/completion", at(&editor, bindings, line, 7));
+    let labels: Vec<&str> = all["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["label"].as_str())
+        .collect();
+    assert_eq!(labels, ["node", "environment", "datacenter"], "{all:#}");
+    answers.insert("completion after when".into(), completion);
+    snapshot("lsp@categories", &Value::Object(answers));
+    assert_eq!(editor.finish().0, Ended::Clean);
+}

@@ -232,6 +232,9 @@ fn statements_from(
     {
         return Vec::new();
     }
+    if result.is_none() {
+        builder.hand_over_the_last_statement();
+    }
     let handed = builder.top_level.as_ref().map_or(0, |top| top.handed);
     drop(builder);
     // A lexing thread stops as soon as nobody takes its tokens.
@@ -760,6 +763,24 @@ impl Builder<'_, '_> {
         self.top_level = Some(top);
     }
 
+    /// Where the parse stopped at a syntax error, the statement held back in case the next
+    /// took it as its argument is handed over unless it is a name that could take one
+    /// (`notice`): no statement comes after it now, and the program it would have joined is
+    /// not made.
+    fn hand_over_the_last_statement(&mut self) {
+        let Some(top) = self.top_level.as_mut() else {
+            return;
+        };
+        let takes_argument = matches!(
+            top.pending.last().map(|e| &e.kind),
+            Some(ExprKind::QualifiedName { name }) if is_statement_call(name)
+        );
+        if !takes_argument {
+            let pending = std::mem::take(&mut top.pending);
+            top.hand_over(pending.into_iter());
+        }
+    }
+
     /// The program's statement list, folded; when the caller takes top-level statements as
     /// they come, they are all handed over and the program body left empty.
     pub fn program_statements(&mut self, lists: Vec<ParsedStatement>) -> Vec<Expr> {
@@ -895,11 +916,15 @@ impl Builder<'_, '_> {
         let d = match e.into_unrecognized(expected_or_empty()) {
             ParseError::UnrecognizedEof { location, expected } => {
                 let span = self.sp(location, location);
-                if let Some((message, help)) = self.bind_mistake(location, location, &expected) {
+                if let Some((message, help, fix)) = self.bind_mistake(location, location, &expected)
+                {
                     let message = format!("unexpected end of file: {message}");
-                    self.diags.push(
-                        Diagnostic::error(codes::UNEXPECTED_EOF, span, message).with_note(help),
-                    );
+                    let mut d =
+                        Diagnostic::error(codes::UNEXPECTED_EOF, span, message).with_note(help);
+                    if let Some((at, replacement)) = fix {
+                        d = d.with_fix(self.sp(at.start, at.end), replacement);
+                    }
+                    self.diags.push(d);
                     return;
                 }
                 let mut d =
@@ -938,8 +963,12 @@ impl Builder<'_, '_> {
             })
             .collect();
         let span = self.sp(l, r);
-        if let Some((message, help)) = self.bind_mistake(l, r, expected) {
-            return Diagnostic::error(codes::SYNTAX_ERROR, span, message).with_note(help);
+        if let Some((message, help, fix)) = self.bind_mistake(l, r, expected) {
+            let d = Diagnostic::error(codes::SYNTAX_ERROR, span, message).with_note(help);
+            return match fix {
+                Some((at, replacement)) => d.with_fix(self.sp(at.start, at.end), replacement),
+                None => d,
+            };
         }
         let mut d = Diagnostic::error(
             codes::SYNTAX_ERROR,
@@ -962,11 +991,13 @@ impl Builder<'_, '_> {
                 .collect();
             let lower = word.to_ascii_lowercase();
             if wanted.contains(&lower.as_str()) && lower != word {
-                d = d.with_note(format!(
-                    "help: keywords are lower case: did you mean `{lower}`?"
-                ));
+                d = d
+                    .with_note(format!(
+                        "help: keywords are lower case: did you mean `{lower}`?"
+                    ))
+                    .with_fix(span, lower);
             } else if let Some(s) = crate::diag::did_you_mean(&word, &wanted) {
-                d = d.with_note(format!("help: did you mean `{s}`?"));
+                d = d.did_you_mean(&word, s);
             }
         }
         d
@@ -976,8 +1007,15 @@ impl Builder<'_, '_> {
     /// it should be (the grammar's list of expected tokens reads like a puzzle there): a value
     /// without `to`, `=>`/`=`/`:` for `to`, `as` on a `bind`, a typed key without its comma,
     /// nothing after `to` or `in`, and a function called without parentheses. `l..r` is the
-    /// unexpected token (empty at the end of the file).
-    fn bind_mistake(&self, l: usize, r: usize, expected: &[String]) -> Option<(String, String)> {
+    /// unexpected token (empty at the end of the file). With the message and the help comes
+    /// the edit that does what the help says, where it is one edit (a byte range and its new
+    /// text).
+    fn bind_mistake(
+        &self,
+        l: usize,
+        r: usize,
+        expected: &[String],
+    ) -> Option<(String, String, Option<TextEdit>)> {
         let wants = |t: &str| expected.iter().any(|e| e.trim_matches('"') == t);
         // The line of the last thing before the token (`}` after `bind 'k' to` is on the next).
         let previous_end = self.src[..l].trim_end().len();
@@ -1030,24 +1068,28 @@ impl Builder<'_, '_> {
                 return Some((
                     format!("expected `to` after the binding's key, not `{found}`"),
                     format!("help: write `{statement} to{rest}`"),
+                    Some((l..r, "to".to_string())),
                 ));
             }
             if found == "as" {
                 return Some((
                     "`as` gives a multibind its id; a `bind` takes its value after `to`".into(),
                     format!("help: write `{statement} to VALUE`, or `multibind {} as 'id'` to declare a multibind", &statement[statement.find(' ').map_or(0, |i| i + 1)..]),
+                    None,
                 ));
             }
             if key.starts_with(|c: char| c.is_ascii_uppercase()) && found.starts_with(['\'', '"']) {
                 return Some((
                     "expected `,` between the key's type and its name".into(),
                     format!("help: write `{statement}, {found}{rest}`"),
+                    Some((previous_end..previous_end, ",".to_string())),
                 ));
             }
             if starts_value {
                 return Some((
                     "expected `to` between the binding's key and its value".into(),
                     format!("help: write `{statement} to {found}{rest}`"),
+                    Some((l..l, "to ".to_string())),
                 ));
             }
         }
@@ -1055,12 +1097,14 @@ impl Builder<'_, '_> {
             return Some((
                 "expected the binding's value after `to`".into(),
                 format!("help: write `{statement} VALUE` (`to producer EXPR` for a producer), or drop `to` and write `bind abstract ...` if someone else binds it"),
+                None,
             ));
         }
         if is_bind && last_word == "in" && !found.starts_with(['\'', '"']) {
             return Some((
                 "expected the id of the multibind to contribute to after `in`".into(),
                 format!("help: write `{statement} 'ID'`, the id of a `multibind ... as 'ID'`"),
+                None,
             ));
         }
         // `lookup 'x'`: a name right before a value the grammar cannot take there.
@@ -1085,6 +1129,7 @@ impl Builder<'_, '_> {
                     "help: write `{last_word}({found}{})`",
                     if rest.trim().is_empty() { "" } else { " ..." }
                 ),
+                None,
             ));
         }
         None
@@ -2025,11 +2070,11 @@ fn shift(d: &mut Diagnostic, base: usize) {
             );
         }
     };
-    by(&mut d.span);
-    for (span, _) in &mut d.labels {
-        by(span);
-    }
+    d.for_each_span_mut(by);
 }
+
+/// A byte range of the source and the text to write in its place.
+type TextEdit = (std::ops::Range<usize>, String);
 
 fn expected_or_empty() -> Vec<String> {
     Vec::new()
@@ -2272,8 +2317,9 @@ mod tests {
     use std::mem::size_of;
 
     /// Top-level statements are handed over while the parse goes on, not at its end: those
-    /// before a syntax error are handed even though the file has no program. A body's
-    /// statements stay in their body, and a statement call keeps the argument that follows it.
+    /// before a syntax error are handed even though the file has no program (the last one
+    /// before the error too). A body's statements stay in their body, and a statement call
+    /// keeps the argument that follows it.
     #[test]
     fn top_level_statements_are_handed_over_as_they_are_parsed() {
         let src = "class a { class b { } notice(1) $x = 1 }\nnotice 'hi'\n$y = [1, 2]\n\n$z = ";
@@ -2297,6 +2343,7 @@ mod tests {
             [
                 "class a (3 statements)",
                 "call QualifiedName { name: \"notice\" } (1 args)",
+                "Assign",
             ]
         );
         // The nested class is named after the one around it, as in the whole parse.

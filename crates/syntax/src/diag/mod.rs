@@ -50,6 +50,62 @@ pub struct Diagnostic {
     /// interpolated, as Puppet interpolates a value when a lookup returns it): `pbc check`
     /// reports it, `pbc lookup` answers every other key.
     pub per_value: bool,
+    /// The edit that does what the help says (a did-you-mean, a missing `to`), offered by an
+    /// editor as a quick fix and listed in JSON and SARIF.
+    pub fix: Option<Box<Fix>>,
+}
+
+/// An edit in a diagnostic's file: `replacement` in place of the text at `span`, or, when
+/// `word` is given, in place of the one occurrence of `word` as a whole word within that text
+/// (a finding's span is often a whole attribute or type, its misspelt word a part of it). An
+/// edit that cannot be placed for certain ([`Fix::edit`]) is not offered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fix {
+    pub span: Span,
+    pub word: Option<String>,
+    pub replacement: String,
+}
+
+impl Fix {
+    /// Where the edit goes and what it writes there, in `files`; `None` when its place is not
+    /// in `files`, or `word` is not in its span's text exactly once as a whole word.
+    pub fn edit(&self, files: &SourceMap) -> Option<(Span, &str)> {
+        if self.span.is_none() || self.span.file.0 as usize >= files.len() {
+            return None;
+        }
+        let text = files.source(self.span.file).get(self.span.range())?;
+        let Some(word) = self.word.as_deref().filter(|w| !w.is_empty()) else {
+            return Some((self.span, &self.replacement));
+        };
+        let is_word_char = |c: char| c.is_alphanumeric() || c == '_';
+        let mut places = text.match_indices(word).filter(|&(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + word.len()..].chars().next();
+            !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+        });
+        let (at, _) = places.next()?;
+        if places.next().is_some() {
+            return None;
+        }
+        let start = self.span.start + at as u32;
+        let span = Span {
+            file: self.span.file,
+            start,
+            end: start + word.len() as u32,
+        };
+        Some((span, &self.replacement))
+    }
+
+    /// What an editor calls the edit: `` replace `old` with `new` `` or `` insert `new` ``.
+    pub fn title(&self, files: &SourceMap) -> Option<String> {
+        let (span, replacement) = self.edit(files)?;
+        let old = files.source(span.file).get(span.range())?;
+        Some(if old.is_empty() {
+            format!("insert `{}`", replacement.trim())
+        } else {
+            format!("replace `{old}` with `{replacement}`")
+        })
+    }
 }
 
 impl Diagnostic {
@@ -63,7 +119,35 @@ impl Diagnostic {
             notes: Vec::new(),
             across_files: false,
             per_value: false,
+            fix: None,
         }
+    }
+
+    /// Adds the edit that does what the help says ([`Fix`]).
+    pub fn with_fix(mut self, span: Span, replacement: impl Into<String>) -> Diagnostic {
+        self.fix = Some(Box::new(Fix {
+            span,
+            word: None,
+            replacement: replacement.into(),
+        }));
+        self
+    }
+
+    /// `help: did you mean `suggestion`?`, with the edit that writes `suggestion` in place of
+    /// `word` within the primary span.
+    pub fn did_you_mean(self, word: &str, suggestion: &str) -> Diagnostic {
+        self.with_note(format!("help: did you mean `{suggestion}`?"))
+            .with_word_fix(word, suggestion)
+    }
+
+    /// Adds the edit that writes `replacement` in place of `word` within the primary span.
+    pub fn with_word_fix(mut self, word: &str, replacement: &str) -> Diagnostic {
+        self.fix = Some(Box::new(Fix {
+            span: self.span,
+            word: Some(word.to_string()),
+            replacement: replacement.to_string(),
+        }));
+        self
     }
 
     /// Marks a finding that fails only the lookups of the value it points at.
@@ -81,13 +165,22 @@ impl Diagnostic {
     /// Points the diagnostic's spans at `file`: for findings made on a file loaded on its own,
     /// reported with the same file in a larger [`SourceMap`].
     pub fn move_to_file(&mut self, file: crate::span::FileId) {
-        if !self.span.is_none() {
-            self.span.file = file;
-        }
-        for (span, _) in &mut self.labels {
+        self.for_each_span_mut(|span| {
             if !span.is_none() {
                 span.file = file;
             }
+        });
+    }
+
+    /// `f` on every span the diagnostic holds (its own, its labels', its fix's): for moving
+    /// it to another file or place.
+    pub fn for_each_span_mut(&mut self, mut f: impl FnMut(&mut Span)) {
+        f(&mut self.span);
+        for (span, _) in &mut self.labels {
+            f(span);
+        }
+        if let Some(fix) = self.fix.as_mut() {
+            f(&mut fix.span);
         }
     }
 
@@ -267,6 +360,17 @@ struct JsonDiagnostic<'a> {
     /// `relatedLocations`; left out when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related: Vec<JsonLocation<'a>>,
+    /// The edit that does what the help says: its place (`message` is the edit's title) and
+    /// the text to write there; left out when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<JsonFix<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    #[serde(flatten)]
+    at: JsonLocation<'a>,
+    replacement: &'a str,
 }
 
 /// A place a diagnostic points at, with what it says there (1-based, columns in characters).
@@ -274,7 +378,7 @@ struct JsonDiagnostic<'a> {
 /// file it cannot read) has `null` for the file and its positions.
 #[derive(Serialize)]
 struct JsonLocation<'a> {
-    message: &'a str,
+    message: std::borrow::Cow<'a, str>,
     file: Option<&'a str>,
     line: Option<usize>,
     column: Option<usize>,
@@ -283,7 +387,12 @@ struct JsonLocation<'a> {
 }
 
 impl<'a> JsonLocation<'a> {
-    fn new(files: &'a SourceMap, span: crate::span::Span, message: &'a str) -> Self {
+    fn new(
+        files: &'a SourceMap,
+        span: crate::span::Span,
+        message: impl Into<std::borrow::Cow<'a, str>>,
+    ) -> Self {
+        let message = message.into();
         match files.positions(span) {
             Some(((line, column), (end_line, end_column))) => JsonLocation {
                 message,
@@ -325,13 +434,20 @@ pub fn render_json(files: &SourceMap, diags: &[Diagnostic], file_count: usize) -
         .map(|d| JsonDiagnostic {
             severity: d.severity,
             code: d.code,
-            at: JsonLocation::new(files, d.span, &d.message),
+            at: JsonLocation::new(files, d.span, d.message.as_str()),
             notes: &d.notes,
             related: d
                 .labels
                 .iter()
-                .map(|(span, message)| JsonLocation::new(files, *span, message))
+                .map(|(span, message)| JsonLocation::new(files, *span, message.as_str()))
                 .collect(),
+            fix: d.fix.as_ref().and_then(|fix| {
+                let (span, replacement) = fix.edit(files)?;
+                Some(JsonFix {
+                    at: JsonLocation::new(files, span, fix.title(files)?),
+                    replacement,
+                })
+            }),
         })
         .collect();
     let report = JsonReport {
@@ -455,6 +571,60 @@ mod tests {
             std::mem::swap(&mut prev, &mut cur);
         }
         prev[b.len()]
+    }
+
+    /// A did-you-mean's edit is placed only where its word is, once, as a whole word; it is
+    /// listed in JSON and SARIF with its place and title, and not where it has none.
+    #[test]
+    fn fixes_are_placed_only_where_their_word_is_once() {
+        let mut files = SourceMap::default();
+        let id = files.add("a.pp", "layer { includes => 'x' }\nwhen dc 'dc' {}\n");
+        let at = |start: u32, end: u32| crate::span::Span::new(id, start as usize, end as usize);
+        let placed = Diagnostic::error("C", at(8, 24), "m").did_you_mean("includes", "include");
+        let fix = placed.fix.as_deref().expect("a fix");
+        assert_eq!(fix.edit(&files), Some((at(8, 16), "include")));
+        assert_eq!(
+            fix.title(&files).as_deref(),
+            Some("replace `includes` with `include`")
+        );
+        // Part of a longer word is not the word; a word twice is not placed for certain.
+        let inside = Diagnostic::error("C", at(8, 24), "m").did_you_mean("include", "x");
+        assert_eq!(inside.fix.as_deref().and_then(|f| f.edit(&files)), None);
+        let twice = Diagnostic::error("C", at(26, 38), "m").did_you_mean("dc", "datacenter");
+        assert_eq!(twice.fix.as_deref().and_then(|f| f.edit(&files)), None);
+        let nowhere = Diagnostic::error("C", crate::span::Span::NONE, "m").did_you_mean("a", "b");
+        assert_eq!(nowhere.fix.as_deref().and_then(|f| f.edit(&files)), None);
+        let insert = Diagnostic::error("C", at(0, 5), "m").with_fix(at(5, 5), " to");
+        assert_eq!(
+            insert
+                .fix
+                .as_deref()
+                .and_then(|f| f.title(&files))
+                .as_deref(),
+            Some("insert `to`")
+        );
+        let diags = [placed, twice];
+        let json: serde_json::Value =
+            serde_json::from_str(&render_json(&files, &diags, 1)).expect("JSON");
+        let fix = &json["diagnostics"][0]["fix"];
+        assert_eq!(fix["message"], "replace `includes` with `include`");
+        assert_eq!(
+            (&fix["line"], &fix["column"], &fix["end_column"]),
+            (&1.into(), &9.into(), &17.into())
+        );
+        assert_eq!(fix["replacement"], "include");
+        assert!(json["diagnostics"][1].get("fix").is_none());
+        let sarif: serde_json::Value =
+            serde_json::from_str(&sarif::render(&files, &diags)).expect("SARIF");
+        let results = &sarif["runs"][0]["results"];
+        let change = &results[0]["fixes"][0]["artifactChanges"][0];
+        assert_eq!(change["artifactLocation"]["uri"], "a.pp");
+        assert_eq!(change["replacements"][0]["deletedRegion"]["startColumn"], 9);
+        assert_eq!(
+            change["replacements"][0]["insertedContent"]["text"],
+            "include"
+        );
+        assert!(results[1].get("fixes").is_none());
     }
 
     /// A diagnostic about no place in a file ([`Span::NONE`], for its place or a label's)

@@ -62,6 +62,23 @@ pub fn render(files: &SourceMap, diags: &[Diagnostic]) -> String {
             if !related.is_empty() {
                 result["relatedLocations"] = Value::Array(related);
             }
+            if let Some(fix) = d.fix.as_ref() {
+                if let (Some((span, replacement)), Some(title)) = (fix.edit(files), fix.title(files)) {
+                    if let Some(((l, c), (el, ec))) = files.positions(span) {
+                        let place = location(files.name(span.file), l, c, el, ec);
+                        result["fixes"] = json!([{
+                            "description": { "text": title },
+                            "artifactChanges": [{
+                                "artifactLocation": place["artifactLocation"],
+                                "replacements": [{
+                                    "deletedRegion": place["region"],
+                                    "insertedContent": { "text": replacement },
+                                }],
+                            }],
+                        }]);
+                    }
+                }
+            }
             result
         })
         .collect();

@@ -867,7 +867,7 @@ impl<'s> Lexer<'s> {
                         span,
                         format!("keywords are lower case: write `{lower}`, not `{text}`"),
                     )
-                    .with_note(format!("help: did you mean `{lower}`?")),
+                    .did_you_mean(text, lower),
                 );
                 self.push(start, tok, stop);
                 return;
