@@ -80,6 +80,40 @@ pub(crate) fn category_slot(text: &str, offset: usize) -> Option<(usize, usize)>
     matches!(word, "when" | "and" | "or").then_some((start, end))
 }
 
+/// The bindings URI (a layer's `include` or `exclude`, a string or one of an array's) at byte
+/// `offset` of the manifest `text`, with where it is written.
+pub(crate) fn layer_uri_at(text: &str, offset: usize) -> Option<(String, usize, usize)> {
+    let mut statements = Vec::new();
+    let _ = crate::parse_file_statements(FileId(0), text, &mut |e| statements.push(e));
+    let within = |span: Span| (span.start as usize) <= offset && offset <= span.end as usize;
+    for statement in statements.iter().filter(|s| within(s.span)) {
+        let ExprKind::Site(site) = &statement.kind else {
+            continue;
+        };
+        for item in &site.items {
+            let SiteItem::Layers { layers, .. } = item else {
+                continue;
+            };
+            let ops = layers.iter().flat_map(|l| &l.ops);
+            for op in ops.filter(|op| op.name == "include" || op.name == "exclude") {
+                let values = match &op.value.kind {
+                    ExprKind::Array { elements } => elements.iter().collect(),
+                    _ => vec![&op.value],
+                };
+                for value in values {
+                    if let ExprKind::String { value: uri } = &value.kind {
+                        if within(value.span) {
+                            let (start, end) = (value.span.start as usize, value.span.end as usize);
+                            return Some((uri.to_string(), start, end));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
 /// The key at byte `offset` of `text`, a manifest or a data file.
 pub(crate) fn key_at(text: &str, offset: usize, is_manifest: bool) -> Option<KeyAt> {
     if is_manifest {

@@ -48,6 +48,8 @@ pub struct Workspace {
     /// How many times the tree as the editor holds it changed (a buffer opened, changed or
     /// closed; files changed on disk): what a loaded tree was loaded from.
     generation: u64,
+    /// How many times the editor told of changes on disk: what a file's names were read at.
+    disk_generation: u64,
     /// The tree loaded for the last node explained, while nothing changed since.
     loaded: std::sync::Mutex<Option<LoadedTree>>,
     /// What the last check kept for the next: each file's parse, reused while its text is
@@ -77,6 +79,8 @@ struct TreeFiles {
 struct IndexedFile {
     digest: (usize, u64),
     names: Arc<keys::Names>,
+    /// Read from the file on disk (not a buffer) at this [`Workspace::disk_generation`].
+    from_disk_at: Option<u64>,
 }
 
 fn digest(text: &str) -> (usize, u64) {
@@ -222,6 +226,7 @@ impl Workspace {
             facts: None,
             node: None,
             generation: 0,
+            disk_generation: 0,
             loaded: std::sync::Mutex::new(None),
             check_memo: std::sync::Mutex::default(),
             kept_disk: None,
@@ -241,6 +246,8 @@ impl Workspace {
     /// does, and nothing is kept.
     pub fn keep_disk(&mut self, keep: bool) {
         self.kept_disk = keep.then(crate::source::KeptDisk::new);
+        // What was read before is not known to be as it was.
+        self.disk_generation += 1;
     }
 
     /// Files of the tree changed on disk (saved, created, deleted): nothing listed or read
@@ -250,6 +257,7 @@ impl Workspace {
             kept.forget();
         }
         self.generation += 1;
+        self.disk_generation += 1;
     }
 
     /// The buffer at `path` opened or changed to `text`.
@@ -407,15 +415,37 @@ impl Workspace {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let known = &*index;
+        // While the editor tells of every change on disk, a file read from disk since the last
+        // change is as it was: it is not read again.
+        let unchanged_on_disk = |path: &Path| {
+            let indexed = known.get(path)?;
+            let still = self.kept_disk.is_some()
+                && !self.open.contains_key(path)
+                && indexed.from_disk_at == Some(self.disk_generation);
+            still.then(|| IndexedFile {
+                digest: indexed.digest,
+                names: indexed.names.clone(),
+                from_disk_at: indexed.from_disk_at,
+            })
+        };
         let read = crate::parallel::parallel_map(all.len(), |i| {
             let (path, manifest) = all[i];
+            if let Some(indexed) = unchanged_on_disk(path) {
+                return Some((path.clone(), indexed));
+            }
             let text = self.text(path).ok()?;
             let digest = digest(&text);
             let names = match known.get(path).filter(|f| f.digest == digest) {
                 Some(indexed) => indexed.names.clone(),
                 None => Arc::new(keys::names_in(&text, manifest)),
             };
-            Some((path.clone(), IndexedFile { digest, names }))
+            let from_disk_at = (!self.open.contains_key(path)).then_some(self.disk_generation);
+            let indexed = IndexedFile {
+                digest,
+                names,
+                from_disk_at,
+            };
+            Some((path.clone(), indexed))
         });
         let fresh: BTreeMap<PathBuf, IndexedFile> = read.into_iter().flatten().collect();
         let out = fresh
@@ -625,6 +655,58 @@ impl Workspace {
         })
     }
 
+    /// The files a layer's `include` or `exclude` URI at `position` names, as the layers take
+    /// them: a bindings file (`confdir:/NAME`, `module:/MODULE::NAME`, `module:/*::NAME`), or
+    /// the `hiera.yaml` whose data it reads (`confdir-hiera:/DIR`, `module-hiera:/MODULE/DIR`).
+    /// `None` where the cursor is on no such URI.
+    fn layer_uri_definition(
+        &self,
+        path: &Path,
+        position: lsp_types::Position,
+    ) -> Option<Vec<Location>> {
+        if path.extension().is_none_or(|e| e != "pp") {
+            return None;
+        }
+        let text = self.text(path).ok()?;
+        let offset = LineIndex::new(&text).offset(position, self.encoding);
+        let (uri, _, _) = keys::layer_uri_at(&text, offset)?;
+        let options = self.options_with_buffers();
+        let Ok(files) = crate::tree::discover(std::slice::from_ref(&self.root), &options) else {
+            return Some(Vec::new());
+        };
+        let sources: Vec<(usize, crate::lower::layers::BindingsSource)> = files
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let source = match &f.role {
+                    crate::tree::FileRole::HieraConfig { module, dir } => {
+                        crate::lower::layers::BindingsSource {
+                            module: module.as_deref(),
+                            name: "",
+                            hiera: Some(dir),
+                        }
+                    }
+                    role => crate::lower::layers::BindingsSource::of(role)?,
+                };
+                Some((i, source))
+            })
+            .collect();
+        let only: Vec<crate::lower::layers::BindingsSource> =
+            sources.iter().map(|(_, s)| *s).collect();
+        let named = crate::lower::layers::named_by(&uri, &only).unwrap_or_default();
+        let start = lsp_types::Position::new(0, 0);
+        Some(
+            named
+                .into_iter()
+                .filter_map(|at| {
+                    let file = &files[sources.get(at)?.0];
+                    let uri = uri_of(&absolute(&file.path))?;
+                    Some(Location::new(uri, lsp_types::Range::new(start, start)))
+                })
+                .collect(),
+        )
+    }
+
     /// Where the sites declare the category at `position`.
     fn category_definition(&self, path: &Path, position: lsp_types::Position) -> Vec<Location> {
         let Some(category) = self.category_at(path, position) else {
@@ -654,10 +736,7 @@ impl Workspace {
         )
     }
 
-    fn locations<'a>(
-        &self,
-        places: impl Iterator<Item = &'a CategoryPlace>,
-    ) -> Vec<Location> {
+    fn locations<'a>(&self, places: impl Iterator<Item = &'a CategoryPlace>) -> Vec<Location> {
         let mut out = Vec::new();
         for (file, c) in places {
             let (Ok(text), Some(uri)) = (self.text(file), uri_of(file)) else {
@@ -832,6 +911,9 @@ impl Workspace {
     /// every layer, matching the chosen node or not) and the Hiera data entries found for the
     /// chosen node.
     pub fn definition(&self, path: &Path, position: lsp_types::Position) -> Vec<Location> {
+        if let Some(files) = self.layer_uri_definition(path, position) {
+            return files;
+        }
         let Some((key, _)) = self.key_at(path, position) else {
             return self.category_definition(path, position);
         };

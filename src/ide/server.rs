@@ -96,6 +96,8 @@ pub fn run(
     };
     let mut server = Server {
         connection,
+        arrived: std::collections::VecDeque::new(),
+        cancelled: std::collections::BTreeSet::new(),
         workspace,
         published: BTreeMap::new(),
         without_place: Vec::new(),
@@ -112,6 +114,10 @@ pub fn run(
 
 struct Server<'c, 'l> {
     connection: &'c Connection,
+    /// Messages read ahead (to see the cancellations among them), not yet handled.
+    arrived: std::collections::VecDeque<Message>,
+    /// The requests the editor cancelled before they were answered (`$/cancelRequest`).
+    cancelled: std::collections::BTreeSet<RequestId>,
     workspace: Workspace,
     /// What the editor was last given for each file with diagnostics: a file is sent again
     /// only when its list or its buffer's version changed, and an empty list when it has none
@@ -125,6 +131,9 @@ struct Server<'c, 'l> {
     can_watch: bool,
     log: &'l mut dyn FnMut(&str),
 }
+
+/// How many cancelled requests not yet seen are remembered.
+const MOST_CANCELLED: usize = 1024;
 
 /// The id of the server's request that the editor watch the tree's files.
 const WATCH_REQUEST: &str = "pbc/watch-the-tree";
@@ -209,14 +218,18 @@ impl Server<'_, '_> {
 
     fn serve(&mut self) -> Ended {
         loop {
-            let Ok(message) = self.connection.receiver.recv() else {
-                return Ended::WithoutShutdown;
+            let message = match self.arrived.pop_front() {
+                Some(message) => message,
+                None => match self.connection.receiver.recv() {
+                    Ok(message) => message,
+                    Err(_) => return Ended::WithoutShutdown,
+                },
             };
             if let Some(ended) = self.handle(message) {
                 return ended;
             }
             // Changes that came together are checked together.
-            while let Ok(message) = self.connection.receiver.try_recv() {
+            while let Some(message) = self.next_arrived() {
                 if let Some(ended) = self.handle(message) {
                     return ended;
                 }
@@ -237,9 +250,45 @@ impl Server<'_, '_> {
         self.publish_diagnostics()
     }
 
+    /// Every message that has come, read ahead: the cancellations among them noted.
+    fn read_ahead(&mut self) {
+        while let Ok(message) = self.connection.receiver.try_recv() {
+            match message {
+                Message::Notification(n) if n.method == note::Cancel::METHOD => self.cancel(&n),
+                other => self.arrived.push_back(other),
+            }
+        }
+    }
+
+    /// The next message that has come, if any, without waiting.
+    fn next_arrived(&mut self) -> Option<Message> {
+        if self.arrived.is_empty() {
+            self.read_ahead();
+        }
+        self.arrived.pop_front()
+    }
+
+    /// `$/cancelRequest`: the request is answered `RequestCancelled` if it is not answered
+    /// yet. Ids the session never answers are forgotten past a bound: a client cannot grow
+    /// the set without end.
+    fn cancel(&mut self, n: &Notification) {
+        let Ok(params) = serde_json::from_value::<lsp_types::CancelParams>(n.params.clone()) else {
+            return;
+        };
+        let id = match params.id {
+            lsp_types::NumberOrString::Number(n) => RequestId::from(n),
+            lsp_types::NumberOrString::String(s) => RequestId::from(s),
+        };
+        if self.cancelled.len() >= MOST_CANCELLED {
+            self.cancelled.clear();
+        }
+        self.cancelled.insert(id);
+    }
+
     /// One message handled; `Some` when the session is over.
     fn handle(&mut self, message: Message) -> Option<Ended> {
         match message {
+            Message::Notification(n) if n.method == note::Cancel::METHOD => self.cancel(&n),
             Message::Request(request) => {
                 // A request is answered from the tree as changed so far, and after the
                 // diagnostics of those changes: an editor never sees an answer that is newer
@@ -247,7 +296,16 @@ impl Server<'_, '_> {
                 if !self.catch_up() {
                     return Some(Ended::WithoutShutdown);
                 }
-                let answer = if self.shutdown {
+                // A request the editor cancelled while the tree was checked is not answered
+                // from it.
+                self.read_ahead();
+                let answer = if self.cancelled.remove(&request.id) {
+                    Response::new_err(
+                        request.id,
+                        ErrorCode::RequestCanceled as i32,
+                        "the editor cancelled the request".to_string(),
+                    )
+                } else if self.shutdown {
                     Response::new_err(
                         request.id,
                         ErrorCode::InvalidRequest as i32,
@@ -472,8 +530,7 @@ impl Server<'_, '_> {
                 self.workspace.files_changed();
                 Ok(())
             }
-            // Everything else (`initialized`, `$/cancelRequest`: every request is answered
-            // before the next message is read) needs nothing.
+            // Everything else (`initialized`) needs nothing.
             _ => return,
         };
         match handled {

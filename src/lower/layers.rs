@@ -239,6 +239,22 @@ enum Resolved {
 /// in source order.
 type ByName<'s> = foldhash::HashMap<(Option<&'s str>, &'s str), Vec<usize>>;
 
+/// The sources a layer's `include` or `exclude` URI names (indexes into `sources`, as
+/// [`compose`] takes them); `None` for a URI of another scheme (the injector's) or one pbc
+/// cannot read.
+pub fn named_by(uri: &str, sources: &[BindingsSource]) -> Option<Vec<usize>> {
+    let mut by_name: ByName = foldhash::HashMap::default();
+    for (i, s) in sources.iter().enumerate() {
+        if s.hiera.is_none() {
+            by_name.entry((s.module, s.name)).or_default().push(i);
+        }
+    }
+    match resolve(uri, sources, &by_name) {
+        Resolved::Files { files, .. } => Some(files),
+        Resolved::External | Resolved::Invalid => None,
+    }
+}
+
 fn resolve(uri: &str, sources: &[BindingsSource], by_name: &ByName) -> Resolved {
     let Some((scheme, rest)) = uri.split_once(':') else {
         return Resolved::Invalid;

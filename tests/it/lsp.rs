@@ -7,6 +7,7 @@ use lsp_server::{Connection, Message, Notification, Request, RequestId, Response
 use puppet_bindings::ide::server::{run, Ended};
 use puppet_bindings::ide::text::path_to_uri;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -749,6 +750,28 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
         );
         let announced = editor.published_so_far();
         assert_eq!(reports_broken(&announced), kept, "{announced:#?}");
+        // References read a file's keys again when it changed on disk: at once when nothing
+        // is kept, once the editor tells of it when the disk is kept.
+        let references = |editor: &mut Editor| {
+            let mut params = at(editor, file, 1, 10);
+            params["context"] = json!({"includeDeclaration": true});
+            let found = editor.request("textDocument/references", params);
+            found.as_array().map_or(0, Vec::len)
+        };
+        let before = references(&mut editor);
+        std::fs::write(
+            root.join(broken),
+            "bindings broken {\n  bind 'ntp::servers' to []\n}\n",
+        )
+        .expect("written");
+        let unannounced = references(&mut editor);
+        assert_eq!(unannounced, if kept { before } else { before + 1 });
+        editor.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": editor.uri(broken), "type": 2}]}),
+        );
+        let _ = editor.published_so_far();
+        assert_eq!(references(&mut editor), before + 1);
         let (ended, log) = editor.finish();
         assert_eq!(ended, Ended::Clean);
         assert_eq!(
@@ -1118,5 +1141,135 @@ fn categories_are_explained_found_and_completed() {
     assert_eq!(labels, ["node", "environment", "datacenter"], "{all:#}");
     answers.insert("completion after when".into(), completion);
     snapshot("lsp@categories", &Value::Object(answers));
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
+/// A request the editor cancels (`$/cancelRequest`) before the server answers it is answered
+/// `RequestCancelled`, and the ones around it as usual. Every message is sent before the server
+/// starts, so it has them all when it comes to the request.
+#[test]
+fn cancelled_requests_are_answered_cancelled() {
+    let root = std::fs::canonicalize(example("site")).expect("the example");
+    let (server_side, editor) = Connection::memory();
+    let uri = path_to_uri(&root.join("bindings/default.pp"));
+    let hover = |id: i32| {
+        Message::from(Request::new(
+            RequestId::from(id),
+            "textDocument/hover".to_string(),
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 10}}),
+        ))
+    };
+    let messages = [
+        Request::new(
+            RequestId::from(1),
+            "initialize".to_string(),
+            json!({"capabilities": {}, "rootUri": path_to_uri(&root)}),
+        )
+        .into(),
+        Notification::new("initialized".to_string(), json!({})).into(),
+        hover(2),
+        Notification::new("$/cancelRequest".to_string(), json!({"id": 2})).into(),
+        hover(3),
+        // A cancellation of what was answered, or never asked, changes nothing.
+        Notification::new("$/cancelRequest".to_string(), json!({"id": 99})).into(),
+        Request::new(RequestId::from(4), "shutdown".to_string(), Value::Null).into(),
+        Notification::new("exit".to_string(), Value::Null).into(),
+    ];
+    for message in messages {
+        editor.sender.send(message).expect("queued");
+    }
+    let fallback = root.clone();
+    let server =
+        std::thread::spawn(move || run(&server_side, Default::default(), &fallback, &mut |_| {}));
+    assert_eq!(server.join().expect("no panic"), Ended::Clean);
+    let mut answers = BTreeMap::new();
+    while let Ok(message) = editor.receiver.try_recv() {
+        if let Message::Response(r) = message {
+            let answer = match r.response_result {
+                Ok(result) => (Some(result), None),
+                Err(error) => (None, Some(error.code)),
+            };
+            answers.insert(format!("{:?}", r.id), answer);
+        }
+    }
+    assert_eq!(answers.len(), 4, "{answers:#?}");
+    let cancelled = &answers[&format!("{:?}", RequestId::from(2))];
+    assert_eq!(cancelled.1, Some(-32800), "{cancelled:?}");
+    let answered = &answers[&format!("{:?}", RequestId::from(3))];
+    assert!(
+        answered.0.as_ref().is_some_and(|h| h["contents"]["value"]
+            .as_str()
+            .is_some_and(|v| v.contains("ntp::servers"))),
+        "{answered:?}"
+    );
+}
+
+/// Definition on a layer's `include` URI goes to the files it names, as the layers take them:
+/// a site's bindings file, every module's for `module:/*::NAME`, nothing for an optional one
+/// the tree lacks, and the `hiera.yaml` a `module-hiera:` URI reads the data of.
+#[test]
+fn a_layers_include_leads_to_its_files() {
+    let (mut editor, _) = Editor::initialized_quietly(&tree("valid_composition"), Value::Null);
+    let site = "manifests/site.pp";
+    let text = std::fs::read_to_string(editor.root.join(site)).expect("the site");
+    let column = |line: usize, needle: &str| {
+        let found = text.lines().nth(line).and_then(|l| l.find(needle));
+        found.expect("the URI") as u32 + 2
+    };
+    let files = |editor: &mut Editor, line: usize, needle: &str| {
+        let found = editor.request(
+            "textDocument/definition",
+            at(editor, site, line as u32, column(line, needle)),
+        );
+        let found = editor.portable_value(found);
+        let mut uris: Vec<String> = found
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|l| l["uri"].as_str().map(str::to_string))
+            .collect();
+        uris.sort();
+        uris
+    };
+    assert_eq!(
+        files(&mut editor, 7, "'confdir:/default"),
+        ["<root>/bindings/default.pp"]
+    );
+    assert!(files(&mut editor, 7, "'confdir:/optional").is_empty());
+    assert_eq!(
+        files(&mut editor, 8, "'module:/*::default"),
+        [
+            "<root>/modules/apache/bindings/default.pp",
+            "<root>/modules/ntp/bindings/default.pp"
+        ]
+    );
+    assert_eq!(editor.finish().0, Ended::Clean);
+
+    let (mut editor, _) = Editor::initialized(&tree("hiera_config"), Value::Null);
+    let on_disk = std::fs::read_to_string(editor.root.join(site)).expect("the site");
+    let with_layers = on_disk.replace(
+        "  }\n}\n",
+        "  }\n  bindings => [layer { 'data': include => 'module-hiera:/good' }]\n}\n",
+    );
+    did_open(&editor, site, &with_layers);
+    let _ = editor.published_so_far();
+    let line = with_layers
+        .lines()
+        .position(|l| l.contains("module-hiera"))
+        .expect("the layer") as u32;
+    let character = with_layers
+        .lines()
+        .nth(line as usize)
+        .and_then(|l| l.find("good"))
+        .expect("good") as u32;
+    let found = editor.request(
+        "textDocument/definition",
+        at(&editor, site, line, character),
+    );
+    let found = editor.portable_value(found);
+    assert_eq!(
+        found,
+        json!([{"uri": "<root>/modules/good/hiera.yaml", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}])
+    );
     assert_eq!(editor.finish().0, Ended::Clean);
 }
