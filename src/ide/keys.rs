@@ -36,6 +36,9 @@ pub struct CategoryAt {
     /// Where the site declares it (`categories { NAME => ... }`), with the source of its
     /// value; `None` where a `when` names it.
     pub declared: Option<String>,
+    /// Declared: the fact its value is, when it is nothing but a fact (`$facts['dc']`). In a
+    /// `when`: the value it names, when literal.
+    pub value: Option<String>,
 }
 
 /// What a file names: its keys and its categories, each in the order written.
@@ -112,6 +115,51 @@ pub(crate) fn layer_uri_at(text: &str, offset: usize) -> Option<(String, usize, 
         }
     }
     None
+}
+
+/// Where a category's value is being written at byte `offset` of the manifest `text`: after
+/// `when CATEGORY` (or `and`/`or CATEGORY`), quoted or not yet. The category, the byte range
+/// of the value so far (inside its quotes), and whether it is quoted.
+pub(crate) fn category_value_slot(
+    text: &str,
+    offset: usize,
+) -> Option<(String, usize, usize, bool)> {
+    let offset = (0..=offset.min(text.len()))
+        .rev()
+        .find(|&at| text.is_char_boundary(at))?;
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let written = &text[line_start..offset];
+    let is_value_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+    // The value so far: after an opening quote, or a bare word.
+    let (value_start, quoted) = match written.rfind(['\'', '"']) {
+        Some(q) if written[q + 1..].chars().all(is_value_char) => (q + 1, true),
+        _ => (
+            written
+                .char_indices()
+                .rev()
+                .take_while(|&(_, c)| is_value_char(c))
+                .last()
+                .map_or(written.len(), |(i, _)| i),
+            false,
+        ),
+    };
+    let before = &written[..value_start - usize::from(quoted)];
+    if !before.ends_with([' ', '\t']) {
+        return None;
+    }
+    let mut words = before.split_whitespace().rev();
+    let category = words.next()?;
+    let keyword = words.next()?;
+    if !matches!(keyword, "when" | "and" | "or")
+        || !category.chars().all(|c| c.is_alphanumeric() || c == '_')
+    {
+        return None;
+    }
+    let end = offset
+        + text[offset..]
+            .find(|c: char| !is_value_char(c))
+            .unwrap_or(text.len() - offset);
+    Some((category.to_string(), line_start + value_start, end, quoted))
 }
 
 /// The key at byte `offset` of `text`, a manifest or a data file.
@@ -261,7 +309,13 @@ impl<'s> Keys<'s> {
     }
 
     /// The category whose name starts `span` (a site's declaration, a `when`'s predicate).
-    fn category(&mut self, name: &str, span: Span, declared: Option<String>) {
+    fn category(
+        &mut self,
+        name: &str,
+        span: Span,
+        declared: Option<String>,
+        value: Option<String>,
+    ) {
         let start = span.start as usize;
         let end = start + name.len();
         if !name.is_empty()
@@ -273,6 +327,7 @@ impl<'s> Keys<'s> {
                 start,
                 end,
                 declared,
+                value,
             });
         }
     }
@@ -333,7 +388,8 @@ impl<'s> Keys<'s> {
                     if let SiteItem::Categories { entries, .. } = item {
                         for c in entries {
                             let value = self.src.get(c.value.span.range()).unwrap_or_default();
-                            self.category(&c.name, c.span, Some(value.to_string()));
+                            let fact = crate::load::fact_of_expr(&c.value);
+                            self.category(&c.name, c.span, Some(value.to_string()), fact);
                         }
                     }
                 }
@@ -376,7 +432,11 @@ impl<'s> Keys<'s> {
                 ..
             } if self.wants(*span) => {
                 for p in condition.iter().flatten() {
-                    self.category(&p.category, p.span, None);
+                    let value = p.value.as_ref().and_then(|v| match &v.kind {
+                        ExprKind::String { value } => Some(value.to_string()),
+                        _ => None,
+                    });
+                    self.category(&p.category, p.span, None, value);
                 }
                 for i in items {
                     self.item(i);
@@ -552,6 +612,21 @@ mod tests {
             names.categories[0].declared.as_deref(),
             Some("$facts['dc']")
         );
+        // A declaration's fact; a `when`'s literal value.
+        assert_eq!(names.categories[0].value.as_deref(), Some("dc"));
+        assert_eq!(names.categories[1].value.as_deref(), Some("fqdn"));
+        assert_eq!(names.categories[2].value.as_deref(), Some("ams"));
+        let slot = |text: &str, marker: &str| {
+            let offset = text.find(marker).expect("the marker") + marker.len();
+            category_value_slot(text, offset).map(|(c, s, e, q)| (c, text[s..e].to_string(), q))
+        };
+        let typing = "bindings b {\n  when dc 'am\n}\n";
+        assert_eq!(slot(typing, "'a"), Some(("dc".into(), "am".into(), true)));
+        assert_eq!(
+            slot("  when dc x and os \n", "os "),
+            Some(("os".into(), String::new(), false))
+        );
+        assert_eq!(slot("  bind 'k' to 'x\n", "'x"), None);
         let at = |marker: &str| {
             category_at(src, src.find(marker).expect("the marker") + 1).map(|c| c.name)
         };

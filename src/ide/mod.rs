@@ -509,6 +509,15 @@ impl Workspace {
         if let Some((start, end)) = keys::category_slot(&text, offset).filter(|_| manifest) {
             return Some(self.category_completion(&text, start, end, offset));
         }
+        if let Some(slot) = keys::category_value_slot(&text, offset).filter(|_| manifest) {
+            return Some(self.category_value_completion(&text, slot, offset));
+        }
+        if let Some((_, start, end)) = keys::layer_uri_at(&text, offset).filter(|_| manifest) {
+            let (start, end) = keys::unquoted(&text, start, end);
+            if start <= offset && offset <= end {
+                return Some(self.layer_uri_completion(&text, start, end, offset));
+            }
+        }
         let (start, end) = keys::key_slot(&text, offset, manifest)?;
         let written = text.get(start..offset.max(start))?;
         // Each key with how many places bind it and ask for it.
@@ -707,6 +716,80 @@ impl Workspace {
         )
     }
 
+    /// The bindings URIs that complete the one being written in a layer's `include` or
+    /// `exclude` (`start..end` of `text`): every file of the tree a layer can name
+    /// (`confdir:/NAME`, `module:/MODULE::NAME`, `module:/*::NAME` for a name some module has,
+    /// `confdir-hiera:/DIR`, `module-hiera:/MODULE/DIR`), each with the file it names.
+    fn layer_uri_completion(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        offset: usize,
+    ) -> lsp_types::CompletionList {
+        let written = text.get(start..offset.max(start)).unwrap_or_default();
+        let options = self.options_with_buffers();
+        let files =
+            crate::tree::discover(std::slice::from_ref(&self.root), &options).unwrap_or_default();
+        let mut uris: BTreeMap<String, String> = BTreeMap::new();
+        for f in &files {
+            let shown = f.path.strip_prefix(&self.root).unwrap_or(&f.path);
+            let shown = shown.display().to_string();
+            match &f.role {
+                crate::tree::FileRole::Bindings {
+                    expected_name,
+                    module: None,
+                } => {
+                    uris.insert(format!("confdir:/{expected_name}"), shown);
+                }
+                crate::tree::FileRole::Bindings {
+                    expected_name,
+                    module: Some(module),
+                } => {
+                    uris.insert(format!("module:/{expected_name}"), shown);
+                    if let Some(name) = expected_name
+                        .strip_prefix(module.as_str())
+                        .and_then(|n| n.strip_prefix("::"))
+                    {
+                        uris.insert(
+                            format!("module:/*::{name}"),
+                            format!("the `{name}` bindings of every module that has them"),
+                        );
+                    }
+                }
+                crate::tree::FileRole::HieraConfig { module, dir } => {
+                    let uri = match module {
+                        None => format!("confdir-hiera:/{dir}"),
+                        Some(m) if dir.is_empty() => format!("module-hiera:/{m}"),
+                        Some(m) => format!("module-hiera:/{m}/{dir}"),
+                    };
+                    uris.insert(uri, shown);
+                }
+                _ => {}
+            }
+        }
+        let index = LineIndex::new(text);
+        let range = index.range(start, end, self.encoding);
+        let items = uris
+            .into_iter()
+            .filter(|(uri, _)| uri.starts_with(written))
+            .take(MOST_COMPLETIONS)
+            .map(|(uri, file)| lsp_types::CompletionItem {
+                label: uri.clone(),
+                kind: Some(lsp_types::CompletionItemKind::FILE),
+                detail: Some(file),
+                text_edit: Some(lsp_types::CompletionTextEdit::Edit(
+                    lsp_types::TextEdit::new(range, uri),
+                )),
+                ..Default::default()
+            })
+            .collect();
+        lsp_types::CompletionList {
+            is_incomplete: false,
+            items,
+        }
+    }
+
     /// Where the sites declare the category at `position`.
     fn category_definition(&self, path: &Path, position: lsp_types::Position) -> Vec<Location> {
         let Some(category) = self.category_at(path, position) else {
@@ -808,6 +891,117 @@ impl Workspace {
             is_incomplete: false,
             items,
         }
+    }
+
+    /// The values a category being tested can take (`slot`: the category, where its value is
+    /// written in `text`, and whether it is quoted): those the tree's `when`s name for it, and
+    /// those its fact has in the nodes of the tree's `facts/` (the fact the site's
+    /// declaration reads; `fqdn` for an undeclared `node`, D8; the category's own name for
+    /// pbc's defaults, D10).
+    fn category_value_completion(
+        &self,
+        text: &str,
+        (category, start, end, quoted): (String, usize, usize, bool),
+        offset: usize,
+    ) -> lsp_types::CompletionList {
+        let written = text.get(start..offset.max(start)).unwrap_or_default();
+        let (declared, used) = self.category_places();
+        // Each value with the `when`s that name it and the nodes whose facts give it.
+        let mut values: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
+        for (_, c) in used.iter().filter(|(_, c)| c.name == category) {
+            if let Some(v) = &c.value {
+                values.entry(v.clone()).or_default().0 += 1;
+            }
+        }
+        let fact = match declared.iter().find(|(_, c)| c.name == category) {
+            Some((_, c)) => c.value.clone(),
+            None if category == "node" => Some("fqdn".to_string()),
+            None if declared.is_empty()
+                && crate::lower::DEFAULT_CATEGORIES.contains(&category.as_str()) =>
+            {
+                Some(category.clone())
+            }
+            None => None,
+        };
+        if let Some(fact) = fact {
+            for (node, value) in self.fact_values(&fact) {
+                values.entry(value).or_default().1.push(node);
+            }
+        }
+        let index = LineIndex::new(text);
+        let range = index.range(start, end, self.encoding);
+        let items = values
+            .into_iter()
+            .filter(|(v, _)| v.starts_with(written))
+            .map(|(value, (whens, nodes))| {
+                let mut detail = Vec::new();
+                if whens > 0 {
+                    detail.push(format!(
+                        "named by {whens} `when`{}",
+                        if whens == 1 { "" } else { "s" }
+                    ));
+                }
+                if !nodes.is_empty() {
+                    let shown: Vec<&str> = nodes.iter().take(3).map(String::as_str).collect();
+                    let more = nodes.len().saturating_sub(shown.len());
+                    detail.push(format!(
+                        "the fact of {}{}",
+                        shown.join(", "),
+                        if more > 0 {
+                            format!(" and {more} more")
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+                let new_text = if quoted {
+                    value.clone()
+                } else {
+                    format!("'{value}'")
+                };
+                lsp_types::CompletionItem {
+                    label: value,
+                    kind: Some(lsp_types::CompletionItemKind::VALUE),
+                    detail: Some(detail.join("; ")),
+                    text_edit: Some(lsp_types::CompletionTextEdit::Edit(
+                        lsp_types::TextEdit::new(range, new_text),
+                    )),
+                    ..Default::default()
+                }
+            })
+            .take(MOST_COMPLETIONS)
+            .collect();
+        lsp_types::CompletionList {
+            is_incomplete: false,
+            items,
+        }
+    }
+
+    /// The value of the fact `fact` (a string, number or boolean) for each node of the tree's
+    /// `facts/` that has it, as (node, value); at most [`MOST_FACTSETS`] factsets are read.
+    fn fact_values(&self, fact: &str) -> Vec<(String, String)> {
+        let Ok(sets) = crate::inject::nodes::factsets(&self.root.join("facts")) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (node, path) in sets.into_iter().take(MOST_FACTSETS) {
+            if !self.may_read(&path) {
+                continue;
+            }
+            let mut request = crate::load::Request::default();
+            if crate::load::facts::load(&path, &mut request, &self.options.files).is_err() {
+                continue;
+            }
+            let value = match request.facts.get(fact) {
+                Some(crate::eval::Value::String(s)) => s.to_string(),
+                Some(v @ (crate::eval::Value::Integer(_) | crate::eval::Value::Boolean(_))) => {
+                    v.to_display_string()
+                }
+                _ => continue,
+            };
+            out.push((node, value));
+        }
+        out
     }
 
     /// `pbc lookup --explain KEY` over the tree as the editor holds it, for `node` (a node
@@ -1144,6 +1338,9 @@ pub const MOST_SYMBOLS: usize = 2000;
 
 /// The most keys a completion offers: past them, the editor asks again as more is typed.
 pub const MOST_COMPLETIONS: usize = 1000;
+
+/// The most factsets of the tree's `facts/` a completion reads for a category's values.
+pub const MOST_FACTSETS: usize = 1000;
 
 /// `symbols` and those inside them, each named with the one it is in, where the name holds
 /// `query` (already lowercase).

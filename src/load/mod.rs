@@ -831,7 +831,7 @@ fn category_facts(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<(String, Str
 }
 
 /// The fact an expression reads when it is nothing but that fact.
-fn fact_of_expr(e: &ast::Expr) -> Option<String> {
+pub fn fact_of_expr(e: &ast::Expr) -> Option<String> {
     use ast::ExprKind;
     match &e.kind {
         ExprKind::Variable { name } => Some(name.trim_start_matches("::").to_string()),

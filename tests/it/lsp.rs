@@ -1206,7 +1206,8 @@ fn cancelled_requests_are_answered_cancelled() {
 
 /// Definition on a layer's `include` URI goes to the files it names, as the layers take them:
 /// a site's bindings file, every module's for `module:/*::NAME`, nothing for an optional one
-/// the tree lacks, and the `hiera.yaml` a `module-hiera:` URI reads the data of.
+/// the tree lacks, and the `hiera.yaml` a `module-hiera:` URI reads the data of. Completion
+/// in one offers the URIs of the tree's files.
 #[test]
 fn a_layers_include_leads_to_its_files() {
     let (mut editor, _) = Editor::initialized_quietly(&tree("valid_composition"), Value::Null);
@@ -1243,6 +1244,38 @@ fn a_layers_include_leads_to_its_files() {
             "<root>/modules/ntp/bindings/default.pp"
         ]
     );
+    let completed = |editor: &mut Editor, line: usize, needle: &str| {
+        let character = text.lines().nth(line).and_then(|l| l.find(needle));
+        let character = (character.expect("the URI") + needle.len()) as u32;
+        let answer = editor.request(
+            "textDocument/completion",
+            at(editor, site, line as u32, character),
+        );
+        answer["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|i| {
+                Some(format!(
+                    "{} {}",
+                    i["label"].as_str()?,
+                    i["detail"].as_str()?
+                ))
+            })
+            .collect::<Vec<String>>()
+    };
+    assert_eq!(
+        completed(&mut editor, 7, "'confdir:/d"),
+        ["confdir:/default bindings/default.pp"]
+    );
+    assert_eq!(
+        completed(&mut editor, 8, "'module:/"),
+        [
+            "module:/*::default the `default` bindings of every module that has them",
+            "module:/apache::default modules/apache/bindings/default.pp",
+            "module:/ntp::default modules/ntp/bindings/default.pp"
+        ]
+    );
     assert_eq!(editor.finish().0, Ended::Clean);
 
     let (mut editor, _) = Editor::initialized(&tree("hiera_config"), Value::Null);
@@ -1270,6 +1303,89 @@ fn a_layers_include_leads_to_its_files() {
     assert_eq!(
         found,
         json!([{"uri": "<root>/modules/good/hiera.yaml", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}])
+    );
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
+/// Completion of a category's value in a `when`: the values other `when`s name for it and
+/// those its fact has in the nodes of the tree's `facts/` (quoted when the quote is not
+/// written yet).
+#[test]
+fn category_values_are_completed_from_whens_and_factsets() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("site");
+    copy_tree(&example("site"), &root);
+    std::fs::create_dir_all(root.join("facts")).expect("facts/");
+    std::fs::write(
+        root.join("facts/web01.json"),
+        r#"{"datacenter": "eu-west", "fqdn": "web01.example.com"}"#,
+    )
+    .expect("written");
+    std::fs::write(
+        root.join("facts/db01.yaml"),
+        "datacenter: us-east\nfqdn: db01.example.com\n",
+    )
+    .expect("written");
+    let (mut editor, _) = Editor::initialized_quietly(&root, Value::Null);
+    let bindings = "bindings/default.pp";
+    let text = std::fs::read_to_string(root.join(bindings)).expect("the bindings");
+    let typed = text.replacen(
+        "  include [ntp, ssh]\n",
+        "  when datacenter 'eu\n  include [ntp, ssh]\n",
+        1,
+    );
+    did_open(&editor, bindings, &typed);
+    let _ = editor.published_so_far();
+    let line = typed
+        .lines()
+        .position(|l| l == "  when datacenter 'eu")
+        .expect("the line") as u32;
+    let labels = |answer: &Value| -> Vec<(String, String)> {
+        answer["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|i| {
+                (
+                    i["textEdit"]["newText"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    i["detail"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect()
+    };
+    let quoted = editor.request("textDocument/completion", at(&editor, bindings, line, 22));
+    assert_eq!(
+        labels(&quoted),
+        // The `when` of `eu-west` is in the file, which does not parse while the string is
+        // open: only the fact names it.
+        [("eu-west".to_string(), "the fact of web01".to_string())],
+        "{quoted:#}"
+    );
+    let bare = typed.replacen("  when datacenter 'eu\n", "  when datacenter \n", 1);
+    editor.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": editor.uri(bindings), "version": 2}, "contentChanges": [{"text": bare}]}),
+    );
+    let _ = editor.published_so_far();
+    let unquoted = editor.request("textDocument/completion", at(&editor, bindings, line, 18));
+    let values: Vec<String> = labels(&unquoted).into_iter().map(|(v, _)| v).collect();
+    assert_eq!(values, ["'eu-west'", "'us-east'"], "{unquoted:#}");
+    // `node` is the fact `fqdn` (D8).
+    let node = bare.replacen("  when datacenter \n", "  when node '\n", 1);
+    editor.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": editor.uri(bindings), "version": 3}, "contentChanges": [{"text": node}]}),
+    );
+    let _ = editor.published_so_far();
+    let nodes = editor.request("textDocument/completion", at(&editor, bindings, line, 13));
+    let values: Vec<String> = labels(&nodes).into_iter().map(|(v, _)| v).collect();
+    assert_eq!(
+        values,
+        ["db01.example.com", "web01.example.com"],
+        "{nodes:#}"
     );
     assert_eq!(editor.finish().0, Ended::Clean);
 }
