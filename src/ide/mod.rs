@@ -364,34 +364,42 @@ impl Workspace {
             &options,
         )
         .map_err(|e| format!("pbc cannot check `{}`: {e}", self.root.display()))?;
-        self.keep_tree_files(&report);
+        self.keep_tree_files(&report, memo.same_files_last());
         Ok(self.diagnostics(&report.files, report.diagnostics))
     }
 
     /// Which files of `report`'s check name keys: its manifests and its data files (a module
-    /// seen from two environments is one file).
-    fn keep_tree_files(&self, report: &crate::load::CheckReport) {
+    /// seen from two environments is one file). `same_inputs`: the check read the same files
+    /// as the last one (its data files aside, which its `hiera.yaml` files find as they read).
+    fn keep_tree_files(&self, report: &crate::load::CheckReport, same_inputs: bool) {
         let cwd = std::env::current_dir().unwrap_or_default();
         let files = &report.files;
-        let mut manifests: Vec<PathBuf> = (0..files.len())
-            .map(|i| files.name(FileId(i as u32)))
-            .filter(|name| name.ends_with(".pp"))
-            .map(|name| path_of(name, &cwd))
-            .collect();
         let mut data: Vec<PathBuf> = report
             .data_files
             .iter()
             .map(|&id| path_of(files.name(id), &cwd))
             .collect();
-        for list in [&mut manifests, &mut data] {
-            list.sort();
-            list.dedup();
-        }
-        let kept = Arc::new(TreeFiles { manifests, data });
-        *self
+        data.sort();
+        data.dedup();
+        let mut kept = self
             .tree_files
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = kept;
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if same_inputs && !kept.manifests.is_empty() {
+            if kept.data != data {
+                let manifests = kept.manifests.clone();
+                *kept = Arc::new(TreeFiles { manifests, data });
+            }
+            return;
+        }
+        let mut manifests: Vec<PathBuf> = (0..files.len())
+            .map(|i| files.name(FileId(i as u32)))
+            .filter(|name| name.ends_with(".pp"))
+            .map(|name| path_of(name, &cwd))
+            .collect();
+        manifests.sort();
+        manifests.dedup();
+        *kept = Arc::new(TreeFiles { manifests, data });
     }
 
     /// Every key and category each manifest and data file of the tree names, by file (as the

@@ -19,6 +19,8 @@ pub struct CheckMemo {
     kept: Vec<Kept>,
     /// How many files the last check parsed (the others' parses were kept).
     parsed_last: usize,
+    /// Whether the last check's files were the same list as the one before.
+    same_files_last: bool,
 }
 
 /// One file's parse, kept with what it was made from.
@@ -38,6 +40,11 @@ impl CheckMemo {
         self.parsed_last
     }
 
+    /// Whether the last check read the same files, by the same names, as the one before it.
+    pub fn same_files_last(&self) -> bool {
+        self.same_files_last
+    }
+
     /// [`parse_all`] of `jobs`, parsing only the files whose text changed since the last check
     /// when the files are the same list; every other file's results are the ones kept.
     /// Only a check's digest ([`Digest::CHECK`]) is kept: a model's blocks name their files.
@@ -47,6 +54,7 @@ impl CheckMemo {
         jobs: &[(FileId, FileRole)],
         digest: Option<Digest>,
     ) -> Vec<(Parsed, Option<Digested>)> {
+        self.same_files_last = false;
         if digest.is_some_and(|d| !d.origins.is_empty() || d.for_model) {
             return parse_all(files, jobs, digest);
         }
@@ -63,6 +71,7 @@ impl CheckMemo {
                 .iter()
                 .zip(jobs)
                 .all(|(kept, (id, role))| kept.id == *id && kept.role == *role);
+        self.same_files_last = same_files;
         if !same_files {
             self.names = (0..files.len())
                 .map(|i| files.name(FileId(i as u32)).to_string())

@@ -1389,3 +1389,34 @@ fn category_values_are_completed_from_whens_and_factsets() {
     );
     assert_eq!(editor.finish().0, Ended::Clean);
 }
+
+/// A data file that appears on disk (the manifests the same) is among the places references
+/// name once the editor tells of it: the data files are those the last check read.
+#[test]
+fn references_follow_the_data_files_the_check_reads() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("control-repo");
+    copy_tree(&example("control-repo"), &root);
+    let (mut editor, _) = Editor::initialized_quietly(&root, json!({"node": "web01"}));
+    let references = |editor: &mut Editor| {
+        let mut params = at(editor, "data/common.yaml", 3, 3);
+        params["context"] = json!({"includeDeclaration": true});
+        let found = editor.request("textDocument/references", params);
+        found.as_array().map_or(0, Vec::len)
+    };
+    let before = references(&mut editor);
+    assert_eq!(before, 3);
+    std::fs::create_dir_all(root.join("data/nodes")).expect("data/nodes");
+    std::fs::write(
+        root.join("data/nodes/web01.yaml"),
+        "ntp::servers: [ntp.web01.example.com]\n",
+    )
+    .expect("written");
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": editor.uri("data/nodes/web01.yaml"), "type": 1}]}),
+    );
+    let _ = editor.published_so_far();
+    assert_eq!(references(&mut editor), before + 1);
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
