@@ -60,7 +60,8 @@ pub struct Workspace {
     kept_disk: Option<crate::source::KeptDisk>,
     /// The manifests and data files the last check read: where keys are bound and asked.
     tree_files: std::sync::Mutex<Arc<TreeFiles>>,
-    /// The keys each of those files names, as last read ([`Workspace::key_index`]).
+    /// The keys and categories each of those files names, as last read
+    /// ([`Workspace::name_index`]).
     key_index: std::sync::Mutex<BTreeMap<PathBuf, IndexedFile>>,
 }
 
@@ -501,9 +502,10 @@ impl Workspace {
         out
     }
 
-    /// The keys of the tree that complete the key being written at `position` (in a
-    /// binding's key, `lookup()`, `inject()`, or a data file's top-level key), each with how
-    /// many places bind and ask for it; `None` where no key is being written. At most
+    /// What completes the word being written at `position`: a category after `when`, a
+    /// category's value after it, a layer's URI, or a key (in a binding's key, `lookup()`,
+    /// `inject()`, or a data file's top-level key: the tree's keys, each with how many places
+    /// bind and ask for it); `None` where none of them is being written. At most
     /// [`MOST_COMPLETIONS`], the list marked incomplete past them.
     pub fn completion(
         &self,
@@ -600,7 +602,13 @@ impl Workspace {
     fn place(&self, file: &Path, offset: usize) -> String {
         let shown = file.strip_prefix(&self.root).unwrap_or(file);
         let (line, column) = self.text(file).map_or((0, 0), |text| {
-            let before = &text[..offset.min(text.len())];
+            // The text is read again: a file changed since its names were read is not cut
+            // inside a character.
+            let at = (0..=offset.min(text.len()))
+                .rev()
+                .find(|&at| text.is_char_boundary(at))
+                .unwrap_or(0);
+            let before = &text[..at];
             let line_start = before.rfind('\n').map_or(0, |i| i + 1);
             (
                 before.matches('\n').count() + 1,
