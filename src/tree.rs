@@ -68,17 +68,19 @@ pub struct TreeFile {
 /// `pbc check env/bindings` still knows its files are bindings). The result is sorted by display
 /// name and de-duplicated, so nothing depends on argument order.
 pub fn discover(paths: &[PathBuf], options: &Options) -> std::io::Result<Vec<TreeFile>> {
-    // What a walk finds depends on where it starts, how files may be read and the global
-    // files named on the command line.
-    let key = || {
-        format!(
-            "discover {paths:?} {:?} {:?} {:?}",
-            std::env::current_dir().ok(),
-            options.hiera_config,
-            options.binder_config
-        )
-    };
+    let key = || walk_key(format!("discover {paths:?}"), options);
     crate::source::kept_walk(&options.files, key, || discover_now(paths, options))
+}
+
+/// What a kept walk of `what` is kept by: what a walk finds depends on where it starts, how
+/// files may be read and the global files named on the command line.
+fn walk_key(what: String, options: &Options) -> String {
+    format!(
+        "{what} {:?} {:?} {:?}",
+        std::env::current_dir().ok(),
+        options.hiera_config,
+        options.binder_config
+    )
 }
 
 fn discover_now(paths: &[PathBuf], options: &Options) -> std::io::Result<Vec<TreeFile>> {
@@ -285,14 +287,7 @@ impl EnvironmentLayout {
     /// modulepath (the first module of a name wins, as on Puppet's modulepath). Directories
     /// that do not exist contribute nothing. Sorted by display name, as [`discover`] sorts.
     pub fn files(&self, options: &Options) -> std::io::Result<Vec<TreeFile>> {
-        let key = || {
-            format!(
-                "layout {self:?} {:?} {:?} {:?}",
-                std::env::current_dir().ok(),
-                options.hiera_config,
-                options.binder_config
-            )
-        };
+        let key = || walk_key(format!("layout {self:?}"), options);
         crate::source::kept_walk(&options.files, key, || self.files_now(options))
     }
 

@@ -58,9 +58,7 @@ pub(crate) fn category_at(text: &str, offset: usize) -> Option<CategoryAt> {
 /// Where a category name is being written at byte `offset` of the manifest `text`: right
 /// after `when`, `and` or `or` in a bindings block, the byte range of the name so far.
 pub(crate) fn category_slot(text: &str, offset: usize) -> Option<(usize, usize)> {
-    let offset = (0..=offset.min(text.len()))
-        .rev()
-        .find(|&at| text.is_char_boundary(at))?;
+    let offset = super::text::char_start(text, offset);
     let is_name_char = |c: char| c.is_alphanumeric() || c == '_';
     let start = text[..offset]
         .char_indices()
@@ -124,9 +122,7 @@ pub(crate) fn category_value_slot(
     text: &str,
     offset: usize,
 ) -> Option<(String, usize, usize, bool)> {
-    let offset = (0..=offset.min(text.len()))
-        .rev()
-        .find(|&at| text.is_char_boundary(at))?;
+    let offset = super::text::char_start(text, offset);
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let written = &text[line_start..offset];
     let is_value_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
@@ -199,9 +195,7 @@ pub(crate) fn names_in(text: &str, is_manifest: bool) -> Names {
 /// argument of `lookup()` or `inject()`), also one not closed yet; in a data file, a top-level
 /// key being written at the start of its line.
 pub(crate) fn key_slot(text: &str, offset: usize, is_manifest: bool) -> Option<(usize, usize)> {
-    let offset = (0..=offset.min(text.len()))
-        .rev()
-        .find(|&at| text.is_char_boundary(at))?;
+    let offset = super::text::char_start(text, offset);
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let written = &text[line_start..offset];
     if !is_manifest {

@@ -545,28 +545,19 @@ impl Workspace {
                 }
             }
         }
-        let range = index.range(start, end, self.encoding);
-        let is_incomplete = known.len() > MOST_COMPLETIONS;
-        let items = known
-            .into_iter()
-            .take(MOST_COMPLETIONS)
-            .map(|(key, (binds, asks))| lsp_types::CompletionItem {
-                label: key.clone(),
-                kind: Some(lsp_types::CompletionItemKind::CONSTANT),
-                detail: Some(format!(
-                    "bound in {binds} place{}, asked in {asks}",
-                    if binds == 1 { "" } else { "s" }
-                )),
-                text_edit: Some(lsp_types::CompletionTextEdit::Edit(
-                    lsp_types::TextEdit::new(range, key),
-                )),
-                ..Default::default()
-            })
-            .collect();
-        Some(lsp_types::CompletionList {
-            is_incomplete,
-            items,
-        })
+        let offers = known.into_iter().map(|(key, (binds, asks))| Offer {
+            new_text: key.clone(),
+            label: key,
+            kind: lsp_types::CompletionItemKind::CONSTANT,
+            detail: format!(
+                "bound in {binds} place{}, asked in {asks}",
+                if binds == 1 { "" } else { "s" }
+            ),
+        });
+        Some(completion_list(
+            index.range(start, end, self.encoding),
+            offers,
+        ))
     }
 
     /// The category at `position` of the manifest at `path`.
@@ -604,11 +595,7 @@ impl Workspace {
         let (line, column) = self.text(file).map_or((0, 0), |text| {
             // The text is read again: a file changed since its names were read is not cut
             // inside a character.
-            let at = (0..=offset.min(text.len()))
-                .rev()
-                .find(|&at| text.is_char_boundary(at))
-                .unwrap_or(0);
-            let before = &text[..at];
+            let before = &text[..text::char_start(&text, offset)];
             let line_start = before.rfind('\n').map_or(0, |i| i + 1);
             (
                 before.matches('\n').count() + 1,
@@ -784,26 +771,17 @@ impl Workspace {
                 _ => {}
             }
         }
-        let index = LineIndex::new(text);
-        let range = index.range(start, end, self.encoding);
-        let items = uris
+        let offers = uris
             .into_iter()
             .filter(|(uri, _)| uri.starts_with(written))
-            .take(MOST_COMPLETIONS)
-            .map(|(uri, file)| lsp_types::CompletionItem {
-                label: uri.clone(),
-                kind: Some(lsp_types::CompletionItemKind::FILE),
-                detail: Some(file),
-                text_edit: Some(lsp_types::CompletionTextEdit::Edit(
-                    lsp_types::TextEdit::new(range, uri),
-                )),
-                ..Default::default()
-            })
-            .collect();
-        lsp_types::CompletionList {
-            is_incomplete: false,
-            items,
-        }
+            .map(|(uri, file)| Offer {
+                new_text: uri.clone(),
+                label: uri,
+                kind: lsp_types::CompletionItemKind::FILE,
+                detail: file,
+            });
+        let range = LineIndex::new(text).range(start, end, self.encoding);
+        completion_list(range, offers)
     }
 
     /// Where the sites declare the category at `position`.
@@ -885,28 +863,18 @@ impl Workspace {
                 }
             }
         }
-        let index = LineIndex::new(text);
-        let range = index.range(start, end, self.encoding);
-        let items = names
+        // Highest precedence first, as the site ranks them.
+        let offers = names
             .into_iter()
             .filter(|n| n.starts_with(written))
-            .enumerate()
-            .map(|(rank, name)| lsp_types::CompletionItem {
-                label: name.clone(),
-                kind: Some(lsp_types::CompletionItemKind::ENUM_MEMBER),
-                detail: Some("category".to_string()),
-                // Highest precedence first, as the site ranks them.
-                sort_text: Some(format!("{rank:04}")),
-                text_edit: Some(lsp_types::CompletionTextEdit::Edit(
-                    lsp_types::TextEdit::new(range, name),
-                )),
-                ..Default::default()
-            })
-            .collect();
-        lsp_types::CompletionList {
-            is_incomplete: false,
-            items,
-        }
+            .map(|name| Offer {
+                new_text: name.clone(),
+                label: name,
+                kind: lsp_types::CompletionItemKind::ENUM_MEMBER,
+                detail: "category".to_string(),
+            });
+        let range = LineIndex::new(text).range(start, end, self.encoding);
+        completion_list(range, offers)
     }
 
     /// The values a category being tested can take (`slot`: the category, where its value is
@@ -944,9 +912,7 @@ impl Workspace {
                 values.entry(value).or_default().1.push(node);
             }
         }
-        let index = LineIndex::new(text);
-        let range = index.range(start, end, self.encoding);
-        let items = values
+        let offers = values
             .into_iter()
             .filter(|(v, _)| v.starts_with(written))
             .map(|(value, (whens, nodes))| {
@@ -970,27 +936,19 @@ impl Workspace {
                         }
                     ));
                 }
-                let new_text = if quoted {
-                    value.clone()
-                } else {
-                    format!("'{value}'")
-                };
-                lsp_types::CompletionItem {
+                Offer {
+                    new_text: if quoted {
+                        value.clone()
+                    } else {
+                        format!("'{value}'")
+                    },
                     label: value,
-                    kind: Some(lsp_types::CompletionItemKind::VALUE),
-                    detail: Some(detail.join("; ")),
-                    text_edit: Some(lsp_types::CompletionTextEdit::Edit(
-                        lsp_types::TextEdit::new(range, new_text),
-                    )),
-                    ..Default::default()
+                    kind: lsp_types::CompletionItemKind::VALUE,
+                    detail: detail.join("; "),
                 }
-            })
-            .take(MOST_COMPLETIONS)
-            .collect();
-        lsp_types::CompletionList {
-            is_incomplete: false,
-            items,
-        }
+            });
+        let range = LineIndex::new(text).range(start, end, self.encoding);
+        completion_list(range, offers)
     }
 
     /// The value of the fact `fact` (a string, number or boolean) for each node of the tree's
@@ -1326,6 +1284,45 @@ pub fn quick_fixes(
         .collect()
 }
 
+/// One thing a completion offers: what the editor lists, what it writes in place of the word
+/// being written, and what it shows beside it.
+struct Offer {
+    label: String,
+    new_text: String,
+    kind: lsp_types::CompletionItemKind,
+    detail: String,
+}
+
+/// `offers`, in their order (which the editor keeps), each replacing `range`: at most
+/// [`MOST_COMPLETIONS`], the list marked incomplete past them.
+fn completion_list(
+    range: lsp_types::Range,
+    offers: impl Iterator<Item = Offer>,
+) -> lsp_types::CompletionList {
+    let mut items = Vec::new();
+    let mut is_incomplete = false;
+    for (rank, offer) in offers.enumerate() {
+        if rank == MOST_COMPLETIONS {
+            is_incomplete = true;
+            break;
+        }
+        items.push(lsp_types::CompletionItem {
+            label: offer.label,
+            kind: Some(offer.kind),
+            detail: Some(offer.detail),
+            sort_text: Some(format!("{rank:04}")),
+            text_edit: Some(lsp_types::CompletionTextEdit::Edit(
+                lsp_types::TextEdit::new(range, offer.new_text),
+            )),
+            ..Default::default()
+        });
+    }
+    lsp_types::CompletionList {
+        is_incomplete,
+        items,
+    }
+}
+
 /// Where `name` stands in `order` (a request's categories, highest precedence first), for
 /// `whose` order.
 fn precedence_line(name: &str, order: &[String], whose: &str) -> String {
@@ -1406,4 +1403,38 @@ fn absolute(path: &Path) -> PathBuf {
 /// The protocol's URI of `path`.
 pub fn uri_of(path: &Path) -> Option<Uri> {
     Uri::from_str(&text::path_to_uri(path)).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A completion lists its offers in their order, each replacing the word being written,
+    /// and past [`MOST_COMPLETIONS`] says the list is incomplete (the editor asks again as
+    /// more is typed).
+    #[test]
+    fn completion_lists_are_bounded_and_keep_their_order() {
+        let range = lsp_types::Range::default();
+        let offers = |n: usize| {
+            (0..n).rev().map(|i| Offer {
+                label: format!("k{i}"),
+                new_text: format!("k{i}"),
+                kind: lsp_types::CompletionItemKind::CONSTANT,
+                detail: String::new(),
+            })
+        };
+        let all = completion_list(range, offers(MOST_COMPLETIONS));
+        assert!(!all.is_incomplete);
+        assert_eq!(all.items.len(), MOST_COMPLETIONS);
+        let sorted: Vec<&str> = all
+            .items
+            .iter()
+            .filter_map(|i| i.sort_text.as_deref())
+            .collect();
+        assert!(sorted.windows(2).all(|w| w[0] < w[1]), "{sorted:?}");
+        assert_eq!(all.items[0].label, format!("k{}", MOST_COMPLETIONS - 1));
+        let more = completion_list(range, offers(MOST_COMPLETIONS + 1));
+        assert!(more.is_incomplete);
+        assert_eq!(more.items.len(), MOST_COMPLETIONS);
+    }
 }

@@ -37,6 +37,16 @@ pub struct LineIndex<'t> {
     starts: Vec<usize>,
 }
 
+/// Byte `offset` of `text`, held to the text and to the start of the character it falls in
+/// (an offset found in an older text, or sent by the editor, may fall inside one).
+pub fn char_start(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
 impl<'t> LineIndex<'t> {
     pub fn new(text: &'t str) -> LineIndex<'t> {
         let mut starts = vec![0];
@@ -52,10 +62,7 @@ impl<'t> LineIndex<'t> {
     /// The position of byte `offset` (held to the text, and to the start of the character it
     /// falls in).
     pub fn position(&self, offset: usize, encoding: Encoding) -> Position {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = char_start(self.text, offset);
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let before = &self.text[self.starts[line]..offset];
         let character = match encoding {

@@ -166,6 +166,32 @@ fn did_open(editor: &Editor, relative: &str, text: &str) {
     );
 }
 
+/// The open buffer of `relative` given the whole of `text`, as its `version`.
+fn did_change(editor: &Editor, relative: &str, version: i32, text: &str) {
+    editor.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": editor.uri(relative), "version": version},
+            "contentChanges": [{"text": text}],
+        }),
+    );
+}
+
+/// What each item of a completion answer has at `pointer` (`/label`, `/textEdit/newText`).
+fn completion_items(answer: &Value, pointer: &str) -> Vec<String> {
+    answer["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            i.pointer(pointer)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
 fn snapshot(name: &str, value: &Value) {
     let pretty = serde_json::to_string_pretty(value).expect("JSON");
     snapshot_settings().bind(|| insta::assert_snapshot!(name, pretty));
@@ -725,13 +751,7 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
         let broken = "bindings/broken.pp";
         std::fs::write(root.join(broken), "bindings broken {\n  bind 'x' to\n}\n")
             .expect("written");
-        let changed_text = |version: i32| {
-            json!({
-                "textDocument": {"uri": editor.uri(file), "version": version},
-                "contentChanges": [{"text": format!("{text}\n")}],
-            })
-        };
-        editor.notify("textDocument/didChange", changed_text(2));
+        did_change(&editor, file, 2, &format!("{text}\n"));
         let unannounced = editor.published_so_far();
         let reports_broken = |published: &[Value]| {
             published
@@ -923,10 +943,7 @@ fn quick_fixes_do_what_the_help_says() {
         if *version == 1 {
             did_open(editor, relative, text);
         } else {
-            editor.notify(
-                "textDocument/didChange",
-                json!({"textDocument": {"uri": editor.uri(relative), "version": *version}, "contentChanges": [{"text": text}]}),
-            );
+            did_change(editor, relative, *version, text);
         }
         buffers.insert(relative.to_string(), text.to_string());
     };
@@ -1029,14 +1046,7 @@ fn references_and_completion_know_every_key_of_the_tree() {
     assert_eq!(asks.as_array().map(Vec::len), Some(1), "{asks:#}");
     answers.insert("references of ntp::servers".into(), all);
     answers.insert("references of ntp::servers, asking only".into(), asks);
-    let labels = |answer: &Value| -> Vec<String> {
-        answer["items"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|i| i["label"].as_str().map(str::to_string))
-            .collect()
-    };
+    let labels = |answer: &Value| completion_items(answer, "/label");
     // Inside `lookup('ntp::s')`, after the `s`.
     let in_lookup = editor.request("textDocument/completion", at(&editor, manifest, 1, 23));
     assert_eq!(
@@ -1047,10 +1057,7 @@ fn references_and_completion_know_every_key_of_the_tree() {
     answers.insert("completion in lookup('ntp::s')".into(), in_lookup);
     // `lookup('mo`: not closed, the file does not parse there.
     let unclosed = class.replace("}\n", "  $motd = lookup('mo\n}\n");
-    editor.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": editor.uri(manifest), "version": 2}, "contentChanges": [{"text": unclosed}]}),
-    );
+    did_change(&editor, manifest, 2, &unclosed);
     let _ = editor.published_so_far();
     let unclosed = editor.request("textDocument/completion", at(&editor, manifest, 2, 20));
     assert_eq!(labels(&unclosed), ["motd"], "{unclosed:#}");
@@ -1124,20 +1131,10 @@ fn categories_are_explained_found_and_completed() {
         .position(|l| l == "  when d")
         .expect("the line") as u32;
     let completion = editor.request("textDocument/completion", at(&editor, bindings, line, 8));
-    let labels: Vec<&str> = completion["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|i| i["label"].as_str())
-        .collect();
+    let labels = completion_items(&completion, "/label");
     assert_eq!(labels, ["datacenter"], "{completion:#}");
     let all = editor.request("textDocument/completion", at(&editor, bindings, line, 7));
-    let labels: Vec<&str> = all["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|i| i["label"].as_str())
-        .collect();
+    let labels = completion_items(&all, "/label");
     assert_eq!(labels, ["node", "environment", "datacenter"], "{all:#}");
     answers.insert("completion after when".into(), completion);
     snapshot("lsp@categories", &Value::Object(answers));
@@ -1251,17 +1248,12 @@ fn a_layers_include_leads_to_its_files() {
             "textDocument/completion",
             at(editor, site, line as u32, character),
         );
-        answer["items"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|i| {
-                Some(format!(
-                    "{} {}",
-                    i["label"].as_str()?,
-                    i["detail"].as_str()?
-                ))
-            })
+        let labels = completion_items(&answer, "/label");
+        let details = completion_items(&answer, "/detail");
+        labels
+            .iter()
+            .zip(&details)
+            .map(|(label, detail)| format!("{label} {detail}"))
             .collect::<Vec<String>>()
     };
     assert_eq!(
@@ -1341,19 +1333,10 @@ fn category_values_are_completed_from_whens_and_factsets() {
         .position(|l| l == "  when datacenter 'eu")
         .expect("the line") as u32;
     let labels = |answer: &Value| -> Vec<(String, String)> {
-        answer["items"]
-            .as_array()
+        let written = completion_items(answer, "/textEdit/newText");
+        written
             .into_iter()
-            .flatten()
-            .map(|i| {
-                (
-                    i["textEdit"]["newText"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_string(),
-                    i["detail"].as_str().unwrap_or_default().to_string(),
-                )
-            })
+            .zip(completion_items(answer, "/detail"))
             .collect()
     };
     let quoted = editor.request("textDocument/completion", at(&editor, bindings, line, 22));
@@ -1365,20 +1348,14 @@ fn category_values_are_completed_from_whens_and_factsets() {
         "{quoted:#}"
     );
     let bare = typed.replacen("  when datacenter 'eu\n", "  when datacenter \n", 1);
-    editor.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": editor.uri(bindings), "version": 2}, "contentChanges": [{"text": bare}]}),
-    );
+    did_change(&editor, bindings, 2, &bare);
     let _ = editor.published_so_far();
     let unquoted = editor.request("textDocument/completion", at(&editor, bindings, line, 18));
     let values: Vec<String> = labels(&unquoted).into_iter().map(|(v, _)| v).collect();
     assert_eq!(values, ["'eu-west'", "'us-east'"], "{unquoted:#}");
     // `node` is the fact `fqdn` (D8).
     let node = bare.replacen("  when datacenter \n", "  when node '\n", 1);
-    editor.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": editor.uri(bindings), "version": 3}, "contentChanges": [{"text": node}]}),
-    );
+    did_change(&editor, bindings, 3, &node);
     let _ = editor.published_so_far();
     let nodes = editor.request("textDocument/completion", at(&editor, bindings, line, 13));
     let values: Vec<String> = labels(&nodes).into_iter().map(|(v, _)| v).collect();
