@@ -45,6 +45,25 @@ pub const RESERVED_TYPE_NAMES: &[&str] = &[
     "Literal", "Type", "Enum", "Class", "Any", "Object",
 ];
 
+/// The types a binding's key may name, each with what it holds: what an editor offers where
+/// one is being written. (`Object`, `Scalar` and `Numeric` are other names of `Any`, `Literal`
+/// and `Number`; `Enum` is reserved.)
+pub const KEY_TYPES: &[(&str, &str)] = &[
+    ("Data", "any value Hiera can hold (a key without a type)"),
+    ("String", "a string"),
+    ("Integer", "a whole number"),
+    ("Float", "a number with a fraction"),
+    ("Number", "an Integer or a Float"),
+    ("Boolean", "true or false"),
+    ("Array", "Array[T]: an array of T"),
+    ("Hash", "Hash[K, V]: a hash of K to V"),
+    ("Pattern", "a regular expression"),
+    ("Literal", "a String, Number, Boolean, Pattern or undef"),
+    ("Any", "any value"),
+    ("Class", "Class[name]: a class"),
+    ("Type", "Type[X]: an instance of X, made by a runtime"),
+];
+
 /// Built-in names, for "did you mean" on a misspelt type.
 const BUILTIN_NAMES: &[&str] = &[
     "Array", "Hash", "Boolean", "Integer", "Float", "Number", "Numeric", "String", "Pattern",

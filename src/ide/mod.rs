@@ -7,6 +7,7 @@
 //! files, hovers and definitions `pbc lookup --explain`'s, so an editor and the command line
 //! never disagree.
 
+mod complete;
 mod keys;
 pub mod server;
 mod symbols;
@@ -503,9 +504,10 @@ impl Workspace {
     }
 
     /// What completes the word being written at `position`: a category after `when`, a
-    /// category's value after it, a layer's URI, or a key (in a binding's key, `lookup()`,
-    /// `inject()`, or a data file's top-level key: the tree's keys, each with how many places
-    /// bind and ask for it); `None` where none of them is being written. At most
+    /// category's value after it, a layer's URI, an option's name, a type, a fact
+    /// ([`complete`]), or a key (in a binding's key, `lookup()`, `inject()`, or a data file's
+    /// top-level key: the tree's keys, each with how many places bind and ask for it); `None`
+    /// where none of them is being written. At most
     /// [`MOST_COMPLETIONS`], the list marked incomplete past them.
     pub fn completion(
         &self,
@@ -527,6 +529,9 @@ impl Workspace {
             if start <= offset && offset <= end {
                 return Some(self.layer_uri_completion(&text, start, end, offset));
             }
+        }
+        if let Some(slot) = complete::slot_at(&text, offset).filter(|_| manifest) {
+            return Some(self.word_completion(&text, slot, offset));
         }
         let (start, end) = keys::key_slot(&text, offset, manifest)?;
         let written = text.get(start..offset.max(start))?;

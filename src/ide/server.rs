@@ -77,7 +77,13 @@ pub fn run(
             definition_provider: Some(lsp_types::OneOf::Left(true)),
             references_provider: Some(lsp_types::OneOf::Left(true)),
             completion_provider: Some(lsp_types::CompletionOptions {
-                trigger_characters: Some(vec!["'".into(), "\"".into(), ":".into()]),
+                trigger_characters: Some(vec![
+                    "'".into(),
+                    "\"".into(),
+                    ":".into(),
+                    "$".into(),
+                    "{".into(),
+                ]),
                 ..Default::default()
             }),
             workspace_symbol_provider: Some(lsp_types::OneOf::Left(true)),

@@ -180,18 +180,7 @@ impl BlockChecker<'_> {
                 if let BindKey::Variables { .. } = key {
                     self.variables(flags, producer.as_ref(), scope);
                 }
-                let ctx = OptionContext::Bind {
-                    has_producer: producer.is_some(),
-                    producer_keyword: matches!(
-                        producer,
-                        Some(Producer {
-                            producer: ProducerKind::Producer { .. },
-                            ..
-                        })
-                    ),
-                    parameters: matches!(key, BindKey::Parameters { .. }),
-                    query: query_in_producer,
-                };
+                let ctx = OptionContext::of_bind(key, producer.as_ref(), query_in_producer);
                 self.options(options, &ctx);
                 if let Some(id) = contributes_to {
                     self.contribution(op, key, producer.as_ref(), id);
@@ -975,7 +964,50 @@ enum OptionContext {
     },
 }
 
+/// The options that apply to `op` (an operation of `block`), in [`OPTIONS`]' order: what an
+/// editor offers where an option's name is being written. None for an operation that takes
+/// no options but a parameter map's.
+pub fn applicable_options(block: &BindingsBlock, op: &BindOperation) -> Vec<&'static str> {
+    let mut facts = TreeFacts::default();
+    let mut findings = Vec::new();
+    let mut checker = BlockChecker {
+        facts: &mut facts,
+        out: &mut findings,
+        block,
+    };
+    let query_in_producer = checker.queries_outside_producer(op);
+    let ctx = match &op.kind {
+        BindOpKind::Bind { key, producer, .. } => {
+            OptionContext::of_bind(key, producer.as_ref(), query_in_producer)
+        }
+        BindOpKind::Multibind { key, .. } => OptionContext::Multibind {
+            ty: checker.multibind_type(key),
+        },
+        _ => return Vec::new(),
+    };
+    OPTIONS
+        .iter()
+        .copied()
+        .filter(|name| ctx.not_applicable(name).is_none())
+        .collect()
+}
+
 impl OptionContext {
+    fn of_bind(key: &BindKey, producer: Option<&Producer>, query_in_producer: bool) -> Self {
+        OptionContext::Bind {
+            has_producer: producer.is_some(),
+            producer_keyword: matches!(
+                producer,
+                Some(Producer {
+                    producer: ProducerKind::Producer { .. },
+                    ..
+                })
+            ),
+            parameters: matches!(key, BindKey::Parameters { .. }),
+            query: query_in_producer,
+        }
+    }
+
     /// Why `name` does not apply here, if it does not.
     fn not_applicable(&self, name: &str) -> Option<&'static str> {
         let (multibind, array, hash) = match self {

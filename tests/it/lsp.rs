@@ -1397,3 +1397,291 @@ fn references_follow_the_data_files_the_check_reads() {
     assert_eq!(references(&mut editor), before + 1);
     assert_eq!(editor.finish().0, Ended::Clean);
 }
+
+/// Whether the diagnostics published so far hold one with `code`.
+fn published_code(published: &[Value], code: &str) -> bool {
+    published.iter().any(|n| {
+        n["params"]["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|d| d["code"] == code)
+    })
+}
+
+/// Inside a binding's `{ }`, the options offered are those the checker lets that operation
+/// have, less those written: every option is written in turn, and the check finds it not
+/// applicable exactly when it was not offered.
+#[test]
+fn options_offered_are_those_the_check_accepts() {
+    let (mut editor, _) = Editor::initialized_quietly(&example("site"), Value::Null);
+    let bindings = "bindings/default.pp";
+    let text = std::fs::read_to_string(editor.root.join(bindings)).expect("the bindings");
+    let multibind = "  multibind Array[String], 'admins' as 'site::admins'";
+    let bind = "  bind 'ntp::servers' to ['0.pool.ntp.org', '1.pool.ntp.org']";
+    let line_of = |text: &str, start: &str| {
+        text.lines()
+            .position(|l| l.starts_with(start))
+            .expect("the line") as u32
+    };
+    let mut version = 1;
+    let mut offered_for = |editor: &mut Editor, operation: &str| {
+        let typed = text.replacen(operation, &format!("{operation} {{ }}"), 1);
+        version += 1;
+        if version == 2 {
+            did_open(editor, bindings, &typed);
+        } else {
+            did_change(editor, bindings, version, &typed);
+        }
+        let _ = editor.published_so_far();
+        let line = line_of(&typed, operation);
+        let column = operation.len() as u32 + 3;
+        let answer = editor.request(
+            "textDocument/completion",
+            at(editor, bindings, line, column),
+        );
+        completion_items(&answer, "/label")
+    };
+    let for_multibind = offered_for(&mut editor, multibind);
+    assert_eq!(
+        for_multibind,
+        [
+            "combinator",
+            "flatten",
+            "uniq",
+            "priority_on_named",
+            "priority_on_unnamed",
+            "transformer"
+        ]
+    );
+    let for_bind = offered_for(&mut editor, bind);
+    assert_eq!(for_bind, ["transformer"]);
+    for (operation, offered) in [(multibind, &for_multibind), (bind, &for_bind)] {
+        for option in puppet_bindings::validate::bindings::OPTIONS {
+            let typed = text.replacen(
+                operation,
+                &format!("{operation} {{ {option} => undef }}"),
+                1,
+            );
+            version += 1;
+            did_change(&editor, bindings, version, &typed);
+            let published = editor.published_so_far();
+            assert_eq!(
+                published_code(&published, "OPTION_NOT_APPLICABLE"),
+                !offered.iter().any(|o| o == option),
+                "`{option}` after `{operation}`: {published:#?}"
+            );
+        }
+    }
+    // An option written is not offered again; a word begun is completed.
+    let typed = text.replacen(
+        multibind,
+        &format!("{multibind} {{ flatten => true, u }}"),
+        1,
+    );
+    version += 1;
+    did_change(&editor, bindings, version, &typed);
+    let _ = editor.published_so_far();
+    let line = line_of(&typed, multibind);
+    let column = multibind.len() as u32 + 21;
+    let answer = editor.request(
+        "textDocument/completion",
+        at(&editor, bindings, line, column),
+    );
+    assert_eq!(completion_items(&answer, "/label"), ["uniq"], "{answer:#}");
+    let typed = text.replacen(
+        multibind,
+        &format!("{multibind} {{ flatten => true,  }}"),
+        1,
+    );
+    version += 1;
+    did_change(&editor, bindings, version, &typed);
+    let _ = editor.published_so_far();
+    let column = multibind.len() as u32 + 20;
+    let answer = editor.request(
+        "textDocument/completion",
+        at(&editor, bindings, line, column),
+    );
+    assert_eq!(
+        completion_items(&answer, "/label"),
+        [
+            "combinator",
+            "uniq",
+            "priority_on_named",
+            "priority_on_unnamed",
+            "transformer"
+        ],
+        "{answer:#}"
+    );
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
+/// A type being written: in a binding's key, the types pbc gives a key (each of which the
+/// check accepts there); elsewhere, Puppet's.
+#[test]
+fn types_are_completed_where_they_are_written() {
+    let (mut editor, _) = Editor::initialized_quietly(&example("site"), Value::Null);
+    let bindings = "bindings/default.pp";
+    let text = std::fs::read_to_string(editor.root.join(bindings)).expect("the bindings");
+    let typed = text.replacen(
+        "  include [ntp, ssh]\n",
+        "  bind S\n  include [ntp, ssh]\n",
+        1,
+    );
+    did_open(&editor, bindings, &typed);
+    let _ = editor.published_so_far();
+    let line = typed
+        .lines()
+        .position(|l| l == "  bind S")
+        .expect("the line") as u32;
+    let answer = editor.request("textDocument/completion", at(&editor, bindings, line, 8));
+    assert_eq!(
+        completion_items(&answer, "/label"),
+        ["String"],
+        "{answer:#}"
+    );
+    let answer = editor.request("textDocument/completion", at(&editor, bindings, line, 7));
+    assert!(answer.is_null(), "{answer:#}");
+    // Every type offered in a key, bound: the check has nothing to say of the types.
+    let typed = text.replacen("  bind A\n", "", 1).replacen(
+        "  include [ntp, ssh]\n",
+        "  bind Hash[String, A]\n  include [ntp, ssh]\n",
+        1,
+    );
+    did_change(&editor, bindings, 2, &typed);
+    let _ = editor.published_so_far();
+    let line = typed
+        .lines()
+        .position(|l| l.starts_with("  bind Hash[String, A]"))
+        .expect("the line") as u32;
+    let answer = editor.request("textDocument/completion", at(&editor, bindings, line, 21));
+    assert_eq!(
+        completion_items(&answer, "/label"),
+        ["Array", "Any"],
+        "{answer:#}"
+    );
+    let mut all = Vec::new();
+    for letter in 'A'..='Z' {
+        let typed = text.replacen(
+            "  include [ntp, ssh]\n",
+            &format!("  bind {letter}\n  include [ntp, ssh]\n"),
+            1,
+        );
+        did_change(&editor, bindings, 3, &typed);
+        let _ = editor.published_so_far();
+        let answer = editor.request("textDocument/completion", at(&editor, bindings, line, 8));
+        all.extend(completion_items(&answer, "/label"));
+    }
+    assert_eq!(all.len(), puppet_bindings::types::KEY_TYPES.len());
+    let keys: String = all
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match t.as_str() {
+            "Class" => format!("  bind Class[ntp], 'k{i}' to undef\n"),
+            "Type" => format!("  bind Type[Ntp], 'k{i}' to producer undef\n"),
+            _ => format!("  bind {t}, 'k{i}' to undef\n"),
+        })
+        .collect();
+    let typed = text.replacen("  include [ntp, ssh]\n", &keys, 1);
+    did_change(&editor, bindings, 4, &typed);
+    let published = editor.published_so_far();
+    for code in [
+        "UNKNOWN_TYPE",
+        "WRONG_TYPE_PARAMETER_COUNT",
+        "RESERVED_TYPE_NAME",
+        "PARSE_ERROR",
+    ] {
+        assert!(!published_code(&published, code), "{code}: {published:#?}");
+    }
+    // Outside a binding, Puppet's types.
+    let site = "manifests/site.pp";
+    let text = std::fs::read_to_string(editor.root.join(site)).expect("the site");
+    let typed = format!("{text}\nclass motd(Opt) {{}}\n");
+    did_open(&editor, site, &typed);
+    let _ = editor.published_so_far();
+    let line = typed.lines().count() as u32 - 1;
+    let answer = editor.request("textDocument/completion", at(&editor, site, line, 14));
+    assert_eq!(
+        completion_items(&answer, "/label"),
+        ["Optional"],
+        "{answer:#}"
+    );
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
+/// Facts are completed after `$`, `$::` and inside `$facts[...]`, also in an interpolation:
+/// from every factset of the tree's `facts/` (with how many have each), or from the one the
+/// settings choose (with its value).
+#[test]
+fn facts_are_completed_from_the_factsets() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("site");
+    copy_tree(&example("site"), &root);
+    std::fs::create_dir_all(root.join("facts")).expect("facts/");
+    std::fs::write(
+        root.join("facts/web01.json"),
+        r#"{"datacenter": "eu-west", "fqdn": "web01.example.com",
+            "os": {"family": "Debian", "release": {"major": "12"}}}"#,
+    )
+    .expect("written");
+    std::fs::write(
+        root.join("facts/db01.yaml"),
+        "datacenter: us-east\nfqdn: db01.example.com\nos:\n  family: RedHat\n",
+    )
+    .expect("written");
+    let bindings = "bindings/default.pp";
+    let text = std::fs::read_to_string(root.join(bindings)).expect("the bindings");
+    let lines = [
+        "  bind 'motd' to \"Hello ${facts['os']['",
+        "  bind 'motd' to \"Hello ${facts['os']['release']['m",
+        "  bind 'motd' to $::d",
+        "  bind 'motd' to \"${f",
+    ];
+    let mut answers = serde_json::Map::new();
+    for (settings, name) in [
+        (Value::Null, "every factset"),
+        (json!({"node": "web01"}), "web01"),
+    ] {
+        let (mut editor, _) = Editor::initialized_quietly(&root, settings);
+        let mut got = Vec::new();
+        for (version, written) in lines.iter().enumerate() {
+            let typed = text.replacen(
+                "  include [ntp, ssh]\n",
+                &format!("{written}\n  include [ntp, ssh]\n"),
+                1,
+            );
+            if version == 0 {
+                did_open(&editor, bindings, &typed);
+            } else {
+                did_change(&editor, bindings, version as i32 + 1, &typed);
+            }
+            let _ = editor.published_so_far();
+            let line = typed.lines().position(|l| l == *written).expect("the line") as u32;
+            let answer = editor.request(
+                "textDocument/completion",
+                at(&editor, bindings, line, written.len() as u32),
+            );
+            let labels = completion_items(&answer, "/label");
+            let details = completion_items(&answer, "/detail");
+            got.push(json!([written, labels, details]));
+        }
+        assert_eq!(editor.finish().0, Ended::Clean);
+        answers.insert(name.into(), Value::Array(got));
+    }
+    let every = &answers["every factset"];
+    assert_eq!(every[0][1], json!(["family", "release"]), "{every:#}");
+    assert_eq!(
+        every[0][2],
+        json!(["in 2 of 2 factsets", "in 1 of 2 factsets"])
+    );
+    assert_eq!(every[1][1], json!(["major"]));
+    assert_eq!(every[2][1], json!(["datacenter"]));
+    assert_eq!(every[3][1], json!(["fqdn"]));
+    let web01 = &answers["web01"];
+    assert_eq!(
+        web01[0][2],
+        json!(["Debian", "{'major' => '12'}"]),
+        "{web01:#}"
+    );
+    snapshot("lsp@facts", &Value::Object(answers));
+}
