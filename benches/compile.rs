@@ -77,7 +77,7 @@ fn main() {
             .map(|f| puppet_bindings::SourceInput {
                 name: f.display.clone(),
                 role: f.role.clone(),
-                bytes: std::fs::read(&f.path).expect("readable"),
+                bytes: std::fs::read(&f.path).expect("readable").into(),
             })
             .collect();
         let start = Instant::now();

@@ -72,7 +72,7 @@ fn main() {
             .map(|((name, role), bytes)| puppet_bindings::SourceInput {
                 name: name.clone(),
                 role: role.clone(),
-                bytes: bytes.clone(),
+                bytes: bytes.clone().into(),
             })
             .collect();
         let start = Instant::now();

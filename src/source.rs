@@ -6,16 +6,60 @@ use crate::diag::{codes, Diagnostic};
 use crate::span::{FileId, SourceMap, Span};
 use std::path::{Path, PathBuf};
 
+/// A file's bytes as read: its own, or a text held elsewhere (an editor's buffer, a file the
+/// language server keeps between checks), shared so that a check takes it without a copy; such
+/// a text is UTF-8 already.
+#[derive(Clone, Debug)]
+pub enum ReadBytes {
+    Owned(Vec<u8>),
+    Text(std::sync::Arc<str>),
+}
+
+impl ReadBytes {
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            ReadBytes::Owned(bytes) => bytes,
+            ReadBytes::Text(text) => text.as_bytes(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.as_bytes().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.as_bytes().is_empty()
+    }
+
+    pub fn into_vec(self) -> Vec<u8> {
+        match self {
+            ReadBytes::Owned(bytes) => bytes,
+            ReadBytes::Text(text) => text.as_bytes().to_vec(),
+        }
+    }
+}
+
+impl From<Vec<u8>> for ReadBytes {
+    fn from(bytes: Vec<u8>) -> ReadBytes {
+        ReadBytes::Owned(bytes)
+    }
+}
+
 /// Adds `bytes` as a file. Returns the id and, when the bytes are not UTF-8, the diagnostic
 /// that stops this file (the stored text is then a lossy copy, for rendering only).
 pub fn add_source(
     files: &mut SourceMap,
     name: &str,
-    bytes: Vec<u8>,
+    bytes: ReadBytes,
 ) -> (FileId, Option<Diagnostic>) {
     let id = FileId(u32::try_from(files.len()).unwrap_or(u32::MAX));
-    let (text, bad) = decode(id, bytes);
-    (files.add(name, text), bad)
+    match bytes {
+        ReadBytes::Text(text) => (files.add(name, text), None),
+        ReadBytes::Owned(bytes) => {
+            let (text, bad) = decode(id, bytes);
+            (files.add(name, text), bad)
+        }
+    }
 }
 
 /// The text of the file `id` will be, from its `bytes`, and when they are not UTF-8 the
@@ -150,15 +194,16 @@ struct KeptDiskState {
     /// Each walk's result (what it found, as its caller made it), by what was walked and how,
     /// with what it recorded ([`Recorded`]), said again each time the result is used.
     walks: std::sync::Mutex<foldhash::HashMap<String, KeptWalk>>,
-    /// Each file read, by the path it was read by.
-    files: std::sync::Mutex<foldhash::HashMap<PathBuf, KeptFile>>,
+    /// Each file read, by the path it was read by. Read on every core at once by each check:
+    /// a lock of one reader at a time made them wait for each other.
+    files: std::sync::RwLock<foldhash::HashMap<PathBuf, KeptFile>>,
 }
 
 /// A walk's result (of the type its caller made) and what it recorded.
 type KeptWalk = (std::sync::Arc<dyn std::any::Any + Send + Sync>, Recorded);
 
-/// A file as read: its identity and its bytes.
-type KeptFile = (Option<FileIdentity>, std::sync::Arc<[u8]>);
+/// A file as read: its identity and its text (a file that is not UTF-8 is not kept).
+type KeptFile = (Option<FileIdentity>, std::sync::Arc<str>);
 
 impl KeptDisk {
     pub fn new() -> KeptDisk {
@@ -172,21 +217,29 @@ impl KeptDisk {
     /// Everything kept forgotten: the disk changed.
     pub fn forget(&self) {
         lock(&self.0.walks).clear();
-        lock(&self.0.files).clear();
+        write_lock(&self.0.files).clear();
         lock(&self.0.listings.listed).clear();
     }
 
     /// How many files are kept.
     fn files(&self) -> usize {
-        lock(&self.0.files).len()
+        read_lock(&self.0.files).len()
     }
 
     fn file(&self, path: &Path) -> Option<KeptFile> {
-        lock(&self.0.files).get(path).cloned()
+        read_lock(&self.0.files).get(path).cloned()
     }
 
-    fn keep(&self, path: &Path, identity: Option<FileIdentity>, bytes: &[u8]) {
-        lock(&self.0.files).insert(path.to_path_buf(), (identity, std::sync::Arc::from(bytes)));
+    /// Keeps the file at `path` as read, when it is UTF-8 (the text kept, to be shared).
+    fn keep(
+        &self,
+        path: &Path,
+        identity: Option<FileIdentity>,
+        bytes: &[u8],
+    ) -> Option<std::sync::Arc<str>> {
+        let text: std::sync::Arc<str> = std::sync::Arc::from(std::str::from_utf8(bytes).ok()?);
+        write_lock(&self.0.files).insert(path.to_path_buf(), (identity, text.clone()));
+        Some(text)
     }
 }
 
@@ -253,24 +306,34 @@ fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+fn read_lock<T>(lock: &std::sync::RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write_lock<T>(lock: &std::sync::RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Texts that stand in for files on disk: what an editor holds and has not saved. Reading a
 /// path it names gives its text, under the same size limit; the file's identity is still the
 /// file's. Only existing files are read through it: a walk finds what is on disk. Shared, so
 /// that a command's options are cheap to copy; two overlays are equal when they are the same.
 #[derive(Clone, Debug, Default)]
 pub struct Overlay(
-    Option<std::sync::Arc<std::collections::BTreeMap<PathBuf, std::sync::Arc<[u8]>>>>,
+    Option<std::sync::Arc<std::collections::BTreeMap<PathBuf, std::sync::Arc<str>>>>,
 );
 
 impl Overlay {
     /// An overlay of `texts`, by absolute path.
-    pub fn new(texts: std::collections::BTreeMap<PathBuf, std::sync::Arc<[u8]>>) -> Overlay {
+    pub fn new(texts: std::collections::BTreeMap<PathBuf, std::sync::Arc<str>>) -> Overlay {
         Overlay((!texts.is_empty()).then(|| std::sync::Arc::new(texts)))
     }
 
     /// The text that stands in for `path`, if any. A relative path is taken from the current
     /// directory, as the system would.
-    pub fn get(&self, path: &Path) -> Option<&std::sync::Arc<[u8]>> {
+    pub fn get(&self, path: &Path) -> Option<&std::sync::Arc<str>> {
         let texts = self.0.as_ref()?;
         if path.is_absolute() {
             return texts.get(path);
@@ -336,7 +399,9 @@ pub fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
 }
 
 pub fn read_file(path: &Path, what: &str, access: &FileAccess) -> std::io::Result<Vec<u8>> {
-    read_identified(path, what, access).1
+    read_identified(path, what, access)
+        .1
+        .map(ReadBytes::into_vec)
 }
 
 /// [`read_file`], with the file's identity ([`FileIdentity`]) taken from the open file, when
@@ -345,7 +410,7 @@ pub fn read_identified(
     path: &Path,
     what: &str,
     access: &FileAccess,
-) -> (Option<FileIdentity>, std::io::Result<Vec<u8>>) {
+) -> (Option<FileIdentity>, std::io::Result<ReadBytes>) {
     use std::io::{Error, ErrorKind};
     let limit = access.max_file_size;
     let fail = |kind: ErrorKind, why: String| {
@@ -363,11 +428,11 @@ pub fn read_identified(
             );
             return (identity, Err(fail(ErrorKind::InvalidData, why)));
         }
-        return (identity, Ok(text.to_vec()));
+        return (identity, Ok(ReadBytes::Text(text.clone())));
     }
-    if let Some((identity, bytes)) = access.kept.as_ref().and_then(|k| k.file(path)) {
-        if bytes.len() as u64 <= limit {
-            return (identity, Ok(bytes.to_vec()));
+    if let Some((identity, text)) = access.kept.as_ref().and_then(|k| k.file(path)) {
+        if text.len() as u64 <= limit {
+            return (identity, Ok(ReadBytes::Text(text)));
         }
     }
     let opened = open_without_waiting(path).and_then(|file| Ok((file.metadata()?, file)));
@@ -403,10 +468,14 @@ pub fn read_identified(
     };
     let identity = identity_of(&meta);
     let read = read();
+    // Kept, the text is shared from the first check on: the next check's (the same text)
+    // is then known unchanged without being read.
     if let (Some(kept), Ok(bytes)) = (&access.kept, &read) {
-        kept.keep(path, identity.clone(), bytes);
+        if let Some(text) = kept.keep(path, identity.clone(), bytes) {
+            return (identity, Ok(ReadBytes::Text(text)));
+        }
     }
-    (identity, read)
+    (identity, read.map(ReadBytes::Owned))
 }
 
 /// The system's reason for an I/O error, without Rust's `(os error N)` suffix.
@@ -1070,13 +1139,16 @@ mod tests {
         let other = dir.path().join("other.pp");
         std::fs::write(&held, "on disk").expect("written");
         std::fs::write(&other, "other on disk").expect("written");
-        let text: std::sync::Arc<[u8]> = std::sync::Arc::from(&b"in the editor"[..]);
+        let text: std::sync::Arc<str> = std::sync::Arc::from("in the editor");
         let access = FileAccess {
             overlay: Overlay::new([(held.clone(), text)].into_iter().collect()),
             ..FileAccess::default()
         };
         let (identity, bytes) = read_identified(&held, "manifest", &access);
-        assert_eq!(bytes.ok().as_deref(), Some(&b"in the editor"[..]));
+        assert_eq!(
+            bytes.ok().map(ReadBytes::into_vec).as_deref(),
+            Some(&b"in the editor"[..])
+        );
         assert_eq!(identity, Some(file_identity(&held)));
         let other_bytes = read_file(&other, "manifest", &access).ok();
         assert_eq!(other_bytes.as_deref(), Some(&b"other on disk"[..]));

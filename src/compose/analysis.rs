@@ -109,13 +109,21 @@ pub struct Finding {
 /// Keys are independent: they are judged on every core, a run of keys at a time (a key is
 /// too little work to share out alone), and the findings joined in key order.
 pub fn analyse(bindings: &Bindings, levels: &HashMap<SmolStr, u16>) -> Vec<Finding> {
+    let every: Vec<usize> = (0..bindings.keys.len()).collect();
+    analyse_keys(bindings, levels, &every)
+}
+
+/// [`analyse`] of the key entries `keys` only (indexes into `Bindings::keys`), in their order.
+pub fn analyse_keys(
+    bindings: &Bindings,
+    levels: &HashMap<SmolStr, u16>,
+    keys: &[usize],
+) -> Vec<Finding> {
     const KEYS_PER_JOB: usize = 512;
-    let keys = &bindings.keys;
     let jobs = keys.len().div_ceil(KEYS_PER_JOB);
     crate::parallel::parallel_map(jobs, |job| {
         let mut out = Vec::new();
-        let first = job * KEYS_PER_JOB;
-        for key in (first..keys.len()).take(KEYS_PER_JOB) {
+        for &key in keys.iter().skip(job * KEYS_PER_JOB).take(KEYS_PER_JOB) {
             KeyAnalysis::new(bindings, levels, bindings.candidates_of(key)).run(key, &mut out);
         }
         out

@@ -343,7 +343,7 @@ impl Workspace {
         let texts = self
             .open
             .iter()
-            .map(|(path, doc)| (path.clone(), Arc::<[u8]>::from(doc.text.clone())))
+            .map(|(path, doc)| (path.clone(), doc.text.clone()))
             .collect();
         let mut options = self.options.clone();
         options.files.overlay = crate::source::Overlay::new(texts);
@@ -367,6 +367,27 @@ impl Workspace {
         )
         .map_err(|e| format!("pbc cannot check `{}`: {e}", self.root.display()))?;
         self.keep_tree_files(&report, memo.same_files_last());
+        Ok(self.diagnostics(&report.files, report.diagnostics))
+    }
+
+    /// How many keys the last check judged the composition of again (see
+    /// [`crate::validate::JudgementMemo`]): a measure of how much of the tree an edit re-checks.
+    pub fn keys_judged_last(&self) -> usize {
+        self.check_memo
+            .lock()
+            .map_or(0, |memo| memo.keys_judged_last())
+    }
+
+    /// What [`Workspace::check`] publishes, from a check that keeps nothing of the last one
+    /// (no parses, no judgement): what `pbc check` reports of the same buffers. The memos'
+    /// safety net holds the two to one answer.
+    pub fn check_afresh(&self) -> Result<TreeDiagnostics, String> {
+        let report = crate::load::check_paths_kept(
+            std::slice::from_ref(&self.root),
+            None,
+            &self.options_with_buffers(),
+        )
+        .map_err(|e| format!("pbc cannot check `{}`: {e}", self.root.display()))?;
         Ok(self.diagnostics(&report.files, report.diagnostics))
     }
 

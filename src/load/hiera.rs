@@ -185,7 +185,7 @@ pub(super) fn read_data_file(
     if !admit(path, dir, seen, access) {
         return None;
     }
-    let bytes = source::read_file(path, "data file", access);
+    let bytes = source::read_identified(path, "data file", access).1;
     add_data_file(files, path, bytes, into)
 }
 
@@ -205,7 +205,7 @@ fn admit(
 fn add_data_file(
     files: &mut span::SourceMap,
     path: &std::path::Path,
-    bytes: std::io::Result<Vec<u8>>,
+    bytes: std::io::Result<source::ReadBytes>,
     into: &mut HieraData,
 ) -> Option<span::FileId> {
     let bytes = match bytes {
@@ -389,7 +389,7 @@ pub(super) fn read_hiera5_level(
             }
             // Read and parsed on every core; taken in order.
             let read = crate::parallel::parallel_map(admitted.len(), |at| {
-                source::read_file(&admitted[at].1, "data file", access)
+                source::read_identified(&admitted[at].1, "data file", access).1
             });
             let mut added: Vec<(String, span::FileId)> = Vec::with_capacity(admitted.len());
             for ((rel, found), bytes) in admitted.into_iter().zip(read) {

@@ -21,13 +21,18 @@ pub struct CheckMemo {
     parsed_last: usize,
     /// Whether the last check's files were the same list as the one before.
     same_files_last: bool,
+    /// By environment (`""` for a tree without environments), its last judgement of its
+    /// layers.
+    judgements: std::collections::BTreeMap<String, crate::validate::JudgementMemo>,
 }
 
 /// One file's parse, kept with what it was made from.
 struct Kept {
     id: FileId,
     role: FileRole,
-    text: Box<str>,
+    /// Shared with the check's source map where the text is kept elsewhere (see
+    /// [`crate::span::SourceText`]): the next check tells it unchanged without reading it.
+    text: crate::span::SourceText,
     parsed: Parsed,
     /// Whether the check asked for a digest of bindings files (with its result or not).
     digesting: bool,
@@ -38,6 +43,17 @@ impl CheckMemo {
     /// How many files the last check parsed: the others' parses were the ones kept.
     pub fn parsed_last(&self) -> usize {
         self.parsed_last
+    }
+
+    /// The last judgement of the layers of `environment` (`""`: the tree has none).
+    pub(super) fn judgement(&mut self, environment: &str) -> &mut crate::validate::JudgementMemo {
+        self.judgements.entry(environment.to_string()).or_default()
+    }
+
+    /// How many keys the last check judged again, over its environments (every key of an
+    /// environment judged whole).
+    pub fn keys_judged_last(&self) -> usize {
+        self.judgements.values().map(|j| j.judged_last).sum()
     }
 
     /// Whether the last check read the same files, by the same names, as the one before it.
@@ -54,6 +70,9 @@ impl CheckMemo {
         jobs: &[(FileId, FileRole)],
         digest: Option<Digest>,
     ) -> Vec<(Parsed, Option<Digested>)> {
+        for judgement in self.judgements.values_mut() {
+            judgement.judged_last = 0;
+        }
         self.same_files_last = false;
         if digest.is_some_and(|d| !d.origins.is_empty() || d.for_model) {
             return parse_all(files, jobs, digest);
@@ -82,18 +101,31 @@ impl CheckMemo {
         let changed: Vec<usize> = (0..jobs.len())
             .filter(|&i| {
                 !same_files
-                    || *self.kept[i].text != *files.source(jobs[i].0)
+                    || !self.kept[i].text.same_as(files.source_text(jobs[i].0))
                     || self.kept[i].digesting != digesting
             })
             .collect();
         self.parsed_last = changed.len();
+        // A text unchanged but read anew (the disk's kept copy forgotten): its new copy is
+        // kept, so that the next check tells it unchanged without reading it.
+        if same_files {
+            for (i, (id, _)) in jobs.iter().enumerate() {
+                let text = files.source_text(*id);
+                if matches!(text, crate::span::SourceText::Shared(_))
+                    && !self.kept[i].text.shares_copy_with(text)
+                    && changed.binary_search(&i).is_err()
+                {
+                    self.kept[i].text = text.clone();
+                }
+            }
+        }
         let to_parse: Vec<(FileId, FileRole)> = changed.iter().map(|&i| jobs[i].clone()).collect();
         let fresh = parse_all(files, &to_parse, digest);
         for (&i, ((id, role), (parsed, digested))) in
             changed.iter().zip(to_parse.into_iter().zip(fresh))
         {
             let kept = Kept {
-                text: files.source(id).into(),
+                text: files.source_text(id).clone(),
                 id,
                 role,
                 parsed,

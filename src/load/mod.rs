@@ -105,7 +105,7 @@ pub struct SourceInput {
     /// The name diagnostics show.
     pub name: String,
     pub role: tree::FileRole,
-    pub bytes: Vec<u8>,
+    pub bytes: source::ReadBytes,
 }
 
 /// `pbc check PATHS`. One directory holding an `environments.pp` is a site: the rules across
@@ -214,7 +214,7 @@ fn check_site(
     // the one its path implies.
     let mut by_identity: std::collections::BTreeMap<
         source::FileIdentity,
-        (&tree::TreeFile, std::io::Result<Vec<u8>>),
+        (&tree::TreeFile, std::io::Result<source::ReadBytes>),
     > = std::collections::BTreeMap::new();
     let everything = tree::discover(&[dir.to_path_buf()], options)?;
     // A path met again (environments share their modules; the environments' paths are below
@@ -385,8 +385,8 @@ pub fn compile_dir(
     }
 }
 
-fn read(f: &tree::TreeFile, access: &source::FileAccess) -> std::io::Result<Vec<u8>> {
-    source::read_file(&f.path, "manifest", access)
+fn read(f: &tree::TreeFile, access: &source::FileAccess) -> std::io::Result<source::ReadBytes> {
+    source::read_identified(&f.path, "manifest", access).1
 }
 
 /// Reads `files` on every core (reading many small files is mostly system calls), keeping
@@ -935,7 +935,7 @@ fn analyse(
     mut inputs: Vec<SourceInput>,
     scope: Scope,
     digest: Option<Digest>,
-    memo: Option<&mut CheckMemo>,
+    mut memo: Option<&mut CheckMemo>,
     options: &Options,
 ) -> Analysed {
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
@@ -974,7 +974,7 @@ fn analyse(
             },
         }
     }
-    let results = match memo {
+    let results = match memo.as_deref_mut() {
         Some(memo) => memo.parse_all(&files, &jobs, digest),
         None => parse_all(&files, &jobs, digest),
     };
@@ -1090,6 +1090,7 @@ fn analyse(
         .map(|(_, module, dir)| (module.as_deref(), dir.as_str()))
         .collect();
     let tree_input = |i: usize| validate::TreeInput {
+        id: parsed_ids[i],
         role: &parsed[i].0,
         program: &parsed[i].1,
         lowered: lowered[i].as_deref(),
@@ -1097,7 +1098,9 @@ fn analyse(
     match scope {
         Scope::OneTree(judge) => {
             let all: Vec<validate::TreeInput> = (0..parsed.len()).map(tree_input).collect();
-            let unknown: Vec<&tree::FileRole> = broken.iter().map(|(_, role)| role).collect();
+            let unknown: Vec<(span::FileId, &tree::FileRole)> =
+                broken.iter().map(|(id, role)| (*id, role)).collect();
+            let memo = memo.as_deref_mut().map(|m| m.judgement(""));
             let (found, judgement) = validate::check_tree_judging(
                 &files,
                 &all,
@@ -1106,6 +1109,7 @@ fn analyse(
                 &configured,
                 judge,
                 options,
+                memo,
             );
             diagnostics.extend(found);
             model_judgement = judgement;
@@ -1128,9 +1132,9 @@ fn analyse(
             let parsed_by_name: foldhash::HashMap<&str, usize> = (0..parsed.len())
                 .map(|i| (files.name(parsed_ids[i]), i))
                 .collect();
-            let broken_by_name: foldhash::HashMap<&str, &tree::FileRole> = broken
+            let broken_by_name: foldhash::HashMap<&str, (span::FileId, &tree::FileRole)> = broken
                 .iter()
-                .map(|(id, role)| (files.name(*id), role))
+                .map(|(id, role)| (files.name(*id), (*id, role)))
                 .collect();
             // A data file is read by the environments that read its `hiera.yaml`.
             let mut data_by_config: foldhash::HashMap<&str, Vec<usize>> =
@@ -1195,7 +1199,7 @@ fn analyse(
                 if let Some((members, broken_names)) = judgements[number].take() {
                     let inputs: Vec<validate::TreeInput> =
                         members.iter().map(|&i| tree_input(i)).collect();
-                    let unknown: Vec<&tree::FileRole> = broken_names
+                    let unknown: Vec<(span::FileId, &tree::FileRole)> = broken_names
                         .iter()
                         .filter_map(|n| broken_by_name.get(n).copied())
                         .collect();
@@ -1218,6 +1222,7 @@ fn analyse(
                             }
                         })
                         .collect();
+                    let memo = memo.as_deref_mut().map(|m| m.judgement(environment));
                     findings_of[number] = Some(validate::check_tree(
                         &files,
                         &inputs,
@@ -1226,6 +1231,7 @@ fn analyse(
                         &configured,
                         judge,
                         options,
+                        memo,
                     ));
                 }
                 let findings = findings_of[number].clone().unwrap_or_default();

@@ -9,8 +9,9 @@
 //! for some is a warning naming the category values it fails for. This module only words
 //! those findings.
 
+use super::memo::{JudgementMemo, Judging, PlacedLayer, SYSTEM_FILE};
 use super::{TreeFacts, TreeInput};
-use crate::compose::analysis::{analyse, Condition, Finding, FindingKind};
+use crate::compose::analysis::{analyse, analyse_keys, Condition, Finding, FindingKind};
 use crate::compose::{Bindings, Bound, LayerView};
 use crate::diag::{codes, Diagnostic, Severity};
 use crate::eval::code::{Code, ForChecking};
@@ -18,7 +19,7 @@ use crate::eval::Value;
 use crate::lower::layers::{compose, default_layers, BindingsSource, MissingRef};
 use crate::lower::model::{Category, NamedLayer, TreeDocument};
 use crate::lower::LowerInput;
-use crate::span::{SourceMap, Span};
+use crate::span::{FileId, SourceMap, Span};
 use crate::tree::FileRole;
 use foldhash::HashMap;
 use smol_str::SmolStr;
@@ -29,12 +30,13 @@ use smol_str::SmolStr;
 pub(super) fn check(
     files: &SourceMap,
     inputs: &[TreeInput],
-    unknown: &[&FileRole],
+    unknown: &[(FileId, &FileRole)],
     hiera_configs: &[(Option<&str>, &str)],
     facts: &TreeFacts,
     judge: super::Composition,
     out: &mut Vec<Diagnostic>,
     options: &crate::options::Options,
+    memo: Option<&mut JudgementMemo>,
 ) -> Option<ModelJudgement> {
     let mut sources: Vec<BindingsSource> = Vec::new();
     let mut bindings_inputs: Vec<&TreeInput> = Vec::new();
@@ -51,7 +53,7 @@ pub(super) fn check(
     // Files that did not parse still exist: they are where their path puts them, with
     // bindings no one knows.
     let known = sources.len();
-    for role in unknown {
+    for (_, role) in unknown {
         sources.extend(BindingsSource::of(role));
     }
     let specs = facts.layers.clone().unwrap_or_else(default_layers);
@@ -113,25 +115,70 @@ pub(super) fn check(
             })
         };
         let system: NamedLayer<Code> = crate::lower::system_layer();
-        let views: Vec<LayerView> = placement
-            .iter()
-            .map(|(name, placed)| LayerView {
-                name,
-                bindings: placed.iter().filter_map(|&i| block_of(i)).collect(),
-            })
-            .chain(std::iter::once(LayerView {
-                name: &system.name,
-                bindings: system.bindings.iter().collect(),
-            }))
-            .collect();
-        let bindings = Bindings::build_from(&views);
-        out.extend(judge_layers(files, &levels, &bindings, &judgement));
-        if judge == super::Composition::ForEveryRequestThenReport {
-            crate::reclaim::release(bindings, options);
-            crate::reclaim::release(here, options);
-        } else {
-            drop(bindings);
+        if let Some(memo) = memo {
+            let placed: Vec<PlacedLayer> = placement
+                .iter()
+                .map(|(name, placed)| {
+                    let blocks = placed
+                        .iter()
+                        .filter_map(|&i| Some((inputs[i].id, block_of(i)?)))
+                        .collect();
+                    (name.as_str(), blocks)
+                })
+                .chain(std::iter::once((
+                    system.name.as_str(),
+                    system.bindings.iter().map(|b| (SYSTEM_FILE, b)).collect(),
+                )))
+                .collect();
+            let words = Words {
+                files,
+                levels: &levels,
+                has_site: judgement.has_site,
+                unplaced: false,
+            };
+            let judge = |bindings: &Bindings, entries: Option<&[usize]>| {
+                let findings = match entries {
+                    Some(entries) => analyse_keys(bindings, &levels, entries),
+                    None => analyse(bindings, &levels),
+                };
+                findings
+                    .iter()
+                    .map(|f| {
+                        let limit = changeable_from(bindings, f);
+                        (f.key, words.diagnostic(bindings, f), limit)
+                    })
+                    .collect()
+            };
+            let judging = Judging {
+                files,
+                levels: &levels,
+                has_site: judgement.has_site,
+                unknown: unknown.iter().map(|(id, _)| *id).collect(),
+            };
+            out.extend(memo.judge(&placed, &judging, judgement.unknown_from, &judge));
+            drop(placed);
             crate::reclaim::free_in_parallel(here);
+        } else {
+            let views: Vec<LayerView> = placement
+                .iter()
+                .map(|(name, placed)| LayerView {
+                    name,
+                    bindings: placed.iter().filter_map(|&i| block_of(i)).collect(),
+                })
+                .chain(std::iter::once(LayerView {
+                    name: &system.name,
+                    bindings: system.bindings.iter().collect(),
+                }))
+                .collect();
+            let bindings = Bindings::build_from(&views);
+            out.extend(judge_layers(files, &levels, &bindings, &judgement));
+            if judge == super::Composition::ForEveryRequestThenReport {
+                crate::reclaim::release(bindings, options);
+                crate::reclaim::release(here, options);
+            } else {
+                drop(bindings);
+                crate::reclaim::free_in_parallel(here);
+            }
         }
         None
     };
@@ -255,19 +302,22 @@ fn judge_layers(
 /// the finding: a binding there can beat a conflict or an abstract binding at or below its
 /// layer, resolve an `override` anywhere above it or make it lose, and outrank a contribution.
 fn could_change(bindings: &Bindings, f: &Finding, unknown_from: Option<usize>) -> bool {
-    let Some(limit) = unknown_from else {
-        return false;
-    };
+    unknown_from.is_some_and(|limit| limit <= changeable_from(bindings, f))
+}
+
+/// The highest layer in which a file of unknown bindings could change the finding `f` (see
+/// [`could_change`]); `usize::MAX` where one in any layer could.
+fn changeable_from(bindings: &Bindings, f: &Finding) -> usize {
     let layer = |i: usize| bindings.candidates[i].layer();
     match &f.kind {
-        FindingKind::Conflict { second, .. } => limit <= layer(*second),
-        FindingKind::Abstract { candidate } => limit <= layer(*candidate),
-        FindingKind::UnresolvedOverride { .. } => true,
+        FindingKind::Conflict { second, .. } => layer(*second),
+        FindingKind::Abstract { candidate } => layer(*candidate),
+        FindingKind::UnresolvedOverride { .. } => usize::MAX,
         FindingKind::DuplicateContribution { id, second, .. } => bindings
             .contributions
             .get(id.as_str())
             .and_then(|list| list.get(*second))
-            .is_none_or(|c| limit <= c.layer),
+            .map_or(usize::MAX, |c| c.layer),
     }
 }
 

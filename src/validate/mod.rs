@@ -11,6 +11,7 @@
 
 pub mod bindings;
 mod composition;
+mod memo;
 pub mod puppet;
 pub mod site;
 mod tree;
@@ -26,6 +27,7 @@ use smol_str::SmolStr;
 
 /// One parsed file of a tree.
 pub struct TreeInput<'a> {
+    pub id: crate::span::FileId,
     pub role: &'a FileRole,
     pub program: &'a Program,
     /// The block of a bindings file `pbc check` or `pbc compile` lowered while parsing it: its
@@ -53,23 +55,29 @@ pub enum Composition {
 }
 
 pub use composition::{judge_written_model, ModelJudgement};
+pub use memo::JudgementMemo;
 
 /// Runs the ARM-8 rules over every file of a tree, then the rules across files. Puppet's own
 /// rules ([`check_program`]) are the caller's to run per file.
-/// `unknown`: the roles of the tree's bindings files that did not parse. What they bind is
+/// `unknown`: the tree's bindings files that did not parse, with their roles. What they bind is
 /// unknown: the rules across files report nothing those files could change. `judged`: by
 /// input, the rules of the files already judged on their own ([`judge_file`]; the others are
 /// judged here). `hiera_configs`: where the tree has an ARM-9 `hiera.yaml` (its module, or
 /// `None` for the site's, and its directory), so that a hiera URI naming one with no data files
-/// yet is not missing.
+/// yet is not missing. `memo`: the language server's last judgement of these layers, reused
+/// where the files changed since cannot change it ([`JudgementMemo`]).
+// The tree's parts as the load holds them, the command's options and the language server's
+// memo: bundling them would only rename them (as `composition::check`).
+#[allow(clippy::too_many_arguments)]
 pub fn check_tree(
     files: &crate::span::SourceMap,
     inputs: &[TreeInput],
     judged: Vec<Option<FileJudgement>>,
-    unknown: &[&FileRole],
+    unknown: &[(crate::span::FileId, &FileRole)],
     hiera_configs: &[(Option<&str>, &str)],
     judge: Composition,
     options: &crate::options::Options,
+    memo: Option<&mut JudgementMemo>,
 ) -> Vec<Diagnostic> {
     check_tree_judging(
         files,
@@ -79,20 +87,23 @@ pub fn check_tree(
         hiera_configs,
         judge,
         options,
+        memo,
     )
     .0
 }
 
 /// [`check_tree`], and with [`Composition::OnTheWrittenModel`] what the judgement of the
 /// written model needs.
+#[allow(clippy::too_many_arguments)]
 pub fn check_tree_judging(
     files: &crate::span::SourceMap,
     inputs: &[TreeInput],
     judged: Vec<Option<FileJudgement>>,
-    unknown: &[&FileRole],
+    unknown: &[(crate::span::FileId, &FileRole)],
     hiera_configs: &[(Option<&str>, &str)],
     judge: Composition,
     options: &crate::options::Options,
+    memo: Option<&mut JudgementMemo>,
 ) -> (Vec<Diagnostic>, Option<ModelJudgement>) {
     let mut facts = TreeFacts::default();
     let mut out = Vec::new();
@@ -118,6 +129,7 @@ pub fn check_tree_judging(
         judge,
         &mut across,
         options,
+        memo,
     );
     out.extend(across.into_iter().map(Diagnostic::across_files));
     (out, deferred)

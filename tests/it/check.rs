@@ -239,7 +239,7 @@ fn a_check_with_the_last_checks_parses_reports_what_a_fresh_one_does() {
         let mut check_as = |memo: &mut CheckMemo, changed: Option<(&PathBuf, String)>| {
             let mut options = puppet_bindings::Options::default();
             if let Some((path, text)) = changed {
-                let texts = [(path.clone(), Arc::<[u8]>::from(text.into_bytes()))];
+                let texts = [(path.clone(), Arc::<str>::from(text))];
                 options.files.overlay = Overlay::new(texts.into_iter().collect());
             }
             let paths = std::slice::from_ref(&root);
@@ -326,7 +326,7 @@ fn every_fix_the_corpus_gets_removes_its_finding() {
             let path = cwd.join(&name);
             options.files.overlay = puppet_bindings::source::Overlay::new(BTreeMap::from([(
                 path,
-                Arc::<[u8]>::from(text.as_bytes()),
+                Arc::<str>::from(text.as_str()),
             )]));
             let after = check_paths(paths, &options).expect("readable");
             let place = |files: &puppet_bindings::span::SourceMap, d: &diag::Diagnostic| {

@@ -364,7 +364,7 @@ fn output_does_not_depend_on_file_order() {
             .map(|f| SourceInput {
                 name: f.display.clone(),
                 role: f.role.clone(),
-                bytes: std::fs::read(&f.path).expect("readable"),
+                bytes: std::fs::read(&f.path).expect("readable").into(),
             })
             .collect();
         let origins = order
@@ -628,7 +628,7 @@ fn the_code_model_is_written_as_the_json_model() {
                 expected_name: "default".into(),
                 module: None,
             },
-            bytes: source.as_bytes().to_vec(),
+            bytes: source.as_bytes().to_vec().into(),
         }]
     };
     let origins = vec!["bindings/default.pp".to_string()];

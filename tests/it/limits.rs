@@ -266,7 +266,9 @@ fn check_tree(categories: &str, bindings: &str) -> (puppet_bindings::CheckReport
         puppet_bindings::SourceInput {
             name: "manifests/site.pp".into(),
             role: FileRole::Manifest,
-            bytes: format!("site {{ categories {{ {categories} }} }}\n").into_bytes(),
+            bytes: format!("site {{ categories {{ {categories} }} }}\n")
+                .into_bytes()
+                .into(),
         },
         puppet_bindings::SourceInput {
             name: "bindings/default.pp".into(),
@@ -274,7 +276,7 @@ fn check_tree(categories: &str, bindings: &str) -> (puppet_bindings::CheckReport
                 expected_name: "default".into(),
                 module: None,
             },
-            bytes: bindings.as_bytes().to_vec(),
+            bytes: bindings.as_bytes().to_vec().into(),
         },
     ];
     let report = puppet_bindings::check_sources(inputs, &Default::default());

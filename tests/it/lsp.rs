@@ -1685,3 +1685,249 @@ fn facts_are_completed_from_the_factsets() {
     );
     snapshot("lsp@facts", &Value::Object(answers));
 }
+
+/// Every file of `dir` (recursively, in name order) that binds something: a manifest with a
+/// `bind` line, or a data file with a top-level key.
+fn files_that_bind(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            files_that_bind(&path, out);
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let binds = match path.extension().and_then(|e| e.to_str()) {
+            Some("pp") => text.lines().any(|l| l.trim_start().starts_with("bind")),
+            Some("yaml") if !path.ends_with("hiera.yaml") => text
+                .lines()
+                .any(|l| l.starts_with(|c: char| c.is_alphanumeric())),
+            _ => false,
+        };
+        if binds {
+            out.push(path);
+        }
+    }
+}
+
+/// The edits made to a file in turn at each of `lines` (`None`: the first line that binds):
+/// a binding doubled, removed, broken (a syntax error), and written back as it was. For a
+/// manifest, lines that bind; for a data file, top-level keys' lines.
+fn edits_of(text: &str, manifest: bool, every_line: bool) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let binds = |l: &&str| {
+        if manifest {
+            l.trim_start().starts_with("bind") || l.trim_start().starts_with("multibind")
+        } else {
+            l.starts_with(|c: char| c.is_alphanumeric())
+        }
+    };
+    let at: Vec<usize> = (0..lines.len()).filter(|&i| binds(&lines[i])).collect();
+    let at = if every_line {
+        &at[..]
+    } else {
+        &at[..at.len().min(1)]
+    };
+    let with = |f: &dyn Fn(&mut Vec<String>)| {
+        let mut changed: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        f(&mut changed);
+        changed.join("\n") + "\n"
+    };
+    let mut edits = Vec::new();
+    for &at in at {
+        let line = lines[at].to_string();
+        edits.push(with(&|l| l.insert(at, line.clone())));
+        edits.push(with(&|l| {
+            l.remove(at);
+        }));
+        edits.push(with(&|l| l[at] = format!("x{}", l[at])));
+        edits.push(text.to_string());
+    }
+    edits
+}
+
+/// A tree's diagnostics as the language server publishes them, in one order.
+fn published(workspace: &puppet_bindings::ide::Workspace) -> Vec<String> {
+    in_one_order(workspace.check().expect("the tree is checked"))
+}
+
+fn in_one_order(checked: puppet_bindings::ide::TreeDiagnostics) -> Vec<String> {
+    let mut all: Vec<String> = checked
+        .files
+        .iter()
+        .flat_map(|f| {
+            f.diagnostics
+                .iter()
+                .map(move |d| format!("{}: {d:?}", f.path.display()))
+        })
+        .chain(checked.without_place)
+        .collect();
+    all.sort();
+    all
+}
+
+/// Each edit of [`edits_of`] made to each of `files` of `tree` in turn, in one server, whose
+/// diagnostics after each are held to those of a server that starts afresh on the same
+/// buffers. Every other file's last edit is a doubled binding left in place: edits pile up.
+/// (edits made, edits after which fewer keys were judged than afresh)
+fn edited_in_turn(tree: &Path, files: &[PathBuf], every_line: bool) -> (usize, usize) {
+    let options = puppet_bindings::Options::default;
+    let (mut edits, mut judged_less) = (0, 0);
+    let kept = puppet_bindings::ide::Workspace::new(tree, options());
+    let mut kept = kept;
+    let mut buffers: Vec<(PathBuf, String)> = Vec::new();
+    let _ = published(&kept);
+    for (n, file) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(file).expect("the file");
+        let manifest = file.extension().is_some_and(|e| e == "pp");
+        let mut all = edits_of(&text, manifest, every_line);
+        if n % 2 == 1 && all.len() >= 4 {
+            let doubled = all[0].clone();
+            if let Some(last) = all.last_mut() {
+                *last = doubled;
+            }
+        }
+        for (version, edited) in all.into_iter().enumerate() {
+            kept.set_text(file.clone(), edited.clone(), version as i32 + 1);
+            buffers.retain(|(p, _)| p != file);
+            buffers.push((file.clone(), edited));
+            let with_memo = published(&kept);
+            let judged = kept.keys_judged_last();
+            // A server starting afresh judges every key of the tree.
+            let mut fresh = puppet_bindings::ide::Workspace::new(tree, options());
+            for (path, text) in &buffers {
+                fresh.set_text(path.clone(), text.clone(), 1);
+            }
+            let _ = published(&fresh);
+            if judged < fresh.keys_judged_last() {
+                judged_less += 1;
+            }
+            let without = in_one_order(kept.check_afresh().expect("the tree is checked"));
+            assert_eq!(
+                with_memo,
+                without,
+                "{} after edit {version} of {}",
+                tree.display(),
+                file.display()
+            );
+            edits += 1;
+        }
+    }
+    (edits, judged_less)
+}
+
+/// The language server judges again only the keys an edit can change (the memo of the
+/// composition's judgement), and that is never seen: over every corpus tree and example,
+/// each file that binds something is edited in turn (its first binding doubled, removed,
+/// broken, written back), and after every edit the diagnostics are those of a server that
+/// starts afresh on the same buffers.
+#[test]
+fn judging_again_only_what_an_edit_changes_finds_what_judging_everything_finds() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut trees: Vec<PathBuf> = std::fs::read_dir(root.join("corpus/check/trees"))
+        .expect("the corpus trees")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    trees.sort();
+    for name in ["site", "control-repo", "quickstart", "data-in-modules"] {
+        trees.push(example(name));
+    }
+    let (mut edits, mut judged_less) = (0, 0);
+    for tree in trees {
+        let mut files = Vec::new();
+        files_that_bind(&tree, &mut files);
+        let (made, less) = edited_in_turn(&tree, &files, false);
+        edits += made;
+        judged_less += less;
+    }
+    assert!(edits > 100, "{edits} edits");
+    // The memo is used: edits of bindings files judge fewer keys than a server starting
+    // afresh. (Edits of the site, a `binder_config.yaml`, Hiera 5 data or another
+    // environment's files judge everything again, by design: a third of these.)
+    assert!(
+        judged_less * 3 > edits,
+        "{judged_less} of {edits} edits judged fewer keys"
+    );
+}
+
+/// The same, on a tree whose keys reach across files and layers: a multibind collecting
+/// contributions of three files (names that collide), an abstract binding made concrete in
+/// another module and overridden from the site, a key every file binds, under a `when` too.
+/// Every line that binds is edited in turn.
+#[test]
+fn judging_again_follows_keys_across_files_and_layers() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let tree = copy.path().join("quickstart");
+    copy_tree(&example("quickstart"), &tree);
+    let files = [
+        (
+            "bindings/default.pp",
+            "bindings default {\n  multibind Array[String], 'admins' as 'site::admins'\n  bind to 'root' in 'site::admins'\n  bind override 'ntp::servers' to ['site']\n  bind 'dns' to 'site'\n}\n",
+        ),
+        (
+            "modules/a/bindings/default.pp",
+            "bindings a::default {\n  bind 'alice' to 'a' in 'site::admins'\n  bind abstract 'ntp::servers'\n  bind 'dns' to 'a'\n  multibind Hash[String, Integer], 'limits'\n}\n",
+        ),
+        (
+            "modules/b/bindings/default.pp",
+            "bindings b::default {\n  bind 'alice' to 'b' in 'site::admins'\n  bind 'ntp::servers' to ['b']\n  bind 'dns' to 'b'\n  bind 'cpu' to 4 in 'limits'\n  when datacenter 'eu-west' {\n    bind 'dns' to 'eu'\n  }\n}\n",
+        ),
+        (
+            "modules/c/bindings/default.pp",
+            "bindings c::default {\n  bind 'cpu' to 8 in 'limits'\n  bind 'mem' to 2 in 'limits'\n  bind 'bob' to 'c' in 'site::admins'\n}\n",
+        ),
+    ];
+    let mut paths = Vec::new();
+    for (path, text) in files {
+        let path = tree.join(path);
+        std::fs::create_dir_all(path.parent().expect("a directory")).expect("created");
+        std::fs::write(&path, text).expect("written");
+        paths.push(path);
+    }
+    let (edits, judged_less) = edited_in_turn(&tree, &paths, true);
+    assert!(edits >= 60, "{edits} edits");
+    assert!(judged_less > 0, "{judged_less} of {edits}");
+    // A multibind declared where there was none, for contributions two other files made
+    // already (two of one name), and then a plain binding of its key beside it.
+    let declaring = tree.join("modules/d/bindings/default.pp");
+    std::fs::create_dir_all(declaring.parent().expect("a directory")).expect("created");
+    std::fs::write(&declaring, "bindings d::default {\n  bind 'd' to 1\n}\n").expect("written");
+    for (file, extra) in [("b", 1), ("c", 2)] {
+        let path = tree.join(format!("modules/{file}/bindings/default.pp"));
+        let text = std::fs::read_to_string(&path).expect("the file");
+        let text = text.replacen("{\n", &format!("{{\n  bind 'x' to {extra} in 'extra'\n"), 1);
+        std::fs::write(&path, text).expect("written");
+    }
+    let kept = puppet_bindings::ide::Workspace::new(&tree, puppet_bindings::Options::default());
+    let _ = published(&kept);
+    let declared =
+        "bindings d::default {\n  bind 'd' to 1\n  multibind Hash[String, Integer], 'extra'\n}\n";
+    let bound_too = "bindings d::default {\n  bind 'd' to 1\n  multibind Hash[String, Integer], 'extra'\n  bind 'x' to 3 in 'extra'\n}\n";
+    // (abstract, in a file that neither collects nor contributes to `extra`: the multibind
+    // still wins, and its contributions are judged)
+    let plain = "bindings e::default {\n  bind abstract 'extra'\n}\n";
+    let other = tree.join("modules/e/bindings/default.pp");
+    std::fs::create_dir_all(other.parent().expect("a directory")).expect("created");
+    std::fs::write(&other, "bindings e::default {\n  bind 'e' to 1\n}\n").expect("written");
+    let mut kept = kept;
+    let mut buffers = Vec::new();
+    for (path, text) in [
+        (declaring.clone(), declared),
+        (declaring.clone(), bound_too),
+        (other.clone(), plain),
+    ] {
+        kept.set_text(path.clone(), text.to_string(), 2);
+        buffers.retain(|(p, _): &(PathBuf, String)| *p != path);
+        buffers.push((path, text.to_string()));
+        let expected = in_one_order(kept.check_afresh().expect("the tree is checked"));
+        assert!(
+            expected.iter().any(|d| d.contains("`extra`")),
+            "{expected:#?}"
+        );
+        assert_eq!(published(&kept), expected);
+    }
+}

@@ -70,6 +70,64 @@ impl Serialize for Span {
     }
 }
 
+/// A file's text: its own, or shared with a copy kept elsewhere (the files the language
+/// server keeps between checks), so that a check of a kept file does not copy it.
+#[derive(Clone, Debug)]
+pub enum SourceText {
+    Owned(String),
+    Shared(std::sync::Arc<str>),
+}
+
+impl SourceText {
+    pub fn as_str(&self) -> &str {
+        match self {
+            SourceText::Owned(text) => text,
+            SourceText::Shared(text) => text,
+        }
+    }
+
+    /// Whether `other` is the same text, told without reading it when both share one copy.
+    pub fn same_as(&self, other: &SourceText) -> bool {
+        self.shares_copy_with(other) || self.as_str() == other.as_str()
+    }
+
+    /// Whether both are one shared copy.
+    pub fn shares_copy_with(&self, other: &SourceText) -> bool {
+        matches!((self, other), (SourceText::Shared(a), SourceText::Shared(b)) if std::sync::Arc::ptr_eq(a, b))
+    }
+}
+
+impl std::ops::Deref for SourceText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<String> for SourceText {
+    fn from(text: String) -> SourceText {
+        SourceText::Owned(text)
+    }
+}
+
+impl From<&str> for SourceText {
+    fn from(text: &str) -> SourceText {
+        SourceText::Owned(text.to_string())
+    }
+}
+
+impl From<&String> for SourceText {
+    fn from(text: &String) -> SourceText {
+        SourceText::Owned(text.clone())
+    }
+}
+
+impl From<std::sync::Arc<str>> for SourceText {
+    fn from(text: std::sync::Arc<str>) -> SourceText {
+        SourceText::Shared(text)
+    }
+}
+
 /// All files of one run, addressed by [`FileId`].
 #[derive(Default)]
 pub struct SourceMap {
@@ -80,7 +138,7 @@ pub struct SourceMap {
 /// building it for every file cost a tenth of a whole check.
 struct SourceFile {
     name: String,
-    source: String,
+    source: SourceText,
     /// Where each line starts. Held to the end once built (a compiled tree's origins need
     /// every bindings file's), so it is sized exactly, with offsets as spans hold them.
     line_starts: OnceLock<Box<[u32]>>,
@@ -186,7 +244,7 @@ impl SourceMap {
         }
     }
 
-    pub fn add(&mut self, name: impl Into<String>, source: impl Into<String>) -> FileId {
+    pub fn add(&mut self, name: impl Into<String>, source: impl Into<SourceText>) -> FileId {
         self.files.push(SourceFile {
             name: name.into(),
             source: source.into(),
@@ -201,6 +259,11 @@ impl SourceMap {
     }
 
     pub fn source(&self, id: FileId) -> &str {
+        &self.files[id.0 as usize].source
+    }
+
+    /// The text of `id` as held: a kept copy shares it (see [`SourceText`]).
+    pub fn source_text(&self, id: FileId) -> &SourceText {
         &self.files[id.0 as usize].source
     }
 
@@ -336,7 +399,7 @@ mod tests {
                     text.push_str(piece);
                     let file = SourceFile {
                         name: String::new(),
-                        source: text.clone(),
+                        source: text.clone().into(),
                         line_starts: OnceLock::new(),
                         char_marks: OnceLock::new(),
                     };
