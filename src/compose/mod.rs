@@ -631,6 +631,14 @@ impl<'m> Bindings<'m> {
         }
     }
 
+    /// The entry of the key whose [`Key::id`] is `id`.
+    pub fn entry_of_id(&self, id: &str) -> Option<usize> {
+        match id.strip_prefix("Data/") {
+            Some(name) => self.data_keys.find(&self.keys, name),
+            None => self.typed_keys.get(id).copied(),
+        }
+    }
+
     /// The multibind id a multibinding collects (`as 'id'`, else its name).
     pub fn multibind_id<'a>(m: &'a Multibinding<Code>) -> Option<&'a str> {
         m.id.as_deref().or(m.name.as_deref())

@@ -5,14 +5,16 @@
 //! A key's judgement reads its candidates (their layers, `when`s, flags and values), the
 //! contributions to the multibinds it collects, the categories' levels, the layers' names and
 //! order, and the text of the files it points into. So a key's findings are kept unless a file
-//! that binds it or contributes to what it collects changed, and everything is judged again when
-//! anything else could have: a file renamed, added or removed; a changed file that holds no
-//! bindings (the site, a `hiera.yaml`, whose changes alter other files' blocks); other layers,
-//! levels, or a site appearing. It owns that decision and the kept findings; the judging is
-//! [`crate::compose::analysis`]'s and the wording `composition`'s, run as without it. A test
-//! holds every check with the memo to a check without it over edit sequences of corpus trees.
+//! that binds it (now or at the last check) or contributes to what it collects changed, and
+//! everything is judged again when anything else could have changed: a file renamed, added or
+//! removed; a changed file that holds no bindings (the site, a `hiera.yaml`, whose changes alter
+//! other files' blocks); other layers, levels, or a site appearing. The index of the bindings
+//! is built whole each time (it says which keys a file binds now, and what each key's judgement
+//! reads); only the judging is spared. It owns that decision and the kept findings; the judging
+//! is [`crate::compose::analysis`]'s and the wording `composition`'s, run as without it. Tests
+//! hold every check with the memo to a check without it over edit sequences of corpus trees.
 
-use crate::compose::{Bindings, LayerView};
+use crate::compose::{Bindings, Bound, LayerView};
 use crate::diag::Diagnostic;
 use crate::eval::code::Code;
 use crate::lower::model::NamedBindings;
@@ -29,12 +31,12 @@ pub struct JudgementMemo {
     pub judged_last: usize,
 }
 
-/// A layer as the judgement sees it: its name and its files' blocks, in order.
-pub(super) type PlacedLayer<'m> = (&'m str, Vec<(FileId, &'m NamedBindings<Code<'m>>)>);
-
 /// The file the system layer's blocks are said to be in: none of the tree's. Its blocks are
 /// part of every build.
 pub(super) const SYSTEM_FILE: FileId = FileId(u32::MAX);
+
+/// A layer as the judgement sees it: its name and its files' blocks, in order.
+pub(super) type PlacedLayer<'m> = (&'m str, Vec<(FileId, &'m NamedBindings<Code<'m>>)>);
 
 /// What the judgement of the layers needs besides the blocks.
 pub(super) struct Judging<'a> {
@@ -45,6 +47,12 @@ pub(super) struct Judging<'a> {
     pub unknown: Vec<FileId>,
 }
 
+/// Judges the key entries `keys` of `bindings` (`None`: every key); for each finding, its
+/// entry, its diagnostic, and the highest layer of unknown bindings that could change it (see
+/// `composition::could_change`).
+pub(super) type JudgeKeys<'j> =
+    dyn Fn(&Bindings, Option<&[usize]>) -> Vec<(usize, Diagnostic, usize)> + 'j;
+
 struct Judged {
     /// Each file of the source map: its name and text as judged.
     files: Vec<(String, SourceText)>,
@@ -53,34 +61,19 @@ struct Judged {
     has_site: bool,
     /// The files whose blocks the judgement read or would have (those that did not parse).
     block_files: HashSet<FileId>,
-    /// By key (in name order: the findings are listed in it).
-    keys: BTreeMap<String, KeyJudged>,
-    /// By file, what it binds and contributes to.
-    by_file: HashMap<FileId, FileJudged>,
+    /// By file (dense, by id): the ids of the keys it binds and of the multibinds it
+    /// contributes to, each list one text with an id per line (a tree's hundred thousand keys
+    /// in a few megabytes).
+    by_file: Vec<FileNames>,
+    /// The findings of the keys that have any, by [`crate::lower::keys::Key::id`].
+    found: BTreeMap<String, Vec<(Diagnostic, usize)>>,
 }
 
-struct KeyJudged {
-    key: crate::lower::keys::Key,
-    /// The files that bind it, and those that contribute to a multibind it collects.
-    files: Vec<FileId>,
-    /// Each finding, and the highest layer of unknown bindings that could change it (see
-    /// `composition::could_change`).
-    found: Vec<(Diagnostic, usize)>,
+#[derive(Clone, Default)]
+struct FileNames {
+    binds: Box<str>,
+    contributes: Box<str>,
 }
-
-#[derive(Default)]
-struct FileJudged {
-    /// The keys it binds.
-    binds: Vec<String>,
-    /// The multibind ids it contributes to.
-    contributes: Vec<String>,
-    /// The multibind ids its multibinds collect, with their keys.
-    collects: Vec<(String, String)>,
-}
-
-/// Judges `keys` of `bindings` (`None`: every key); for each, its findings with their limits.
-pub(super) type JudgeKeys<'j> =
-    dyn Fn(&Bindings, Option<&[usize]>) -> Vec<(usize, Diagnostic, usize)> + 'j;
 
 impl JudgementMemo {
     /// The findings of the layers `placed` (the system layer last), judged again only where
@@ -118,141 +111,50 @@ impl JudgementMemo {
                 &block_files,
             )
         });
+        let bindings = Bindings::build_from(&views_of(placed));
         let text_of = |id: FileId| judging.files.source_text(id).clone();
-        match changed {
-            Some(changed) => {
-                self.judge_again(placed, judging, &changed, judge);
+        let judged = match (changed, self.judged.take()) {
+            (Some(changed), Some(mut judged)) => {
+                self.judged_last = judged.judge_again(&bindings, &changed, judge);
                 // The names are the same; only the changed texts are new.
-                if let Some(judged) = &mut self.judged {
-                    for id in changed {
-                        judged.files[id.0 as usize].1 = text_of(id);
-                    }
+                for id in changed {
+                    judged.files[id.0 as usize].1 = text_of(id);
                 }
+                judged
             }
-            None => {
-                self.judge_everything(placed, judging, judge);
-                if let Some(judged) = &mut self.judged {
-                    judged.files = (0..judging.files.len())
+            _ => {
+                let mut judged = Judged {
+                    files: (0..judging.files.len())
                         .map(|i| {
                             let id = FileId(i as u32);
                             (judging.files.name(id).to_string(), text_of(id))
                         })
-                        .collect();
-                }
+                        .collect(),
+                    layers: Vec::new(),
+                    levels: Vec::new(),
+                    has_site: judging.has_site,
+                    block_files: HashSet::default(),
+                    by_file: vec![FileNames::default(); judging.files.len()],
+                    found: BTreeMap::new(),
+                };
+                let every: Vec<usize> = (0..bindings.keys.len()).collect();
+                judged.take(&bindings, &every, judge(&bindings, None), None);
+                self.judged_last = every.len();
+                judged
             }
-        }
-        let Some(judged) = &mut self.judged else {
-            return Vec::new();
         };
+        let judged = self.judged.insert(judged);
         judged.layers = layers;
         judged.levels = levels;
         judged.has_site = judging.has_site;
         judged.block_files = block_files;
-        let mut found: Vec<&(Diagnostic, usize)> =
-            judged.keys.values().flat_map(|k| &k.found).collect();
-        found.retain(|(_, limit)| unknown_from.is_none_or(|from| from > *limit));
-        found.into_iter().map(|(d, _)| d.clone()).collect()
-    }
-
-    fn judge_everything(&mut self, placed: &[PlacedLayer], judging: &Judging, judge: &JudgeKeys) {
-        let views = views_of(placed, None);
-        let bindings = Bindings::build_from(&views);
-        let mut judged = Judged {
-            files: Vec::new(),
-            layers: Vec::new(),
-            levels: Vec::new(),
-            has_site: judging.has_site,
-            block_files: HashSet::default(),
-            keys: BTreeMap::new(),
-            by_file: HashMap::default(),
-        };
-        let every: Vec<usize> = (0..bindings.keys.len()).collect();
-        judged.take(&bindings, &every, judge(&bindings, None));
-        self.judged_last = every.len();
-        self.judged = Some(judged);
-    }
-
-    /// Judges again the keys that the files `changed` bind, bound, or contribute to.
-    fn judge_again(
-        &mut self,
-        placed: &[PlacedLayer],
-        judging: &Judging,
-        changed: &[FileId],
-        judge: &JudgeKeys,
-    ) {
-        let Some(judged) = self.judged.as_mut() else {
-            return self.judge_everything(placed, judging, judge);
-        };
-        if changed.is_empty() {
-            self.judged_last = 0;
-            return;
-        }
-        // What the changed files bind now, from their blocks alone.
-        let changed_set: HashSet<FileId> = changed.iter().copied().collect();
-        // (Without the system layer: its keys are affected only through what the changed
-        // files contribute to them.)
-        let tree_layers = placed.split_last().map_or(&[][..], |(_, layers)| layers);
-        let now = Bindings::build_from(&views_of(tree_layers, Some(&changed_set)));
-        // By id, each key to judge again.
-        let mut affected: HashMap<String, crate::lower::keys::Key> = HashMap::default();
-        let mut ids: HashSet<String> = HashSet::default();
-        for file in changed {
-            if let Some(before) = judged.by_file.get(file) {
-                for key in &before.binds {
-                    if let Some(k) = judged.keys.get(key) {
-                        affected.insert(key.clone(), k.key.clone());
-                    }
-                }
-                ids.extend(before.contributes.iter().cloned());
-                ids.extend(before.collects.iter().map(|(_, id)| id.clone()));
-            }
-        }
-        for entry in 0..now.keys.len() {
-            let key = now.keys[entry].key();
-            affected.insert(key.id(), key);
-            ids.extend(collected(&now, entry).map(str::to_string));
-        }
-        ids.extend(now.contributions.keys().map(|id| id.to_string()));
-        // Every key collecting one of those ids, and every file contributing to one.
-        let mut files: HashSet<FileId> = changed_set.clone();
-        for (file, judged_file) in &judged.by_file {
-            for (key, id) in &judged_file.collects {
-                if let (true, Some(k)) = (ids.contains(id), judged.keys.get(key)) {
-                    affected.insert(key.clone(), k.key.clone());
-                }
-            }
-            if judged_file.contributes.iter().any(|id| ids.contains(id)) {
-                files.insert(*file);
-            }
-        }
-        for key in affected.keys() {
-            if let Some(k) = judged.keys.get(key) {
-                files.extend(k.files.iter().copied());
-            }
-        }
-        let bindings = Bindings::build_from(&views_of(placed, Some(&files)));
-        let mut entries: Vec<usize> = affected
+        judged
+            .found
             .values()
-            .filter_map(|key| bindings.entry(key))
-            .collect();
-        entries.sort_unstable();
-        entries.dedup();
-        // The affected keys are judged anew: those no file binds any more are gone.
-        for key in affected.keys() {
-            judged.keys.remove(key);
-        }
-        for file in changed {
-            judged.by_file.remove(file);
-        }
-        for judged_file in judged.by_file.values_mut() {
-            judged_file.binds.retain(|k| !affected.contains_key(k));
-            judged_file
-                .collects
-                .retain(|(k, _)| !affected.contains_key(k));
-        }
-        let found = judge(&bindings, Some(&entries));
-        judged.take(&bindings, &entries, found);
-        self.judged_last = entries.len();
+            .flatten()
+            .filter(|(_, limit)| unknown_from.is_none_or(|from| from > *limit))
+            .map(|(d, _)| d.clone())
+            .collect()
     }
 }
 
@@ -302,82 +204,128 @@ impl Judged {
         (without(layers) == without(&self.layers)).then_some(changed)
     }
 
-    /// Keeps what `found` says of the key entries `entries` of `bindings`: each key's
-    /// findings, the files it reads, and by file what it binds, contributes and collects.
+    /// Judges again, in `bindings` (the whole index), the keys that the files `changed` bind
+    /// or bound, and those collecting what they contribute or contributed to; how many.
+    fn judge_again(&mut self, bindings: &Bindings, changed: &[FileId], judge: &JudgeKeys) -> usize {
+        if changed.is_empty() {
+            return 0;
+        }
+        let in_changed = |span: crate::span::Span| !span.is_none() && changed.contains(&span.file);
+        let mut entries: HashSet<usize> = HashSet::default();
+        let mut ids: HashSet<&str> = HashSet::default();
+        // What they bound and contributed to at the last check: the keys by their ids (those
+        // bound nowhere now lose their findings with the others).
+        let mut gone: Vec<String> = Vec::new();
+        for file in changed {
+            let before = &self.by_file[file.0 as usize];
+            for id in before.binds.lines() {
+                match bindings.entry_of_id(id) {
+                    Some(entry) => {
+                        entries.insert(entry);
+                    }
+                    None => gone.push(id.to_string()),
+                }
+            }
+            ids.extend(before.contributes.lines());
+        }
+        // What they bind and contribute to now.
+        for entry in 0..bindings.keys.len() {
+            let candidates = bindings.candidates_of(entry);
+            if candidates
+                .iter()
+                .any(|&c| in_changed(bindings.candidates[c].origin().span))
+            {
+                entries.insert(entry);
+            }
+        }
+        for (id, list) in &bindings.contributions {
+            if list.iter().any(|c| in_changed(c.binding.origin.span)) {
+                ids.insert(id);
+            }
+        }
+        // The keys collecting one of those multibind ids.
+        if !ids.is_empty() {
+            for entry in 0..bindings.keys.len() {
+                if collected(bindings, entry).any(|id| ids.contains(id)) {
+                    entries.insert(entry);
+                }
+            }
+        }
+        let mut entries: Vec<usize> = entries.into_iter().collect();
+        entries.sort_unstable();
+        for id in gone {
+            self.found.remove(&id);
+        }
+        let found = judge(bindings, Some(&entries));
+        self.take(bindings, &entries, found, Some(changed));
+        entries.len()
+    }
+
+    /// Keeps what `found` says of the key entries `entries` of `bindings`: their findings
+    /// (replacing those kept), and what the files bind and contribute to (of every file, or
+    /// only of `files`).
     fn take(
         &mut self,
         bindings: &Bindings,
         entries: &[usize],
         found: Vec<(usize, Diagnostic, usize)>,
+        files: Option<&[FileId]>,
     ) {
         let mut by_entry: BTreeMap<usize, Vec<(Diagnostic, usize)>> = BTreeMap::new();
         for (entry, d, limit) in found {
             by_entry.entry(entry).or_default().push((d, limit));
         }
-        // Contributions by id, once: several keys may collect one id.
-        let mut contributors: HashMap<&str, Vec<FileId>> = HashMap::default();
-        for (id, list) in &bindings.contributions {
-            let mut files: Vec<FileId> = list
-                .iter()
-                .map(|c| c.binding.origin.span)
-                .filter(|s| !s.is_none())
-                .map(|s| s.file)
-                .collect();
-            files.sort_unstable();
-            files.dedup();
-            for file in &files {
-                let judged_file = self.by_file.entry(*file).or_default();
-                if !judged_file.contributes.iter().any(|c| c == id) {
-                    judged_file.contributes.push(id.to_string());
-                }
-            }
-            contributors.insert(id, files);
-        }
+        let count = self.by_file.len();
+        let listed = |file: FileId| {
+            (file != SYSTEM_FILE && (file.0 as usize) < count)
+                && files.is_none_or(|only| only.contains(&file))
+        };
+        // By file, the lines of its texts.
+        let mut binds: HashMap<FileId, String> = HashMap::default();
+        let mut contributes: HashMap<FileId, String> = HashMap::default();
         for &entry in entries {
-            let whole_key = bindings.keys[entry].key();
-            let key = whole_key.id();
-            let mut files: Vec<FileId> = bindings
-                .candidates_of(entry)
-                .iter()
-                .map(|&c| bindings.candidates[c].origin().span)
-                .filter(|s| !s.is_none())
-                .map(|s| s.file)
-                .collect();
-            for file in &files {
-                let judged_file = self.by_file.entry(*file).or_default();
-                if !judged_file.binds.contains(&key) {
-                    judged_file.binds.push(key.clone());
-                }
-            }
+            let id = bindings.keys[entry].key().id();
+            let mut seen: Vec<FileId> = Vec::new();
             for &c in bindings.candidates_of(entry) {
-                let candidate = &bindings.candidates[c];
-                let (crate::compose::Bound::Multibinding(m), span) =
-                    (candidate.bound, candidate.origin().span)
-                else {
-                    continue;
-                };
-                if let (Some(id), false) = (Bindings::multibind_id(m), span.is_none()) {
-                    let collects = &mut self.by_file.entry(span.file).or_default().collects;
-                    let pair = (key.clone(), id.to_string());
-                    if !collects.contains(&pair) {
-                        collects.push(pair);
-                    }
+                let span = bindings.candidates[c].origin().span;
+                if !span.is_none() && listed(span.file) && !seen.contains(&span.file) {
+                    seen.push(span.file);
+                    let text = binds.entry(span.file).or_default();
+                    text.push_str(&id);
+                    text.push('\n');
                 }
             }
-            for id in collected(bindings, entry) {
-                files.extend(contributors.get(id).into_iter().flatten().copied());
+            match by_entry.remove(&entry) {
+                Some(found) => {
+                    self.found.insert(id, found);
+                }
+                None => {
+                    self.found.remove(&id);
+                }
             }
-            files.sort_unstable();
-            files.dedup();
-            let found = by_entry.remove(&entry).unwrap_or_default();
-            self.keys.insert(
-                key,
-                KeyJudged {
-                    key: whole_key,
-                    files,
-                    found,
-                },
-            );
+        }
+        for (id, list) in &bindings.contributions {
+            let mut seen: Vec<FileId> = Vec::new();
+            for c in list {
+                let span = c.binding.origin.span;
+                if !span.is_none() && listed(span.file) && !seen.contains(&span.file) {
+                    seen.push(span.file);
+                    let text = contributes.entry(span.file).or_default();
+                    text.push_str(id);
+                    text.push('\n');
+                }
+            }
+        }
+        let mut listing: Vec<FileId> = match files {
+            Some(files) => files.to_vec(),
+            None => (0..self.by_file.len() as u32).map(FileId).collect(),
+        };
+        listing.retain(|f| listed(*f));
+        for file in listing {
+            self.by_file[file.0 as usize] = FileNames {
+                binds: binds.remove(&file).unwrap_or_default().into(),
+                contributes: contributes.remove(&file).unwrap_or_default().into(),
+            };
         }
     }
 }
@@ -388,25 +336,18 @@ fn collected<'b>(bindings: &'b Bindings, entry: usize) -> impl Iterator<Item = &
         .candidates_of(entry)
         .iter()
         .filter_map(|&c| match bindings.candidates[c].bound {
-            crate::compose::Bound::Multibinding(m) => Bindings::multibind_id(m),
+            Bound::Multibinding(m) => Bindings::multibind_id(m),
             _ => None,
         })
 }
 
-/// The layers of `placed` as the composition takes them, with only the blocks of `only`'s
-/// files when given (the system layer always whole).
-fn views_of<'m>(placed: &[PlacedLayer<'m>], only: Option<&HashSet<FileId>>) -> Vec<LayerView<'m>> {
+/// The layers of `placed` as the composition takes them.
+fn views_of<'m>(placed: &[PlacedLayer<'m>]) -> Vec<LayerView<'m>> {
     placed
         .iter()
         .map(|(name, blocks)| LayerView {
             name,
-            bindings: blocks
-                .iter()
-                .filter(|(file, _)| {
-                    *file == SYSTEM_FILE || only.is_none_or(|only| only.contains(file))
-                })
-                .map(|(_, block)| *block)
-                .collect(),
+            bindings: blocks.iter().map(|(_, block)| *block).collect(),
         })
         .collect()
 }
