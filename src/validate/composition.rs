@@ -136,7 +136,7 @@ pub(super) fn check(
                 has_site: judgement.has_site,
                 unplaced: false,
             };
-            let judge = |bindings: &Bindings, entries: Option<&[usize]>| {
+            let judge_keys = |bindings: &Bindings, entries: Option<&[usize]>| {
                 let findings = match entries {
                     Some(entries) => analyse_keys(bindings, &levels, entries),
                     None => analyse(bindings, &levels),
@@ -155,7 +155,7 @@ pub(super) fn check(
                 has_site: judgement.has_site,
                 unknown: unknown.iter().map(|(id, _)| *id).collect(),
             };
-            out.extend(memo.judge(&placed, &judging, judgement.unknown_from, &judge));
+            out.extend(memo.judge(&placed, &judging, judgement.unknown_from, &judge_keys));
             drop(placed);
             crate::reclaim::free_in_parallel(here);
         } else {
