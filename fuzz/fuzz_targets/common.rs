@@ -15,7 +15,7 @@ pub fn tree(data: &[u8]) -> Vec<SourceInput> {
         SourceInput {
             name: "manifests/site.pp".into(),
             role: FileRole::Manifest,
-            bytes: site,
+            bytes: site.into(),
         },
         SourceInput {
             name: "bindings/default.pp".into(),
@@ -23,7 +23,7 @@ pub fn tree(data: &[u8]) -> Vec<SourceInput> {
                 expected_name: "default".into(),
                 module: None,
             },
-            bytes: bindings,
+            bytes: bindings.into(),
         },
     ]
 }
