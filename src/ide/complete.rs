@@ -277,62 +277,51 @@ impl Workspace {
     ) -> lsp_types::CompletionList {
         let written = text.get(start..offset.max(start)).unwrap_or_default();
         let range = LineIndex::new(text).range(start, end, self.encoding);
-        match slot {
-            Slot::Option { options } => {
-                let offers = options
+        // Each word offered, with what it is.
+        let (words, kind): (Vec<(String, String)>, _) = match slot {
+            Slot::Option { options } => (
+                options
                     .into_iter()
-                    .filter(|o| o.starts_with(written))
-                    .map(|o| Offer {
-                        label: o.to_string(),
-                        new_text: o.to_string(),
-                        kind: lsp_types::CompletionItemKind::PROPERTY,
-                        detail: "option".to_string(),
-                    });
-                completion_list(range, offers)
-            }
-            Slot::Type { in_key } => {
-                let names: Vec<(&str, &str)> = if in_key {
-                    crate::types::KEY_TYPES.to_vec()
-                } else {
-                    PUPPET_TYPES.iter().map(|t| (*t, "Puppet type")).collect()
-                };
-                let offers = names
-                    .into_iter()
-                    .filter(|(t, _)| t.starts_with(written))
-                    .map(|(t, detail)| Offer {
-                        label: t.to_string(),
-                        new_text: t.to_string(),
-                        kind: lsp_types::CompletionItemKind::CLASS,
-                        detail: detail.to_string(),
-                    });
-                completion_list(range, offers)
-            }
-            Slot::Fact { path } => {
-                let offers = self
-                    .fact_names(&path)
-                    .into_iter()
-                    .filter(|(name, _)| name.starts_with(written))
-                    .map(|(name, detail)| Offer {
-                        label: name.clone(),
-                        new_text: name,
-                        kind: lsp_types::CompletionItemKind::VARIABLE,
-                        detail,
-                    });
-                completion_list(range, offers)
-            }
-        }
+                    .map(|o| (o.to_string(), "option".to_string()))
+                    .collect(),
+                lsp_types::CompletionItemKind::PROPERTY,
+            ),
+            Slot::Type { in_key: true } => (
+                crate::types::KEY_TYPES
+                    .iter()
+                    .map(|(t, holds)| (t.to_string(), holds.to_string()))
+                    .collect(),
+                lsp_types::CompletionItemKind::CLASS,
+            ),
+            Slot::Type { in_key: false } => (
+                PUPPET_TYPES
+                    .iter()
+                    .map(|t| (t.to_string(), "Puppet type".to_string()))
+                    .collect(),
+                lsp_types::CompletionItemKind::CLASS,
+            ),
+            Slot::Fact { path } => (
+                self.fact_names(&path),
+                lsp_types::CompletionItemKind::VARIABLE,
+            ),
+        };
+        let offers = words
+            .into_iter()
+            .filter(|(word, _)| word.starts_with(written))
+            .map(|(word, detail)| Offer {
+                label: word.clone(),
+                new_text: word,
+                kind,
+                detail,
+            });
+        completion_list(range, offers)
     }
 
     /// The facts under `path` (the top-level facts when it is empty): of the factset the
     /// settings choose, each with its value there; or else of every factset of the tree's
     /// `facts/` (at most [`MOST_FACTSETS`]), each with how many have it.
     fn fact_names(&self, path: &[String]) -> Vec<(String, String)> {
-        let chosen = match (&self.facts, &self.node) {
-            (Some(facts), _) => Some(self.root.join(facts)),
-            (None, Some(node)) => self.facts_of(node),
-            (None, None) => None,
-        };
-        let sets: Vec<PathBuf> = match chosen {
+        let sets: Vec<PathBuf> = match self.chosen_facts() {
             Some(file) => vec![file],
             None => crate::inject::nodes::factsets(&self.root.join("facts"))
                 .map(|sets| {

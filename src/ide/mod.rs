@@ -1010,11 +1010,7 @@ impl Workspace {
         let (facts, node) = match node {
             Some(node) => (self.facts_of(node), Some(node.to_string())),
             None => {
-                let facts = match (&self.facts, &self.node) {
-                    (Some(facts), _) => Some(self.root.join(facts)),
-                    (None, Some(node)) => self.facts_of(node),
-                    (None, None) => None,
-                };
+                let facts = self.chosen_facts();
                 if let Some(facts) = facts.as_ref().filter(|f| !self.may_read(f)) {
                     return Explained {
                         explanation: String::new(),
@@ -1059,6 +1055,15 @@ impl Workspace {
         });
         *loaded = Some(tree);
         explained
+    }
+
+    /// The facts file the settings choose: `facts`, or else the factset of `node`.
+    fn chosen_facts(&self) -> Option<PathBuf> {
+        match (&self.facts, &self.node) {
+            (Some(facts), _) => Some(self.root.join(facts)),
+            (None, Some(node)) => self.facts_of(node),
+            (None, None) => None,
+        }
     }
 
     /// The facts file of `node` in the tree's `facts/` directory (as `pbc lookup --nodes`
