@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 pub struct JudgementMemo {
     judged: Option<Judged>,
     /// How many keys the last check judged (every key, when it judged everything).
-    pub judged_last: usize,
+    pub(crate) judged_last: usize,
 }
 
 /// The file the system layer's blocks are said to be in: none of the tree's. Its blocks are
@@ -228,27 +228,20 @@ impl Judged {
             }
             ids.extend(before.contributes.lines());
         }
-        // What they bind and contribute to now.
-        for entry in 0..bindings.keys.len() {
-            let candidates = bindings.candidates_of(entry);
-            if candidates
-                .iter()
-                .any(|&c| in_changed(bindings.candidates[c].origin().span))
-            {
-                entries.insert(entry);
-            }
-        }
+        // What they contribute to now; then the keys they bind now, and those collecting
+        // one of those multibind ids.
         for (id, list) in &bindings.contributions {
             if list.iter().any(|c| in_changed(c.binding.origin.span)) {
                 ids.insert(id);
             }
         }
-        // The keys collecting one of those multibind ids.
-        if !ids.is_empty() {
-            for entry in 0..bindings.keys.len() {
-                if collected(bindings, entry).any(|id| ids.contains(id)) {
-                    entries.insert(entry);
-                }
+        for entry in 0..bindings.keys.len() {
+            let binds = bindings
+                .candidates_of(entry)
+                .iter()
+                .any(|&c| in_changed(bindings.candidates[c].origin().span));
+            if binds || collected(bindings, entry).any(|id| ids.contains(id)) {
+                entries.insert(entry);
             }
         }
         let mut entries: Vec<usize> = entries.into_iter().collect();
