@@ -16,21 +16,6 @@ pub enum ReadBytes {
 }
 
 impl ReadBytes {
-    pub fn as_bytes(&self) -> &[u8] {
-        match self {
-            ReadBytes::Owned(bytes) => bytes,
-            ReadBytes::Text(text) => text.as_bytes(),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.as_bytes().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.as_bytes().is_empty()
-    }
-
     pub fn into_vec(self) -> Vec<u8> {
         match self {
             ReadBytes::Owned(bytes) => bytes,
