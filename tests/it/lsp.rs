@@ -1299,25 +1299,31 @@ fn a_layers_include_leads_to_its_files() {
     assert_eq!(editor.finish().0, Ended::Clean);
 }
 
+/// A copy of the `site` example with `factsets` (file name, text) in its `facts/`; the
+/// directory lives as long as the first value.
+fn site_with_factsets(factsets: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("site");
+    copy_tree(&example("site"), &root);
+    std::fs::create_dir_all(root.join("facts")).expect("facts/");
+    for (name, text) in factsets {
+        std::fs::write(root.join("facts").join(name), text).expect("written");
+    }
+    (copy, root)
+}
+
 /// Completion of a category's value in a `when`: the values other `when`s name for it and
 /// those its fact has in the nodes of the tree's `facts/` (quoted when the quote is not
 /// written yet).
 #[test]
 fn category_values_are_completed_from_whens_and_factsets() {
-    let copy = tempfile::tempdir().expect("a directory");
-    let root = copy.path().join("site");
-    copy_tree(&example("site"), &root);
-    std::fs::create_dir_all(root.join("facts")).expect("facts/");
-    std::fs::write(
-        root.join("facts/web01.json"),
-        r#"{"datacenter": "eu-west", "fqdn": "web01.example.com"}"#,
-    )
-    .expect("written");
-    std::fs::write(
-        root.join("facts/db01.yaml"),
-        "datacenter: us-east\nfqdn: db01.example.com\n",
-    )
-    .expect("written");
+    let (_copy, root) = site_with_factsets(&[
+        (
+            "web01.json",
+            r#"{"datacenter": "eu-west", "fqdn": "web01.example.com"}"#,
+        ),
+        ("db01.yaml", "datacenter: us-east\nfqdn: db01.example.com\n"),
+    ]);
     let (mut editor, _) = Editor::initialized_quietly(&root, Value::Null);
     let bindings = "bindings/default.pp";
     let text = std::fs::read_to_string(root.join(bindings)).expect("the bindings");
@@ -1614,21 +1620,17 @@ fn types_are_completed_where_they_are_written() {
 /// settings choose (with its value).
 #[test]
 fn facts_are_completed_from_the_factsets() {
-    let copy = tempfile::tempdir().expect("a directory");
-    let root = copy.path().join("site");
-    copy_tree(&example("site"), &root);
-    std::fs::create_dir_all(root.join("facts")).expect("facts/");
-    std::fs::write(
-        root.join("facts/web01.json"),
-        r#"{"datacenter": "eu-west", "fqdn": "web01.example.com",
-            "os": {"family": "Debian", "release": {"major": "12"}}}"#,
-    )
-    .expect("written");
-    std::fs::write(
-        root.join("facts/db01.yaml"),
-        "datacenter: us-east\nfqdn: db01.example.com\nos:\n  family: RedHat\n",
-    )
-    .expect("written");
+    let (_copy, root) = site_with_factsets(&[
+        (
+            "web01.json",
+            r#"{"datacenter": "eu-west", "fqdn": "web01.example.com",
+                "os": {"family": "Debian", "release": {"major": "12"}}}"#,
+        ),
+        (
+            "db01.yaml",
+            "datacenter: us-east\nfqdn: db01.example.com\nos:\n  family: RedHat\n",
+        ),
+    ]);
     let bindings = "bindings/default.pp";
     let text = std::fs::read_to_string(root.join(bindings)).expect("the bindings");
     let lines = [
