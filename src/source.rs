@@ -162,6 +162,11 @@ pub struct FileAccess {
     pub overlay: Overlay,
     /// What a long-lived caller kept of the disk from its last command ([`KeptDisk`]).
     pub kept: Option<KeptDisk>,
+    /// Texts read as shared copies ([`ReadBytes::Text`]), for a caller that keeps them past
+    /// the command (the language server's memo of each check): kept, the one copy is shared;
+    /// copied instead, the copy read was freed among what the check keeps, and stayed in the
+    /// process as holes nothing else fills.
+    pub share_texts: bool,
 }
 
 /// What a long-lived caller (the language server, from one keystroke's check to the next)
@@ -346,6 +351,7 @@ impl Default for FileAccess {
             confine: false,
             overlay: Overlay::default(),
             kept: None,
+            share_texts: false,
         }
     }
 }
@@ -458,6 +464,11 @@ pub fn read_identified(
     if let (Some(kept), Ok(bytes)) = (&access.kept, &read) {
         if let Some(text) = kept.keep(path, identity.clone(), bytes) {
             return (identity, Ok(ReadBytes::Text(text)));
+        }
+    }
+    if let (true, Ok(bytes)) = (access.share_texts, &read) {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            return (identity, Ok(ReadBytes::Text(std::sync::Arc::from(text))));
         }
     }
     (identity, read.map(ReadBytes::Owned))

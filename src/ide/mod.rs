@@ -348,6 +348,8 @@ impl Workspace {
         let mut options = self.options.clone();
         options.files.overlay = crate::source::Overlay::new(texts);
         options.files.kept = self.kept_disk.clone();
+        // The check's memo keeps every text it parsed.
+        options.files.share_texts = true;
         options
     }
 
@@ -376,6 +378,12 @@ impl Workspace {
         self.check_memo
             .lock()
             .map_or(0, |memo| memo.keys_judged_last())
+    }
+
+    /// How many texts the last check's memo holds as copies of its own (see
+    /// [`crate::load::CheckMemo::texts_copied`]): none, so the tree's text is held once.
+    pub fn texts_copied(&self) -> usize {
+        self.check_memo.lock().map_or(0, |memo| memo.texts_copied())
     }
 
     /// What [`Workspace::check`] publishes, from a check that keeps nothing of the last one

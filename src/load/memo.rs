@@ -24,6 +24,9 @@ pub struct CheckMemo {
     /// By environment (`""` for a tree without environments), its last judgement of its
     /// layers.
     judgements: std::collections::BTreeMap<String, crate::validate::JudgementMemo>,
+    /// The environments the check under way judged: the others' judgements are forgotten
+    /// when it ends (they hold the texts as they were).
+    judged_now: std::collections::BTreeSet<String>,
 }
 
 /// One file's parse, kept with what it was made from.
@@ -47,13 +50,43 @@ impl CheckMemo {
 
     /// The last judgement of the layers of `environment` (`""`: the tree has none).
     pub(super) fn judgement(&mut self, environment: &str) -> &mut crate::validate::JudgementMemo {
+        self.judged_now.insert(environment.to_string());
         self.judgements.entry(environment.to_string()).or_default()
+    }
+
+    /// The check is over: the judgements of environments it did not judge (gone, or not
+    /// judged while the site has errors) are forgotten.
+    pub(super) fn check_ended(&mut self) {
+        let judged_now = std::mem::take(&mut self.judged_now);
+        self.judgements
+            .retain(|environment, _| judged_now.contains(environment));
     }
 
     /// How many keys the last check judged again, over its environments (every key of an
     /// environment judged whole).
     pub fn keys_judged_last(&self) -> usize {
         self.judgements.values().map(|j| j.judged_last).sum()
+    }
+
+    /// How many texts the memo holds as copies of their own: kept apart from the check that
+    /// read them, or a judgement's copy of a file apart from the parse's. None when the
+    /// check's texts were read shared ([`crate::source::FileAccess::share_texts`]), so that
+    /// the server holds the tree's text once.
+    pub fn texts_copied(&self) -> usize {
+        use crate::span::SourceText;
+        let parsed: foldhash::HashMap<FileId, &SourceText> =
+            self.kept.iter().map(|k| (k.id, &k.text)).collect();
+        let owned = |text: &SourceText| matches!(text, SourceText::Owned(_));
+        let apart = self
+            .judgements
+            .values()
+            .flat_map(|j| j.texts())
+            .filter(|(id, text)| match parsed.get(id) {
+                Some(kept) => !text.shares_copy_with(kept),
+                None => owned(text),
+            })
+            .count();
+        self.kept.iter().filter(|k| owned(&k.text)).count() + apart
     }
 
     /// Whether the last check read the same files, by the same names, as the one before it.
@@ -73,6 +106,7 @@ impl CheckMemo {
         for judgement in self.judgements.values_mut() {
             judgement.judged_last = 0;
         }
+        self.judged_now.clear();
         self.same_files_last = false;
         if digest.is_some_and(|d| !d.origins.is_empty() || d.for_model) {
             return parse_all(files, jobs, digest);
@@ -96,6 +130,7 @@ impl CheckMemo {
                 .map(|i| files.name(FileId(i as u32)).to_string())
                 .collect();
             self.kept.clear();
+            self.kept.reserve_exact(jobs.len());
         }
         // A bindings file's results differ with and without a digest.
         let changed: Vec<usize> = (0..jobs.len())

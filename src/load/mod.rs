@@ -125,6 +125,18 @@ pub fn check_paths_kept(
     mut memo: Option<&mut CheckMemo>,
     options: &Options,
 ) -> std::io::Result<CheckReport> {
+    let report = check_paths_remembering(paths, memo.as_deref_mut(), options);
+    if let Some(memo) = memo {
+        memo.check_ended();
+    }
+    report
+}
+
+fn check_paths_remembering(
+    paths: &[std::path::PathBuf],
+    mut memo: Option<&mut CheckMemo>,
+    options: &Options,
+) -> std::io::Result<CheckReport> {
     let mut listings = Some(source::ListingScope::begin_for(&options.files));
     if let [dir] = paths {
         if dir.join("environments.pp").is_file() {

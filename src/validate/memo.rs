@@ -76,6 +76,16 @@ struct FileNames {
 }
 
 impl JudgementMemo {
+    /// The texts of the files as last judged, by id.
+    pub(crate) fn texts(&self) -> impl Iterator<Item = (FileId, &SourceText)> {
+        self.judged.iter().flat_map(|j| {
+            j.files
+                .iter()
+                .enumerate()
+                .map(|(i, (_, text))| (FileId(i as u32), text))
+        })
+    }
+
     /// The findings of the layers `placed` (the system layer last), judged again only where
     /// the files changed since the last call could change them; `judge` judges and words them.
     /// Findings that a file of unknown bindings could change (from layer `unknown_from` on)
@@ -116,9 +126,16 @@ impl JudgementMemo {
         let judged = match (changed, self.judged.take()) {
             (Some(changed), Some(mut judged)) => {
                 self.judged_last = judged.judge_again(&bindings, &changed, judge);
-                // The names are the same; only the changed texts are new.
-                for id in changed {
-                    judged.files[id.0 as usize].1 = text_of(id);
+                // The names are the same; the changed texts are new, and the others' copies
+                // read anew are kept in place of the old (one copy of each, shared with the
+                // parses' memo and the disk the server keeps).
+                for (i, (_, text)) in judged.files.iter_mut().enumerate() {
+                    let now = judging.files.source_text(FileId(i as u32));
+                    if matches!(now, SourceText::Shared(_)) && !text.shares_copy_with(now)
+                        || changed.binary_search(&FileId(i as u32)).is_ok()
+                    {
+                        *text = now.clone();
+                    }
                 }
                 judged
             }

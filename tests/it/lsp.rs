@@ -1798,6 +1798,14 @@ fn edited_in_turn(tree: &Path, files: &[PathBuf], every_line: bool) -> (usize, u
             buffers.push((file.clone(), edited));
             let with_memo = published(&kept);
             let judged = kept.keys_judged_last();
+            // The memo shares the check's texts: the tree's text is held once.
+            assert_eq!(
+                kept.texts_copied(),
+                0,
+                "{} after edit {version} of {}",
+                tree.display(),
+                file.display()
+            );
             // A server starting afresh judges every key of the tree.
             let mut fresh = puppet_bindings::ide::Workspace::new(tree, options());
             for (path, text) in &buffers {
@@ -1854,6 +1862,35 @@ fn judging_again_only_what_an_edit_changes_finds_what_judging_everything_finds()
         judged_less * 3 > edits,
         "{judged_less} of {edits} edits judged fewer keys"
     );
+}
+
+/// The language server holds the tree's text once, shared by the check that read it, the
+/// memo of its parses and the memo of its judgement: from the first check (before the editor
+/// says it watches the files), once the files read are kept between checks, after a save, and
+/// with a buffer edited.
+#[test]
+fn the_tree_text_is_held_once() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let tree = copy.path().join("quickstart");
+    copy_tree(&example("quickstart"), &tree);
+    let mut workspace = puppet_bindings::ide::Workspace::new(&tree, Default::default());
+    let first = published(&workspace);
+    assert_eq!(workspace.texts_copied(), 0, "the first check");
+    // The editor watches the files: the next check reads them into the kept disk, and the
+    // memos take those copies in place of their own.
+    workspace.keep_disk(true);
+    assert_eq!(published(&workspace), first);
+    assert_eq!(workspace.texts_copied(), 0, "the files kept between checks");
+    assert_eq!(published(&workspace), first);
+    assert_eq!(workspace.texts_copied(), 0, "a check of kept files");
+    workspace.files_changed();
+    assert_eq!(published(&workspace), first);
+    assert_eq!(workspace.texts_copied(), 0, "after a save");
+    let file = tree.join("bindings/default.pp");
+    let text = std::fs::read_to_string(&file).expect("the site's bindings");
+    workspace.set_text(file, format!("{text}\n"), 1);
+    let _ = published(&workspace);
+    assert_eq!(workspace.texts_copied(), 0, "a buffer edited");
 }
 
 /// The same, on a tree whose keys reach across files and layers: a multibind collecting
