@@ -33,7 +33,10 @@ fn main() -> ExitCode {
                 Path::new(&args[4]),
             ),
             Some("check") if args.len() == 3 => check(Path::new(&args[1]), Path::new(&args[2])),
-            _ => Err("usage: conformance mutate CORPUS OUT | compare ROOT ORACLE.tsv PN_DIR DIVERGENCES.tsv | check ROOT ORACLE.tsv".into()),
+            Some("fmt-comments") if args.len() == 3 => {
+                fmt_comments(Path::new(&args[1]), Path::new(&args[2]))
+            }
+            _ => Err("usage: conformance mutate CORPUS OUT | compare ROOT ORACLE.tsv PN_DIR DIVERGENCES.tsv | check ROOT ORACLE.tsv | fmt-comments BEFORE AFTER".into()),
         }
     };
     // Deeply nested mutants are parsed on a big stack, as `pbc` itself does.
@@ -350,4 +353,51 @@ fn check(root: &Path, oracle: &Path) -> Result<bool, String> {
         println!("{e}");
     }
     Ok(extra.is_empty())
+}
+
+/// `pbc fmt` keeps every comment: each `.pp` under `before` and its copy under `after` (laid
+/// out by `pbc fmt`) have the same comments in the same order. Prints the count.
+fn fmt_comments(before: &Path, after: &Path) -> Result<bool, String> {
+    use puppet_bindings::format::comments;
+    use puppet_bindings::span::FileId;
+    fn pp_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pp_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "pp") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    pp_files(before, &mut files);
+    files.sort();
+    let (mut count, mut lost) = (0usize, Vec::new());
+    for file in &files {
+        let rel = file.strip_prefix(before).map_err(|e| e.to_string())?;
+        let (Ok(was), Ok(is)) = (
+            std::fs::read_to_string(file),
+            std::fs::read_to_string(after.join(rel)),
+        ) else {
+            continue;
+        };
+        let kept = comments(FileId(0), &was);
+        count += kept.len();
+        if kept != comments(FileId(0), &is) {
+            lost.push(rel.display().to_string());
+        }
+    }
+    println!(
+        "fmt: {} files, {count} comments before and after; {} files whose comments differ",
+        files.len(),
+        lost.len()
+    );
+    for rel in &lost {
+        println!("  comments differ: {rel}");
+    }
+    Ok(lost.is_empty())
 }

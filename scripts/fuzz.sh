@@ -3,7 +3,7 @@
 # scripts/fuzz.sh build
 #
 # Runs pbc's cargo-fuzz targets (fuzz/fuzz_targets/: parse, check, compile, lookup, eval, data,
-# model, cache, lsp),
+# model, cache, lsp, fmt),
 # each for SECONDS (default 30), seeded from corpus/. Each input gets at most 10 s and 2 GB
 # (libFuzzer's -timeout and -rss_limit_mb): a hang or a memory blow-up fails like a crash.
 # Needs the nightly toolchain (libFuzzer's instrumentation); installs cargo-fuzz when missing.
@@ -11,8 +11,8 @@
 # corpus file and fix it. A long run: scripts/fuzz.sh 3600 (an hour per target).
 #
 # Targets run as many at a time as the machine has cores (FUZZ_JOBS overrides), each on one core
-# as libFuzzer runs, for the same time each: on two cores the nine targets take five rounds,
-# not nine. `scripts/fuzz.sh build` only installs cargo-fuzz and builds the instrumented
+# as libFuzzer runs, for the same time each: on two cores the ten targets take five rounds,
+# not ten. `scripts/fuzz.sh build` only installs cargo-fuzz and builds the instrumented
 # targets, so that .ci/run can build them while other suites wait on Ruby.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +27,7 @@ fi
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(parse check compile lookup eval data model cache lsp)
+[ ${#targets[@]} -gt 0 ] || targets=(parse check compile lookup eval data model cache lsp fmt)
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   echo "fuzz: no nightly toolchain here; the fuzz targets need one (rustup toolchain install nightly)" >&2

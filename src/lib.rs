@@ -9,6 +9,7 @@
 pub mod compose;
 pub mod data;
 pub mod eval;
+pub mod format;
 pub mod ide;
 pub mod indented_json;
 pub mod inject;

@@ -159,6 +159,22 @@ pub(crate) enum Command {
         #[arg(short = 'C', long = "tree", value_name = "DIR")]
         tree: Option<PathBuf>,
     },
+    /// Lay out Puppet and bindings files in the one style of docs/style.md (indentation,
+    /// aligned `=>`s, blank lines, no trailing blanks), rewriting each in place. Only blanks and
+    /// line ends between tokens change, and the file's PN must stay the same or it is left as
+    /// it was; a file that does not parse is left alone with its errors.
+    Fmt {
+        /// Write nothing: list the files whose layout would change, exit 1 if there are any.
+        #[arg(long)]
+        check: bool,
+        /// Write nothing: print the changes as a unified diff, exit 1 if there are any.
+        #[arg(long, conflicts_with = "check")]
+        diff: bool,
+        /// Files or directories (searched for `*.pp`); `-` reads standard input and writes the
+        /// laid-out text to standard output.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]

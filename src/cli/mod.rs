@@ -6,6 +6,7 @@ mod args;
 mod atomic;
 mod check;
 mod compile;
+mod fmt;
 mod lookup;
 mod lsp;
 mod output;
@@ -134,6 +135,14 @@ pub(crate) fn run(cli: Cli) -> ExitCode {
         )),
         Command::Serve(args) => serve_command(&args, options),
         Command::Lsp { stdio: _, tree } => lsp::lsp_command(tree, options),
+        Command::Fmt { check, diff, paths } => {
+            let mode = match (check, diff) {
+                (_, true) => fmt::FmtMode::Diff,
+                (true, false) => fmt::FmtMode::Check,
+                (false, false) => fmt::FmtMode::Write,
+            };
+            fmt::fmt_command(out, mode, &paths, options)
+        }
         Command::Man => {
             let mut page = Vec::new();
             match clap_mangen::Man::new(Cli::command()).render(&mut page) {

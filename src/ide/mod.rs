@@ -372,6 +372,28 @@ impl Workspace {
         Ok(self.diagnostics(&report.files, report.diagnostics))
     }
 
+    /// `textDocument/formatting`: the buffer at `path` laid out as `pbc fmt` lays it out, as
+    /// one edit of the whole text (none when it is laid out already). `None` for a file that
+    /// does not parse (its diagnostics say why) or is not a manifest.
+    pub fn formatting(&self, path: &Path) -> Result<Option<Vec<lsp_types::TextEdit>>, String> {
+        if path.extension().is_none_or(|e| e != "pp") {
+            return Ok(None);
+        }
+        let text = self.text(path)?;
+        match crate::format::format_source(FileId(0), &text) {
+            crate::format::Formatted::Text(laid_out) if *laid_out == *text => Ok(Some(Vec::new())),
+            crate::format::Formatted::Text(laid_out) => {
+                let range = text::LineIndex::new(&text).range(0, text.len(), self.encoding);
+                Ok(Some(vec![lsp_types::TextEdit {
+                    range,
+                    new_text: laid_out,
+                }]))
+            }
+            crate::format::Formatted::NotParsed(_) => Ok(None),
+            crate::format::Formatted::Refused(refusal) => Err(refusal.message),
+        }
+    }
+
     /// How many keys the last check judged the composition of again (see
     /// [`crate::validate::JudgementMemo`]): a measure of how much of the tree an edit re-checks.
     pub fn keys_judged_last(&self) -> usize {

@@ -87,6 +87,7 @@ pub fn run(
                 ..Default::default()
             }),
             workspace_symbol_provider: Some(lsp_types::OneOf::Left(true)),
+            document_formatting_provider: Some(lsp_types::OneOf::Left(true)),
             code_action_provider: Some(lsp_types::CodeActionProviderCapability::Options(
                 lsp_types::CodeActionOptions {
                     code_action_kinds: Some(vec![lsp_types::CodeActionKind::QUICKFIX]),
@@ -440,6 +441,15 @@ impl Server<'_, '_> {
                     Vec::new()
                 };
                 to_value(actions)
+            }
+            req::Formatting::METHOD => {
+                let params: lsp_types::DocumentFormattingParams = params(request)?;
+                let path = file_path(&params.text_document.uri)?;
+                let edits = self
+                    .workspace
+                    .formatting(&path)
+                    .map_err(|e| (ErrorCode::RequestFailed, e))?;
+                to_value(edits)
             }
             EXPLAIN_METHOD => {
                 let params: ExplainParams = params(request)?;

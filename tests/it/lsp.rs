@@ -1970,3 +1970,34 @@ fn judging_again_follows_keys_across_files_and_layers() {
         assert_eq!(published(&kept), expected);
     }
 }
+
+/// `textDocument/formatting` lays out the buffer as `pbc fmt` does, as one edit the editor
+/// applies; a buffer laid out already gets no edit, one that does not parse none at all.
+#[test]
+fn formatting_lays_out_the_buffer_as_pbc_fmt_does() {
+    let (mut editor, _) = Editor::initialized_quietly(&example("site"), Value::Null);
+    let file = "bindings/default.pp";
+    let messy = "bindings default {\nbind 'ntp::servers'   to ['a']\n      when datacenter 'eu' {\nbind 'dns' to 'eu'   \n}\n}\n";
+    did_open(&editor, file, messy);
+    let _ = editor.published_so_far();
+    let format = |editor: &mut Editor| {
+        editor.request(
+            "textDocument/formatting",
+            json!({"textDocument": {"uri": editor.uri(file)}, "options": {"tabSize": 2, "insertSpaces": true}}),
+        )
+    };
+    let answer = format(&mut editor);
+    let edits = answer.as_array().expect("edits").clone();
+    assert_eq!(edits.len(), 1, "{answer}");
+    let laid_out = apply_edits(messy, &edits);
+    assert_eq!(
+        laid_out,
+        "bindings default {\n  bind 'ntp::servers'   to ['a']\n  when datacenter 'eu' {\n    bind 'dns' to 'eu'\n  }\n}\n"
+    );
+    did_change(&editor, file, 2, &laid_out);
+    let _ = editor.published_so_far();
+    assert_eq!(format(&mut editor), json!([]));
+    did_change(&editor, file, 3, "bindings default {\n");
+    let _ = editor.published_so_far();
+    assert_eq!(format(&mut editor), Value::Null);
+}

@@ -10,6 +10,7 @@ mod composition;
 mod composition_property;
 mod corpus;
 mod eval;
+mod format;
 mod inject;
 mod limits;
 mod lookup;

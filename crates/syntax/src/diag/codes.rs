@@ -387,3 +387,6 @@ pub const SERVE_REQUEST: &str = "SERVE_REQUEST";
 pub const SERVE_MODEL_REFUSED: &str = "SERVE_MODEL_REFUSED";
 /// `pbc serve`: a connection past `--max-connections`.
 pub const SERVE_BUSY: &str = "SERVE_BUSY";
+/// `pbc fmt`: the laid-out text would not parse to the same program (a bug in pbc); the file is
+/// left as it was.
+pub const FORMAT_CHANGED_MEANING: &str = "FORMAT_CHANGED_MEANING";

@@ -1,0 +1,179 @@
+//! `pbc fmt`: the layout rules, one corpus file each (`corpus/fmt/`, snapshots of the laid-out
+//! text); every `.pp` of the corpus and the examples laid out with its meaning (its PN) and its
+//! comments kept, and laid out again unchanged; the command's modes end to end (in place,
+//! `--check`, `--diff`, standard input) and a file that does not parse left alone.
+
+use crate::common::{self, pbc};
+use puppet_bindings::format::{comments, format_source, meaning_kept, Formatted};
+use puppet_bindings::span::{FileId, SourceMap};
+use std::path::{Path, PathBuf};
+
+fn laid_out(src: &str) -> Option<String> {
+    match format_source(FileId(0), src) {
+        Formatted::Text(text) => Some(text),
+        Formatted::NotParsed(_) => None,
+        Formatted::Refused(refusal) => panic!("refused: {refusal:?}"),
+    }
+}
+
+/// Each rule's file, laid out: the snapshot shows the rule; laying it out again changes nothing.
+#[test]
+fn layout_rules() {
+    let mut settings = common::snapshot_settings();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::glob!("../../corpus/fmt", "*.pp", |path| {
+            let src = std::fs::read_to_string(path).expect("the case");
+            let once = laid_out(&src).expect("the case parses");
+            assert_eq!(
+                laid_out(&once).as_deref(),
+                Some(once.as_str()),
+                "{}",
+                path.display()
+            );
+            assert_eq!(comments(FileId(0), &src), comments(FileId(0), &once));
+            insta::assert_snapshot!(once);
+        });
+    });
+}
+
+fn pp_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            pp_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "pp") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every `.pp` of the corpus and the examples that parses is laid out without a refusal (its
+/// PN unchanged), keeps every comment in order, and is laid out again unchanged.
+#[test]
+fn every_corpus_file_keeps_its_meaning_and_its_comments() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    pp_files(&root.join("corpus"), &mut files);
+    pp_files(&root.join("examples"), &mut files);
+    files.sort();
+    let (mut laid, mut changed, mut kept_comments) = (0, 0, 0);
+    for file in &files {
+        let Ok(src) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        // Deeply nested cases parse on a big stack, as the corpus test parses them.
+        let given = src.clone();
+        let once = std::thread::Builder::new()
+            .stack_size(64 * 1024 * 1024)
+            .spawn(move || laid_out(&given).map(|once| (laid_out(&once), once)))
+            .expect("spawn")
+            .join()
+            .unwrap_or_else(|_| panic!("{} panicked", file.display()));
+        let Some((again, once)) = once else {
+            continue;
+        };
+        assert_eq!(again.as_deref(), Some(once.as_str()), "{}", file.display());
+        let before = comments(FileId(0), &src);
+        assert_eq!(before, comments(FileId(0), &once), "{}", file.display());
+        laid += 1;
+        changed += usize::from(once != src);
+        kept_comments += before.len();
+    }
+    assert!(laid > 300, "{laid} files laid out");
+    // Most of the corpus is laid out as the style has it already.
+    assert!(changed > 10, "{changed} files changed");
+    assert!(kept_comments > 150, "{kept_comments} comments");
+}
+
+/// The refusal, rendered: a laid-out text whose program is not the one given.
+#[test]
+fn a_layout_that_changes_the_program_is_refused() {
+    let src = "$a = [1, 2]\n";
+    let program = puppet_bindings::parse_file(FileId(0), src)
+        .program
+        .expect("parses");
+    let pn = puppet_bindings::pn::program_to_json(&program);
+    let refusal = meaning_kept(FileId(0), &pn, "$a = [1 , 2 , 3]\n").expect("refused");
+    let mut files = SourceMap::default();
+    files.add("changed.pp", src);
+    let mut settings = common::snapshot_settings();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::assert_snapshot!(
+            "fmt_refused",
+            puppet_bindings::diag::render_text(&files, &[refusal])
+        );
+    });
+}
+
+/// In place, `--check`, `--diff`, standard input; a file that does not parse is left as it is,
+/// with its errors, and fails the command.
+#[test]
+fn the_command_writes_lists_diffs_and_reads_standard_input() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let messy = dir.path().join("messy.pp");
+    let tidy = dir.path().join("tidy.pp");
+    let broken = dir.path().join("broken.pp");
+    std::fs::write(
+        &messy,
+        "class a {\nfile { '/x':\nensure => file,\nmode => '0644',\n}\n}\n",
+    )
+    .expect("written");
+    std::fs::write(&tidy, "$a = 1\n").expect("written");
+    std::fs::write(&broken, "class {\n").expect("written");
+    let path = |p: &Path| p.display().to_string();
+
+    let (code, stdout, stderr) = pbc(&["fmt", "--check", &path(&messy), &path(&tidy)]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (1, format!("{}\n", path(&messy)).as_str()),
+        "{stderr}"
+    );
+    let (code, stdout, _) = pbc(&["fmt", "--diff", &path(&messy)]);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("-ensure => file,\n-mode => '0644',\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("+    ensure => file,\n+    mode   => '0644',\n"),
+        "{stdout}"
+    );
+    let (code, _, stderr) = pbc(&["fmt", &path(&messy), &path(&tidy)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&messy).expect("read"),
+        "class a {\n  file { '/x':\n    ensure => file,\n    mode   => '0644',\n  }\n}\n"
+    );
+    let (code, stdout, _) = pbc(&["fmt", "--check", &path(&messy), &path(&tidy)]);
+    assert_eq!((code, stdout.as_str()), (0, ""));
+
+    let (code, _, stderr) = pbc(&["fmt", &path(&broken)]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error[UNEXPECTED_EOF]"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&broken).expect("read"), "class {\n");
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbc"))
+        .args(["fmt", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("pbc runs");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"node default {\n    include a\n}")
+        .expect("written");
+    let out = child.wait_with_output().expect("pbc ends");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "node default {\n  include a\n}\n"
+    );
+}
