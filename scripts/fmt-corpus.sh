@@ -78,7 +78,7 @@ checks=arrow_alignment,hard_tabs,trailing_whitespace,2sp_soft_tabs,140chars
 awk -F'\t' '$2 == "ok" { print $1 }' "$work/before.tsv" > "$work/accepted"
 for side in before after; do
   (cd "$work/$side" && xargs -a "$work/accepted" -n 200 puppet-lint --only-checks "$checks" \
-     --log-format '%{check}' 2>/dev/null || true) | grep -a -E '^[a-z0-9_]+$' | sort | uniq -c > "$work/lint-$side"
+     --log-format '%{check}' 2>/dev/null || true) | { grep -a -E '^[a-z0-9_]+$' || true; } | sort | uniq -c > "$work/lint-$side"
 done
 echo "fmt: puppet-lint's layout warnings on the accepted files (count, check), before:"
 sed 's/^/  /' "$work/lint-before"
