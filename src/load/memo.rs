@@ -145,12 +145,8 @@ impl CheckMemo {
         // kept, so that the next check tells it unchanged without reading it.
         if same_files {
             for (i, (id, _)) in jobs.iter().enumerate() {
-                let text = files.source_text(*id);
-                if matches!(text, crate::span::SourceText::Shared(_))
-                    && !self.kept[i].text.shares_copy_with(text)
-                    && changed.binary_search(&i).is_err()
-                {
-                    self.kept[i].text = text.clone();
+                if changed.binary_search(&i).is_err() {
+                    self.kept[i].text.take_shared_copy(files.source_text(*id));
                 }
             }
         }

@@ -130,11 +130,11 @@ impl JudgementMemo {
                 // read anew are kept in place of the old (one copy of each, shared with the
                 // parses' memo and the disk the server keeps).
                 for (i, (_, text)) in judged.files.iter_mut().enumerate() {
-                    let now = judging.files.source_text(FileId(i as u32));
-                    if matches!(now, SourceText::Shared(_)) && !text.shares_copy_with(now)
-                        || changed.binary_search(&FileId(i as u32)).is_ok()
-                    {
-                        *text = now.clone();
+                    let id = FileId(i as u32);
+                    if changed.binary_search(&id).is_ok() {
+                        *text = text_of(id);
+                    } else {
+                        text.take_shared_copy(judging.files.source_text(id));
                     }
                 }
                 judged

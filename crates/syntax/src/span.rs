@@ -95,6 +95,14 @@ impl SourceText {
     pub fn shares_copy_with(&self, other: &SourceText) -> bool {
         matches!((self, other), (SourceText::Shared(a), SourceText::Shared(b)) if std::sync::Arc::ptr_eq(a, b))
     }
+
+    /// Becomes `now` (the same text, read again) when `now` is a shared copy this is not: what
+    /// keeps a text past its check holds the copy the next check shares, not one of its own.
+    pub fn take_shared_copy(&mut self, now: &SourceText) {
+        if matches!(now, SourceText::Shared(_)) && !self.shares_copy_with(now) {
+            *self = now.clone();
+        }
+    }
 }
 
 impl std::ops::Deref for SourceText {
