@@ -360,22 +360,9 @@ fn check(root: &Path, oracle: &Path) -> Result<bool, String> {
 fn fmt_comments(before: &Path, after: &Path) -> Result<bool, String> {
     use puppet_bindings::format::comments;
     use puppet_bindings::span::FileId;
-    fn pp_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pp_files(&path, out);
-            } else if path.extension().is_some_and(|e| e == "pp") {
-                out.push(path);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    pp_files(before, &mut files);
-    files.sort();
+    // The files `pbc fmt BEFORE` lays out.
+    let files = puppet_bindings::source::expand_paths(&[before.to_path_buf()], &Default::default())
+        .map_err(|e| e.to_string())?;
     let (mut count, mut lost) = (0usize, Vec::new());
     for file in &files {
         let rel = file.strip_prefix(before).map_err(|e| e.to_string())?;

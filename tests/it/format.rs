@@ -6,7 +6,7 @@
 use crate::common::{self, pbc};
 use puppet_bindings::format::{comments, format_source, meaning_kept, Formatted};
 use puppet_bindings::span::{FileId, SourceMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn laid_out(src: &str) -> Option<String> {
     match format_source(FileId(0), src) {
@@ -37,29 +37,17 @@ fn layout_rules() {
     });
 }
 
-fn pp_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            pp_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "pp") {
-            out.push(path);
-        }
-    }
-}
-
 /// Every `.pp` of the corpus and the examples that parses is laid out without a refusal (its
 /// PN unchanged), keeps every comment in order, and is laid out again unchanged.
 #[test]
 fn every_corpus_file_keeps_its_meaning_and_its_comments() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    pp_files(&root.join("corpus"), &mut files);
-    pp_files(&root.join("examples"), &mut files);
-    files.sort();
+    // The files `pbc fmt corpus examples` lays out.
+    let files = puppet_bindings::source::expand_paths(
+        &[root.join("corpus"), root.join("examples")],
+        &Default::default(),
+    )
+    .expect("the corpus and the examples");
     let (mut laid, mut changed, mut kept_comments) = (0, 0, 0);
     for file in &files {
         let Ok(src) = std::fs::read_to_string(file) else {
