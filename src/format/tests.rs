@@ -45,3 +45,12 @@ fn a_changed_program_is_refused() {
     let refused = meaning_kept(FileId(0), &pn, "$a = 2\n").expect("refused");
     assert_eq!(refused.code, codes::FORMAT_CHANGED_MEANING);
 }
+
+/// A file written with `\r\n` keeps them, its last line end too; a comment's line keeps its own.
+#[test]
+fn crlf_line_ends_are_kept() {
+    assert_eq!(
+        formatted("class a {\r\n# c\r\nfile { '/x':\r\nensure => file,\r\n}\r\n}"),
+        "class a {\r\n  # c\r\n  file { '/x':\r\n    ensure => file,\r\n  }\r\n}\r\n"
+    );
+}

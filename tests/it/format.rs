@@ -145,23 +145,38 @@ fn the_command_writes_lists_diffs_and_reads_standard_input() {
     assert!(stderr.contains("error[UNEXPECTED_EOF]"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&broken).expect("read"), "class {\n");
 
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbc"))
-        .args(["fmt", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("pbc runs");
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(b"node default {\n    include a\n}")
-        .expect("written");
-    let out = child.wait_with_output().expect("pbc ends");
-    assert_eq!(out.status.code(), Some(0));
+    // Standard input: laid out to standard output; a text that does not parse is written
+    // back as it came, with its errors; `-` stands alone.
+    let from_stdin = |input: &[u8]| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbc"))
+            .args(["fmt", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("pbc runs");
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input)
+            .expect("written");
+        let out = child.wait_with_output().expect("pbc ends");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, _) = from_stdin(b"node default {\n    include a\n}");
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "node default {\n  include a\n}\n"
+        (code, stdout.as_str()),
+        (Some(0), "node default {\n  include a\n}\n")
     );
+    let (code, stdout, stderr) = from_stdin(b"class {\n");
+    assert_eq!((code, stdout.as_str()), (Some(1), "class {\n"));
+    assert!(stderr.contains("error[UNEXPECTED_EOF]"), "{stderr}");
+    let (code, _, stderr) = pbc(&["fmt", "-", &path(&tidy)]);
+    assert_eq!(code, 2, "{stderr}");
 }
