@@ -265,25 +265,25 @@ pub fn comments(file: FileId, src: &str) -> Vec<String> {
     let Lexed {
         tokens, verbatim, ..
     } = lexed(file, src);
-    let mut found = Vec::new();
+    // The text between tokens, outside what is left as written, and after the last token.
+    let mut gaps = Vec::with_capacity(tokens.len() + 1);
     let mut pos = 0;
-    for token in tokens.iter().chain(std::iter::once(&Token {
-        start: src.len(),
-        end: src.len(),
-        kind: Kind::Other,
-    })) {
+    for token in &tokens {
         if let Some(gap) = src.get(pos..token.start) {
-            for piece in pieces(gap) {
-                if let Piece::Comment(text) = piece {
-                    found.push(text.trim_end_matches([' ', '\t']).to_string());
-                }
-            }
+            gaps.push(gap);
             pos = verbatim
                 .get(&token.start)
                 .map_or(token.end, |&e| e.max(token.end));
         }
     }
-    found
+    gaps.push(src.get(pos..).unwrap_or_default());
+    gaps.into_iter()
+        .flat_map(pieces)
+        .filter_map(|piece| match piece {
+            Piece::Comment(text) => Some(text.trim_end_matches([' ', '\t']).to_string()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// What lies between two tokens, read piece by piece.
