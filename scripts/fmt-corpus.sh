@@ -10,7 +10,8 @@
 #   - every comment kept, in order (examples/conformance.rs fmt-comments);
 #   - puppet-lint's layout checks (arrow_alignment, hard_tabs, trailing_whitespace,
 #     2sp_soft_tabs, 140chars) before and after, on the files that parse; all but 140chars must
-#     find nothing after;
+#     find nothing after, and 140chars no more than before (what is left has no bracket to
+#     break: a long string, a comment);
 #   - speed: `pbc fmt` against `puppet-lint --fix` on the same files, same run, in MB/s.
 # Installs Debian's puppet-lint when missing. Exits 1 when any of the above fails.
 set -euo pipefail
@@ -87,13 +88,19 @@ sed 's/^/  /' "$work/lint-after"
 if grep -v -E ' (140chars)$' "$work/lint-after" | grep -q .; then
   echo "fmt: puppet-lint still finds layout problems pbc fmt should fix" >&2; status=1
 fi
+# Long lines: those left have no bracket to break (a string, a comment, a heredoc's tag line);
+# wrapping must never make more.
+long_before=$(awk '$2 == "140chars" { print $1 }' "$work/lint-before"); long_after=$(awk '$2 == "140chars" { print $1 }' "$work/lint-after")
+if [ "${long_after:-0}" -gt "${long_before:-0}" ]; then
+  echo "fmt: more lines past 140 characters after than before" >&2; status=1
+fi
 
 # Speed, same files, same run: pbc fmt (every core) and puppet-lint --fix (one Ruby process per
 # batch of files, as a CI run would call it), best of three.
 best() {
   local best_s=
   for _ in 1 2 3; do
-    rm -rf "$work/timed"; cp -r "$work/before" "$work/timed"
+    rm -rf "$work/timed"; cp -r "$work/before" "$work/timed"; sync
     local t0 t1
     t0=$(date +%s.%N)
     "$@" "$work/timed" >/dev/null 2>&1 || true

@@ -41,14 +41,26 @@ pub(crate) fn fmt_command(
         }
     };
     let mut listed = String::new();
+    if mode == FmtMode::Write {
+        // On every core: each file waits for the disk to hold it before it replaces the old.
+        let written = puppet_bindings::parallel::parallel_map(report.changed.len(), |i| {
+            let (path, _, text) = &report.changed[i];
+            write_atomically(path, text)
+        });
+        let mut failed = false;
+        for ((path, _, _), result) in report.changed.iter().zip(written) {
+            if let Err(e) = result {
+                eprintln!("pbc: cannot write `{}`: {e}", path.display());
+                failed = true;
+            }
+        }
+        if failed {
+            return ExitCode::from(2);
+        }
+    }
     for (path, id, text) in &report.changed {
         match mode {
-            FmtMode::Write => {
-                if let Err(e) = write_atomically(path, text) {
-                    eprintln!("pbc: cannot write `{}`: {e}", path.display());
-                    return ExitCode::from(2);
-                }
-            }
+            FmtMode::Write => {}
             FmtMode::Check => {
                 listed.push_str(&path.display().to_string());
                 listed.push('\n');

@@ -2,10 +2,12 @@
 //! tokens: each line indented two spaces per open bracket (a line that continues an expression
 //! one step more), the `=>`s of a hash, a resource's attributes or a `site`'s entries aligned,
 //! no trailing blanks, no tab between tokens, at most one blank line in a row, one line end at
-//! the end. It must not change a token, a comment's text or anything inside a string, a heredoc
-//! or a regex, and it proves it: the formatted text is parsed again and its PN (Puppet's own
-//! serialisation of the tree) must be the one of the text given, or the layout is refused. A
-//! file that does not parse is left as it is. It reads and writes no file (the CLI does).
+//! the end; a comma after a broken list's last entry, lines past the width broken at a bracket
+//! (`wrap`). It must not change a token (it adds only that comma), a comment's text or anything
+//! inside a string, a heredoc or a regex, and it proves it: the formatted text is parsed again
+//! and its PN (Puppet's own serialisation of the tree) must be the one of the text given, or the
+//! layout is refused. A file that does not parse is left as it is. It reads and writes no file
+//! (the CLI does).
 //!
 //! Comments are taken from the text between tokens: the lexer gives every token's span, so
 //! what lies between two of them is blanks, line ends and comments, or (a heredoc's end, the
@@ -44,7 +46,7 @@ pub fn format_source(file: FileId, src: &str) -> Formatted {
         Some(program) if errors.is_empty() => program,
         _ => return Formatted::NotParsed(errors),
     };
-    let laid_out = layout(file, src);
+    let laid_out = wrap::lists_and_long_lines(file, layout(file, src));
     let pn_before = crate::pn::program_to_json(&program);
     drop(program);
     match meaning_kept(file, &pn_before, &laid_out) {
@@ -135,6 +137,36 @@ struct Token {
     start: usize,
     end: usize,
     kind: Kind,
+    role: Role,
+}
+
+/// What the wrapping of long lines (`wrap`) needs to know of a token besides its kind.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Comma,
+    /// `|`, around a lambda's parameters.
+    Pipe,
+    Dot,
+    /// A type's name (`Hash` in `Hash[String, Integer]`).
+    TypeName,
+    /// `@(TAG)`: its text starts on the next line.
+    HeredocTag,
+    /// A token whose arrow is a statement's, not a list entry's: a selector's `?` (when no brace
+    /// follows it) or a site's `bindings`. A brace with one of these in it holds statements.
+    ArrowOfAStatement,
+    Plain,
+}
+
+fn role_of(tok: &Tok) -> Role {
+    match tok {
+        Tok::Comma => Role::Comma,
+        Tok::Pipe => Role::Pipe,
+        Tok::Dot => Role::Dot,
+        Tok::ClassRef(_) => Role::TypeName,
+        Tok::Heredoc(_) => Role::HeredocTag,
+        Tok::QMark | Tok::KwSiteBindings => Role::ArrowOfAStatement,
+        _ => Role::Plain,
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -247,6 +279,7 @@ fn lexed(file: FileId, src: &str) -> Lexed {
             start,
             end,
             kind: kind_of(tok),
+            role: role_of(tok),
         });
     }
     // A heredoc's text comes right after its tag among the tokens, and after the rest of the
@@ -625,3 +658,6 @@ fn align_arrows(out: String, arrows: &[ArrowAt]) -> String {
 
 #[cfg(test)]
 mod tests;
+mod wrap;
+
+pub use wrap::WIDTH;

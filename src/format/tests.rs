@@ -54,3 +54,82 @@ fn crlf_line_ends_are_kept() {
         "class a {\r\n  # c\r\n  file { '/x':\r\n    ensure => file,\r\n  }\r\n}\r\n"
     );
 }
+
+/// A line past the width breaks at its outermost bracket that ends past it: one entry to a
+/// line, a comma after the last, the arrows aligned; a resource's title stays on the `{` line.
+#[test]
+fn long_lines_break_at_their_outermost_bracket() {
+    let long = "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'";
+    let src = format!(
+        "class a {{\n  file {{ '/x': ensure => file, content => {long}, source => {long} }}\n  $h = {{ 'k' => {long}, 'kk' => [{long}, {long}] }}\n}}\n"
+    );
+    assert_eq!(
+        formatted(&src),
+        format!(
+            "class a {{\n  file {{ '/x':\n    ensure  => file,\n    content => {long},\n    source  => {long},\n  }}\n  $h = {{\n    'k'  => {long},\n    'kk' => [{long}, {long}],\n  }}\n}}\n"
+        )
+    );
+}
+
+/// A call whose only argument is an array or a hash breaks inside it, the brackets together.
+#[test]
+fn a_lone_bracket_argument_is_broken_inside() {
+    let entries = (0..12)
+        .map(|i| format!("'package-{i}'"))
+        .collect::<Vec<_>>();
+    let src = format!("ensure_packages([{}])\n", entries.join(", "));
+    let lines: Vec<String> = entries.iter().map(|e| format!("  {e},\n")).collect();
+    assert_eq!(
+        formatted(&src),
+        format!("ensure_packages([\n{}])\n", lines.concat())
+    );
+}
+
+/// Puppet's grammar has no trailing comma for a method's arguments or a type's parameters:
+/// none is added there, though the lines break.
+#[test]
+fn no_comma_is_added_where_puppet_has_none() {
+    let long = "'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'";
+    let src = format!("$y = $x.join({long}, {long})\n");
+    assert_eq!(
+        formatted(&src),
+        format!("$y = $x.join(\n  {long},\n  {long}\n)\n")
+    );
+    let types = (0..14).map(|i| format!("Enum['v{i}']")).collect::<Vec<_>>();
+    let src = format!("class a (Variant[{}] $x) {{}}\n", types.join(", "));
+    let laid = formatted(&src);
+    assert!(
+        laid.starts_with("class a (\n  Variant[\n    Enum['v0'],\n"),
+        "{laid}"
+    );
+    // One parameter: a list of one entry gets no comma.
+    assert!(laid.ends_with("    Enum['v13']\n  ] $x\n) {}\n"), "{laid}");
+}
+
+/// What cannot be broken stays as it is: a string, a comment at the end of a line, a line with
+/// a heredoc's tag (its text starts on the next line); and a bracket with one entry that would
+/// not fit on a line of its own either.
+#[test]
+fn what_cannot_be_broken_stays() {
+    let long = "x".repeat(150);
+    for src in [
+        format!("fail('{long}')\n"),
+        format!("notice(1) # {long}\n"),
+        format!("$a = foo('{long}', @(END))\n  text\n  | END\n"),
+    ] {
+        assert_eq!(formatted(&src), src);
+    }
+}
+
+/// The wrapped layout is stable, and a line of many thousands of entries takes one round.
+#[test]
+fn wrapping_is_idempotent() {
+    let src = format!(
+        "$a = [{}]\n$b = {{ 'k' => [[{}]] }}\n",
+        vec!["1"; 20_000].join(", "),
+        vec!["'v'"; 60].join(", ")
+    );
+    let once = formatted(&src);
+    assert_eq!(once.lines().count(), (20_000 + 2) + (60 + 4));
+    assert_eq!(formatted(&once), once);
+}
