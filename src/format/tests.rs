@@ -133,3 +133,16 @@ fn wrapping_is_idempotent() {
     assert_eq!(once.lines().count(), (20_000 + 2) + (60 + 4));
     assert_eq!(formatted(&once), once);
 }
+
+/// A file written with `\r\n` gets them in the lines a long line breaks into, and a
+/// selector written without braces ends no list with a comma.
+#[test]
+fn broken_lines_keep_the_files_line_ends() {
+    let long = "'cccccccccccccccccccccccccccccccccccccccccccccccccccccccc'";
+    assert_eq!(
+        formatted(&format!("$a = [{long}, {long}, {long}]\r\n")),
+        format!("$a = [\r\n  {long},\r\n  {long},\r\n  {long},\r\n]\r\n")
+    );
+    let src = "$b = foo(\n  $c ? 'x' => 1\n)\n";
+    assert_eq!(formatted(src), src);
+}

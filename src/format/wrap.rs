@@ -79,6 +79,8 @@ fn break_once(file: FileId, text: &str) -> Option<String> {
         |offset: usize| wider_than(&text[line_starts[line_of(offset)]..offset], WIDTH);
     let indentation = |line: usize| line_text(line).len() - line_text(line).trim_start().len();
 
+    // A file written with `\r\n` gets them in its new lines too.
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let mut insertions: Insertions = Vec::new();
     for line in long {
         let first = tokens.partition_point(|t| t.start < line_starts[line]);
@@ -114,9 +116,9 @@ fn break_once(file: FileId, text: &str) -> Option<String> {
                 continue;
             }
             for &after in &plan.breaks_after {
-                insertions.push((end_of(after), "\n"));
+                insertions.push((end_of(after), newline));
             }
-            insertions.push((tokens[close].start, "\n"));
+            insertions.push((tokens[close].start, newline));
             break;
         }
     }
@@ -268,7 +270,8 @@ fn plan(
     let mut breaks_after = vec![first_break];
     // A comma already before the closing bracket needs no line end of its own.
     breaks_after.extend(commas.iter().copied().filter(|&c| c + 1 != close));
-    let may_end_with_comma = if brace && statements > 0 {
+    let may_end_with_comma = if statements > 0 {
+        // `($a ? 'x' => 1)`: the arrow ends a selector, which a comma would not follow.
         false
     } else if brace {
         // A hash, a selector, attributes: their lists may end with a comma; a block's
