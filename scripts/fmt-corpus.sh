@@ -8,8 +8,8 @@
 #     accepts the same before and after (`puppet parser dump`, scripts/puppet-oracle.rb);
 #   - laying out again changes nothing (`pbc fmt --check` lists no file);
 #   - every comment kept, in order (examples/conformance.rs fmt-comments);
-#   - puppet-lint's layout checks (arrow_alignment, hard_tabs, trailing_whitespace,
-#     2sp_soft_tabs, 140chars) before and after, on the files that parse; all but 140chars must
+#   - puppet-lint's layout checks (arrow_alignment, arrow_on_right_operand_line, hard_tabs,
+#     trailing_whitespace, 2sp_soft_tabs, 140chars) before and after, on the files that parse; all but 140chars must
 #     find nothing after, and 140chars no more than before (what is left has no bracket to
 #     break: a long string, a comment);
 #   - speed: `pbc fmt` against `puppet-lint --fix` on the same files, same run, in MB/s.
@@ -75,7 +75,7 @@ if ! diff <(cut -f1,2 "$work/before.tsv") <(cut -f1,2 "$work/after.tsv") > /dev/
 fi
 
 # puppet-lint's layout checks on the files Puppet accepts.
-checks=arrow_alignment,hard_tabs,trailing_whitespace,2sp_soft_tabs,140chars
+checks=arrow_alignment,arrow_on_right_operand_line,hard_tabs,trailing_whitespace,2sp_soft_tabs,140chars
 awk -F'\t' '$2 == "ok" { print $1 }' "$work/before.tsv" > "$work/accepted"
 for side in before after; do
   (cd "$work/$side" && xargs -a "$work/accepted" -n 200 puppet-lint --only-checks "$checks" \

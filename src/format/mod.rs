@@ -3,11 +3,12 @@
 //! one step more), the `=>`s of a hash, a resource's attributes or a `site`'s entries aligned,
 //! no trailing blanks, no tab between tokens, at most one blank line in a row, one line end at
 //! the end; a comma after a broken list's last entry, lines past the width broken at a bracket
-//! (`wrap`). It must not change a token (it adds only that comma), a comment's text or anything
-//! inside a string, a heredoc or a regex, and it proves it: the formatted text is parsed again
-//! and its PN (Puppet's own serialisation of the tree) must be the one of the text given, or the
-//! layout is refused. A file that does not parse is left as it is. It reads and writes no file
-//! (the CLI does).
+//! (`wrap`), a relationship arrow on its right operand's line (`relationships`). It must not
+//! change a token (it adds only that comma, and moves only that arrow), a comment's text or
+//! anything inside a string, a heredoc or a regex, and it proves it: the formatted text is
+//! parsed again and its PN (Puppet's own serialisation of the tree) must be the one of the text
+//! given, or the layout is refused. A file that does not parse is left as it is. It reads and
+//! writes no file (the CLI does).
 //!
 //! Comments are taken from the text between tokens: the lexer gives every token's span, so
 //! what lies between two of them is blanks, line ends and comments, or (a heredoc's end, the
@@ -46,7 +47,8 @@ pub fn format_source(file: FileId, src: &str) -> Formatted {
         Some(program) if errors.is_empty() => program,
         _ => return Formatted::NotParsed(errors),
     };
-    let laid_out = wrap::lists_and_long_lines(file, layout(file, src));
+    let moved = relationships::arrows_to_their_right_operand(file, src);
+    let laid_out = wrap::lists_and_long_lines(file, layout(file, moved.as_deref().unwrap_or(src)));
     let pn_before = crate::pn::program_to_json(&program);
     drop(program);
     match meaning_kept(file, &pn_before, &laid_out) {
@@ -151,6 +153,8 @@ enum Role {
     TypeName,
     /// `@(TAG)`: its text starts on the next line.
     HeredocTag,
+    /// `->`, `~>`, `<-` or `<~`.
+    Relationship,
     /// A token whose arrow is a statement's, not a list entry's: a selector's `?` (when no brace
     /// follows it) or a site's `bindings`. A brace with one of these in it holds statements.
     ArrowOfAStatement,
@@ -164,6 +168,7 @@ fn role_of(tok: &Tok) -> Role {
         Tok::Dot => Role::Dot,
         Tok::ClassRef(_) => Role::TypeName,
         Tok::Heredoc(_) => Role::HeredocTag,
+        Tok::InEdge | Tok::InEdgeSub | Tok::OutEdge | Tok::OutEdgeSub => Role::Relationship,
         Tok::QMark | Tok::KwSiteBindings => Role::ArrowOfAStatement,
         _ => Role::Plain,
     }
@@ -656,6 +661,7 @@ fn align_arrows(out: String, arrows: &[ArrowAt]) -> String {
     laid
 }
 
+mod relationships;
 #[cfg(test)]
 mod tests;
 mod wrap;

@@ -146,3 +146,20 @@ fn broken_lines_keep_the_files_line_ends() {
     let src = "$b = foo(\n  $c ? 'x' => 1\n)\n";
     assert_eq!(formatted(src), src);
 }
+
+/// A relationship arrow at the end of a line moves to the start of the next, unless a comment
+/// or a heredoc stands next to it.
+#[test]
+fn relationship_arrows_stand_on_their_right_operands_line() {
+    assert_eq!(
+        formatted("A['a'] ->\nB['b'] ~>   \n\n  C['c'] ->\n# why\nD['d']\n"),
+        "A['a']\n  -> B['b']\n\n  ~> C['c']\n  # why\n  -> D['d']\n"
+    );
+    for src in [
+        "A['a'] -> # first\n  B['b']\n",
+        "A['a']\n  -> B['b']\n",
+        "notify { 'x': message => @(END) } ->\n  text\n  | END\nB['b']\n",
+    ] {
+        assert_eq!(formatted(src), src);
+    }
+}
