@@ -9,7 +9,7 @@ class profile::ntp {
 
   Exec['reload'] <-
     File['/etc/ntp.conf']
-  # An arrow with a comment after it stays where it is: the comment is its line's.
+  # A comment after the arrow stays on its line, after the left operand.
   Package['chrony'] -> # must go first
   Service['ntp']
 }

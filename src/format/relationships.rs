@@ -1,11 +1,10 @@
 //! Relationship arrows on their right operand's line: `a ->` at the end of a line, `b` on the
 //! next, becomes `a` and `-> b` (Puppet's style guide; puppet-lint's
 //! `arrow_on_right_operand_line`). The one place where `pbc fmt` moves a token, and only this
-//! one: an arrow that ends its line, to its right operand, past blank lines and comments on
-//! lines of their own. It must not move an arrow with a comment after it on its line (the
-//! comment would lose its line) or next to a heredoc (whose text starts on the line after its
-//! tag); the layout that follows indents the moved arrow's line as it indents any line that
-//! starts with one.
+//! one: an arrow that ends its line (comments aside), to its right operand, past blank lines
+//! and comments, each of which stays on its line. It must not move an arrow next to a heredoc
+//! (whose text starts on the line after its tag); the layout that follows indents the moved
+//! arrow's line as it indents any line that starts with one.
 
 use super::{lexed, Lexed, Role};
 use crate::span::FileId;
@@ -39,10 +38,10 @@ pub(super) fn arrows_to_their_right_operand(file: FileId, src: &str) -> Option<S
             continue;
         };
         let blank = |gap: &str| gap.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
-        // Nothing but blanks after the arrow on its line: comments on lines of their own
-        // between it and its operand stay where they are, above the arrow's new line.
-        let rest_of_line = after.split_once('\n').map(|(rest, _)| rest);
-        if blank(before) && rest_of_line.is_some_and(blank) {
+        // The comments between the arrow and its operand stay on their lines: one after the
+        // arrow on its line then follows the left operand, those on lines of their own stand
+        // above the arrow's new line.
+        if blank(before) && after.contains('\n') {
             moves.push((left_end, i, tokens[i + 1].start));
         }
     }

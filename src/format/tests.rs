@@ -147,16 +147,19 @@ fn broken_lines_keep_the_files_line_ends() {
     assert_eq!(formatted(src), src);
 }
 
-/// A relationship arrow at the end of a line moves to the start of the next, unless a comment
-/// or a heredoc stands next to it.
+/// A relationship arrow at the end of a line moves to the start of the next, its comments
+/// staying on their lines, unless a heredoc stands next to it.
 #[test]
 fn relationship_arrows_stand_on_their_right_operands_line() {
     assert_eq!(
         formatted("A['a'] ->\nB['b'] ~>   \n\n  C['c'] ->\n# why\nD['d']\n"),
         "A['a']\n  -> B['b']\n\n  ~> C['c']\n  # why\n  -> D['d']\n"
     );
+    assert_eq!(
+        formatted("A['a'] -> # first\nB['b']\n"),
+        "A['a'] # first\n  -> B['b']\n"
+    );
     for src in [
-        "A['a'] -> # first\n  B['b']\n",
         "A['a']\n  -> B['b']\n",
         "notify { 'x': message => @(END) } ->\n  text\n  | END\nB['b']\n",
     ] {
