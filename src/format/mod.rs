@@ -246,6 +246,16 @@ struct Lexed {
     heredoc_texts: std::collections::BTreeSet<usize>,
 }
 
+impl Lexed {
+    /// Where the text the layout writes from `token` on ends: the token's end, or that of the
+    /// string or regex it starts, with what the string interpolates.
+    fn end_of(&self, token: &Token) -> usize {
+        self.verbatim
+            .get(&token.start)
+            .map_or(token.end, |&e| e.max(token.end))
+    }
+}
+
 fn lexed(file: FileId, src: &str) -> Lexed {
     let lexed = lexer::lex(file, src);
     let mut verbatim = std::collections::BTreeMap::new();
@@ -300,18 +310,14 @@ fn lexed(file: FileId, src: &str) -> Lexed {
 /// The comments of `src` in order, each without the blanks that end its line: what a layout
 /// must keep, the same and in the same order (`pbc fmt`'s tests count them before and after).
 pub fn comments(file: FileId, src: &str) -> Vec<String> {
-    let Lexed {
-        tokens, verbatim, ..
-    } = lexed(file, src);
+    let lexed = lexed(file, src);
     // The text between tokens, outside what is left as written, and after the last token.
-    let mut gaps = Vec::with_capacity(tokens.len() + 1);
+    let mut gaps = Vec::with_capacity(lexed.tokens.len() + 1);
     let mut pos = 0;
-    for token in &tokens {
+    for token in &lexed.tokens {
         if let Some(gap) = src.get(pos..token.start) {
             gaps.push(gap);
-            pos = verbatim
-                .get(&token.start)
-                .map_or(token.end, |&e| e.max(token.end));
+            pos = lexed.end_of(token);
         }
     }
     gaps.push(src.get(pos..).unwrap_or_default());
@@ -399,11 +405,12 @@ struct ArrowAt {
 /// The layout itself (see the module's documentation); the text is the same but for blanks and
 /// line ends between tokens outside strings and heredocs.
 fn layout(file: FileId, src: &str) -> String {
+    let lexed = lexed(file, src);
     let Lexed {
         tokens,
-        verbatim,
         heredoc_texts,
-    } = lexed(file, src);
+        ..
+    } = &lexed;
     let newline = if src.contains("\r\n") { "\r\n" } else { "\n" };
     let mut out = String::with_capacity(src.len() + src.len() / 8);
     let mut opens: Vec<Open> = Vec::new();
@@ -482,9 +489,7 @@ fn layout(file: FileId, src: &str) -> String {
             }
         }
         // The token, or the text left as written that starts with it.
-        let end = verbatim
-            .get(&token.start)
-            .map_or(token.end, |&e| e.max(token.end));
+        let end = lexed.end_of(token);
         let text = &src[token.start..end];
         out.push_str(text);
         line += text.matches('\n').count();

@@ -12,11 +12,12 @@ use crate::span::FileId;
 /// `src` with each relationship arrow that ends a line moved to the start of the next, or
 /// `None` when none does.
 pub(super) fn arrows_to_their_right_operand(file: FileId, src: &str) -> Option<String> {
+    let lexed = lexed(file, src);
     let Lexed {
         tokens,
-        verbatim,
         heredoc_texts,
-    } = lexed(file, src);
+        ..
+    } = &lexed;
     let heredoc =
         |i: usize| tokens[i].role == Role::HeredocTag || heredoc_texts.contains(&tokens[i].start);
     // Each move: the text from the left operand's end to the right operand's start, written
@@ -28,9 +29,7 @@ pub(super) fn arrows_to_their_right_operand(file: FileId, src: &str) -> Option<S
             continue;
         }
         let left = &tokens[i - 1];
-        let left_end = verbatim
-            .get(&left.start)
-            .map_or(left.end, |&e| e.max(left.end));
+        let left_end = lexed.end_of(left);
         let (Some(before), Some(after)) = (
             src.get(left_end..arrow.start),
             src.get(arrow.end..tokens[i + 1].start),

@@ -53,38 +53,30 @@ type Insertions = Vec<(usize, &'static str)>;
 /// One round: the text with one bracket broken on each line too long, or `None` when no line
 /// is too long or none has a bracket to break.
 fn break_once(file: FileId, text: &str) -> Option<String> {
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
-    let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset) - 1;
-    let line_text = |line: usize| {
-        let end = line_starts.get(line + 1).map_or(text.len(), |&e| e - 1);
-        text[line_starts[line]..end].trim_end_matches('\r')
-    };
-    let long: Vec<usize> = (0..line_starts.len())
-        .filter(|&l| wider_than(line_text(l), WIDTH))
+    let lines = Lines::of(text);
+    let long: Vec<usize> = (0..lines.starts.len())
+        .filter(|&l| wider_than(lines.text_of(l), WIDTH))
         .collect();
     if long.is_empty() {
         return None;
     }
-    let Lexed {
-        tokens, verbatim, ..
-    } = lexed(file, text);
-    let end_of = |i: usize| {
-        let t = &tokens[i];
-        verbatim.get(&t.start).map_or(t.end, |&e| e.max(t.end))
-    };
-    let closing = matching_brackets(&tokens);
+    let lexed = lexed(file, text);
+    let tokens = &lexed.tokens;
+    let end_of = |i: usize| lexed.end_of(&tokens[i]);
+    let closing = matching_brackets(tokens);
     let ends_past_width =
-        |offset: usize| wider_than(&text[line_starts[line_of(offset)]..offset], WIDTH);
-    let indentation = |line: usize| line_text(line).len() - line_text(line).trim_start().len();
+        |offset: usize| wider_than(&text[lines.start_of(lines.line_of(offset))..offset], WIDTH);
+    let indentation = |line: usize| {
+        let line = lines.text_of(line);
+        line.len() - line.trim_start().len()
+    };
 
     // A file written with `\r\n` gets them in its new lines too.
     let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let mut insertions: Insertions = Vec::new();
     for line in long {
-        let first = tokens.partition_point(|t| t.start < line_starts[line]);
-        let last = tokens.partition_point(|t| line_of(t.start) <= line);
+        let first = tokens.partition_point(|t| t.start < lines.start_of(line));
+        let last = tokens.partition_point(|t| lines.line_of(t.start) <= line);
         if tokens[first..last]
             .iter()
             .any(|t| t.role == Role::HeredocTag)
@@ -103,7 +95,7 @@ fn break_once(file: FileId, text: &str) -> Option<String> {
                 continue;
             }
             let opener = text.as_bytes()[tokens[open].start];
-            let Some(plan) = plan(&tokens, &closing, opener, open, close) else {
+            let Some(plan) = plan(tokens, &closing, opener, open, close) else {
                 continue;
             };
             let inner = indentation(line) + super::INDENT;
@@ -128,22 +120,21 @@ fn break_once(file: FileId, text: &str) -> Option<String> {
 /// The text with a comma after the last entry of each list that may end with one and whose
 /// closing bracket starts its line; `None` when every such list has its comma.
 fn end_lists_with_commas(file: FileId, text: &str) -> Option<String> {
+    let lexed = lexed(file, text);
     let Lexed {
         tokens,
-        verbatim,
         heredoc_texts,
-    } = lexed(file, text);
-    let closing = matching_brackets(&tokens);
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
+        ..
+    } = &lexed;
+    let closing = matching_brackets(tokens);
+    let lines = Lines::of(text);
     let mut insertions: Insertions = Vec::new();
     for open in 0..tokens.len() {
         let Some(close) = closing[open] else {
             continue;
         };
         let close_at = tokens[close].start;
-        let line_start = line_starts[line_starts.partition_point(|&s| s <= close_at) - 1];
+        let line_start = lines.start_of(lines.line_of(close_at));
         if close == open + 1 || !text[line_start..close_at].trim().is_empty() {
             continue;
         }
@@ -156,13 +147,44 @@ fn end_lists_with_commas(file: FileId, text: &str) -> Option<String> {
             continue;
         }
         let opener = text.as_bytes()[tokens[open].start];
-        if plan(&tokens, &closing, opener, open, close).is_some_and(|p| p.trailing_comma) {
-            let t = &tokens[last];
-            let end = verbatim.get(&t.start).map_or(t.end, |&e| e.max(t.end));
-            insertions.push((end, ","));
+        if plan(tokens, &closing, opener, open, close).is_some_and(|p| p.trailing_comma) {
+            insertions.push((lexed.end_of(&tokens[last]), ","));
         }
     }
     inserted(text, insertions)
+}
+
+/// A text's lines: where each starts, and what it holds without its line end.
+struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    fn of(text: &'t str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Lines { text, starts }
+    }
+
+    /// The line that holds `offset`, from 0.
+    fn line_of(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset) - 1
+    }
+
+    fn start_of(&self, line: usize) -> usize {
+        self.starts[line]
+    }
+
+    /// The line's text, without its `\n` or `\r\n`.
+    fn text_of(&self, line: usize) -> &'t str {
+        let end = self
+            .starts
+            .get(line + 1)
+            .map_or(self.text.len(), |&e| e - 1);
+        self.text[self.starts[line]..end].trim_end_matches('\r')
+    }
 }
 
 /// `text` with `insertions` made, or `None` when there are none.
