@@ -180,3 +180,47 @@ fn the_command_writes_lists_diffs_and_reads_standard_input() {
     let (code, _, stderr) = pbc(&["fmt", "-", &path(&tidy)]);
     assert_eq!(code, 2, "{stderr}");
 }
+
+/// The files are written on every core: each one that cannot be written is reported (here two
+/// links, which pbc reads but never replaces, and which a check by permissions would not catch
+/// when the tests run as root), the others are written, and the command exits 2.
+#[test]
+fn every_file_that_cannot_be_written_is_reported() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let messy = "class a {\n    $x = 1\n}\n";
+    let targets = dir.path().join("targets");
+    std::fs::create_dir(&targets).expect("a directory");
+    let mut paths = Vec::new();
+    for name in ["first", "second"] {
+        let target = targets.join(format!("{name}.pp"));
+        std::fs::write(&target, messy).expect("written");
+        let link = dir.path().join(format!("{name}.pp"));
+        std::os::unix::fs::symlink(&target, &link).expect("a link");
+        paths.push(link.display().to_string());
+    }
+    let plain = dir.path().join("plain.pp");
+    std::fs::write(&plain, messy).expect("written");
+    paths.push(plain.display().to_string());
+
+    let args: Vec<&str> = std::iter::once("fmt")
+        .chain(paths.iter().map(String::as_str))
+        .collect();
+    let (code, _, stderr) = pbc(&args);
+    assert_eq!(code, 2, "{stderr}");
+    for link in &paths[..2] {
+        assert!(
+            stderr.contains(&format!("cannot write `{link}`")),
+            "{stderr}"
+        );
+    }
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&plain).expect("read"),
+        "class a {\n  $x = 1\n}\n"
+    );
+    for name in ["first", "second"] {
+        let target = targets.join(format!("{name}.pp"));
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), messy);
+        assert!(dir.path().join(format!("{name}.pp")).is_symlink());
+    }
+}
