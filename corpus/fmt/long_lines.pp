@@ -7,6 +7,10 @@ class profile::web (String $server_name = 'www.example.com', Array[String] $alia
   $interfaces = $facts['networking']['interfaces'].filter |$name, $iface| { $name =~ /^eth/ and $iface['ip'] != undef and $iface['netmask'] != undef }
   # A method's arguments get no trailing comma: Puppet's grammar has none there.
   $joined = $aliases.map |$a| { "${a}.internal" }.join(', and then a separator long enough to push the line past the width of the page', "\n")
+  # A condition with no bracket to break breaks before an `and` or an `or`, as late as fits.
+  if $server_name != 'www.example.com' or $aliases != [] or $ports['http'] != 80 or $ports['https'] != 443 or $facts['os']['family'] == 'Debian' {
+    notice('custom')
+  }
   # Written over several lines, a list stays so; a string, a comment and a heredoc's line are never broken.
   $short = [
     1, 2, 3,

@@ -1,8 +1,10 @@
 //! `pbc fmt`: one layout for Puppet and bindings files. It owns the blanks and line ends between
 //! tokens: each line indented two spaces per open bracket (a line that continues an expression
 //! one step more), the `=>`s of a hash, a resource's attributes or a `site`'s entries aligned,
-//! no trailing blanks, no tab between tokens, at most one blank line in a row, one line end at
-//! the end; a comma after a broken list's last entry, lines past the width broken at a bracket
+//! and the `=`s of a class's or define's parameters; on a line no blank inside `(` and `[`, one
+//! after a comma, around an operator and inside braces, one where there were several; no
+//! trailing blanks, at most one blank line in a row, one line end at the end; a comma after a
+//! broken list's last entry, lines past the width broken at a bracket
 //! (`wrap`), a relationship arrow on its right operand's line (`relationships`). It must not
 //! change a token (it adds only that comma, and moves only that arrow), a comment's text or
 //! anything inside a string, a heredoc or a regex, and it proves it: the formatted text is
@@ -140,6 +142,21 @@ struct Token {
     end: usize,
     kind: Kind,
     role: Role,
+    /// An operator between two operands (`=`, `==`, `+`, `->`, a `-` or `*` after an operand),
+    /// which the layout gives a blank on each side on its line.
+    binary: bool,
+}
+
+/// Whether `tok` is an operator between two operands; `after_operand`: whether the token
+/// before it ends one (a `-` or a `*` is otherwise a negation or a splat).
+fn is_binary(tok: &Tok, after_operand: bool) -> bool {
+    match tok {
+        // `in` is a word, with the blanks of any word; `!` has no left operand.
+        Tok::In | Tok::Not => false,
+        Tok::Minus | Tok::Times => after_operand,
+        Tok::QMark => true,
+        _ => kind_of(tok) == Kind::WantsMore || role_of(tok) == Role::Relationship,
+    }
 }
 
 /// What the wrapping of long lines (`wrap`) needs to know of a token besides its kind.
@@ -155,6 +172,12 @@ enum Role {
     HeredocTag,
     /// `->`, `~>`, `<-` or `<~`.
     Relationship,
+    /// `class` or `define`: a `(` two tokens on opens its parameters.
+    Definition,
+    /// `=`: in a class's or define's parameters, before a default value.
+    Assign,
+    /// `and` or `or`: a long condition breaks before one.
+    Logical,
     /// A token whose arrow is a statement's, not a list entry's: a selector's `?` (when no brace
     /// follows it) or a site's `bindings`. A brace with one of these in it holds statements.
     ArrowOfAStatement,
@@ -170,6 +193,9 @@ fn role_of(tok: &Tok) -> Role {
         Tok::Heredoc(_) => Role::HeredocTag,
         Tok::InEdge | Tok::InEdgeSub | Tok::OutEdge | Tok::OutEdgeSub => Role::Relationship,
         Tok::QMark | Tok::KwSiteBindings => Role::ArrowOfAStatement,
+        Tok::Class | Tok::Define => Role::Definition,
+        Tok::Equals => Role::Assign,
+        Tok::And | Tok::Or => Role::Logical,
         _ => Role::Plain,
     }
 }
@@ -264,6 +290,9 @@ fn lexed(file: FileId, src: &str) -> Lexed {
     // The start of the outermost string being read, and how deep its interpolations go.
     let mut string: Option<(usize, usize)> = None;
     let mut heredoc_text_next = false;
+    // Whether the last token kept ends an operand (Puppet's lexer asks the same to tell a
+    // regex from a division; a hash's `}` ends one too).
+    let mut after_operand = false;
     for (start, tok, end) in &lexed.tokens {
         let (start, end) = (*start, *end);
         if heredoc_text_next && string.is_none() {
@@ -295,7 +324,9 @@ fn lexed(file: FileId, src: &str) -> Lexed {
             end,
             kind: kind_of(tok),
             role: role_of(tok),
+            binary: is_binary(tok, after_operand),
         });
+        after_operand = !tok.allows_regex_after() || *tok == Tok::RBrace;
     }
     // A heredoc's text comes right after its tag among the tokens, and after the rest of the
     // tag's line in the text.
@@ -392,14 +423,18 @@ struct Open {
     token: usize,
     inner: usize,
     body: bool,
+    /// A class's or define's parameters, whose `=`s are aligned as arrows are.
+    parameters: bool,
 }
 
-/// An `=>` that may be aligned with the others of its bracket: where its padding starts in
-/// the output.
+/// An `=>` (or a parameter's `=`) that may be aligned with the others of its bracket: where
+/// its padding starts in the output.
 struct ArrowAt {
     bracket: usize,
     line: usize,
     padding_at: usize,
+    /// A parameter's `=`, not an arrow.
+    equals: bool,
 }
 
 /// The layout itself (see the module's documentation); the text is the same but for blanks and
@@ -445,11 +480,9 @@ fn layout(file: FileId, src: &str) -> String {
             (_, None) => 0,
         };
         let indent = base + if continues { INDENT } else { 0 };
-        if previous.is_some_and(|p| p.kind == Kind::Arrow)
-            && gap.bytes().all(|b| b == b' ' || b == b'\t')
-        {
-            // One space after an arrow on its line.
-            out.push(' ');
+        let blanks_only = gap.bytes().all(|b| b == b' ' || b == b'\t');
+        if let Some(previous) = previous.filter(|_| blanks_only) {
+            out.push_str(blank_between(src, previous, token, gap));
         } else if heredoc_texts.contains(&token.start) {
             // The line end before a heredoc's text, and any margin outside its token: text.
             out.push_str(gap);
@@ -472,19 +505,23 @@ fn layout(file: FileId, src: &str) -> String {
                 line_base = base;
             }
             line += breaks;
-            if token.kind == Kind::Arrow && !gap.contains('\n') {
-                if let Some(open) = opens.last() {
-                    // The arrow's blank is made one space, then widened once every arrow of
-                    // the bracket is known.
-                    trim_line_end(&mut out);
-                    if !out.is_empty() && !out.ends_with('\n') {
-                        arrows.push(ArrowAt {
-                            bracket: open.token,
-                            line,
-                            padding_at: out.len(),
-                        });
-                        out.push(' ');
-                    }
+        }
+        let aligned = |open: &Open| {
+            token.kind == Kind::Arrow || (token.role == Role::Assign && open.parameters)
+        };
+        if !gap.contains('\n') {
+            if let Some(open) = opens.last().filter(|open| aligned(open)) {
+                // The arrow's blank is made one space, then widened once every arrow of the
+                // bracket is known.
+                trim_line_end(&mut out);
+                if !out.is_empty() && !out.ends_with('\n') {
+                    arrows.push(ArrowAt {
+                        bracket: open.token,
+                        line,
+                        padding_at: out.len(),
+                        equals: token.role == Role::Assign,
+                    });
+                    out.push(' ');
                 }
             }
         }
@@ -499,6 +536,7 @@ fn layout(file: FileId, src: &str) -> String {
                 token: i,
                 inner: line_base + INDENT,
                 body: false,
+                parameters: text == "(" && i >= 2 && tokens[i - 2].role == Role::Definition,
             }),
             Kind::Closes => {
                 opens.pop();
@@ -509,6 +547,7 @@ fn layout(file: FileId, src: &str) -> String {
                     token: i,
                     inner: line_base + INDENT,
                     body: true,
+                    parameters: false,
                 })
             }
             Kind::Semicolon if opens.last().is_some_and(|o| o.body) => {
@@ -528,6 +567,35 @@ fn layout(file: FileId, src: &str) -> String {
         },
     );
     align_arrows(out, &arrows)
+}
+
+/// The blanks between two tokens on one line (`gap`, blanks only, maybe none): none inside
+/// `(` and `[` or before a comma; one after a comma or an arrow, around an operator between
+/// two operands, before a `{` and inside a brace that holds something; none in an empty bracket; else one where there were any and
+/// none where there were none (Puppet reads `$a [1]` and `$a[1]` differently: before a `[`
+/// that follows an operand, a blank stays, and none is added).
+fn blank_between(src: &str, previous: &Token, token: &Token, gap: &str) -> &'static str {
+    if previous.kind == Kind::Arrow {
+        return " ";
+    }
+    let opener = |t: &Token| (t.kind == Kind::Opens).then(|| src.as_bytes()[t.start]);
+    let closer = |t: &Token| (t.kind == Kind::Closes).then(|| src.as_bytes()[t.start]);
+    match (opener(previous), closer(token)) {
+        (Some(_), Some(_)) => return "",
+        (Some(b'(' | b'['), _) | (_, Some(b')' | b']')) => return "",
+        (Some(b'{'), _) | (_, Some(b'}')) => return " ",
+        _ => {}
+    }
+    if opener(token) == Some(b'{') || token.binary || previous.binary {
+        return " ";
+    }
+    if token.role == Role::Comma {
+        ""
+    } else if previous.role == Role::Comma || !gap.is_empty() {
+        " "
+    } else {
+        ""
+    }
 }
 
 struct GapLayout {
@@ -626,31 +694,67 @@ fn push_indent(out: &mut String, indent: usize) {
 }
 
 /// Widens each aligned arrow's padding so that the arrows of one bracket, one to a line, stand
-/// in one column: one space after the longest key (puppet-lint's `arrow_alignment`).
+/// in one column: one space after the longest key (puppet-lint's `arrow_alignment`, which asks
+/// for it however long the lines get). The `=`s of parameters stand in one column too, but
+/// never so far right that an aligned line passes the width: the parameters whose names stand
+/// furthest right are left out of it, one space before their `=`, until the others' lines fit;
+/// a line past the width as it is stays out too.
 fn align_arrows(out: String, arrows: &[ArrowAt]) -> String {
     // A line with two arrows of one bracket aligns neither.
     let mut per_line: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
     for a in arrows {
         *per_line.entry((a.bracket, a.line)).or_default() += 1;
     }
-    let aligned: Vec<&ArrowAt> = arrows
+    // Each arrow one to its line, by bracket (with whether they are `=`s): its column, how many
+    // characters follow the padding to the end of the line, and where the padding goes.
+    type Placed = (usize, usize, usize);
+    let mut by_bracket: std::collections::BTreeMap<usize, (bool, Vec<Placed>)> = Default::default();
+    for a in arrows
         .iter()
         .filter(|a| per_line[&(a.bracket, a.line)] == 1)
-        .collect();
-    let column = |a: &ArrowAt| {
+    {
         let line_start = out[..a.padding_at].rfind('\n').map_or(0, |i| i + 1);
-        out[line_start..a.padding_at].chars().count()
-    };
-    let mut widest: std::collections::BTreeMap<usize, usize> = Default::default();
-    for a in &aligned {
-        let w = widest.entry(a.bracket).or_default();
-        *w = (*w).max(column(a));
+        let column = out[line_start..a.padding_at].chars().count();
+        let tail = if a.equals {
+            let line_end = out[a.padding_at..]
+                .find('\n')
+                .map_or(out.len(), |i| a.padding_at + i);
+            out[a.padding_at..line_end]
+                .trim_end_matches('\r')
+                .chars()
+                .count()
+        } else {
+            0
+        };
+        if !a.equals || column + tail <= WIDTH {
+            let (equals, items) = by_bracket.entry(a.bracket).or_default();
+            *equals = a.equals;
+            items.push((column, tail, a.padding_at));
+        }
     }
-    let mut widened: Vec<(usize, usize)> = aligned
-        .iter()
-        .map(|a| (a.padding_at, widest[&a.bracket] - column(a)))
-        .filter(|(_, extra)| *extra > 0)
-        .collect();
+    let mut widened: Vec<(usize, usize)> = Vec::new();
+    for (_, (equals, mut items)) in by_bracket {
+        items.sort_unstable();
+        // The longest keys first out, until the column leaves every line within the width.
+        let mut widest_tail = 0;
+        let mut fitting = 0;
+        for (k, &(column, tail, _)) in items.iter().enumerate() {
+            widest_tail = widest_tail.max(tail);
+            if equals && column + widest_tail > WIDTH {
+                break;
+            }
+            fitting = k + 1;
+        }
+        let Some(&(column_of_all, _, _)) = items[..fitting].last() else {
+            continue;
+        };
+        widened.extend(
+            items[..fitting]
+                .iter()
+                .filter(|&&(column, _, _)| column < column_of_all)
+                .map(|&(column, _, at)| (at, column_of_all - column)),
+        );
+    }
     if widened.is_empty() {
         return out;
     }

@@ -166,3 +166,45 @@ fn relationship_arrows_stand_on_their_right_operands_line() {
         assert_eq!(formatted(src), src);
     }
 }
+
+/// Aligning parameters' `=`s never takes a line past the width: the parameter whose name
+/// stands furthest right keeps one space before its `=` when another's line would pass the
+/// width with it, and the others align without it; a line past the width as it is stays out.
+/// Arrows align however far.
+#[test]
+fn alignment_stops_short_of_the_width() {
+    let long_type = format!("Pattern[/{}/]", "a".repeat(100));
+    let long_default = format!("'{}'", "y".repeat(30));
+    let src = format!(
+        "class a (\n  {long_type} $server = 'x',\n  String $options = {long_default},\n  $b = 1,\n) {{\n}}\n"
+    );
+    assert_eq!(
+        formatted(&src),
+        format!(
+            "class a (\n  {long_type} $server = 'x',\n  String $options = {long_default},\n  $b              = 1,\n) {{\n}}\n"
+        )
+    );
+    // Every line fits aligned: all align, however far.
+    let src = format!("class a (\n  {long_type} $server = 'x',\n  $b = 1,\n) {{\n}}\n");
+    let padding = " ".repeat(long_type.len() + " $server".len() - "$b".len());
+    assert_eq!(
+        formatted(&src),
+        format!("class a (\n  {long_type} $server = 'x',\n  $b{padding} = 1,\n) {{\n}}\n")
+    );
+    // A parameter's line past the width as it is stays out.
+    let very_long_type = format!("Pattern[/{}/]", "a".repeat(150));
+    let src =
+        format!("class a (\n  {very_long_type} $server = 'x',\n  $b = 1,\n  $cc = 2,\n) {{\n}}\n");
+    assert_eq!(
+        formatted(&src),
+        format!("class a (\n  {very_long_type} $server = 'x',\n  $b  = 1,\n  $cc = 2,\n) {{\n}}\n")
+    );
+    // Arrows align however long their lines get (puppet-lint's `arrow_alignment` asks it).
+    let long_key = format!("'{}'", "k".repeat(140));
+    let src = format!("$h = {{\n  {long_key} => 'a',\n  'b' => 1,\n}}\n");
+    let padding = " ".repeat(long_key.len() - "'b'".len());
+    assert_eq!(
+        formatted(&src),
+        format!("$h = {{\n  {long_key} => 'a',\n  'b'{padding} => 1,\n}}\n")
+    );
+}

@@ -15,8 +15,10 @@
 //! for a resource body), after each of its commas, and before its closing bracket. A bracket
 //! whose only content is another bracket (`foo([...])`) is broken at the inner one, so the two
 //! stay together. A bracket with one entry is broken only when that entry then fits, or has
-//! brackets of its own to break in the next round. Lines are never joined: a list written over
-//! several lines stays so.
+//! brackets of its own to break in the next round. A line with no bracket to break breaks
+//! before an `and` or `or` (the last that starts within the width), which Puppet reads across
+//! a line end as across a blank. Lines are never joined: a list written over several lines
+//! stays so.
 
 use super::{layout, lexed, Kind, Lexed, Role, Token};
 use crate::span::FileId;
@@ -83,6 +85,7 @@ fn break_once(file: FileId, text: &str) -> Option<String> {
         {
             continue;
         }
+        let mut broken = false;
         for open in first..last {
             let Some(close) = closing[open] else {
                 continue;
@@ -111,7 +114,17 @@ fn break_once(file: FileId, text: &str) -> Option<String> {
                 insertions.push((end_of(after), newline));
             }
             insertions.push((tokens[close].start, newline));
+            broken = true;
             break;
+        }
+        // No bracket to break: a condition breaks before its last `and` or `or` that starts
+        // within the width (the first when none does), which then starts a line of its own.
+        if !broken {
+            let logical = (first + 1..last).filter(|&i| tokens[i].role == Role::Logical);
+            let within = |&i: &usize| !ends_past_width(tokens[i].start);
+            if let Some(at) = logical.clone().rfind(within).or(logical.clone().next()) {
+                insertions.push((tokens[at].start, newline));
+            }
         }
     }
     inserted(text, insertions)

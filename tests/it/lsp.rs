@@ -1992,7 +1992,7 @@ fn formatting_lays_out_the_buffer_as_pbc_fmt_does() {
     let laid_out = apply_edits(messy, &edits);
     assert_eq!(
         laid_out,
-        "bindings default {\n  bind 'ntp::servers'   to ['a']\n  when datacenter 'eu' {\n    bind 'dns' to 'eu'\n  }\n}\n"
+        "bindings default {\n  bind 'ntp::servers' to ['a']\n  when datacenter 'eu' {\n    bind 'dns' to 'eu'\n  }\n}\n"
     );
     did_change(&editor, file, 2, &laid_out);
     let _ = editor.published_so_far();
