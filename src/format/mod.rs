@@ -174,7 +174,7 @@ enum Role {
     Relationship,
     /// `class` or `define`: a `(` two tokens on opens its parameters.
     Definition,
-    /// `=`: in a class's or define's parameters, before a default value.
+    /// `=`: aligned with the others of a class's or define's parameters, before their defaults.
     Assign,
     /// `and` or `or`: a long condition breaks before one.
     Logical,
