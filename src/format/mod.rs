@@ -4,7 +4,7 @@
 //! and the `=`s of a class's or define's parameters; on a line no blank inside `(` and `[`, one
 //! after a comma, around an operator and inside braces, one where there were several; no
 //! trailing blanks, at most one blank line in a row, one line end at the end; a comma after a
-//! broken list's last entry, lines past the width broken at a bracket
+//! broken list's last entry, lines past the width broken at a bracket or an `and`/`or`
 //! (`wrap`), a relationship arrow on its right operand's line (`relationships`). It must not
 //! change a token (it adds only that comma, and moves only that arrow), a comment's text or
 //! anything inside a string, a heredoc or a regex, and it proves it: the formatted text is
@@ -571,9 +571,10 @@ fn layout(file: FileId, src: &str) -> String {
 
 /// The blanks between two tokens on one line (`gap`, blanks only, maybe none): none inside
 /// `(` and `[` or before a comma; one after a comma or an arrow, around an operator between
-/// two operands, before a `{` and inside a brace that holds something; none in an empty bracket; else one where there were any and
-/// none where there were none (Puppet reads `$a [1]` and `$a[1]` differently: before a `[`
-/// that follows an operand, a blank stays, and none is added).
+/// two operands, before a `{` and inside a brace that holds something; none in an empty
+/// bracket; else one where there were any and none where there were none (Puppet reads
+/// `$a [1]` and `$a[1]` differently: before a `[` that follows an operand, a blank stays, and
+/// none is added).
 fn blank_between(src: &str, previous: &Token, token: &Token, gap: &str) -> &'static str {
     if previous.kind == Kind::Arrow {
         return " ";

@@ -52,8 +52,8 @@ pub(super) fn lists_and_long_lines(file: FileId, laid_out: String) -> String {
 /// What one round inserts: at each offset, a line end or a comma, in text order.
 type Insertions = Vec<(usize, &'static str)>;
 
-/// One round: the text with one bracket broken on each line too long, or `None` when no line
-/// is too long or none has a bracket to break.
+/// One round: the text with one bracket (or, without one, before one `and`/`or`) broken on
+/// each line too long, or `None` when no line is too long or none has a place to break.
 fn break_once(file: FileId, text: &str) -> Option<String> {
     let lines = Lines::of(text);
     let long: Vec<usize> = (0..lines.starts.len())
