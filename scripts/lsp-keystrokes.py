@@ -6,7 +6,8 @@
 Starts PBC as a language server on TREE (an editor that watches the tree's files), opens
 FILE (relative to TREE), then types and deletes one character at the start of its second
 line EDITS times (default 21), each time until the server has published the new diagnostics,
-and prints the median and every time in ms. Alternate two builds' runs to compare them: this
+and prints the median and every time in ms, and the server's resident memory (and its peak)
+after the first check and after the edits. Alternate two builds' runs to compare them: this
 machine's speed swings between runs. (`cargo bench --bench lsp` measures one build.)
 """
 import json
@@ -54,6 +55,7 @@ def main():
     send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     outline = {"textDocument": {"uri": uri}}
     request("textDocument/documentSymbol", outline)
+    first = memory(server.pid)
     with open(path) as f:
         text = f.read()
     document = {"uri": uri, "languageId": "puppet", "version": 1, "text": text}
@@ -71,11 +73,21 @@ def main():
         send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": params})
         request("textDocument/documentSymbol", outline)
         times.append((time.time() - typed) * 1000)
+    after = memory(server.pid)
     request("shutdown", None)
     send({"jsonrpc": "2.0", "method": "exit"})
     server.wait()
     ordered = sorted(times)
     print("median %.1f ms: %s" % (ordered[len(ordered) // 2], " ".join("%.1f" % t for t in times)))
+    print("resident after the first check %s, after the edits %s" % (first, after))
+
+
+def memory(pid):
+    """The process's resident memory and its peak so far, in MB, from /proc."""
+    with open("/proc/%d/status" % pid) as status:
+        fields = dict(line.split(":", 1) for line in status if ":" in line)
+    mb = lambda name: int(fields[name].split()[0]) / 1024
+    return "%.1f MB (peak %.1f MB)" % (mb("VmRSS"), mb("VmHWM"))
 
 
 if __name__ == "__main__":

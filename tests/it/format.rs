@@ -1,7 +1,8 @@
 //! `pbc fmt`: the layout rules, one corpus file each (`corpus/fmt/`, snapshots of the laid-out
 //! text); every `.pp` of the corpus and the examples laid out with its meaning (its PN) and its
 //! comments kept, and laid out again unchanged; the command's modes end to end (in place,
-//! `--check`, `--diff`, standard input) and a file that does not parse left alone.
+//! `--check`, `--diff`, standard input) and a file that does not parse left alone; the bundled
+//! examples already laid out.
 
 use crate::common::{self, pbc};
 use puppet_bindings::format::{comments, format_source, meaning_kept, Formatted};
@@ -223,4 +224,15 @@ fn every_file_that_cannot_be_written_is_reported() {
         assert_eq!(std::fs::read_to_string(&target).expect("read"), messy);
         assert!(dir.path().join(format!("{name}.pp")).is_symlink());
     }
+}
+
+/// The bundled examples are what users read first and what the README runs: they are laid
+/// out as `pbc fmt` lays them out, so that the style they show is the one it keeps.
+#[test]
+fn the_bundled_examples_are_laid_out() {
+    let (code, stdout, stderr) = pbc(&["fmt", "--check", "examples"]);
+    assert_eq!(
+        code, 0,
+        "`pbc fmt` would lay these out anew:\n{stdout}{stderr}"
+    );
 }

@@ -6,7 +6,7 @@ site {
     datacenter  => $facts['datacenter'],
   }
   bindings => [
-    layer { 'site':    include => 'confdir:/default' },
+    layer { 'site': include => 'confdir:/default' },
     layer { 'modules': include => 'module:/*::default' },
   ]
 }
