@@ -576,17 +576,12 @@ impl<'m> Bindings<'m> {
                     candidate(bound, r.abstract_, r.override_),
                 )
             }
-            AbstractBinding::ParametersBinding {
-                name,
-                override_,
-                origin,
-                ..
-            } => (
-                (&DATA, &**name),
+            AbstractBinding::ParametersBinding(p) => (
+                (&DATA, &*p.name),
                 candidate(
-                    Bound::NeedsRuntime(RuntimeOnly::Parameters, origin),
+                    Bound::NeedsRuntime(RuntimeOnly::Parameters, &p.origin),
                     false,
-                    *override_,
+                    p.override_,
                 ),
             ),
             AbstractBinding::ParameterMapBinding {
@@ -1230,7 +1225,7 @@ mod tests {
                 // Every seventh a class key, the rest Data keys; names repeat across layers.
                 type_: if i % 7 == 0 {
                     TypeModel::PHostClassType {
-                        class_name: Some(format!("c{}", i % 50).into()),
+                        class_name: Some(TypeModel::class_name(&format!("c{}", i % 50))),
                     }
                 } else {
                     TypeModel::PStringType

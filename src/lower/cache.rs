@@ -287,8 +287,8 @@ fn answers(b: &AbstractBinding<Json>) -> Vec<String> {
         AbstractBinding::RenamedBinding(r) => {
             vec![name(r.name.as_deref()), name(r.from_name.as_deref())]
         }
-        AbstractBinding::ParametersBinding { name, .. }
-        | AbstractBinding::ParameterMapBinding { name, .. } => vec![name.to_string()],
+        AbstractBinding::ParametersBinding(p) => vec![p.name.to_string()],
+        AbstractBinding::ParameterMapBinding { name, .. } => vec![name.to_string()],
         AbstractBinding::DependencyBinding { .. } | AbstractBinding::CategorizedBindings { .. } => {
             Vec::new()
         }
@@ -866,13 +866,9 @@ fn looks_up(record: &Record, out: &mut Vec<String>) -> bool {
         AbstractBinding::AliasBinding(r)
         | AbstractBinding::RenamedBinding(r)
         | AbstractBinding::Rebinding(r) => out.extend(r.from_name.as_deref().map(str::to_string)),
-        AbstractBinding::ParametersBinding {
-            source,
-            producer_args,
-            ..
-        } => {
-            pn.push(source);
-            pn.extend(args(producer_args));
+        AbstractBinding::ParametersBinding(p) => {
+            pn.push(&p.source);
+            pn.extend(args(&p.producer_args));
         }
         AbstractBinding::ParameterMapBinding { mappings, .. } => {
             pn.extend(args(mappings));

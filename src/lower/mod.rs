@@ -480,10 +480,10 @@ pub fn system_layer<X>() -> NamedLayer<X> {
         ),
         multibind(
             "bindings_providers",
-            TypeModel::PHashType {
-                key_type: Box::new(TypeModel::PStringType),
-                element_type: Box::new(TypeModel::PRuntimeType { class_name: None }),
-            },
+            TypeModel::hash(
+                TypeModel::PStringType,
+                TypeModel::PRuntimeType { class_name: None },
+            ),
             ProducerDescriptor::HashMultibindProducerDescriptor,
         ),
         AbstractBinding::Binding(Binding {
@@ -702,7 +702,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                     DependencyArrow::Before => "->",
                     DependencyArrow::Notify => "~>",
                 }
-                .to_string(),
+                .into(),
                 to: self.embed.expression(to),
                 origin,
             }),
@@ -751,18 +751,20 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                             }));
                         }
                     }
-                    _ => out.push(AbstractBinding::ParametersBinding {
-                        name: format!("/param/{target_name}").into(),
-                        target: target_name.into(),
-                        source: match value {
-                            Some(v) => self.embed.expression(v),
-                            None => self.embed.undef(),
+                    _ => out.push(AbstractBinding::ParametersBinding(Box::new(
+                        model::ParametersBinding {
+                            name: format!("/param/{target_name}").into(),
+                            target: target_name.into(),
+                            source: match value {
+                                Some(v) => self.embed.expression(v),
+                                None => self.embed.undef(),
+                            },
+                            optional,
+                            override_,
+                            producer_args: self.options(options).into(),
+                            origin,
                         },
-                        optional,
-                        override_,
-                        producer_args: self.options(options).into(),
-                        origin,
-                    }),
+                    ))),
                 }
             }
             BindKey::Variables { type_expr } => {
@@ -1179,12 +1181,11 @@ fn type_model_at(t: &PType, depth: usize) -> TypeModel {
         PType::Array(e) => TypeModel::PArrayType {
             element_type: Box::new(type_model_at(e, depth + 1)),
         },
-        PType::Hash(k, v) => TypeModel::PHashType {
-            key_type: Box::new(type_model_at(k, depth + 1)),
-            element_type: Box::new(type_model_at(v, depth + 1)),
-        },
+        PType::Hash(k, v) => {
+            TypeModel::hash(type_model_at(k, depth + 1), type_model_at(v, depth + 1))
+        }
         PType::Class(c) => TypeModel::PHostClassType {
-            class_name: c.as_deref().map(Box::from),
+            class_name: c.as_deref().map(TypeModel::class_name),
         },
         PType::Resource { type_name, title } => {
             TypeModel::PResourceType(Box::new(model::ResourceTypeModel {
@@ -1193,7 +1194,7 @@ fn type_model_at(t: &PType, depth: usize) -> TypeModel {
             }))
         }
         PType::Runtime(c) => TypeModel::PRuntimeType {
-            class_name: c.as_deref().map(Box::from),
+            class_name: c.as_deref().map(TypeModel::class_name),
         },
     }
 }

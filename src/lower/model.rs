@@ -210,18 +210,9 @@ pub enum AbstractBinding<X = Json> {
     /// ARM-8 `rebind KEY`: the key's producer, bound again at this precedence.
     Rebinding(Rebinding),
     /// ARM-8 `bind parameters TARGET to R[t]`: the target's parameters come from another
-    /// object's parameters (maps in `producer_args`).
-    ParametersBinding {
-        name: Box<str>,
-        target: Box<str>,
-        #[slots(expression)]
-        source: X,
-        optional: bool,
-        #[serde(rename = "override")]
-        override_: bool,
-        producer_args: Box<[NamedArgument<X>]>,
-        origin: Origin,
-    },
+    /// object's parameters (maps in `producer_args`). Boxed: it is rare, and in place it was
+    /// the one variant longer than a binding, which every slot of a block then took.
+    ParametersBinding(Box<ParametersBinding<X>>),
     /// ARM-8 `bind map FROM to TO { a => b }`: the parameter map `/map/FROM/TO`.
     ParameterMapBinding {
         name: Box<str>,
@@ -235,11 +226,25 @@ pub enum AbstractBinding<X = Json> {
         #[slots(expression)]
         from: X,
         #[serde(deserialize_with = "arrow")]
-        arrow: String,
+        arrow: Box<str>,
         #[slots(expression)]
         to: X,
         origin: Origin,
     },
+}
+
+/// What [`AbstractBinding::ParametersBinding`] holds (written as the variant's own fields).
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
+pub struct ParametersBinding<X = Json> {
+    pub name: Box<str>,
+    pub target: Box<str>,
+    #[slots(expression)]
+    pub source: X,
+    pub optional: bool,
+    #[serde(rename = "override")]
+    pub override_: bool,
+    pub producer_args: Box<[NamedArgument<X>]>,
+    pub origin: Origin,
 }
 
 /// Puppet 3.4's `Binding`; a contribution when it has a multibind id. Its strings are boxed,
@@ -525,19 +530,42 @@ pub enum TypeModel {
     PArrayType {
         element_type: Box<TypeModel>,
     },
-    PHashType {
-        key_type: Box<TypeModel>,
-        element_type: Box<TypeModel>,
-    },
+    /// Both its types in one box: a binding holds its type in place, so every variant's
+    /// payload stays one word (`a_binding_stays_small`).
+    PHashType(Box<HashTypeModel>),
+    /// The class's name boxed twice (one word, not the two of a `Box<str>`), for the same
+    /// reason: the extra allocation is paid only by the rare types that name a class.
     PHostClassType {
-        class_name: Option<Box<str>>,
+        class_name: Option<Box<Box<str>>>,
     },
     /// A resource type, boxed: most bindings are of other types, and each holds its type in
     /// place.
     PResourceType(Box<ResourceTypeModel>),
     PRuntimeType {
-        class_name: Option<Box<str>>,
+        class_name: Option<Box<Box<str>>>,
     },
+}
+
+/// What `TypeModel::PHashType` holds (written and read as that type's own fields).
+#[derive(Clone, Serialize, Deserialize, WriteCompact)]
+pub struct HashTypeModel {
+    pub key_type: TypeModel,
+    pub element_type: TypeModel,
+}
+
+impl TypeModel {
+    /// `Hash[key, element]`.
+    pub fn hash(key_type: TypeModel, element_type: TypeModel) -> TypeModel {
+        TypeModel::PHashType(Box::new(HashTypeModel {
+            key_type,
+            element_type,
+        }))
+    }
+
+    /// The name of a class type or a runtime type, as the model holds it.
+    pub fn class_name(name: &str) -> Box<Box<str>> {
+        Box::new(Box::from(name))
+    }
 }
 
 /// What `TypeModel::PResourceType` holds (written and read as that type's own fields).
@@ -626,10 +654,10 @@ fn known_format<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
 }
 
 /// A dependency's arrow, read back (`de.rs`).
-fn arrow<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+fn arrow<'de, D: Deserializer<'de>>(d: D) -> Result<Box<str>, D::Error> {
     let found = String::deserialize(d)?;
     if found == "->" || found == "~>" {
-        Ok(found)
+        Ok(found.into())
     } else {
         Err(serde::de::Error::custom(format!(
             "a dependency's arrow is `->` or `~>`, not `{found}`"
@@ -651,10 +679,10 @@ pub fn ptype(t: &TypeModel) -> PType {
         TypeModel::PPatternType => PType::Pattern,
         TypeModel::PNilType => PType::Nil,
         TypeModel::PArrayType { element_type } => PType::Array(Box::new(ptype(element_type))),
-        TypeModel::PHashType {
-            key_type,
-            element_type,
-        } => PType::Hash(Box::new(ptype(key_type)), Box::new(ptype(element_type))),
+        TypeModel::PHashType(h) => PType::Hash(
+            Box::new(ptype(&h.key_type)),
+            Box::new(ptype(&h.element_type)),
+        ),
         TypeModel::PHostClassType { class_name } => {
             PType::Class(class_name.as_deref().map(smol_str::SmolStr::new))
         }
@@ -676,16 +704,10 @@ pub fn model_admits(v: &crate::eval::Value, t: &TypeModel) -> bool {
         (TypeModel::PArrayType { element_type }, Value::Array(items)) => {
             items.iter().all(|item| model_admits(item, element_type))
         }
-        (
-            TypeModel::PHashType {
-                key_type,
-                element_type,
-            },
-            Value::Hash(map),
-        ) => map
+        (TypeModel::PHashType(h), Value::Hash(map)) => map
             .iter()
-            .all(|(k, x)| model_admits(k, key_type) && model_admits(x, element_type)),
-        (TypeModel::PArrayType { .. } | TypeModel::PHashType { .. }, _) => false,
+            .all(|(k, x)| model_admits(k, &h.key_type) && model_admits(x, &h.element_type)),
+        (TypeModel::PArrayType { .. } | TypeModel::PHashType(_), _) => false,
         (other, v) => v.is_instance(&ptype(other)),
     }
 }
@@ -695,10 +717,7 @@ pub fn model_is_data(t: &TypeModel) -> bool {
     match t {
         TypeModel::PDataType => true,
         TypeModel::PArrayType { element_type } => model_is_data(element_type),
-        TypeModel::PHashType {
-            key_type,
-            element_type,
-        } => model_is_literal(key_type) && model_is_data(element_type),
+        TypeModel::PHashType(h) => model_is_literal(&h.key_type) && model_is_data(&h.element_type),
         other => model_is_literal(other),
     }
 }
@@ -722,14 +741,14 @@ mod tests {
     use super::*;
 
     /// A tree's model is mostly its bindings, each in a slot of this size: a larger field in
-    /// any variant makes every slot larger (a resource type, a data path and the multibinding
-    /// are boxed for this).
+    /// any variant makes every slot larger (a resource type, a hash type, a data path, the
+    /// multibinding and the parameters binding are boxed for this).
     #[test]
     fn a_binding_stays_small() {
         use crate::eval::code::Code;
-        assert!(std::mem::size_of::<AbstractBinding<Code>>() <= 128);
+        assert!(std::mem::size_of::<AbstractBinding<Code>>() <= 120);
         assert!(std::mem::size_of::<Origin>() <= 32);
-        assert!(std::mem::size_of::<TypeModel>() <= 24);
+        assert!(std::mem::size_of::<TypeModel>() <= 16);
     }
 
     /// Origins read from a model share their file's name with the origin read before them
@@ -777,10 +796,7 @@ mod tests {
             let array = TypeModel::PArrayType {
                 element_type: Box::new(element.clone()),
             };
-            let hash = TypeModel::PHashType {
-                key_type: Box::new(TypeModel::PStringType),
-                element_type: Box::new(element.clone()),
-            };
+            let hash = TypeModel::hash(TypeModel::PStringType, element.clone());
             types.push(TypeModel::PArrayType {
                 element_type: Box::new(hash.clone()),
             });
@@ -850,7 +866,7 @@ mod tests {
             title: Some("/etc/motd".into()),
         })));
         types.push(TypeModel::PHostClassType {
-            class_name: Some("ntp".into()),
+            class_name: Some(TypeModel::class_name("ntp")),
         });
         for t in types {
             let text = serde_json::to_string(&t).unwrap_or_default();
@@ -880,12 +896,12 @@ mod tests {
         // Every key kind against every value kind.
         for k in scalar() {
             for v in scalar() {
-                all.push(TypeModel::PHashType {
-                    key_type: Box::new(k.clone()),
-                    element_type: Box::new(TypeModel::PArrayType {
+                all.push(TypeModel::hash(
+                    k.clone(),
+                    TypeModel::PArrayType {
                         element_type: Box::new(v),
-                    }),
-                });
+                    },
+                ));
             }
         }
         for t in &all {

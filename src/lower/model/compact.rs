@@ -479,15 +479,12 @@ mod tests {
                 Value::Array(vec![Value::Integer(1), Value::String("a\nb".into())].into()),
             ),
             (
-                TypeModel::PHashType {
-                    key_type: Box::new(TypeModel::PLiteralType),
-                    element_type: Box::new(TypeModel::PObjectType),
-                },
+                TypeModel::hash(TypeModel::PLiteralType, TypeModel::PObjectType),
                 Value::Undef,
             ),
             (
                 TypeModel::PHostClassType {
-                    class_name: Some("web".into()),
+                    class_name: Some(TypeModel::class_name("web")),
                 },
                 Value::Undef,
             ),
@@ -501,7 +498,7 @@ mod tests {
             (TypeModel::PRuntimeType { class_name: None }, Value::Undef),
             (
                 TypeModel::PRuntimeType {
-                    class_name: Some("Ruby::\"Class\"".into()),
+                    class_name: Some(TypeModel::class_name("Ruby::\"Class\"")),
                 },
                 Value::Undef,
             ),
@@ -515,12 +512,12 @@ mod tests {
             ),
             (
                 TypeModel::PArrayType {
-                    element_type: Box::new(TypeModel::PHashType {
-                        key_type: Box::new(TypeModel::PStringType),
-                        element_type: Box::new(TypeModel::PArrayType {
+                    element_type: Box::new(TypeModel::hash(
+                        TypeModel::PStringType,
+                        TypeModel::PArrayType {
                             element_type: Box::new(TypeModel::PNumericType),
-                        }),
-                    }),
+                        },
+                    )),
                 },
                 Value::Undef,
             ),
@@ -579,10 +576,7 @@ mod tests {
                 expression,
             };
         out.push(AbstractBinding::Multibinding(Box::new(Multibinding {
-            type_: TypeModel::PHashType {
-                key_type: Box::new(TypeModel::PStringType),
-                element_type: Box::new(TypeModel::PDataType),
-            },
+            type_: TypeModel::hash(TypeModel::PStringType, TypeModel::PDataType),
             name: Some("the multibind".into()),
             override_: false,
             abstract_: true,
@@ -607,16 +601,18 @@ mod tests {
         };
         out.push(AbstractBinding::AliasBinding(rebinding()));
         out.push(AbstractBinding::RenamedBinding(rebinding()));
-        out.push(AbstractBinding::ParametersBinding {
-            name: "/parameters/x".into(),
-            target: "Cls".into(),
-            source: Code::Variable("r".into()),
-            optional: true,
-            override_: false,
-            producer_args: vec![argument("a", None, Some(Code::Variable("b".into())))]
-                .into_boxed_slice(),
-            origin: origin("m.pp", 10, 2),
-        });
+        out.push(AbstractBinding::ParametersBinding(Box::new(
+            ParametersBinding {
+                name: "/parameters/x".into(),
+                target: "Cls".into(),
+                source: Code::Variable("r".into()),
+                optional: true,
+                override_: false,
+                producer_args: vec![argument("a", None, Some(Code::Variable("b".into())))]
+                    .into_boxed_slice(),
+                origin: origin("m.pp", 10, 2),
+            },
+        )));
         out.push(AbstractBinding::ParameterMapBinding {
             name: "/map/a/b".into(),
             mappings: vec![argument("a", Some(Value::Integer(1)), None)],
