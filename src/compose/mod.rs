@@ -146,6 +146,12 @@ impl<'m> Candidate<'m> {
         self.layer as usize
     }
 
+    /// The `bindings NAME` block it is written in, in [`Bindings::block_names`] (the walk's
+    /// order of the layers' blocks).
+    pub fn block(&self) -> usize {
+        self.block as usize
+    }
+
     /// The innermost `when` around it; `None` at the top level (`common`).
     pub fn when(&self) -> Option<usize> {
         (self.when != Self::NONE).then_some(self.when as usize)
@@ -164,6 +170,8 @@ pub struct Contribution<'m> {
     pub when: Option<usize>,
     /// Document order over the whole tree.
     pub order: usize,
+    /// The `bindings NAME` block it is written in, in [`Bindings::block_names`].
+    pub block: usize,
 }
 
 /// Why a key has no usable winner.
@@ -347,6 +355,18 @@ impl<'m> Bindings<'m> {
         )
     }
 
+    /// The index of the bindings of `layers` that `only` names: a part of a tree's index
+    /// whose keys have each every candidate they have in the whole (when `only` names every
+    /// file that binds them) and whose multibind ids have each every contribution. The
+    /// language server judges again, after an edit, only the keys an edited file can change,
+    /// and a walk that skips the others spares numbering every key of the tree.
+    pub fn build_only(layers: &[LayerView<'m>], only: &Only) -> Bindings<'m> {
+        let mut keys = KeyIndex::with_capacity(0);
+        let mut b = Bindings::walk(layers, 0, Some(only), &mut |r| keys.add(&r));
+        b.take_keys(keys);
+        b
+    }
+
     /// The index, its keys numbered on a thread of their own (`beside`) or by the walk's.
     fn build_keyed(layers: &[LayerView<'m>], estimate: usize, beside: bool) -> Bindings<'m> {
         if !beside {
@@ -371,7 +391,7 @@ impl<'m> Bindings<'m> {
                 return Bindings::keyed_by_the_walk(layers, estimate);
             };
             let mut batch = Vec::with_capacity(KEY_BATCH);
-            let mut b = Bindings::walk(layers, estimate, &mut |r| {
+            let mut b = Bindings::walk(layers, estimate, None, &mut |r| {
                 batch.push(r);
                 if batch.len() == KEY_BATCH {
                     let next = spent_in
@@ -393,7 +413,7 @@ impl<'m> Bindings<'m> {
     /// The index, its keys numbered by the walk's thread as it goes.
     fn keyed_by_the_walk(layers: &[LayerView<'m>], estimate: usize) -> Bindings<'m> {
         let mut keys = KeyIndex::with_capacity(estimate);
-        let mut b = Bindings::walk(layers, estimate, &mut |r| keys.add(&r));
+        let mut b = Bindings::walk(layers, estimate, None, &mut |r| keys.add(&r));
         b.take_keys(keys);
         b
     }
@@ -412,6 +432,7 @@ impl<'m> Bindings<'m> {
     fn walk(
         layers: &[LayerView<'m>],
         estimate: usize,
+        only: Option<&Only>,
         key: &mut dyn FnMut(KeyRef<'m>),
     ) -> Bindings<'m> {
         let mut b = Bindings {
@@ -435,15 +456,19 @@ impl<'m> Bindings<'m> {
         };
         let mut order = 0usize;
         let mut category_ids: HashMap<&'m str, usize> = HashMap::new();
+        // An explicit stack: `when` nesting is bounded, but passes do not recurse. One for
+        // every block: a list made per block was a tenth of the walk.
+        let mut stack: Vec<(
+            std::slice::Iter<'m, AbstractBinding<Code<'m>>>,
+            WhenSlot<'m>,
+        )> = Vec::new();
         for (layer, named_layer) in layers.iter().enumerate() {
             for &nb in &named_layer.bindings {
                 let block = b.block_names.len() as u32;
                 b.block_names.push(nb.name.as_str());
-                // An explicit stack: `when` nesting is bounded, but passes do not recurse.
-                let mut stack: Vec<(std::slice::Iter<'m, AbstractBinding<Code<'m>>>, _)> =
-                    vec![(nb.bindings.iter(), None)];
-                while let Some((items, when)) = stack.last_mut() {
-                    let when = *when;
+                stack.clear();
+                stack.push((nb.bindings.iter(), WhenSlot::Top));
+                while let Some((items, _)) = stack.last_mut() {
                     let Some(item) = items.next() else {
                         stack.pop();
                         continue;
@@ -456,34 +481,20 @@ impl<'m> Bindings<'m> {
                         ..
                     } = item
                     {
-                        let predicates_at = b.predicates.len() as u32;
-                        for p in predicates {
-                            let name = p.categorization.as_str();
-                            let next = b.category_names.len();
-                            let category = *category_ids.entry(name).or_insert(next);
-                            if category == next {
-                                b.category_names.push(name);
+                        let (predicates, path) = (&predicates[..], path.as_deref());
+                        // A part of the index takes a `when` only once it takes a binding in
+                        // it: most of those it walks past are of keys it does not take.
+                        let slot = match only {
+                            None => {
+                                let parent = stack.last().and_then(|(_, slot)| slot.made());
+                                let when = b.add_when(predicates, path, parent, &mut category_ids);
+                                WhenSlot::Made(when)
                             }
-                            let value = match &p.value {
-                                Code::Value(crate::eval::Value::String(v)) => {
-                                    let next = b.predicate_values.len();
-                                    Some(*b.predicate_values.entry(v.as_str()).or_insert(next))
-                                }
-                                _ => None,
-                            };
-                            b.predicates.push(IndexedPredicate {
-                                category: category as u32,
-                                value: value.map_or(Candidate::NONE, |v| v as u32),
-                            });
-                        }
-                        b.whens.push(WhenNode {
-                            parent: when.map_or(Candidate::NONE, |w| w as u32),
-                            predicates,
-                            predicates_at,
-                            path: path.as_deref(),
-                        });
-                        stack.push((bindings.iter(), Some(b.whens.len() - 1)));
-                    } else {
+                            Some(_) => WhenSlot::Pending(predicates, path),
+                        };
+                        stack.push((bindings.iter(), slot));
+                    } else if only.is_none_or(|only| only.takes(item)) {
+                        let when = b.when_of(&mut stack, &mut category_ids);
                         let at = Place {
                             layer,
                             block,
@@ -496,6 +507,72 @@ impl<'m> Bindings<'m> {
             }
         }
         b
+    }
+
+    /// The innermost `when` of the walk's `stack`, those pending added to the index first,
+    /// outermost first (parents come before their children).
+    fn when_of(
+        &mut self,
+        stack: &mut [(
+            std::slice::Iter<'m, AbstractBinding<Code<'m>>>,
+            WhenSlot<'m>,
+        )],
+        category_ids: &mut HashMap<&'m str, usize>,
+    ) -> Option<usize> {
+        // Pending `when`s are the innermost: those outside a `when` in the index are too.
+        let Some(first) = stack
+            .iter()
+            .position(|(_, slot)| matches!(slot, WhenSlot::Pending(..)))
+        else {
+            return stack.last().and_then(|(_, slot)| slot.made());
+        };
+        let mut parent = first.checked_sub(1).and_then(|outer| stack[outer].1.made());
+        for (_, slot) in &mut stack[first..] {
+            if let WhenSlot::Pending(predicates, path) = *slot {
+                let when = self.add_when(predicates, path, parent, category_ids);
+                *slot = WhenSlot::Made(when);
+                parent = Some(when);
+            }
+        }
+        parent
+    }
+
+    /// Adds a `when` of `predicates` (and a data file's `path` test) inside `parent`; its
+    /// number.
+    fn add_when(
+        &mut self,
+        predicates: &'m [Category<Code<'m>>],
+        path: Option<&'m DataPath<Code<'m>>>,
+        parent: Option<usize>,
+        category_ids: &mut HashMap<&'m str, usize>,
+    ) -> usize {
+        let predicates_at = self.predicates.len() as u32;
+        for p in predicates {
+            let name = p.categorization.as_str();
+            let next = self.category_names.len();
+            let category = *category_ids.entry(name).or_insert(next);
+            if category == next {
+                self.category_names.push(name);
+            }
+            let value = match &p.value {
+                Code::Value(crate::eval::Value::String(v)) => {
+                    let next = self.predicate_values.len();
+                    Some(*self.predicate_values.entry(v.as_str()).or_insert(next))
+                }
+                _ => None,
+            };
+            self.predicates.push(IndexedPredicate {
+                category: category as u32,
+                value: value.map_or(Candidate::NONE, |v| v as u32),
+            });
+        }
+        self.whens.push(WhenNode {
+            parent: parent.map_or(Candidate::NONE, |w| w as u32),
+            predicates,
+            predicates_at,
+            path,
+        });
+        self.whens.len() - 1
     }
 
     /// Lays the candidates out key by key ([`Bindings::by_key`]), keeping their order within
@@ -548,6 +625,7 @@ impl<'m> Bindings<'m> {
                             layer: at.layer,
                             when: at.when,
                             order: at.order,
+                            block: at.block as usize,
                         });
                     return;
                 }
@@ -637,6 +715,51 @@ impl<'m> Bindings<'m> {
     /// The multibind id a multibinding collects (`as 'id'`, else its name).
     pub fn multibind_id<'a>(m: &'a Multibinding<Code>) -> Option<&'a str> {
         m.id.as_deref().or(m.name.as_deref())
+    }
+}
+
+/// A level of the walk: the top of a block, or a `when` added to the index or not yet.
+#[derive(Clone, Copy)]
+enum WhenSlot<'m> {
+    Top,
+    Made(usize),
+    /// Its predicates and path test.
+    Pending(&'m [Category<Code<'m>>], Option<&'m DataPath<Code<'m>>>),
+}
+
+impl WhenSlot<'_> {
+    fn made(&self) -> Option<usize> {
+        match self {
+            WhenSlot::Made(when) => Some(*when),
+            _ => None,
+        }
+    }
+}
+
+/// Which bindings [`Bindings::build_only`] takes: those of keys named `names` (whatever their
+/// type) and the contributions to the multibinds `multibind_ids`.
+pub struct Only<'s> {
+    pub names: HashSet<&'s str>,
+    pub multibind_ids: HashSet<&'s str>,
+}
+
+impl Only<'_> {
+    fn takes(&self, item: &AbstractBinding<Code>) -> bool {
+        let name = match item {
+            AbstractBinding::Binding(b) => match b.multibind_id() {
+                Some(id) => return self.multibind_ids.contains(id),
+                None => b.name.as_deref(),
+            },
+            AbstractBinding::Multibinding(m) => m.name.as_deref(),
+            AbstractBinding::AliasBinding(r)
+            | AbstractBinding::RenamedBinding(r)
+            | AbstractBinding::Rebinding(r) => r.name.as_deref(),
+            AbstractBinding::ParametersBinding(p) => Some(&*p.name),
+            AbstractBinding::ParameterMapBinding { name, .. } => Some(&**name),
+            AbstractBinding::DependencyBinding { .. }
+            | AbstractBinding::CategorizedBindings { .. } => return false,
+        };
+        self.names.contains(name.unwrap_or_default())
     }
 }
 
@@ -1211,6 +1334,114 @@ mod tests {
         assert!(std::mem::size_of::<KeyEntry>() <= 32);
         assert!(std::mem::size_of::<WhenNode>() <= 32);
         assert!(std::mem::size_of::<IndexedPredicate>() <= 8);
+    }
+
+    /// A part of the index ([`Bindings::build_only`]) places each binding it takes under the
+    /// same `when`s as the whole index does, however deep, though it adds a `when` only once
+    /// it takes a binding in it; and it takes every binding of the keys it names and every
+    /// contribution to the multibinds it names, and nothing else.
+    #[test]
+    fn a_part_of_the_index_places_its_bindings_as_the_whole_does() {
+        use crate::lower::model::{Binding, Category, Origin};
+        let origin = Origin::new("m.pp".into(), (1, 1), crate::span::Span::NONE);
+        let bind = |name: &str, multibind: Option<&str>| {
+            AbstractBinding::Binding(Binding {
+                type_: TypeModel::PStringType,
+                name: Some(name.into()),
+                override_: false,
+                abstract_: false,
+                producer: None,
+                extras: crate::lower::model::BindingExtras::of(
+                    multibind.map(Box::from),
+                    Box::default(),
+                ),
+                origin: origin.clone(),
+            })
+        };
+        let when = |category: &str, bindings: Vec<AbstractBinding<Code<'static>>>| {
+            AbstractBinding::CategorizedBindings {
+                predicates: vec![Category {
+                    categorization: category.into(),
+                    value: Code::Value(crate::eval::Value::String("v".into())),
+                }],
+                path: None,
+                bindings,
+                origin: origin.clone(),
+            }
+        };
+        let block = NamedBindings {
+            name: "b".to_string(),
+            bindings: vec![
+                bind("k", None),
+                when(
+                    "a",
+                    vec![
+                        bind("other", None),
+                        when("b", vec![bind("k", None), bind("x", Some("all"))]),
+                        bind("k", None),
+                        when("c", vec![bind("other", None)]),
+                    ],
+                ),
+                when(
+                    "d",
+                    vec![when(
+                        "e",
+                        vec![bind("k", None), when("f", vec![bind("k", None)])],
+                    )],
+                ),
+                bind("y", Some("all")),
+                bind("z", Some("none")),
+            ],
+            origin: origin.clone(),
+        };
+        let views = [LayerView {
+            name: "site",
+            bindings: vec![&block],
+        }];
+        let whole = Bindings::build_from(&views);
+        let only = Only {
+            names: ["k"].into_iter().collect(),
+            multibind_ids: ["all"].into_iter().collect(),
+        };
+        let part = Bindings::build_only(&views, &only);
+        // Each `when` from the innermost out, by its category.
+        let chain = |b: &Bindings, mut when: Option<usize>| {
+            let mut categories = Vec::new();
+            while let Some(w) = when {
+                categories.push(b.whens[w].predicates[0].categorization.to_string());
+                when = b.whens[w].parent();
+            }
+            categories
+        };
+        let chains = |b: &Bindings| {
+            let entry = b.entry(&Key::new(PType::Data, "k")).expect("the key");
+            b.candidates_of(entry)
+                .iter()
+                .map(|&c| chain(b, b.candidates[c].when()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(chains(&part), chains(&whole));
+        assert_eq!(
+            chains(&part),
+            [
+                vec![],
+                vec!["b", "a"],
+                vec!["a"],
+                vec!["e", "d"],
+                vec!["f", "e", "d"]
+            ]
+        );
+        let contributions = |b: &Bindings| {
+            b.contributions["all"]
+                .iter()
+                .map(|c| chain(b, c.when))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(contributions(&part), contributions(&whole));
+        assert_eq!(part.keys.len(), 1);
+        assert_eq!(part.contributions.len(), 1);
+        // The `when`s of `other` alone are not in the part.
+        assert_eq!(part.whens.len(), whole.whens.len() - 1);
     }
 
     /// Keys numbered on a thread of their own are the keys one thread numbers: the same

@@ -9,12 +9,14 @@
 //! everything is judged again when anything else could have changed: a file renamed, added or
 //! removed; a changed file that holds no bindings (the site, a `hiera.yaml`, whose changes alter
 //! other files' blocks); other layers, levels, or a site appearing. The index of the bindings
-//! is built whole each time (it says which keys a file binds now, and what each key's judgement
-//! reads); only the judging is spared. It owns that decision and the kept findings; the judging
+//! is built whole only to judge everything; after an edit it holds only the keys to judge
+//! again and what their judgement reads, from the files that bind or contribute to them (each
+//! judgement lists what every file binds, contributes to and collects, for the next). It owns
+//! that decision, those lists and the kept findings; the judging
 //! is [`crate::compose::analysis`]'s and the wording `composition`'s, run as without it. Tests
 //! hold every check with the memo to a check without it over edit sequences of corpus trees.
 
-use crate::compose::{Bindings, Bound, LayerView};
+use crate::compose::{Bindings, Bound, LayerView, Only};
 use crate::diag::Diagnostic;
 use crate::eval::code::Code;
 use crate::lower::model::NamedBindings;
@@ -73,7 +75,12 @@ struct Judged {
 struct FileNames {
     binds: Box<str>,
     contributes: Box<str>,
+    /// The multibinds it holds (few files have any).
+    collects: Box<[Collects]>,
 }
+
+/// A multibind's id, and the id of the key whose binding collects it.
+type Collects = (Box<str>, Box<str>);
 
 impl JudgementMemo {
     /// The texts of the files as last judged, by id.
@@ -121,11 +128,10 @@ impl JudgementMemo {
                 &block_files,
             )
         });
-        let bindings = Bindings::build_from(&views_of(placed));
         let text_of = |id: FileId| judging.files.source_text(id).clone();
         let judged = match (changed, self.judged.take()) {
             (Some(changed), Some(mut judged)) => {
-                self.judged_last = judged.judge_again(&bindings, &changed, judge);
+                self.judged_last = judged.judge_again(placed, &changed, judge);
                 // The names are the same; the changed texts are new, and the others' copies
                 // read anew are kept in place of the old (one copy of each, shared with the
                 // parses' memo and the disk the server keeps).
@@ -154,8 +160,11 @@ impl JudgementMemo {
                     by_file: vec![FileNames::default(); judging.files.len()],
                     found: BTreeMap::new(),
                 };
+                let (views, block_files) = views_of(placed, |_| true);
+                let bindings = Bindings::build_from(&views);
                 let every: Vec<usize> = (0..bindings.keys.len()).collect();
-                judged.take(&bindings, &every, judge(&bindings, None), None);
+                let found = judge(&bindings, None);
+                judged.take(&bindings, &block_files, &every, found, None);
                 self.judged_last = every.len();
                 judged
             }
@@ -221,62 +230,100 @@ impl Judged {
         (without(layers) == without(&self.layers)).then_some(changed)
     }
 
-    /// Judges again, in `bindings` (the whole index), the keys that the files `changed` bind
-    /// or bound, and those collecting what they contribute or contributed to; how many.
-    fn judge_again(&mut self, bindings: &Bindings, changed: &[FileId], judge: &JudgeKeys) -> usize {
+    /// Judges again the keys that the files `changed` bind or bound, and those collecting
+    /// what they contribute or contributed to; how many. The index it judges them in holds
+    /// only those keys and what they collect, from the files that bind or contribute to them
+    /// (what every other file binds and contributes to is listed since the last check): an
+    /// edit does not number every key of the tree again.
+    fn judge_again(
+        &mut self,
+        placed: &[PlacedLayer],
+        changed: &[FileId],
+        judge: &JudgeKeys,
+    ) -> usize {
         if changed.is_empty() {
             return 0;
         }
-        let in_changed = |span: crate::span::Span| !span.is_none() && changed.contains(&span.file);
-        let mut entries: HashSet<usize> = HashSet::default();
+        let is_changed = |file: FileId| changed.binary_search(&file).is_ok();
+        // What the changed files bind, contribute to and collect now.
+        let now = Bindings::build_from(&views_of(placed, is_changed).0);
+        let mut collects_now: Vec<(&str, String)> = Vec::new();
+        for entry in 0..now.keys.len() {
+            let id = now.keys[entry].key().id();
+            for collected in collected(&now, entry) {
+                collects_now.push((collected, id.clone()));
+            }
+        }
+        // The keys to judge, by id, and the multibind ids whose contributions they read.
+        let mut keys: HashSet<String> = HashSet::default();
         let mut ids: HashSet<&str> = HashSet::default();
-        // What they bound and contributed to at the last check: the keys by their ids (those
-        // bound nowhere now lose their findings with the others).
-        let mut gone: Vec<String> = Vec::new();
         for file in changed {
             let before = &self.by_file[file.0 as usize];
-            for id in before.binds.lines() {
-                match bindings.entry_of_id(id) {
-                    Some(entry) => {
-                        entries.insert(entry);
-                    }
-                    None => gone.push(id.to_string()),
-                }
-            }
+            keys.extend(before.binds.lines().map(str::to_string));
             ids.extend(before.contributes.lines());
         }
-        // What they contribute to now; then the keys they bind now, and those collecting
-        // one of those multibind ids.
-        for (id, list) in &bindings.contributions {
-            if list.iter().any(|c| in_changed(c.binding.origin.span)) {
+        keys.extend((0..now.keys.len()).map(|entry| now.keys[entry].key().id()));
+        ids.extend(now.contributions.keys().copied());
+        let every_collect = || {
+            self.by_file
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !is_changed(FileId(*i as u32)))
+                .flat_map(|(_, names)| names.collects.iter())
+                .map(|(id, key)| (&**id, &**key))
+                .chain(collects_now.iter().map(|(id, key)| (*id, key.as_str())))
+        };
+        // Those collecting what the changed files contribute or contributed to.
+        for (id, key) in every_collect() {
+            if ids.contains(id) {
+                keys.insert(key.to_string());
+            }
+        }
+        // And the contributions the keys to judge collect.
+        for (id, key) in every_collect() {
+            if keys.contains(key) {
                 ids.insert(id);
             }
         }
-        for entry in 0..bindings.keys.len() {
-            let binds = bindings
-                .candidates_of(entry)
-                .iter()
-                .any(|&c| in_changed(bindings.candidates[c].origin().span));
-            if binds || collected(bindings, entry).any(|id| ids.contains(id)) {
-                entries.insert(entry);
+        // The files that bind them or contribute to them (the changed ones and the system
+        // layer's blocks, which no file holds, always).
+        let wanted = |file: FileId| {
+            if file == SYSTEM_FILE || is_changed(file) {
+                return true;
             }
+            self.by_file.get(file.0 as usize).is_some_and(|names| {
+                names.contributes.lines().any(|id| ids.contains(id))
+                    || names.binds.lines().any(|key| keys.contains(key))
+            })
+        };
+        let only = Only {
+            names: keys.iter().flat_map(|id| names_in_id(id)).collect(),
+            multibind_ids: ids.clone(),
+        };
+        let (views, block_files) = views_of(placed, wanted);
+        let bindings = Bindings::build_only(&views, &only);
+        let entries: Vec<usize> = (0..bindings.keys.len())
+            .filter(|&entry| keys.contains(&bindings.keys[entry].key().id()))
+            .collect();
+        // The keys bound nowhere now lose their findings.
+        for entry in &entries {
+            keys.remove(&bindings.keys[*entry].key().id());
         }
-        let mut entries: Vec<usize> = entries.into_iter().collect();
-        entries.sort_unstable();
-        for id in gone {
-            self.found.remove(&id);
+        for gone in &keys {
+            self.found.remove(gone);
         }
-        let found = judge(bindings, Some(&entries));
-        self.take(bindings, &entries, found, Some(changed));
+        let found = judge(&bindings, Some(&entries));
+        self.take(&bindings, &block_files, &entries, found, Some(changed));
         entries.len()
     }
 
     /// Keeps what `found` says of the key entries `entries` of `bindings`: their findings
-    /// (replacing those kept), and what the files bind and contribute to (of every file, or
-    /// only of `files`).
+    /// (replacing those kept), and what the files bind, contribute to and collect (of every
+    /// file, or only of `files`), by the file of each block (`block_files`, see [`views_of`]).
     fn take(
         &mut self,
         bindings: &Bindings,
+        block_files: &[FileId],
         entries: &[usize],
         found: Vec<(usize, Diagnostic, usize)>,
         files: Option<&[FileId]>,
@@ -286,21 +333,33 @@ impl Judged {
             by_entry.entry(entry).or_default().push((d, limit));
         }
         let count = self.by_file.len();
-        let listed = |file: FileId| {
-            (file != SYSTEM_FILE && (file.0 as usize) < count)
-                && files.is_none_or(|only| only.contains(&file))
+        let listed = |block: usize| {
+            let file = block_files.get(block).copied().unwrap_or(SYSTEM_FILE);
+            ((file != SYSTEM_FILE && (file.0 as usize) < count)
+                && files.is_none_or(|only| only.contains(&file)))
+            .then_some(file)
         };
         // By file, the lines of its texts.
         let mut binds: HashMap<FileId, String> = HashMap::default();
         let mut contributes: HashMap<FileId, String> = HashMap::default();
+        let mut collects: HashMap<FileId, Vec<Collects>> = HashMap::default();
         for &entry in entries {
             let id = bindings.keys[entry].key().id();
             let mut seen: Vec<FileId> = Vec::new();
             for &c in bindings.candidates_of(entry) {
-                let span = bindings.candidates[c].origin().span;
-                if !span.is_none() && listed(span.file) && !seen.contains(&span.file) {
-                    seen.push(span.file);
-                    let text = binds.entry(span.file).or_default();
+                let candidate = &bindings.candidates[c];
+                let Some(file) = listed(candidate.block()) else {
+                    continue;
+                };
+                if let Bound::Multibinding(m) = candidate.bound {
+                    if let Some(collected) = Bindings::multibind_id(m) {
+                        let list = collects.entry(file).or_default();
+                        list.push((collected.into(), id.as_str().into()));
+                    }
+                }
+                if !seen.contains(&file) {
+                    seen.push(file);
+                    let text = binds.entry(file).or_default();
                     text.push_str(&id);
                     text.push('\n');
                 }
@@ -317,10 +376,12 @@ impl Judged {
         for (id, list) in &bindings.contributions {
             let mut seen: Vec<FileId> = Vec::new();
             for c in list {
-                let span = c.binding.origin.span;
-                if !span.is_none() && listed(span.file) && !seen.contains(&span.file) {
-                    seen.push(span.file);
-                    let text = contributes.entry(span.file).or_default();
+                let Some(file) = listed(c.block) else {
+                    continue;
+                };
+                if !seen.contains(&file) {
+                    seen.push(file);
+                    let text = contributes.entry(file).or_default();
                     text.push_str(id);
                     text.push('\n');
                 }
@@ -330,11 +391,12 @@ impl Judged {
             Some(files) => files.to_vec(),
             None => (0..self.by_file.len() as u32).map(FileId).collect(),
         };
-        listing.retain(|f| listed(*f));
+        listing.retain(|f| *f != SYSTEM_FILE && (f.0 as usize) < count);
         for file in listing {
             self.by_file[file.0 as usize] = FileNames {
                 binds: binds.remove(&file).unwrap_or_default().into(),
                 contributes: contributes.remove(&file).unwrap_or_default().into(),
+                collects: collects.remove(&file).unwrap_or_default().into(),
             };
         }
     }
@@ -351,13 +413,39 @@ fn collected<'b>(bindings: &'b Bindings, entry: usize) -> impl Iterator<Item = &
         })
 }
 
-/// The layers of `placed` as the composition takes them.
-fn views_of<'m>(placed: &[PlacedLayer<'m>]) -> Vec<LayerView<'m>> {
-    placed
+/// The layers of `placed` as the composition takes them, with only the blocks of the files
+/// `wanted` keeps, and the file of each block taken, in the walk's order (what
+/// [`crate::compose::Candidate::block`] counts).
+fn views_of<'m>(
+    placed: &[PlacedLayer<'m>],
+    wanted: impl Fn(FileId) -> bool,
+) -> (Vec<LayerView<'m>>, Vec<FileId>) {
+    let mut files = Vec::new();
+    let views = placed
         .iter()
         .map(|(name, blocks)| LayerView {
             name,
-            bindings: blocks.iter().map(|(_, block)| *block).collect(),
+            bindings: blocks
+                .iter()
+                .filter(|(file, _)| wanted(*file))
+                .map(|(file, block)| {
+                    files.push(*file);
+                    *block
+                })
+                .collect(),
         })
-        .collect()
+        .collect();
+    (views, files)
+}
+
+/// The names a key of id `id` may have ([`crate::lower::keys::Key::id`]: its type, `/`, its
+/// name; a type may hold a `/` itself, in a pattern, and a name may too).
+fn names_in_id(id: &str) -> impl Iterator<Item = &str> {
+    let data = id.strip_prefix("Data/");
+    let typed = data
+        .is_none()
+        .then(|| id.match_indices('/').map(move |(at, _)| &id[at + 1..]))
+        .into_iter()
+        .flatten();
+    data.into_iter().chain(typed)
 }

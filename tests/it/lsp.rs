@@ -1895,7 +1895,9 @@ fn the_tree_text_is_held_once() {
 
 /// The same, on a tree whose keys reach across files and layers: a multibind collecting
 /// contributions of three files (names that collide), an abstract binding made concrete in
-/// another module and overridden from the site, a key every file binds, under a `when` too.
+/// another module and overridden from the site, a key every file binds, under a `when` too,
+/// one under a `when` in a `when`,
+/// a typed key whose name holds a `/` (its id, `Any/path/to`, is read back for its name).
 /// Every line that binds is edited in turn.
 #[test]
 fn judging_again_follows_keys_across_files_and_layers() {
@@ -1909,15 +1911,15 @@ fn judging_again_follows_keys_across_files_and_layers() {
         ),
         (
             "modules/a/bindings/default.pp",
-            "bindings a::default {\n  bind 'alice' to 'a' in 'site::admins'\n  bind abstract 'ntp::servers'\n  bind 'dns' to 'a'\n  multibind Hash[String, Integer], 'limits'\n}\n",
+            "bindings a::default {\n  bind 'alice' to 'a' in 'site::admins'\n  bind abstract 'ntp::servers'\n  bind 'dns' to 'a'\n  multibind Hash[String, Integer], 'limits'\n  bind Any, 'path/to' to 'a'\n}\n",
         ),
         (
             "modules/b/bindings/default.pp",
-            "bindings b::default {\n  bind 'alice' to 'b' in 'site::admins'\n  bind 'ntp::servers' to ['b']\n  bind 'dns' to 'b'\n  bind 'cpu' to 4 in 'limits'\n  when datacenter 'eu-west' {\n    bind 'dns' to 'eu'\n  }\n}\n",
+            "bindings b::default {\n  bind 'alice' to 'b' in 'site::admins'\n  bind 'ntp::servers' to ['b']\n  bind 'dns' to 'b'\n  bind 'cpu' to 4 in 'limits'\n  when datacenter 'eu-west' {\n    bind 'dns' to 'eu'\n    bind 'pool' to 'eu'\n    when node 'web1' {\n      bind 'pool' to 'eu-web1'\n    }\n  }\n}\n",
         ),
         (
             "modules/c/bindings/default.pp",
-            "bindings c::default {\n  bind 'cpu' to 8 in 'limits'\n  bind 'mem' to 2 in 'limits'\n  bind 'bob' to 'c' in 'site::admins'\n}\n",
+            "bindings c::default {\n  bind 'cpu' to 8 in 'limits'\n  bind 'mem' to 2 in 'limits'\n  bind 'bob' to 'c' in 'site::admins'\n  bind Any, 'path/to' to 'c'\n  when node 'web1' {\n    bind 'pool' to 'c'\n  }\n}\n",
         ),
     ];
     let mut paths = Vec::new();
@@ -1927,6 +1929,16 @@ fn judging_again_follows_keys_across_files_and_layers() {
         std::fs::write(&path, text).expect("written");
         paths.push(path);
     }
+    let first = published(&puppet_bindings::ide::Workspace::new(
+        &tree,
+        puppet_bindings::Options::default(),
+    ));
+    assert!(
+        first
+            .iter()
+            .any(|d| d.contains("`Any, 'path/to'` is bound twice")),
+        "{first:#?}"
+    );
     let (edits, judged_less) = edited_in_turn(&tree, &paths, true);
     assert!(edits >= 60, "{edits} edits");
     assert!(judged_less > 0, "{judged_less} of {edits}");
