@@ -169,7 +169,7 @@ impl CheckMemo {
                 self.kept.push(kept);
             }
         }
-        // The blocks are lent (shared); the rest is copied on every core.
+        // The blocks and the judgements are lent (shared); the parses are copied on every core.
         crate::parallel::parallel_map(self.kept.len(), |i| {
             (self.kept[i].parsed.clone(), self.kept[i].digested.clone())
         })

@@ -994,7 +994,7 @@ fn analyse(
     let mut parsed_ids = Vec::with_capacity(results.len());
     // By parsed file, what its parse already made of it (with a `Digest`), taken apart here:
     // a list of both, then unzipped, was one more list of every file at the peak.
-    let mut judged: Vec<Option<validate::FileJudgement>> = Vec::with_capacity(results.len());
+    let mut judged: Vec<Option<validate::SharedJudgement>> = Vec::with_capacity(results.len());
     let mut lowered: Vec<Option<LoweredBlock>> = Vec::with_capacity(results.len());
     for ((id, role), (result, digest)) in jobs.into_iter().zip(results) {
         diagnostics.extend(result.diagnostics);
@@ -1131,12 +1131,7 @@ fn analyse(
             diagnostics.extend(validate::check_each_file(&all, judged));
         }
         Scope::Environments(environments) => {
-            // Boxed while the environments take them: what is left beside the rules across
-            // files is a word per file, not a whole judgement's room. (Into a list of their
-            // own: one collected in place would keep the room of the unboxed judgements.)
-            let mut boxed = Vec::with_capacity(judged.len());
-            boxed.extend(judged.into_iter().map(|j| j.map(Box::new)));
-            let mut judged: Vec<Option<Box<validate::FileJudgement>>> = boxed;
+            let mut judged = judged;
             let mut read = vec![false; parsed.len()];
             let mut found: Vec<(diag::Diagnostic, &str)> = Vec::new();
             // Files by name, once: an environment's members are looked up, not searched for
@@ -1228,9 +1223,9 @@ fn analyse(
                         .map(|&i| {
                             readers[i] -= 1;
                             if readers[i] == 0 {
-                                judged[i].take().map(|j| *j)
+                                judged[i].take()
                             } else {
-                                judged[i].as_deref().cloned()
+                                judged[i].clone()
                             }
                         })
                         .collect();
@@ -1252,10 +1247,7 @@ fn analyse(
             diagnostics.extend(naming_environments(found, environments.len()));
             let unread: Vec<usize> = (0..parsed.len()).filter(|&i| !read[i]).collect();
             let inputs: Vec<validate::TreeInput> = unread.iter().map(|&i| tree_input(i)).collect();
-            let judged_here = unread
-                .iter()
-                .map(|&i| judged[i].take().map(|j| *j))
-                .collect();
+            let judged_here = unread.iter().map(|&i| judged[i].take()).collect();
             diagnostics.extend(validate::check_each_file(&inputs, judged_here));
             for i in unread {
                 if parsed[i].0 != tree::FileRole::Environments {
@@ -1435,7 +1427,7 @@ impl Digest<'_> {
 #[derive(Clone)]
 struct Digested {
     /// The file's own ARM-8 rules.
-    judgement: validate::FileJudgement,
+    judgement: validate::SharedJudgement,
     /// Its block, for the model and the rules across files.
     lowered: Option<LoweredBlock>,
 }
@@ -1455,7 +1447,7 @@ fn parse_all(
             (digest, role, &result.program)
         {
             let digested = Digested {
-                judgement: validate::judge_file(role, program),
+                judgement: validate::SharedJudgement::new(validate::judge_file(role, program)),
                 lowered: lower::lower_block(
                     files,
                     digest.origins,

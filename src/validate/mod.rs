@@ -72,7 +72,7 @@ pub use memo::JudgementMemo;
 pub fn check_tree(
     files: &crate::span::SourceMap,
     inputs: &[TreeInput],
-    judged: Vec<Option<FileJudgement>>,
+    judged: Vec<Option<SharedJudgement>>,
     unknown: &[(crate::span::FileId, &FileRole)],
     hiera_configs: &[(Option<&str>, &str)],
     judge: Composition,
@@ -98,7 +98,7 @@ pub fn check_tree(
 pub fn check_tree_judging(
     files: &crate::span::SourceMap,
     inputs: &[TreeInput],
-    judged: Vec<Option<FileJudgement>>,
+    judged: Vec<Option<SharedJudgement>>,
     unknown: &[(crate::span::FileId, &FileRole)],
     hiera_configs: &[(Option<&str>, &str)],
     judge: Composition,
@@ -109,13 +109,22 @@ pub fn check_tree_judging(
     let mut out = Vec::new();
     let judgements = each_file(inputs, judged);
     facts.reserve_for(judgements.iter().map(|j| &j.facts));
-    for FileJudgement {
-        facts: file_facts,
-        found,
-    } in judgements
-    {
-        facts.absorb(file_facts);
-        out.extend(found);
+    for judgement in judgements {
+        // A judgement the parse memo keeps for the next check is copied item by item; one
+        // this check alone holds is moved.
+        match SharedJudgement::try_unwrap(judgement) {
+            Ok(FileJudgement {
+                facts: file_facts,
+                found,
+            }) => {
+                facts.absorb(file_facts);
+                out.extend(found);
+            }
+            Err(kept) => {
+                facts.absorb_copy(&kept.facts);
+                out.extend(kept.found.iter().cloned());
+            }
+        }
     }
     let mut across = Vec::new();
     tree::check(&facts, &mut across);
@@ -139,11 +148,11 @@ pub fn check_tree_judging(
 /// files applies to them. `judged` as for [`check_tree`].
 pub fn check_each_file(
     inputs: &[TreeInput],
-    judged: Vec<Option<FileJudgement>>,
+    judged: Vec<Option<SharedJudgement>>,
 ) -> Vec<Diagnostic> {
     each_file(inputs, judged)
         .into_iter()
-        .flat_map(|judged| judged.found)
+        .flat_map(|judged| SharedJudgement::unwrap_or_clone(judged).found)
         .collect()
 }
 
@@ -154,6 +163,10 @@ pub struct FileJudgement {
     facts: TreeFacts,
     found: Vec<Diagnostic>,
 }
+
+/// A [`FileJudgement`] as a check holds it: shared, so that the language server's parse memo
+/// lends its judgements to each check instead of copying every file's.
+pub type SharedJudgement = std::sync::Arc<FileJudgement>;
 
 /// The ARM-8 rules of one file on its own.
 pub fn judge_file(role: &FileRole, program: &Program) -> FileJudgement {
@@ -167,11 +180,17 @@ pub fn judge_file(role: &FileRole, program: &Program) -> FileJudgement {
 
 /// [`judge_file`] for each input not already `judged`, on every core, in file order (so the
 /// result does not depend on how the files were shared out).
-fn each_file(inputs: &[TreeInput], mut judged: Vec<Option<FileJudgement>>) -> Vec<FileJudgement> {
+fn each_file(
+    inputs: &[TreeInput],
+    mut judged: Vec<Option<SharedJudgement>>,
+) -> Vec<SharedJudgement> {
     judged.resize_with(inputs.len(), || None);
     let unjudged: Vec<usize> = (0..inputs.len()).filter(|&i| judged[i].is_none()).collect();
     let mut fresh = crate::parallel::parallel_map(unjudged.len(), |j| {
-        judge_file(inputs[unjudged[j]].role, inputs[unjudged[j]].program)
+        SharedJudgement::new(judge_file(
+            inputs[unjudged[j]].role,
+            inputs[unjudged[j]].program,
+        ))
     })
     .into_iter();
     judged
@@ -255,6 +274,30 @@ impl TreeFacts {
             layers: self.layers,
             ..TreeFacts::default()
         }
+    }
+
+    /// [`TreeFacts::absorb`] of facts held elsewhere: their items copied.
+    fn absorb_copy(&mut self, next: &TreeFacts) {
+        let TreeFacts {
+            has_site,
+            categories,
+            environments,
+            layer_refs,
+            layers,
+            when_categories,
+            multibinds,
+            contributions,
+        } = next;
+        self.has_site |= has_site;
+        self.categories.extend_from_slice(categories);
+        self.environments.extend_from_slice(environments);
+        self.layer_refs.extend_from_slice(layer_refs);
+        if self.layers.is_none() {
+            self.layers.clone_from(layers);
+        }
+        self.when_categories.extend_from_slice(when_categories);
+        self.multibinds.extend_from_slice(multibinds);
+        self.contributions.extend_from_slice(contributions);
     }
 
     /// Adds the facts of the next file, as if its pass had run on these: lists grow in file
