@@ -457,7 +457,7 @@ impl<'m> Bindings<'m> {
         let mut order = 0usize;
         let mut category_ids: HashMap<&'m str, usize> = HashMap::new();
         // An explicit stack: `when` nesting is bounded, but passes do not recurse. One for
-        // every block: a list made per block was a tenth of the walk.
+        // all the blocks, not one made per block.
         let mut stack: Vec<(
             std::slice::Iter<'m, AbstractBinding<Code<'m>>>,
             WhenSlot<'m>,

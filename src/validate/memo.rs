@@ -233,8 +233,8 @@ impl Judged {
     /// Judges again the keys that the files `changed` bind or bound, and those collecting
     /// what they contribute or contributed to; how many. The index it judges them in holds
     /// only those keys and what they collect, from the files that bind or contribute to them
-    /// (what every other file binds and contributes to is listed since the last check): an
-    /// edit does not number every key of the tree again.
+    /// (what every other file binds, contributes to and collects is listed since the last
+    /// check): an edit does not number every key of the tree again.
     fn judge_again(
         &mut self,
         placed: &[PlacedLayer],
@@ -439,7 +439,8 @@ fn views_of<'m>(
 }
 
 /// The names a key of id `id` may have ([`crate::lower::keys::Key::id`]: its type, `/`, its
-/// name; a type may hold a `/` itself, in a pattern, and a name may too).
+/// name). A name may hold a `/`, so a typed key's id gives every name it could end with: the
+/// part of the index takes a few more bindings, never fewer.
 fn names_in_id(id: &str) -> impl Iterator<Item = &str> {
     let data = id.strip_prefix("Data/");
     let typed = data
