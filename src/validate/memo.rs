@@ -247,11 +247,16 @@ impl Judged {
         let is_changed = |file: FileId| changed.binary_search(&file).is_ok();
         // What the changed files bind, contribute to and collect now.
         let now = Bindings::build_from(&views_of(placed, is_changed).0);
+        // The system layer's multibinds (`bindings_providers`) are no file's: what they
+        // collect is read from its blocks each time.
+        let system = Bindings::build_from(&views_of(placed, |file| file == SYSTEM_FILE).0);
         let mut collects_now: Vec<(&str, String)> = Vec::new();
-        for entry in 0..now.keys.len() {
-            let id = now.keys[entry].key().id();
-            for collected in collected(&now, entry) {
-                collects_now.push((collected, id.clone()));
+        for index in [&now, &system] {
+            for entry in 0..index.keys.len() {
+                let id = index.keys[entry].key().id();
+                for collected in collected(index, entry) {
+                    collects_now.push((collected, id.clone()));
+                }
             }
         }
         // The keys to judge, by id, and the multibind ids whose contributions they read.
