@@ -1722,7 +1722,10 @@ fn edits_of(text: &str, manifest: bool, every_line: bool) -> Vec<String> {
     let lines: Vec<&str> = text.lines().collect();
     let binds = |l: &&str| {
         if manifest {
-            l.trim_start().starts_with("bind") || l.trim_start().starts_with("multibind")
+            // A `bind` or `multibind`, not the block's `bindings NAME {` (doubled, it would
+            // leave the file unparsable, and every finding of its layer held back).
+            let l = l.trim_start();
+            (l.starts_with("bind") && !l.starts_with("bindings")) || l.starts_with("multibind")
         } else {
             l.starts_with(|c: char| c.is_alphanumeric())
         }
