@@ -13,6 +13,7 @@ use crate::lower::model::{MAX_ALTERNATIVES, MAX_TYPE_NESTING, MAX_WHEN_NESTING};
 use crate::span::Span;
 use crate::tree::FileRole;
 use crate::types::{PType, TypeError, RESERVED_TYPE_NAMES};
+use smol_str::SmolStr;
 
 /// Every option pbc knows (ARM-8's summary table and D14).
 pub const OPTIONS: &[&str] = &[
@@ -196,8 +197,8 @@ impl BlockChecker<'_> {
                 self.key(key);
                 let ty = self.multibind_type(key);
                 let id_text = match id {
-                    Some(e) => e.literal_text().map(str::to_string),
-                    None => key_name(key).map(str::to_string),
+                    Some(e) => e.literal_text().map(SmolStr::new),
+                    None => key_name(key).map(SmolStr::new),
                 };
                 if let Some(p) = producer {
                     self.out.push(
@@ -741,12 +742,12 @@ impl BlockChecker<'_> {
         producer: Option<&Producer>,
         id: &Expr,
     ) {
-        let Some(id_text) = id.literal_text().map(str::to_string) else {
+        let Some(id_text) = id.literal_text().map(SmolStr::new) else {
             return;
         };
         let name = match key {
             BindKey::Name { name } | BindKey::TypedName { name, .. } => Some((
-                name.literal_text().unwrap_or_default().to_string(),
+                SmolStr::new(name.literal_text().unwrap_or_default()),
                 name.span,
             )),
             _ => None,

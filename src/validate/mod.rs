@@ -336,14 +336,14 @@ pub struct CategoriesDecl {
 /// A literal bindings URI in a layer's `include` or `exclude`.
 #[derive(Clone)]
 pub struct LayerRef {
-    pub uri: String,
+    pub uri: SmolStr,
     pub span: Span,
 }
 
 /// A `multibind` with a literal id.
 #[derive(Clone)]
 pub struct MultibindDecl {
-    pub id: String,
+    pub id: SmolStr,
     /// The multibind's type, when it is a valid Array or Hash type.
     pub ty: Option<PType>,
     pub span: Span,
@@ -352,10 +352,10 @@ pub struct MultibindDecl {
 /// A `bind ... in 'id'`.
 #[derive(Clone)]
 pub struct Contribution {
-    pub id: String,
+    pub id: SmolStr,
     pub id_span: Span,
     /// The contribution's name, when it has one.
-    pub name: Option<(String, Span)>,
+    pub name: Option<(SmolStr, Span)>,
     /// The type of a literal value, and the value's span.
     pub value: Option<(PType, Span)>,
     pub span: Span,

@@ -9,6 +9,7 @@ use crate::diag::{codes, did_you_mean, Diagnostic};
 use crate::lower::layers::spec_of;
 use crate::span::Span;
 use crate::tree::FileRole;
+use smol_str::SmolStr;
 
 /// The attributes an environment resource may set (ARM-8 "environments.pp").
 pub const ENVIRONMENT_ATTRIBUTES: &[&str] = &[
@@ -336,7 +337,7 @@ fn check_layers(layers: &[Layer], facts: &mut TreeFacts, out: &mut Vec<Diagnosti
                     ExprKind::String { value } => {
                         check_uri(value, r.span, out);
                         facts.layer_refs.push(LayerRef {
-                            uri: value.to_string(),
+                            uri: SmolStr::new(value),
                             span: r.span,
                         });
                     }
