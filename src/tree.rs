@@ -74,7 +74,7 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> std::io::Result<Vec<Tre
 
 /// What a kept walk of `what` is kept by: what a walk finds depends on where it starts, how
 /// files may be read and the global files named on the command line.
-fn walk_key(what: String, options: &Options) -> String {
+pub(crate) fn walk_key(what: String, options: &Options) -> String {
     format!(
         "{what} {:?} {:?} {:?}",
         std::env::current_dir().ok(),

@@ -194,9 +194,9 @@ fn check_site(
     // that cannot be read.
     let mut environments: Vec<(String, usize)> = Vec::new();
     let mut unreadable: Vec<diag::Diagnostic> = Vec::new();
-    // Each distinct layout and its files: environments laid out alike (a site's static
-    // environments often are) read the same files, walked and held once.
-    let mut layouts: Vec<(tree::EnvironmentLayout, Vec<tree::TreeFile>)> = Vec::new();
+    // Each distinct layout: environments laid out alike (a site's static environments often
+    // are) read the same files, walked and held once.
+    let mut layouts: Vec<tree::EnvironmentLayout> = Vec::new();
     // Each layout's place in `layouts`: a search of the list per environment was quadratic in
     // a site of thousands of environments, each laid out on its own.
     let mut layout_index: foldhash::HashMap<tree::EnvironmentLayout, usize> =
@@ -204,15 +204,12 @@ fn check_site(
     for (name, selected) in resolved {
         match selected {
             Ok(selected) => {
-                let index = match layout_index.get(&selected.layout) {
-                    Some(&index) => index,
-                    None => {
-                        let files = selected.layout.files(options)?;
-                        layout_index.insert(selected.layout.clone(), layouts.len());
-                        layouts.push((selected.layout, files));
+                let index = *layout_index
+                    .entry(selected.layout.clone())
+                    .or_insert_with(|| {
+                        layouts.push(selected.layout);
                         layouts.len() - 1
-                    }
-                };
+                    });
                 environments.push((name, index));
             }
             // A request can select it (`--env`), and would fail the same way.
@@ -222,39 +219,23 @@ fn check_site(
             }
         }
     }
-    // Every file once, whatever name it is reached by; an environment's role for it wins over
-    // the one its path implies.
-    let mut by_identity: std::collections::BTreeMap<
-        source::FileIdentity,
-        (&tree::TreeFile, std::io::Result<source::ReadBytes>),
-    > = std::collections::BTreeMap::new();
-    let everything = tree::discover(&[dir.to_path_buf()], options)?;
-    // A path met again (environments share their modules; the environments' paths are below
-    // the canonical directory, the walk of `dir` may name the same files `./modules/...`) is
-    // the same file: only distinct paths are read, on every core, each file's identity taken
-    // from the file opened to read it (not from another `stat` of its path), and only the
-    // first name of each file is kept.
-    // Without a working directory, relative names are compared as they are.
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let mut seen: foldhash::HashSet<std::borrow::Cow<std::ffi::OsStr>> =
-        foldhash::HashSet::default();
-    let distinct: Vec<&tree::TreeFile> = layouts
-        .iter()
-        .flat_map(|(_, f)| f)
-        .chain(&everything)
-        .filter(|f| seen.insert(source::absolute_name(&f.path, &cwd)))
-        .collect();
-    drop(seen);
-    let read = parallel_map(distinct.len(), |i| {
-        source::read_identified(&distinct[i].path, "manifest", &options.files)
+    drop(layout_index);
+    let mut read_now = None;
+    let site = site_files(dir, &layouts, &mut read_now, options)?;
+    // Kept from an earlier check of the same disk: only the files it chose are read (from
+    // what the disk keeps, or the editor's buffers).
+    let read = read_now.unwrap_or_else(|| {
+        parallel_map(site.files.len(), |i| {
+            source::read_identified(&site.files[i].path, "manifest", &options.files).1
+        })
     });
-    for (f, (identity, bytes)) in distinct.into_iter().zip(read) {
-        let identity = identity.unwrap_or_else(|| source::file_identity(&f.path));
-        by_identity.entry(identity).or_insert((f, bytes));
-    }
+    // The walks are over: the analysis lists no directory.
+    drop(listings.take());
     // The first file in that order that cannot be read is the error, as `read_inputs` says.
-    let inputs = by_identity
-        .into_values()
+    let inputs = site
+        .files
+        .iter()
+        .zip(read)
         .map(|(f, bytes)| {
             Ok(SourceInput {
                 name: f.display.clone(),
@@ -263,23 +244,21 @@ fn check_site(
             })
         })
         .collect::<std::io::Result<Vec<SourceInput>>>()?;
-    // What the walks found is read now: the analysis holds a tree's every binding, and the
-    // paths and listings need not stay beside them (the analysis lists no directory).
-    drop(everything);
-    drop(listings.take());
-    // Collected anew, not in place: a list collected in place keeps the room of the files it
-    // was made from, five times what the names need, through the whole analysis.
-    let names: Vec<Vec<String>> = layouts
-        .into_iter()
-        .map(|(_, files)| {
-            let mut names = Vec::with_capacity(files.len());
-            names.extend(files.into_iter().map(|f| f.display));
-            names
-        })
-        .collect();
+    // The paths are not held beside the analysis, unless the disk keeps them.
+    let (kept_site, layout_names);
+    let layout_names: &[Vec<String>] = match std::sync::Arc::try_unwrap(site) {
+        Ok(site) => {
+            layout_names = site.layout_names;
+            &layout_names
+        }
+        Err(kept) => {
+            kept_site = kept;
+            &kept_site.layout_names
+        }
+    };
     let groups: Vec<(String, &[String])> = environments
         .into_iter()
-        .map(|(name, layout)| (name, names[layout].as_slice()))
+        .map(|(name, layout)| (name, layout_names[layout].as_slice()))
         .collect();
     let mut analysed = analyse(
         inputs,
@@ -295,6 +274,81 @@ fn check_site(
     }
     diag::sort(&mut analysed.diagnostics);
     Ok(Some(analysed.into_report(options)))
+}
+
+/// What a site's check reads: every file once, whatever name it is reached by, in the order
+/// of its identity; and each layout's files by name.
+struct SiteFiles {
+    files: Vec<tree::TreeFile>,
+    layout_names: Vec<Vec<String>>,
+}
+
+/// The files of the site at `dir` whose environments are laid out as `layouts`. With a kept
+/// disk (the language server's), what an earlier check of the same disk chose is kept, and
+/// `read_now` stays `None`; otherwise every file is read to tell them apart, and `read_now`
+/// holds what was read, by file of the result.
+fn site_files(
+    dir: &std::path::Path,
+    layouts: &[tree::EnvironmentLayout],
+    read_now: &mut Option<Vec<std::io::Result<source::ReadBytes>>>,
+    options: &Options,
+) -> std::io::Result<std::sync::Arc<SiteFiles>> {
+    let key = || tree::walk_key(format!("site {dir:?} {layouts:?}"), options);
+    source::kept_walk(&options.files, key, || {
+        let layout_files = layouts
+            .iter()
+            .map(|layout| layout.files(options))
+            .collect::<std::io::Result<Vec<Vec<tree::TreeFile>>>>()?;
+        let everything = tree::discover(&[dir.to_path_buf()], options)?;
+        // A path met again (environments share their modules; the environments' paths are
+        // below the canonical directory, the walk of `dir` may name the same files
+        // `./modules/...`) is the same file: only distinct paths are read, on every core, each
+        // file's identity taken from the file opened to read it (not from another `stat` of
+        // its path), and only the first name of each file is kept.
+        // Without a working directory, relative names are compared as they are.
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let mut seen: foldhash::HashSet<std::borrow::Cow<std::ffi::OsStr>> =
+            foldhash::HashSet::default();
+        let distinct: Vec<&tree::TreeFile> = layout_files
+            .iter()
+            .flatten()
+            .chain(&everything)
+            .filter(|f| seen.insert(source::absolute_name(&f.path, &cwd)))
+            .collect();
+        drop(seen);
+        let read = parallel_map(distinct.len(), |i| {
+            source::read_identified(&distinct[i].path, "manifest", &options.files)
+        });
+        // Every file once, whatever name it is reached by; an environment's role for it (its
+        // layouts' files come first) wins over the one its path implies.
+        let mut by_identity: std::collections::BTreeMap<
+            source::FileIdentity,
+            (&tree::TreeFile, std::io::Result<source::ReadBytes>),
+        > = std::collections::BTreeMap::new();
+        for (f, (identity, bytes)) in distinct.into_iter().zip(read) {
+            let identity = identity.unwrap_or_else(|| source::file_identity(&f.path));
+            by_identity.entry(identity).or_insert((f, bytes));
+        }
+        let (files, read): (Vec<tree::TreeFile>, Vec<_>) = by_identity
+            .into_values()
+            .map(|(f, bytes)| (f.clone(), bytes))
+            .unzip();
+        *read_now = Some(read);
+        // Collected anew, not in place: a list collected in place keeps the room of the files
+        // it was made from, five times what the names need, through the whole analysis.
+        let layout_names = layout_files
+            .into_iter()
+            .map(|files| {
+                let mut names = Vec::with_capacity(files.len());
+                names.extend(files.into_iter().map(|f| f.display));
+                names
+            })
+            .collect();
+        Ok(std::sync::Arc::new(SiteFiles {
+            files,
+            layout_names,
+        }))
+    })
 }
 
 /// A finding on environments.pp as `alone` loaded it, pointed at the same file in `files`.

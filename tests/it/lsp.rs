@@ -1774,15 +1774,18 @@ fn in_one_order(checked: puppet_bindings::ide::TreeDiagnostics) -> Vec<String> {
     all
 }
 
-/// Each edit of [`edits_of`] made to each of `files` of `tree` in turn, in one server, whose
+/// Each edit of [`edits_of`] made to each of `files` of `tree` in turn, in one server that
+/// keeps the disk between checks (as with an editor that watches the files), whose
 /// diagnostics after each are held to those of a server that starts afresh on the same
-/// buffers. Every other file's last edit is a doubled binding left in place: edits pile up.
+/// buffers (and keeps nothing). Every other file's last edit is a doubled binding left in
+/// place: edits pile up.
 /// (edits made, edits after which fewer keys were judged than afresh)
 fn edited_in_turn(tree: &Path, files: &[PathBuf], every_line: bool) -> (usize, usize) {
     let options = puppet_bindings::Options::default;
     let (mut edits, mut judged_less) = (0, 0);
-    let kept = puppet_bindings::ide::Workspace::new(tree, options());
-    let mut kept = kept;
+    let mut kept = puppet_bindings::ide::Workspace::new(tree, options());
+    // As an editor that watches the files has it: the disk is kept between checks.
+    kept.keep_disk(true);
     let mut buffers: Vec<(PathBuf, String)> = Vec::new();
     let _ = published(&kept);
     for (n, file) in files.iter().enumerate() {
@@ -1814,11 +1817,10 @@ fn edited_in_turn(tree: &Path, files: &[PathBuf], every_line: bool) -> (usize, u
             for (path, text) in &buffers {
                 fresh.set_text(path.clone(), text.clone(), 1);
             }
-            let _ = published(&fresh);
+            let without = published(&fresh);
             if judged < fresh.keys_judged_last() {
                 judged_less += 1;
             }
-            let without = in_one_order(kept.check_afresh().expect("the tree is checked"));
             assert_eq!(
                 with_memo,
                 without,
@@ -1889,11 +1891,57 @@ fn the_tree_text_is_held_once() {
     workspace.files_changed();
     assert_eq!(published(&workspace), first);
     assert_eq!(workspace.texts_copied(), 0, "after a save");
+    // A file created on disk is read once the editor says so: what the last checks kept of
+    // the site's files (the walks, the files chosen) is forgotten.
+    let created = tree.join("modules/zz/bindings/default.pp");
+    std::fs::create_dir_all(created.parent().expect("a directory")).expect("created");
+    std::fs::write(&created, "bindings zz::default {\n  bind\n}\n").expect("written");
+    workspace.files_changed();
+    let with_created = published(&workspace);
+    assert_ne!(with_created, first);
+    assert!(
+        with_created.iter().any(|d| d.contains("zz")),
+        "{with_created:#?}"
+    );
+    let afresh = puppet_bindings::ide::Workspace::new(&tree, Default::default());
+    assert_eq!(with_created, published(&afresh));
+    assert_eq!(workspace.texts_copied(), 0, "after a file is created");
     let file = tree.join("bindings/default.pp");
     let text = std::fs::read_to_string(&file).expect("the site's bindings");
     workspace.set_text(file, format!("{text}\n"), 1);
     let _ = published(&workspace);
     assert_eq!(workspace.texts_copied(), 0, "a buffer edited");
+}
+
+/// An edit of environments.pp that lays an environment out anew is checked over the files of
+/// the new layout, though the disk is kept between checks (as for an editor that watches the
+/// files) and the files of the last layout were kept with it.
+#[test]
+fn an_environment_laid_out_anew_in_a_buffer_reads_the_files_of_its_new_layout() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("site");
+    copy_tree(&example("site"), &root);
+    let module = root.join("other/m/bindings/default.pp");
+    std::fs::create_dir_all(module.parent().expect("a directory")).expect("created");
+    std::fs::write(
+        &module,
+        "bindings m::default {\n  bind 'x' to 1\n  bind 'x' to 2\n}\n",
+    )
+    .expect("written");
+    let mut kept = puppet_bindings::ide::Workspace::new(&root, Default::default());
+    kept.keep_disk(true);
+    let twice = |published: &[String]| published.iter().any(|d| d.contains("bound twice"));
+    assert!(!twice(&published(&kept)), "`other` is on no modulepath yet");
+    let environments = root.join("environments.pp");
+    let text = std::fs::read_to_string(&environments).expect("environments.pp");
+    let laid_out_anew = text.replace("'modules/dist:modules/site'", "'other'");
+    assert_ne!(laid_out_anew, text);
+    kept.set_text(environments.clone(), laid_out_anew.clone(), 1);
+    let after = published(&kept);
+    assert!(twice(&after), "{after:#?}");
+    let mut afresh = puppet_bindings::ide::Workspace::new(&root, Default::default());
+    afresh.set_text(environments, laid_out_anew, 1);
+    assert_eq!(after, published(&afresh));
 }
 
 /// The same, on a tree whose keys reach across files and layers: a multibind collecting
