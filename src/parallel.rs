@@ -9,14 +9,20 @@
 /// the main thread's room.
 pub const WORKER_STACK: usize = 64 * 1024 * 1024;
 
+/// How many cores the process may use, asked once: the system's answer reads the control
+/// group's files each time it is asked, and the language server shares work out many times at
+/// each keystroke.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |c| c.get()))
+}
+
 /// `f(i)` for every `i < n`, in order, spread over the available cores; the result does not
 /// depend on how the work was shared out.
 pub fn parallel_map<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |c| c.get())
-        .min(n.max(1));
+    let workers = cores().min(n.max(1));
     let next = AtomicUsize::new(0);
     let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
     let work = || loop {
@@ -61,7 +67,7 @@ pub fn parallel_as_found<T: Send, R: Send>(
         /// Whether `produce` is done: an empty queue then means the work is done.
         closed: bool,
     }
-    let workers = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let workers = cores();
     let queue = Mutex::new(Queue {
         waiting: VecDeque::new(),
         closed: false,
@@ -137,9 +143,7 @@ pub fn parallel_in_order<R: Send, E>(
     f: impl Fn(usize) -> R + Sync,
     mut take: impl FnMut(R) -> Result<(), E>,
 ) -> Result<(), E> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |c| c.get())
-        .min(n);
+    let workers = cores().min(n);
     if workers <= 1 {
         for i in 0..n {
             take(f(i))?;

@@ -52,9 +52,7 @@ pub fn free_tree_in_parallel<X: Send>(model: crate::lower::model::TreeDocument<X
 pub fn free_in_parallel<T: Send>(mut items: Vec<T>) {
     // Fewer are freed sooner than a thread starts.
     const WORTH_A_THREAD: usize = 1024;
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |c| c.get())
-        .min(items.len() / WORTH_A_THREAD);
+    let workers = crate::parallel::cores().min(items.len() / WORTH_A_THREAD);
     if workers <= 1 {
         return drop(items);
     }

@@ -347,7 +347,7 @@ impl<'m> Bindings<'m> {
             .flat_map(|l| &l.bindings)
             .map(|nb| nb.bindings.len())
             .sum();
-        let two_cores = std::thread::available_parallelism().is_ok_and(|c| c.get() > 1);
+        let two_cores = crate::parallel::cores() > 1;
         Bindings::build_keyed(
             layers,
             estimate,

@@ -170,12 +170,7 @@ pub fn compose(
     let mut composed = Vec::with_capacity(layers.len());
     let mut missing = Vec::new();
     // A site may name each of thousands of files: a named file is looked up, not searched for.
-    let mut by_name: ByName = foldhash::HashMap::default();
-    for (i, s) in sources.iter().enumerate() {
-        if s.hiera.is_none() {
-            by_name.entry((s.module, s.name)).or_default().push(i);
-        }
-    }
+    let by_name = ByName::of(sources);
     let resolve = |uri: &str| resolve(uri, sources, &by_name);
     for layer in layers {
         let mut excluded: Vec<usize> = Vec::new();
@@ -235,21 +230,49 @@ enum Resolved {
     Invalid,
 }
 
-/// The bindings files (not Hiera data) by module (`None`: the confdir's) and name, each list
-/// in source order.
-type ByName<'s> = foldhash::HashMap<(Option<&'s str>, &'s str), Vec<usize>>;
+/// The bindings files (not Hiera data) by module (`None`: the confdir's) and name. Each name
+/// holds its first file, and each file the next of its name: no name holds a list of its own
+/// (the language server makes this at every keystroke, for every file of the tree).
+struct ByName<'s> {
+    first: foldhash::HashMap<(Option<&'s str>, &'s str), usize>,
+    /// By source, the next source of the same module and name (`usize::MAX`: none).
+    next: Vec<usize>,
+}
+
+impl<'s> ByName<'s> {
+    fn of(sources: &[BindingsSource<'s>]) -> ByName<'s> {
+        let mut first = foldhash::HashMap::default();
+        first.reserve(sources.len());
+        let mut next = vec![usize::MAX; sources.len()];
+        // From the last, each file put before the ones after it: each name's files in source
+        // order.
+        for (i, s) in sources.iter().enumerate().rev() {
+            if s.hiera.is_none() {
+                if let Some(after) = first.insert((s.module, s.name), i) {
+                    next[i] = after;
+                }
+            }
+        }
+        ByName { first, next }
+    }
+
+    /// The files of `module` named `name`, in source order.
+    fn files(&self, module: Option<&str>, name: &str) -> Vec<usize> {
+        let mut files = Vec::new();
+        let mut at = self.first.get(&(module, name)).copied();
+        while let Some(i) = at {
+            files.push(i);
+            at = self.next.get(i).copied().filter(|&n| n != usize::MAX);
+        }
+        files
+    }
+}
 
 /// The sources a layer's `include` or `exclude` URI names (indexes into `sources`, as
 /// [`compose`] takes them); `None` for a URI of another scheme (the injector's) or one pbc
 /// cannot read.
 pub fn named_by(uri: &str, sources: &[BindingsSource]) -> Option<Vec<usize>> {
-    let mut by_name: ByName = foldhash::HashMap::default();
-    for (i, s) in sources.iter().enumerate() {
-        if s.hiera.is_none() {
-            by_name.entry((s.module, s.name)).or_default().push(i);
-        }
-    }
-    match resolve(uri, sources, &by_name) {
+    match resolve(uri, sources, &ByName::of(sources)) {
         Resolved::Files { files, .. } => Some(files),
         Resolved::External | Resolved::Invalid => None,
     }
@@ -282,7 +305,7 @@ fn resolve(uri: &str, sources: &[BindingsSource], by_name: &ByName) -> Resolved 
     if path.is_empty() || path[usize::from(wildcard)..].contains(['*', '/']) {
         return Resolved::Invalid;
     }
-    let named = |module: Option<&str>| by_name.get(&(module, path)).cloned().unwrap_or_default();
+    let named = |module: Option<&str>| by_name.files(module, path);
     let files: Vec<usize> = if scheme == "confdir" {
         named(None)
     } else {
@@ -448,6 +471,41 @@ mod tests {
         let (composed, _) = compose(&default_layers(), SOURCES);
         assert_eq!(composed[0].files, vec![8, 0]);
         assert_eq!(composed[1].files, vec![6, 2, 3]);
+    }
+
+    /// A module found twice (in two directories of a modulepath), or a file by two names:
+    /// a named include takes every file of that name, in source order, and an exclude of the
+    /// name leaves none of them.
+    #[test]
+    fn a_name_held_by_several_files_names_each_in_source_order() {
+        let twice = |module: Option<&'static str>, name: &'static str| BindingsSource {
+            module,
+            name,
+            hiera: None,
+        };
+        let sources = [
+            twice(Some("ntp"), "ntp::default"),
+            twice(None, "default"),
+            twice(Some("ntp"), "ntp::default"),
+            twice(Some("apache"), "apache::default"),
+            twice(Some("ntp"), "ntp::default"),
+            twice(None, "default"),
+        ];
+        let (composed, missing) = compose(
+            &[
+                spec("site", &["confdir:/default"], &[]),
+                spec("named", &["module:/ntp::default"], &[]),
+                spec("all", &["module:/*::default"], &["module:/ntp::default"]),
+            ],
+            &sources,
+        );
+        let files: Vec<Vec<usize>> = composed.iter().map(|l| l.files.clone()).collect();
+        assert_eq!(files, vec![vec![1, 5], vec![0, 2, 4], vec![3]]);
+        assert!(missing.is_empty(), "{missing:?}");
+        assert_eq!(
+            named_by("module:/ntp::default", &sources),
+            Some(vec![0, 2, 4])
+        );
     }
 
     #[test]
