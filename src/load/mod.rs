@@ -222,11 +222,17 @@ fn check_site(
     drop(layout_index);
     let mut read_now = None;
     let site = site_files(dir, &layouts, &mut read_now, options)?;
-    // Kept from an earlier check of the same disk: only the files it chose are read (from
-    // what the disk keeps, or the editor's buffers).
+    // Kept from an earlier check of the same disk: only the files it chose are read, each the
+    // text kept with it unless an editor's buffer stands in for it.
     let read = read_now.unwrap_or_else(|| {
         parallel_map(site.files.len(), |i| {
-            source::read_identified(&site.files[i].path, "manifest", &options.files).1
+            let path = &site.files[i].path;
+            match site.texts.get(i) {
+                Some(Some(text)) if options.files.overlay.get(path).is_none() => {
+                    Ok(source::ReadBytes::Text(text.clone()))
+                }
+                _ => source::read_identified(path, "manifest", &options.files).1,
+            }
         })
     });
     // The walks are over: the analysis lists no directory.
@@ -280,6 +286,9 @@ fn check_site(
 /// of its identity; and each layout's files by name.
 struct SiteFiles {
     files: Vec<tree::TreeFile>,
+    /// With a kept disk, by file, its text as the disk keeps it (`None`: read it again, as
+    /// one that could not be read or kept). Forgotten with the disk's other files.
+    texts: Vec<Option<std::sync::Arc<str>>>,
     layout_names: Vec<Vec<String>>,
 }
 
@@ -333,6 +342,22 @@ fn site_files(
             .into_values()
             .map(|(f, bytes)| (f.clone(), bytes))
             .unzip();
+        // Not a buffer's text: the buffer may be closed by the next check.
+        let texts = match options.files.kept {
+            Some(_) => files
+                .iter()
+                .zip(&read)
+                .map(|(f, bytes)| match bytes {
+                    Ok(source::ReadBytes::Text(text))
+                        if options.files.overlay.get(&f.path).is_none() =>
+                    {
+                        Some(text.clone())
+                    }
+                    _ => None,
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         *read_now = Some(read);
         // Collected anew, not in place: a list collected in place keeps the room of the files
         // it was made from, five times what the names need, through the whole analysis.
@@ -346,6 +371,7 @@ fn site_files(
             .collect();
         Ok(std::sync::Arc::new(SiteFiles {
             files,
+            texts,
             layout_names,
         }))
     })

@@ -1913,6 +1913,29 @@ fn the_tree_text_is_held_once() {
     assert_eq!(workspace.texts_copied(), 0, "a buffer edited");
 }
 
+/// A buffer open when the disk's files were first kept, then closed: the file is read as it
+/// is on disk again, not as the buffer held it.
+#[test]
+fn a_buffer_closed_gives_its_file_back() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("site");
+    copy_tree(&example("site"), &root);
+    let file = root.join("bindings/default.pp");
+    let mut kept = puppet_bindings::ide::Workspace::new(&root, Default::default());
+    kept.keep_disk(true);
+    let on_disk = published(&kept);
+    kept.set_text(
+        file.clone(),
+        "bindings default {\n  bind\n}\n".to_string(),
+        1,
+    );
+    kept.keep_disk(true);
+    let broken = published(&kept);
+    assert_ne!(broken, on_disk);
+    kept.close(&file);
+    assert_eq!(published(&kept), on_disk);
+}
+
 /// An edit of environments.pp that lays an environment out anew is checked over the files of
 /// the new layout, though the disk is kept between checks (as for an editor that watches the
 /// files) and the files of the last layout were kept with it.
