@@ -1929,6 +1929,8 @@ fn a_buffer_closed_gives_its_file_back() {
         "bindings default {\n  bind\n}\n".to_string(),
         1,
     );
+    // The disk kept anew: the next check chooses the site's files (and keeps their texts)
+    // with the buffer open.
     kept.keep_disk(true);
     let broken = published(&kept);
     assert_ne!(broken, on_disk);
