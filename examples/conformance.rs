@@ -147,7 +147,7 @@ struct Verdict {
 fn pbc_verdict(path: &Path, rel: &str) -> (Verdict, Option<String>) {
     let bytes = std::fs::read(path).unwrap_or_default();
     let mut files = SourceMap::new();
-    let (id, bad) = source::add_source(&mut files, rel, bytes.into());
+    let (id, bad) = source::add_source(&mut files, rel.to_string(), bytes.into());
     let mut diags = Vec::new();
     let mut pn_json = None;
     if let Some(d) = bad {

@@ -34,7 +34,7 @@ impl From<Vec<u8>> for ReadBytes {
 /// that stops this file (the stored text is then a lossy copy, for rendering only).
 pub fn add_source(
     files: &mut SourceMap,
-    name: &str,
+    name: String,
     bytes: ReadBytes,
 ) -> (FileId, Option<Diagnostic>) {
     let id = FileId(u32::try_from(files.len()).unwrap_or(u32::MAX));

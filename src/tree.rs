@@ -9,6 +9,7 @@
 
 use crate::options::Options;
 use crate::source::FileAccess;
+use smol_str::SmolStr;
 use std::path::{Component, Path, PathBuf};
 
 /// The environment a request runs in when nothing names one (ARM-8: `production`, implied
@@ -24,8 +25,10 @@ pub enum FileRole {
     /// implies (`bindings/a/b.pp` → `a::b`, `modules/m/bindings/x.pp` → `m::x`); `module` is
     /// `m` for a module's bindings and `None` for the site's (the `confdir:` scheme's).
     Bindings {
-        expected_name: String,
-        module: Option<String>,
+        // Inline (no allocation) for most names: a language server's check copies every
+        // file's role at each keystroke.
+        expected_name: smol_str::SmolStr,
+        module: Option<smol_str::SmolStr>,
     },
     /// Any other manifest (`site.pp`, module manifests ...).
     Manifest,
@@ -216,13 +219,10 @@ pub fn role_of(path: &Path) -> FileRole {
     else {
         return FileRole::Manifest;
     };
-    let module = (at >= 2 && parts[at - 2] == "modules").then(|| parts[at - 1].clone());
+    let module = (at >= 2 && parts[at - 2] == "modules").then(|| parts[at - 1].as_str());
     FileRole::Bindings {
-        expected_name: bindings_name_of(
-            module.as_deref(),
-            parts[at + 1..].iter().map(String::as_str),
-        ),
-        module,
+        expected_name: bindings_name_of(module, parts[at + 1..].iter().map(String::as_str)).into(),
+        module: module.map(SmolStr::from),
     }
 }
 
@@ -332,7 +332,7 @@ impl EnvironmentLayout {
             add(
                 f,
                 FileRole::Bindings {
-                    expected_name,
+                    expected_name: expected_name.into(),
                     module: None,
                 },
             );
@@ -478,8 +478,8 @@ fn module_files(
         out.push((
             f,
             FileRole::Bindings {
-                expected_name,
-                module: Some(name.to_string()),
+                expected_name: expected_name.into(),
+                module: Some(name.into()),
             },
         ));
     }
@@ -769,7 +769,7 @@ mod tests {
 
     fn name(p: &str) -> Option<String> {
         match role_of(Path::new(p)) {
-            FileRole::Bindings { expected_name, .. } => Some(expected_name),
+            FileRole::Bindings { expected_name, .. } => Some(expected_name.to_string()),
             _ => None,
         }
     }

@@ -217,7 +217,6 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
         let classes = Classes { sizes: &sizes };
         let mut tallies: BTreeMap<Identity, Tally> = BTreeMap::new();
         let mut order: Vec<Identity> = Vec::new();
-        let mut matched: Vec<BTreeSet<Span>> = Vec::with_capacity(count);
         // A binding outside any `when`: the same precedence for every class.
         let unconditional: Precedence = Rc::from([0u16]);
         let mut precedence: Vec<Option<Precedence>> = Vec::with_capacity(nodes.len());
@@ -234,21 +233,6 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
                     .ok()
                     .and_then(|at| precedence[at].clone()),
             };
-            let mut spans = BTreeSet::new();
-            for &i in self.list {
-                let c = &self.bindings.candidates[i];
-                if of(c.when()).is_some() {
-                    spans.insert(c.origin().span);
-                }
-            }
-            for id in &self.multibinds {
-                for c in self.contributions(id) {
-                    if of(c.when).is_some() {
-                        spans.insert(c.binding.origin.span);
-                    }
-                }
-            }
-            matched.push(spans);
             let mut record = |identity: Identity, kind: FindingKind, about: Vec<Span>| {
                 let tally = tallies.entry(identity.clone()).or_insert_with(|| {
                     order.push(identity);
@@ -327,6 +311,37 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
                 Ok(None) => {}
             }
         }
+        if order.is_empty() {
+            return;
+        }
+        // By class, the spans of the bindings and contributions that apply: what tells the
+        // classes a finding is about (made only for a key with findings: a multibind's
+        // contributions can be a tree's every file).
+        let matched: Vec<BTreeSet<Span>> = (0..count)
+            .map(|class_index| {
+                classes.class_into(class_index, &mut class);
+                self.precedences(&nodes, &domain, &class, &mut levels, &mut precedence);
+                let applies = |when: Option<usize>| match when {
+                    None => true,
+                    Some(w) => nodes
+                        .binary_search(&w)
+                        .is_ok_and(|at| precedence[at].is_some()),
+                };
+                let candidates = self
+                    .list
+                    .iter()
+                    .map(|&i| &self.bindings.candidates[i])
+                    .filter(|c| applies(c.when()))
+                    .map(|c| c.origin().span);
+                let contributions = self
+                    .multibinds
+                    .iter()
+                    .flat_map(|id| self.contributions(id))
+                    .filter(|c| applies(c.when))
+                    .map(|c| c.binding.origin.span);
+                candidates.chain(contributions).collect()
+            })
+            .collect();
         for identity in order {
             let Some(tally) = tallies.remove(&identity) else {
                 continue;

@@ -467,7 +467,14 @@ impl<'m> Bindings<'m> {
                 let block = b.block_names.len() as u32;
                 b.block_names.push(nb.name.as_str());
                 stack.clear();
-                stack.push((nb.bindings.iter(), WhenSlot::Top));
+                match only.and_then(|only| only.items_of(block)) {
+                    None => stack.push((nb.bindings.iter(), WhenSlot::Top)),
+                    // The last pushed is walked first.
+                    Some(items) => stack.extend(items.iter().rev().filter_map(|&i| {
+                        let at = i as usize;
+                        Some((nb.bindings.get(at..=at)?.iter(), WhenSlot::Top))
+                    })),
+                }
                 while let Some((items, _)) = stack.last_mut() {
                     let Some(item) = items.next() else {
                         stack.pop();
@@ -493,7 +500,7 @@ impl<'m> Bindings<'m> {
                             Some(_) => WhenSlot::Pending(predicates, path),
                         };
                         stack.push((bindings.iter(), slot));
-                    } else if only.is_none_or(|only| only.takes(item)) {
+                    } else if only.is_none_or(|only| only.takes(item, block)) {
                         let when = b.when_of(&mut stack, &mut category_ids);
                         let at = Place {
                             layer,
@@ -741,15 +748,30 @@ impl WhenSlot<'_> {
 pub struct Only<'s> {
     pub names: HashSet<&'s str>,
     pub multibind_ids: HashSet<&'s str>,
+    /// By block of the walk, in its order, what it takes of the block (`None`: everything it
+    /// names). A block that may not bind a key of `names` is walked for its contributions
+    /// alone: when every file contributes to one multibind, every file is walked, and going
+    /// through each of their bindings was most of the walk.
+    pub blocks: Option<Vec<BlockTake<'s>>>,
+}
+
+/// What [`Only`] takes of one block.
+#[derive(Clone, Copy)]
+pub struct BlockTake<'s> {
+    /// Whether the block may bind a key of [`Only::names`].
+    pub binds: bool,
+    /// The top-level items that hold the contributions to walk (`None`: every item).
+    pub items: Option<&'s [u32]>,
 }
 
 impl Only<'_> {
-    fn takes(&self, item: &AbstractBinding<Code>) -> bool {
+    fn takes(&self, item: &AbstractBinding<Code>, block: u32) -> bool {
         let name = match item {
             AbstractBinding::Binding(b) => match b.multibind_id() {
                 Some(id) => return self.multibind_ids.contains(id),
                 None => b.name.as_deref(),
             },
+            _ if !self.binds_in(block) => return false,
             AbstractBinding::Multibinding(m) => m.name.as_deref(),
             AbstractBinding::AliasBinding(r)
             | AbstractBinding::RenamedBinding(r)
@@ -759,8 +781,39 @@ impl Only<'_> {
             AbstractBinding::DependencyBinding { .. }
             | AbstractBinding::CategorizedBindings { .. } => return false,
         };
-        self.names.contains(name.unwrap_or_default())
+        self.binds_in(block) && self.names.contains(name.unwrap_or_default())
     }
+
+    fn binds_in(&self, block: u32) -> bool {
+        self.blocks
+            .as_ref()
+            .is_none_or(|blocks| blocks.get(block as usize).is_none_or(|b| b.binds))
+    }
+
+    /// The top-level items of `block` to walk (`None`: every one).
+    fn items_of(&self, block: u32) -> Option<&[u32]> {
+        self.blocks.as_ref()?.get(block as usize)?.items
+    }
+}
+
+/// The top-level items of `block` that hold a contribution to a multibind, at any depth of
+/// `when`s: those [`Only`] walks in a block that binds none of its keys.
+pub fn contributing_items(block: &NamedBindings<Code>) -> Box<[u32]> {
+    let holds = |item: &AbstractBinding<Code>| {
+        // An explicit stack: `when` nesting is bounded, but passes do not recurse.
+        let mut stack = vec![item];
+        while let Some(item) = stack.pop() {
+            match item {
+                AbstractBinding::Binding(b) if b.multibind_id().is_some() => return true,
+                AbstractBinding::CategorizedBindings { bindings, .. } => stack.extend(bindings),
+                _ => {}
+            }
+        }
+        false
+    };
+    (0..block.bindings.len() as u32)
+        .filter(|&i| holds(&block.bindings[i as usize]))
+        .collect()
 }
 
 /// Below this many top-level bindings the keys are numbered on the walk's own thread: a thread
@@ -1402,6 +1455,7 @@ mod tests {
         let only = Only {
             names: ["k"].into_iter().collect(),
             multibind_ids: ["all"].into_iter().collect(),
+            blocks: None,
         };
         let part = Bindings::build_only(&views, &only);
         // Each `when` from the innermost out, by its category.

@@ -220,7 +220,7 @@ fn add_data_file(
         }
     };
     into.read += 1;
-    let (id, bad) = source::add_source(files, &tree::display(path), bytes);
+    let (id, bad) = source::add_source(files, tree::display(path), bytes);
     match bad {
         Some(d) => {
             into.diagnostics.push(d);

@@ -1046,7 +1046,7 @@ fn analyse(
     // `binder_config.yaml`: read once the site's own declarations are known.
     let mut binder_configs: Vec<span::FileId> = Vec::new();
     for input in inputs {
-        let (id, bad) = source::add_source(&mut files, &input.name, input.bytes);
+        let (id, bad) = source::add_source(&mut files, input.name, input.bytes);
         ids.push(id);
         match bad {
             Some(d) => {

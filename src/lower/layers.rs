@@ -230,39 +230,64 @@ enum Resolved {
     Invalid,
 }
 
-/// The bindings files (not Hiera data) by module (`None`: the confdir's) and name. Each name
-/// holds its first file, and each file the next of its name: no name holds a list of its own
-/// (the language server makes this at every keystroke, for every file of the tree).
-struct ByName<'s> {
+/// The bindings files (not Hiera data) by module (`None`: the confdir's) and name, the
+/// confdir's and the modules' each indexed when a URI first names one of them (a site that
+/// names its own files and takes every module's by a wildcard never indexes the modules': the
+/// language server composes the layers at every keystroke, and that was most of it).
+struct ByName<'a, 's> {
+    sources: &'a [BindingsSource<'s>],
+    confdir: std::cell::OnceCell<NameIndex<'s>>,
+    modules: std::cell::OnceCell<NameIndex<'s>>,
+}
+
+/// Each name's first file, and each file the next of its name: no name holds a list of its
+/// own.
+struct NameIndex<'s> {
     first: foldhash::HashMap<(Option<&'s str>, &'s str), usize>,
     /// By source, the next source of the same module and name (`usize::MAX`: none).
     next: Vec<usize>,
 }
 
-impl<'s> ByName<'s> {
-    fn of(sources: &[BindingsSource<'s>]) -> ByName<'s> {
-        let mut first = foldhash::HashMap::default();
-        first.reserve(sources.len());
-        let mut next = vec![usize::MAX; sources.len()];
-        // From the last, each file put before the ones after it: each name's files in source
-        // order.
-        for (i, s) in sources.iter().enumerate().rev() {
-            if s.hiera.is_none() {
-                if let Some(after) = first.insert((s.module, s.name), i) {
-                    next[i] = after;
+impl<'a, 's> ByName<'a, 's> {
+    fn of(sources: &'a [BindingsSource<'s>]) -> ByName<'a, 's> {
+        ByName {
+            sources,
+            confdir: std::cell::OnceCell::new(),
+            modules: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The sources of the confdir (`in_modules` false) or of modules, indexed.
+    fn index(&self, in_modules: bool) -> &NameIndex<'s> {
+        let cell = if in_modules {
+            &self.modules
+        } else {
+            &self.confdir
+        };
+        cell.get_or_init(|| {
+            let mut first = foldhash::HashMap::default();
+            let mut next = vec![usize::MAX; self.sources.len()];
+            // From the last, each file put before the ones after it: each name's files in
+            // source order.
+            for (i, s) in self.sources.iter().enumerate().rev() {
+                if s.hiera.is_none() && s.module.is_some() == in_modules {
+                    if let Some(after) = first.insert((s.module, s.name), i) {
+                        next[i] = after;
+                    }
                 }
             }
-        }
-        ByName { first, next }
+            NameIndex { first, next }
+        })
     }
 
     /// The files of `module` named `name`, in source order.
     fn files(&self, module: Option<&str>, name: &str) -> Vec<usize> {
+        let index = self.index(module.is_some());
         let mut files = Vec::new();
-        let mut at = self.first.get(&(module, name)).copied();
+        let mut at = index.first.get(&(module, name)).copied();
         while let Some(i) = at {
             files.push(i);
-            at = self.next.get(i).copied().filter(|&n| n != usize::MAX);
+            at = index.next.get(i).copied().filter(|&n| n != usize::MAX);
         }
         files
     }

@@ -16,7 +16,7 @@
 //! is [`crate::compose::analysis`]'s and the wording `composition`'s, run as without it. Tests
 //! hold every check with the memo to a check without it over edit sequences of corpus trees.
 
-use crate::compose::{Bindings, Bound, LayerView, Only};
+use crate::compose::{contributing_items, Bindings, BlockTake, Bound, LayerView, Only};
 use crate::diag::Diagnostic;
 use crate::eval::code::Code;
 use crate::lower::model::NamedBindings;
@@ -24,6 +24,7 @@ use crate::span::{FileId, SourceMap, SourceText};
 use foldhash::{HashMap, HashSet};
 use smol_str::SmolStr;
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
 /// One environment's last judgement, if any (see the module's documentation).
 #[derive(Default)]
@@ -67,6 +68,12 @@ struct Judged {
     /// contributes to, each list one text with an id per line (a tree's hundred thousand keys
     /// in a few megabytes).
     by_file: Vec<FileNames>,
+    /// Each file's keys of `by_file` by a hash of their id, sorted: the files that bind a
+    /// few keys, found without reading every file's list (every file is walked when each
+    /// contributes to one multibind, and its list was read for whether it binds the keys).
+    binders: Vec<(u64, FileId)>,
+    /// The hash of `binders` (any fixed for the judgement's life).
+    key_hash: foldhash::fast::RandomState,
     /// The findings of the keys that have any, by [`crate::lower::keys::Key::id`].
     found: BTreeMap<String, Vec<(Diagnostic, usize)>>,
 }
@@ -77,6 +84,9 @@ struct FileNames {
     contributes: Box<str>,
     /// The multibinds it holds (few files have any).
     collects: Box<[Collects]>,
+    /// The top-level items of its block that hold its contributions
+    /// ([`crate::compose::contributing_items`]).
+    contributing: Box<[u32]>,
 }
 
 /// A multibind's id, and the id of the key whose binding collects it.
@@ -158,6 +168,8 @@ impl JudgementMemo {
                     has_site: judging.has_site,
                     block_files: HashSet::default(),
                     by_file: vec![FileNames::default(); judging.files.len()],
+                    binders: Vec::new(),
+                    key_hash: Default::default(),
                     found: BTreeMap::new(),
                 };
                 let (views, block_files) = views_of(placed, |_| true);
@@ -165,6 +177,7 @@ impl JudgementMemo {
                 let every: Vec<usize> = (0..bindings.keys.len()).collect();
                 let found = judge(&bindings, None);
                 judged.take(&bindings, &block_files, &every, found, None);
+                judged.find_contributing(placed, None);
                 self.judged_last = every.len();
                 judged
             }
@@ -292,20 +305,36 @@ impl Judged {
         }
         // The files that bind them or contribute to them (the changed ones and the system
         // layer's blocks, which no file holds, always).
-        let wanted = |file: FileId| {
-            if file == SYSTEM_FILE || is_changed(file) {
-                return true;
-            }
-            self.by_file.get(file.0 as usize).is_some_and(|names| {
-                names.contributes.lines().any(|id| ids.contains(id))
-                    || names.binds.lines().any(|key| keys.contains(key))
-            })
+        let binding_keys = self.binding(&keys);
+        let binds = |file: FileId| {
+            file == SYSTEM_FILE || is_changed(file) || binding_keys.binary_search(&file).is_ok()
         };
+        let contributes = |file: FileId| {
+            self.by_file
+                .get(file.0 as usize)
+                .is_some_and(|names| names.contributes.lines().any(|id| ids.contains(id)))
+        };
+        let (views, block_files) = views_of(placed, |file| binds(file) || contributes(file));
         let only = Only {
             names: keys.iter().flat_map(|id| names_in_id(id)).collect(),
             multibind_ids: ids.clone(),
+            // A file that binds none of the keys is walked for its contributions alone.
+            blocks: Some(
+                block_files
+                    .iter()
+                    .map(|&file| match binds(file) {
+                        true => BlockTake {
+                            binds: true,
+                            items: None,
+                        },
+                        false => BlockTake {
+                            binds: false,
+                            items: self.by_file.get(file.0 as usize).map(|n| &*n.contributing),
+                        },
+                    })
+                    .collect(),
+            ),
         };
-        let (views, block_files) = views_of(placed, wanted);
         let bindings = Bindings::build_only(&views, &only);
         let entries: Vec<usize> = (0..bindings.keys.len())
             .filter(|&entry| keys.contains(&bindings.keys[entry].key().id()))
@@ -319,7 +348,47 @@ impl Judged {
         }
         let found = judge(&bindings, Some(&entries));
         self.take(&bindings, &block_files, &entries, found, Some(changed));
+        self.find_contributing(placed, Some(changed));
         entries.len()
+    }
+
+    /// Notes which items of the blocks of the files `files` (`None`: every file) in `placed`
+    /// hold contributions.
+    fn find_contributing(&mut self, placed: &[PlacedLayer], files: Option<&[FileId]>) {
+        for (_, blocks) in placed {
+            for &(file, block) in blocks {
+                if files.is_none_or(|files| files.binary_search(&file).is_ok()) {
+                    if let Some(names) = self.by_file.get_mut(file.0 as usize) {
+                        names.contributing = contributing_items(block);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The files that bind any of `keys` (by their lists in `by_file`), in order.
+    fn binding(&self, keys: &HashSet<String>) -> Vec<FileId> {
+        let mut files: Vec<FileId> = keys
+            .iter()
+            .flat_map(|key| {
+                let hash = self.key_hash.hash_one(key.as_str());
+                let from = self.binders.partition_point(|&(h, _)| h < hash);
+                self.binders[from..]
+                    .iter()
+                    .take_while(move |&&(h, _)| h == hash)
+                    .map(|&(_, file)| file)
+            })
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        // A hash shared by two ids names a file that binds neither.
+        files.retain(|file| {
+            self.by_file[file.0 as usize]
+                .binds
+                .lines()
+                .any(|key| keys.contains(key))
+        });
+        files
     }
 
     /// Keeps what `found` says of the key entries `entries` of `bindings`: their findings
@@ -397,12 +466,68 @@ impl Judged {
             None => (0..self.by_file.len() as u32).map(FileId).collect(),
         };
         listing.retain(|f| *f != SYSTEM_FILE && (f.0 as usize) < count);
-        for file in listing {
+        for &file in &listing {
             self.by_file[file.0 as usize] = FileNames {
                 binds: binds.remove(&file).unwrap_or_default().into(),
                 contributes: contributes.remove(&file).unwrap_or_default().into(),
                 collects: collects.remove(&file).unwrap_or_default().into(),
+                contributing: Box::default(),
             };
+        }
+        let hash = &self.key_hash;
+        if files.is_none() {
+            let count = self.by_file.iter().map(|n| n.binds.lines().count()).sum();
+            let mut binders = Vec::with_capacity(count);
+            for (i, names) in self.by_file.iter().enumerate() {
+                binders.extend(bound_by(hash, FileId(i as u32), names));
+            }
+            binders.sort_unstable();
+            self.binders = binders;
+        } else {
+            self.binders
+                .retain(|(_, file)| listing.binary_search(file).is_err());
+            let mut added: Vec<(u64, FileId)> = listing
+                .iter()
+                .flat_map(|&file| bound_by(hash, file, &self.by_file[file.0 as usize]))
+                .collect();
+            added.sort_unstable();
+            merge_into(&mut self.binders, &added);
+        }
+    }
+}
+
+/// The entries of `binders` ([`Judged::binders`]) for the keys `names` lists of `file`.
+fn bound_by<'n>(
+    hash: &'n foldhash::fast::RandomState,
+    file: FileId,
+    names: &'n FileNames,
+) -> impl Iterator<Item = (u64, FileId)> + 'n {
+    names
+        .binds
+        .lines()
+        .map(move |key| (hash.hash_one(key), file))
+}
+
+/// `added` merged into `sorted`, both in order, in place: a few keys among a tree's hundred
+/// thousand, without sorting them all again or making room for a copy.
+fn merge_into<T: Copy + Ord>(sorted: &mut Vec<T>, added: &[T]) {
+    let Some(&filler) = added.first() else {
+        return;
+    };
+    let mut kept = sorted.len();
+    sorted.resize(kept + added.len(), filler);
+    let mut next_added = added.len();
+    // From the end: each place is filled by the larger of the two lists' last.
+    for at in (0..sorted.len()).rev() {
+        if next_added == 0 {
+            break;
+        }
+        if kept > 0 && sorted[kept - 1] > added[next_added - 1] {
+            sorted[at] = sorted[kept - 1];
+            kept -= 1;
+        } else {
+            sorted[at] = added[next_added - 1];
+            next_added -= 1;
         }
     }
 }
@@ -454,4 +579,27 @@ fn names_in_id(id: &str) -> impl Iterator<Item = &str> {
         .into_iter()
         .flatten();
     data.into_iter().chain(typed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge_into;
+
+    #[test]
+    fn a_few_merged_into_many_keep_the_order() {
+        for (sorted, added) in [
+            (vec![2, 4, 6, 8], vec![1, 5, 9]),
+            (vec![2, 4], vec![]),
+            (vec![], vec![3, 3]),
+            (vec![1, 2, 3], vec![0]),
+            (vec![1, 2, 3], vec![3, 4]),
+            (vec![5, 5, 7], vec![5, 6]),
+        ] {
+            let mut merged = sorted.clone();
+            merge_into(&mut merged, &added);
+            let mut expected = [sorted, added].concat();
+            expected.sort();
+            assert_eq!(merged, expected);
+        }
+    }
 }

@@ -19,7 +19,7 @@ fn render(path: &Path) -> String {
         .replace('\\', "/");
     let valid = name.contains("/valid/");
     let mut files = SourceMap::new();
-    let (id, bad) = source::add_source(&mut files, &name, bytes.into());
+    let (id, bad) = source::add_source(&mut files, name.clone(), bytes.into());
     let mut diags = Vec::new();
     let mut program = None;
     if let Some(d) = bad {
@@ -105,7 +105,7 @@ fn render_validate(path: &Path) -> String {
         .to_string_lossy()
         .replace('\\', "/");
     let mut files = SourceMap::new();
-    let (id, _) = source::add_source(&mut files, &name, text.into_bytes().into());
+    let (id, _) = source::add_source(&mut files, name.clone(), text.into_bytes().into());
     let parsed = puppet_bindings::parse_and_validate(id, files.source(id));
     assert!(
         parsed.program.is_some(),

@@ -1997,6 +1997,12 @@ fn judging_again_follows_keys_across_files_and_layers() {
             "modules/c/bindings/default.pp",
             "bindings c::default {\n  bind 'cpu' to 8 in 'limits'\n  bind 'mem' to 2 in 'limits'\n  bind 'bob' to 'c' in 'site::admins'\n  bind Any, 'path/to' to 'c'\n  when node 'web1' {\n    bind 'pool' to 'c'\n  }\n}\n",
         ),
+        // Binding none of the others' keys, a contribution in a `when` only: what another
+        // file's edit judges again reads it all the same.
+        (
+            "modules/f/bindings/default.pp",
+            "bindings f::default {\n  bind 'f' to 1\n  when node 'web1' {\n    bind 'f' to 2\n    bind 'carol' to 'f' in 'site::admins'\n    bind 'carol' to 'g' in 'site::admins'\n  }\n}\n",
+        ),
     ];
     let mut paths = Vec::new();
     for (path, text) in files {
@@ -2013,6 +2019,10 @@ fn judging_again_follows_keys_across_files_and_layers() {
         first
             .iter()
             .any(|d| d.contains("`Any, 'path/to'` is bound twice")),
+        "{first:#?}"
+    );
+    assert!(
+        first.iter().any(|d| d.contains("named 'carol'")),
         "{first:#?}"
     );
     let (edits, judged_less) = edited_in_turn(&tree, &paths, true);
