@@ -27,8 +27,8 @@ pub enum FileRole {
     Bindings {
         // Inline (no allocation) for most names: a language server's check copies every
         // file's role at each keystroke.
-        expected_name: smol_str::SmolStr,
-        module: Option<smol_str::SmolStr>,
+        expected_name: SmolStr,
+        module: Option<SmolStr>,
     },
     /// Any other manifest (`site.pp`, module manifests ...).
     Manifest,

@@ -225,13 +225,9 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
         for class_index in 0..count {
             classes.class_into(class_index, &mut class);
             self.precedences(&nodes, &domain, &class, &mut levels, &mut precedence);
-            // `nodes` is in index order: a node's precedence is found by its place there.
-            let of = |when: Option<usize>| match when {
-                None => Some(unconditional.clone()),
-                Some(w) => nodes
-                    .binary_search(&w)
-                    .ok()
-                    .and_then(|at| precedence[at].clone()),
+            let of = |when: Option<usize>| {
+                precedence_of(&nodes, &precedence, when)
+                    .map(|p| p.unwrap_or(&unconditional).clone())
             };
             let mut record = |identity: Identity, kind: FindingKind, about: Vec<Span>| {
                 let tally = tallies.entry(identity.clone()).or_insert_with(|| {
@@ -321,12 +317,7 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
             .map(|class_index| {
                 classes.class_into(class_index, &mut class);
                 self.precedences(&nodes, &domain, &class, &mut levels, &mut precedence);
-                let applies = |when: Option<usize>| match when {
-                    None => true,
-                    Some(w) => nodes
-                        .binary_search(&w)
-                        .is_ok_and(|at| precedence[at].is_some()),
-                };
+                let applies = |when| precedence_of(&nodes, &precedence, when).is_some();
                 let candidates = self
                     .list
                     .iter()
@@ -490,6 +481,23 @@ impl<'a, 'm> KeyAnalysis<'a, 'm> {
             }
             levels_of.push(levels.as_deref());
             out.push(levels.map(normalise));
+        }
+    }
+}
+
+/// The precedence of a binding in the `when` node `when` for one class of requests, from each
+/// node's (`precedence`, by its place in `nodes`, which is in index order): `None` when a
+/// predicate fails, `Some(None)` outside any `when` (the same precedence for every class).
+fn precedence_of<'p>(
+    nodes: &[usize],
+    precedence: &'p [Option<Precedence>],
+    when: Option<usize>,
+) -> Option<Option<&'p Precedence>> {
+    match when {
+        None => Some(None),
+        Some(w) => {
+            let at = nodes.binary_search(&w).ok()?;
+            precedence[at].as_ref().map(Some)
         }
     }
 }

@@ -766,12 +766,16 @@ pub struct BlockTake<'s> {
 
 impl Only<'_> {
     fn takes(&self, item: &AbstractBinding<Code>, block: u32) -> bool {
+        if let AbstractBinding::Binding(b) = item {
+            if let Some(id) = b.multibind_id() {
+                return self.multibind_ids.contains(id);
+            }
+        }
+        if !self.binds_in(block) {
+            return false;
+        }
         let name = match item {
-            AbstractBinding::Binding(b) => match b.multibind_id() {
-                Some(id) => return self.multibind_ids.contains(id),
-                None => b.name.as_deref(),
-            },
-            _ if !self.binds_in(block) => return false,
+            AbstractBinding::Binding(b) => b.name.as_deref(),
             AbstractBinding::Multibinding(m) => m.name.as_deref(),
             AbstractBinding::AliasBinding(r)
             | AbstractBinding::RenamedBinding(r)
@@ -781,7 +785,7 @@ impl Only<'_> {
             AbstractBinding::DependencyBinding { .. }
             | AbstractBinding::CategorizedBindings { .. } => return false,
         };
-        self.binds_in(block) && self.names.contains(name.unwrap_or_default())
+        self.names.contains(name.unwrap_or_default())
     }
 
     fn binds_in(&self, block: u32) -> bool {
