@@ -86,7 +86,8 @@ pub(crate) fn walk_key(what: String, options: &Options) -> String {
     )
 }
 
-fn discover_now(paths: &[PathBuf], options: &Options) -> std::io::Result<Vec<TreeFile>> {
+/// [`discover`], walked now and not kept (for a walk that keeps its own result).
+pub(crate) fn discover_now(paths: &[PathBuf], options: &Options) -> std::io::Result<Vec<TreeFile>> {
     let cwd = std::env::current_dir().ok();
     let mut out: Vec<TreeFile> = Vec::new();
     // `hiera.yaml` files deeper than discovery reads of its own accord: kept where a URI names
@@ -291,7 +292,9 @@ impl EnvironmentLayout {
         crate::source::kept_walk(&options.files, key, || self.files_now(options))
     }
 
-    fn files_now(&self, options: &Options) -> std::io::Result<Vec<TreeFile>> {
+    /// [`EnvironmentLayout::files`], walked now and not kept (for a walk that keeps its own
+    /// result).
+    pub(crate) fn files_now(&self, options: &Options) -> std::io::Result<Vec<TreeFile>> {
         let access = &options.files;
         let cwd = std::env::current_dir().ok();
         let mut out: Vec<TreeFile> = Vec::new();

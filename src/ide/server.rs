@@ -111,6 +111,7 @@ pub fn run(
         shutdown: false,
         dirty: true,
         can_watch,
+        awaiting_watch: None,
         log,
     };
     if !server.send(Response::new_ok(id, result).into()) {
@@ -136,6 +137,11 @@ struct Server<'c, 'l> {
     dirty: bool,
     /// The editor can watch the tree's files for the server: asked to once initialized.
     can_watch: bool,
+    /// When the editor was asked to watch the tree, until it answers: the first check waits
+    /// for the answer (at most [`WATCH_ANSWER_WAIT`]), so that it reads the tree once, into
+    /// what is kept between checks. Checked before the answer, the tree was read again at the
+    /// first edit, and both copies of its texts held until then.
+    awaiting_watch: Option<std::time::Instant>,
     log: &'l mut dyn FnMut(&str),
 }
 
@@ -144,6 +150,10 @@ const MOST_CANCELLED: usize = 1024;
 
 /// The id of the server's request that the editor watch the tree's files.
 const WATCH_REQUEST: &str = "pbc/watch-the-tree";
+
+/// How long the first check waits for the editor's answer to [`WATCH_REQUEST`]: editors
+/// answer at once; one that does not still gets its diagnostics.
+const WATCH_ANSWER_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Waits for `initialize`, answering any other request with the error the protocol asks for.
 fn wait_for_initialize(connection: &Connection) -> Option<(RequestId, InitializeParams)> {
@@ -253,8 +263,43 @@ impl Server<'_, '_> {
         if !self.dirty || self.shutdown {
             return true;
         }
+        self.await_watch_answer();
         self.dirty = false;
         self.publish_diagnostics()
+    }
+
+    /// The editor's answer to [`WATCH_REQUEST`], when it was asked and has not answered: taken
+    /// from the messages read ahead, else waited for. What comes meanwhile is kept, in order,
+    /// to be handled after the check.
+    fn await_watch_answer(&mut self) {
+        let Some(asked) = self.awaiting_watch else {
+            return;
+        };
+        let watch = RequestId::from(WATCH_REQUEST.to_string());
+        let is_answer = |m: &Message| matches!(m, Message::Response(r) if r.id == watch);
+        if let Some(at) = self.arrived.iter().position(is_answer) {
+            if let Some(Message::Response(response)) = self.arrived.remove(at) {
+                self.answered(response);
+            }
+            return;
+        }
+        loop {
+            let left = WATCH_ANSWER_WAIT.saturating_sub(asked.elapsed());
+            match self.connection.receiver.recv_timeout(left) {
+                Ok(Message::Response(response)) if response.id == watch => {
+                    self.answered(response);
+                    return;
+                }
+                Ok(Message::Notification(n)) if n.method == note::Cancel::METHOD => self.cancel(&n),
+                Ok(other) => self.arrived.push_back(other),
+                // No answer in time, or the editor is gone (the next read says so): the check
+                // goes on without the watch.
+                Err(_) => {
+                    self.awaiting_watch = None;
+                    return;
+                }
+            }
+        }
     }
 
     /// Every message that has come, read ahead: the cancellations among them noted.
@@ -473,6 +518,7 @@ impl Server<'_, '_> {
     /// Changes on disk before the watch began are not told: nothing read before is kept.
     fn answered(&mut self, response: Response) {
         if response.id == RequestId::from(WATCH_REQUEST.to_string()) {
+            self.awaiting_watch = None;
             let refused = response.response_result.err();
             self.workspace.keep_disk(refused.is_none());
             if let Some(error) = refused {
@@ -513,7 +559,9 @@ impl Server<'_, '_> {
         let method = n.method.clone();
         if method == note::Initialized::METHOD && self.can_watch {
             self.can_watch = false;
-            if !self.watch_the_tree() {
+            if self.watch_the_tree() {
+                self.awaiting_watch = Some(std::time::Instant::now());
+            } else {
                 (self.log)("pbc lsp: the editor is gone");
             }
             return;

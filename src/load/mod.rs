@@ -304,11 +304,14 @@ fn site_files(
 ) -> std::io::Result<std::sync::Arc<SiteFiles>> {
     let key = || tree::walk_key(format!("site {dir:?} {layouts:?}"), options);
     source::kept_walk(&options.files, key, || {
+        // Walked now, not kept apart: what this walk keeps is what a check uses, and kept
+        // again on their own the two walks held every file's path twice more (3.7 MB for a
+        // 10,000-file tree in the language server).
         let layout_files = layouts
             .iter()
-            .map(|layout| layout.files(options))
+            .map(|layout| layout.files_now(options))
             .collect::<std::io::Result<Vec<Vec<tree::TreeFile>>>>()?;
-        let everything = tree::discover(&[dir.to_path_buf()], options)?;
+        let everything = tree::discover_now(&[dir.to_path_buf()], options)?;
         // A path met again (environments share their modules; the environments' paths are
         // below the canonical directory, the walk of `dir` may name the same files
         // `./modules/...`) is the same file: only distinct paths are read, on every core, each

@@ -704,8 +704,9 @@ fn a_hover_says_what_its_own_key_logged() {
 /// An editor that watches files for the server is asked to watch the tree once initialized,
 /// and the server then lists and reads the tree once, keeping it from one check to the next
 /// until the editor tells of a change: a file written behind the editor's back is seen only
-/// once the editor's watch tells of it. Without the watch (an editor that cannot, or refuses),
-/// every check lists and reads the tree again and sees it at once.
+/// once the editor's watch tells of it. The first check waits for the editor's answer, so
+/// the tree is read once, not again at the first edit. Without the watch (an editor that
+/// cannot, or refuses), every check lists and reads the tree again and sees it at once.
 #[test]
 fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
     for (can_watch, accepts) in [(true, true), (true, false), (false, false)] {
@@ -743,11 +744,22 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
             editor.send(answer.into());
         }
         assert!(editor.published_so_far().is_empty(), "the example is clean");
-        // A check with the watch in place lists and reads the tree, and keeps it.
+        // The first check waited for the editor's answer: with the watch in place it listed
+        // and read the tree and kept it, so a file written since is not seen by the next.
+        let early = "bindings/early.pp";
+        std::fs::write(root.join(early), "bindings early {\n  bind 'x' to\n}\n").expect("written");
         let file = "bindings/default.pp";
         let text = std::fs::read_to_string(root.join(file)).expect("the file");
         did_open(&editor, file, &text);
-        assert!(editor.published_so_far().is_empty());
+        let opened = editor.published_so_far();
+        let kept = can_watch && accepts;
+        assert_eq!(
+            opened
+                .iter()
+                .any(|m| m["params"]["uri"] == "<root>/bindings/early.pp"),
+            !kept,
+            "watching {kept}: {opened:#?}"
+        );
         let broken = "bindings/broken.pp";
         std::fs::write(root.join(broken), "bindings broken {\n  bind 'x' to\n}\n")
             .expect("written");
@@ -758,7 +770,6 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
                 .iter()
                 .any(|m| m["params"]["uri"] == "<root>/bindings/broken.pp")
         };
-        let kept = can_watch && accepts;
         assert_eq!(
             reports_broken(&unannounced),
             !kept,
@@ -800,6 +811,39 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
             "{log:?}"
         );
     }
+}
+
+/// An editor that says it can watch files but never answers the request to watch the tree
+/// still gets the tree's diagnostics: the first check waits for the answer only so long.
+#[test]
+fn an_editor_that_never_answers_the_watch_request_still_gets_diagnostics() {
+    let mut editor = Editor::start(&tree("category_typo"));
+    let root_uri = path_to_uri(&editor.root);
+    editor.request(
+        "initialize",
+        json!({
+            "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}},
+            "rootUri": root_uri,
+        }),
+    );
+    editor.notify("initialized", json!({}));
+    let first = editor.published_so_far();
+    assert_eq!(
+        first[0]["method"], "client/registerCapability",
+        "{first:#?}"
+    );
+    assert!(
+        first[1..]
+            .iter()
+            .any(|m| m["method"] == "textDocument/publishDiagnostics"
+                && !m["params"]["diagnostics"]
+                    .as_array()
+                    .is_none_or(Vec::is_empty)),
+        "{first:#?}"
+    );
+    let (ended, log) = editor.finish();
+    assert_eq!(ended, Ended::Clean);
+    assert!(!log.iter().any(|l| l.contains("does not watch")), "{log:?}");
 }
 
 /// `from` copied to `to`, directories and files.
