@@ -151,6 +151,10 @@ const MOST_CANCELLED: usize = 1024;
 /// The id of the server's request that the editor watch the tree's files.
 const WATCH_REQUEST: &str = "pbc/watch-the-tree";
 
+fn watch_request_id() -> RequestId {
+    RequestId::from(WATCH_REQUEST.to_string())
+}
+
 /// How long the first check waits for the editor's answer to [`WATCH_REQUEST`]: editors
 /// answer at once; one that does not still gets its diagnostics.
 const WATCH_ANSWER_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
@@ -275,7 +279,7 @@ impl Server<'_, '_> {
         let Some(asked) = self.awaiting_watch else {
             return;
         };
-        let watch = RequestId::from(WATCH_REQUEST.to_string());
+        let watch = watch_request_id();
         let is_answer = |m: &Message| matches!(m, Message::Response(r) if r.id == watch);
         if let Some(at) = self.arrived.iter().position(is_answer) {
             if let Some(Message::Response(response)) = self.arrived.remove(at) {
@@ -517,7 +521,7 @@ impl Server<'_, '_> {
     /// for the server, what was listed and read of them is kept from one check to the next.
     /// Changes on disk before the watch began are not told: nothing read before is kept.
     fn answered(&mut self, response: Response) {
-        if response.id == RequestId::from(WATCH_REQUEST.to_string()) {
+        if response.id == watch_request_id() {
             self.awaiting_watch = None;
             let refused = response.response_result.err();
             self.workspace.keep_disk(refused.is_none());
@@ -548,7 +552,7 @@ impl Server<'_, '_> {
             }],
         };
         let request = Request::new(
-            RequestId::from(WATCH_REQUEST.to_string()),
+            watch_request_id(),
             req::RegisterCapability::METHOD.to_string(),
             params,
         );
