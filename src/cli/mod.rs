@@ -156,6 +156,13 @@ pub(crate) fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// Whether the command is the language server: it runs for as long as the editor does and
+/// holds a tree, so it is the one command run with its allocator returning freed memory at
+/// once (see `main`).
+pub(crate) fn is_language_server(cli: &Cli) -> bool {
+    matches!(cli.command, Command::Lsp { .. })
+}
+
 /// `-C DIR` and the paths after it: each path relative to the tree, or the tree itself when
 /// none is given (the current directory without -C).
 pub(crate) fn in_tree(tree: Option<PathBuf>, paths: Vec<PathBuf>) -> Vec<PathBuf> {

@@ -519,6 +519,74 @@ fn the_binary_serves_stdio_and_refuses_broken_frames() {
     );
 }
 
+/// The server runs with its allocator handing freed memory back at once (`main`'s restart
+/// with `MIMALLOC_PURGE_DELAY=0`): what it runs as once it answers is read from the system.
+/// A delay the user set is theirs, and kept.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_server_hands_freed_memory_back_at_once() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    let root = std::fs::canonicalize(tree("category_typo")).expect("tree");
+    let frame = |value: Value| {
+        let body = value.to_string();
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    };
+    let purge_delay_of_server = |user_setting: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pbc"));
+        command
+            .args(["lsp", "--stdio"])
+            .env_remove("MIMALLOC_PURGE_DELAY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        if let Some(delay) = user_setting {
+            command.env("MIMALLOC_PURGE_DELAY", delay);
+        }
+        let mut child = command.spawn().expect("pbc runs");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"capabilities": {}, "rootUri": path_to_uri(&root)}});
+        stdin
+            .write_all(frame(initialize).as_bytes())
+            .expect("pbc reads");
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            stdout.read_line(&mut line).expect("pbc answers");
+            assert!(!line.is_empty(), "pbc lsp ended before answering");
+            match line.trim_end() {
+                "" => break,
+                header => {
+                    if let Some(n) = header.strip_prefix("Content-Length: ") {
+                        length = n.parse().expect("a length");
+                    }
+                }
+            }
+        }
+        let mut answer = vec![0; length];
+        stdout.read_exact(&mut answer).expect("the answer");
+        let environment = std::fs::read(format!("/proc/{}/environ", child.id()))
+            .expect("the server's environment");
+        let session_end = [
+            frame(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})),
+            frame(json!({"jsonrpc": "2.0", "method": "exit"})),
+        ]
+        .concat();
+        stdin.write_all(session_end.as_bytes()).expect("pbc reads");
+        drop(stdin);
+        let mut rest = Vec::new();
+        let _ = stdout.read_to_end(&mut rest);
+        assert_eq!(child.wait().expect("pbc ends").code(), Some(0));
+        environment
+            .split(|&b| b == 0)
+            .find_map(|v| v.strip_prefix(b"MIMALLOC_PURGE_DELAY="))
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+    };
+    assert_eq!(purge_delay_of_server(None).as_deref(), Some("0"));
+    assert_eq!(purge_delay_of_server(Some("7")).as_deref(), Some("7"));
+}
+
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("examples")
