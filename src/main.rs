@@ -47,10 +47,10 @@ const PURGE_DELAY: &str = "MIMALLOC_PURGE_DELAY";
 
 /// Runs this command again, in this process, with [`PURGE_DELAY`] 0, unless the variable is
 /// set (by the user, or by this restart). mimalloc hands a waiting page back only when its
-/// thread allocates or frees again, and the language server's first check frees a third of
-/// what it built on threads that have ended, then waits for the editor: the pages stayed
-/// resident for as long as the server ran (101 MB after opening the 10,000-file tree, 80 MB
-/// with the delay 0: docs/benchmarks.md). The setting can only be made before mimalloc starts,
+/// thread allocates or frees again, and the language server's first check frees a fifth of
+/// its peak, much of it on threads that have ended, then waits for the editor: the pages
+/// stayed resident for as long as the server ran (101 MB after opening the 10,000-file tree,
+/// 80 MB with the delay 0: docs/benchmarks.md). The setting can only be made before mimalloc starts,
 /// and mimalloc's own call to change it is outside safe Rust; the commands that exit after one
 /// run keep the delay, which saves them the calls to the system. Nothing has been read from
 /// stdin yet, and `exec` keeps the process, its stdio and its arguments: the editor sees one
