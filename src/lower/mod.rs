@@ -353,8 +353,10 @@ fn composed_layers<'a>(
     inputs: &[LowerInput<'a>],
 ) -> (Vec<layers::ComposedLayer>, Vec<(usize, &'a BindingsBlock)>) {
     let specs = layer_specs(inputs);
-    let mut sources = Vec::new();
-    let mut blocks = Vec::new();
+    // Room for every input at once: most of a large tree's are bindings files, and lists
+    // grown by doubling are copied each time.
+    let mut sources = Vec::with_capacity(inputs.len());
+    let mut blocks = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.iter().enumerate() {
         if let Some(source) = layers::BindingsSource::of(input.role) {
             if let Some(block) = input.program.bindings_blocks().next() {

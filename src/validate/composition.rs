@@ -38,8 +38,10 @@ pub(super) fn check(
     options: &crate::options::Options,
     memo: Option<&mut JudgementMemo>,
 ) -> Option<ModelJudgement> {
-    let mut sources: Vec<BindingsSource> = Vec::new();
-    let mut bindings_inputs: Vec<&TreeInput> = Vec::new();
+    // Room for every input at once: most of a large tree's are bindings files, and lists
+    // grown by doubling are copied each time.
+    let mut sources: Vec<BindingsSource> = Vec::with_capacity(inputs.len() + unknown.len());
+    let mut bindings_inputs: Vec<&TreeInput> = Vec::with_capacity(inputs.len());
     for input in inputs {
         let Some(source) = BindingsSource::of(input.role) else {
             continue;
