@@ -50,11 +50,11 @@ const PURGE_DELAY: &str = "MIMALLOC_PURGE_DELAY";
 /// thread allocates or frees again, and the language server's first check frees a fifth of
 /// its peak, much of it on threads that have ended, then waits for the editor: the pages
 /// stayed resident for as long as the server ran (101 MB after opening the 10,000-file tree,
-/// 80 MB with the delay 0: docs/benchmarks.md). The setting can only be made before mimalloc starts,
-/// and mimalloc's own call to change it is outside safe Rust; the commands that exit after one
-/// run keep the delay, which saves them the calls to the system. Nothing has been read from
-/// stdin yet, and `exec` keeps the process, its stdio and its arguments: the editor sees one
-/// server. A restart that fails leaves this one running as it is.
+/// 80 MB with the delay 0: docs/benchmarks.md). The setting can only be made before mimalloc
+/// starts, and mimalloc's own call to change it is outside safe Rust; the commands that exit
+/// after one run keep the delay, which saves them the calls to the system. Nothing has been
+/// read from stdin yet, and `exec` keeps the process, its stdio and its arguments: the editor
+/// sees one server. A restart that fails leaves this one running as it is.
 fn restart_returning_freed_memory() {
     if std::env::var_os(PURGE_DELAY).is_some() {
         return;

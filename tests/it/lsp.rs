@@ -434,6 +434,12 @@ impl Editor {
     }
 }
 
+/// A message framed as the protocol sends it over stdio.
+fn frame(value: Value) -> String {
+    let body = value.to_string();
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
 /// The `pbc` binary as an editor runs it: a session over stdin and stdout ends with exit 0;
 /// a frame that claims more than the limit, or breaks the framing, ends it with exit 1 and a
 /// reason on stderr, without reading what it claims.
@@ -441,10 +447,6 @@ impl Editor {
 fn the_binary_serves_stdio_and_refuses_broken_frames() {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    let frame = |value: Value| {
-        let body = value.to_string();
-        format!("Content-Length: {}\r\n\r\n{body}", body.len())
-    };
     let root = std::fs::canonicalize(tree("category_typo")).expect("tree");
     let session = [
         frame(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -528,10 +530,6 @@ fn the_server_hands_freed_memory_back_at_once() {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::process::{Command, Stdio};
     let root = std::fs::canonicalize(tree("category_typo")).expect("tree");
-    let frame = |value: Value| {
-        let body = value.to_string();
-        format!("Content-Length: {}\r\n\r\n{body}", body.len())
-    };
     let purge_delay_of_server = |user_setting: Option<&str>| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pbc"));
         command
