@@ -637,7 +637,9 @@ impl<'m> Bindings<'m> {
                     return;
                 }
                 let mut c = candidate(Bound::Binding(b), b.abstract_, b.override_);
-                if let Some(ProducerDescriptor::HieraProducerDescriptor { level }) = &b.producer {
+                if let Some(ProducerDescriptor::HieraProducerDescriptor { level }) =
+                    b.producer.as_deref()
+                {
                     c.hiera_level = *level as u32;
                 }
                 ((&b.type_, b.name.as_deref().unwrap_or_default()), c)
@@ -1420,7 +1422,8 @@ mod tests {
                 predicates: vec![Category {
                     categorization: category.into(),
                     value: Code::Value(crate::eval::Value::String("v".into())),
-                }],
+                }]
+                .into(),
                 path: None,
                 bindings,
                 origin: origin.clone(),
@@ -1522,9 +1525,9 @@ mod tests {
                 name: Some(format!("k{}", i % 4000).into()),
                 override_: false,
                 abstract_: false,
-                producer: Some(ProducerDescriptor::ConstantProducerDescriptor {
+                producer: Some(Box::new(ProducerDescriptor::ConstantProducerDescriptor {
                     value: Code::Value(crate::eval::Value::String(i.to_string().into())),
-                }),
+                })),
                 extras: crate::lower::model::BindingExtras::of(
                     (i % 11 == 0).then(|| Box::from("all")),
                     Box::default(),
@@ -1541,7 +1544,8 @@ mod tests {
                     predicates: vec![Category {
                         categorization: "node".into(),
                         value: Code::Value(crate::eval::Value::String(format!("n{block}").into())),
-                    }],
+                    }]
+                    .into(),
                     path: None,
                     bindings: nested,
                     origin: origin.clone(),

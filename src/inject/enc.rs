@@ -59,9 +59,9 @@ pub fn add_to_model<'a>(model: &mut TreeDocument<Code<'a>>, enc: &Enc) {
                 name: name.map(String::into_boxed_str),
                 override_: false,
                 abstract_: false,
-                producer: Some(ProducerDescriptor::ConstantProducerDescriptor {
+                producer: Some(Box::new(ProducerDescriptor::ConstantProducerDescriptor {
                     value: Code::Value(value),
-                }),
+                })),
                 extras: BindingExtras::of(multibind_id.map(Box::from), Box::default()),
                 origin: origin.clone(),
             })
@@ -100,7 +100,8 @@ pub fn add_to_model<'a>(model: &mut TreeDocument<Code<'a>>, enc: &Enc) {
                 predicates: vec![Category {
                     categorization: "node".into(),
                     value: value.clone(),
-                }],
+                }]
+                .into(),
                 path: None,
                 bindings,
                 origin: origin.clone(),

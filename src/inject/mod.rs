@@ -962,7 +962,7 @@ fn produces_alike(bindings: &compose::Bindings, candidate: usize) -> bool {
         return false;
     }
     match c.bound {
-        Bound::Binding(b) => literal_binding(b.producer.as_ref(), b.producer_args()),
+        Bound::Binding(b) => literal_binding(b.producer.as_deref(), b.producer_args()),
         Bound::Multibinding(m) => {
             literal_options(&m.producer_args)
                 && compose::Bindings::multibind_id(m).is_some_and(|id| {
@@ -970,7 +970,7 @@ fn produces_alike(bindings: &compose::Bindings, candidate: usize) -> bool {
                         list.iter().all(|c| {
                             c.when.is_none()
                                 && literal_binding(
-                                    c.binding.producer.as_ref(),
+                                    c.binding.producer.as_deref(),
                                     c.binding.producer_args(),
                                 )
                         })

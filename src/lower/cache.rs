@@ -74,7 +74,7 @@ struct BlockHeader {
 #[derive(Serialize, Deserialize)]
 struct When {
     id: u32,
-    predicates: Vec<Category<Json>>,
+    predicates: Box<[Category<Json>]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     path: Option<Box<DataPath<Json>>>,
     origin: Origin,
@@ -628,7 +628,9 @@ impl Cache {
                 // A key of Hiera data needs every level that can answer it (whole), and the
                 // keys its values there interpolate.
                 if let AbstractBinding::Binding(b) = &record.binding {
-                    if let Some(ProducerDescriptor::HieraProducerDescriptor { .. }) = &b.producer {
+                    if let Some(ProducerDescriptor::HieraProducerDescriptor { .. }) =
+                        b.producer.as_deref()
+                    {
                         let module = name.split_once("::").map(|(m, _)| m.to_string());
                         for level in self.hiera_stack(module.as_deref()) {
                             hiera.insert(level);
@@ -853,7 +855,7 @@ fn looks_up(record: &Record, out: &mut Vec<String>) -> bool {
     let mut producers: Vec<&ProducerDescriptor<Json>> = Vec::new();
     match &record.binding {
         AbstractBinding::Binding(b) => {
-            producers.extend(&b.producer);
+            producers.extend(b.producer.as_deref());
             pn.extend(args(b.producer_args()));
         }
         AbstractBinding::Multibinding(m) => {
@@ -873,9 +875,9 @@ fn looks_up(record: &Record, out: &mut Vec<String>) -> bool {
         AbstractBinding::ParameterMapBinding { mappings, .. } => {
             pn.extend(args(mappings));
         }
-        AbstractBinding::DependencyBinding { from, to, .. } => {
-            pn.push(from);
-            pn.push(to);
+        AbstractBinding::DependencyBinding(d) => {
+            pn.push(&d.from);
+            pn.push(&d.to);
         }
         AbstractBinding::CategorizedBindings { .. } => {}
     }

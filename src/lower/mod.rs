@@ -57,7 +57,7 @@ pub trait Embed<'a>: Sync {
     /// (its literal value or its expression). The check reads a binding's key, type, flags,
     /// options and place, never its value: without values its blocks hold a sixth less, and
     /// nothing is copied out of a file's tree for them. A binding lowered without its value
-    /// still has the producer of its kind, holding `undef`.
+    /// has no producer, unless it is a Hiera level's (which the rules read).
     fn for_model(&self) -> bool {
         true
     }
@@ -493,10 +493,10 @@ pub fn system_layer<X>() -> NamedLayer<X> {
             name: Some("/classes".into()),
             override_: false,
             abstract_: false,
-            producer: Some(ProducerDescriptor::ClassesProducerDescriptor {
+            producer: Some(Box::new(ProducerDescriptor::ClassesProducerDescriptor {
                 included: "included_classes".into(),
                 excluded: "excluded_classes".into(),
-            }),
+            })),
             extras: None,
             origin: origin.clone(),
         }),
@@ -679,16 +679,16 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             }
             BindOpKind::Alias {
                 flags, from, to, ..
-            } => out.push(AbstractBinding::AliasBinding(
+            } => out.push(AbstractBinding::AliasBinding(Box::new(
                 self.rebinding(flags, from, to, origin),
-            )),
+            ))),
             BindOpKind::Renamed {
                 flags, from, to, ..
-            } => out.push(AbstractBinding::RenamedBinding(
+            } => out.push(AbstractBinding::RenamedBinding(Box::new(
                 self.rebinding(flags, from, to, origin),
-            )),
+            ))),
             BindOpKind::Rebind { flags, key, .. } => out.push(AbstractBinding::Rebinding(
-                self.rebinding(flags, key, key, origin),
+                Box::new(self.rebinding(flags, key, key, origin)),
             )),
             BindOpKind::Include { classes } => {
                 self.class_contributions(classes, "included_classes", out)
@@ -698,16 +698,18 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             }
             BindOpKind::Dependency {
                 from, arrow, to, ..
-            } => out.push(AbstractBinding::DependencyBinding {
-                from: self.embed.expression(from),
-                arrow: match arrow {
-                    DependencyArrow::Before => "->",
-                    DependencyArrow::Notify => "~>",
-                }
-                .into(),
-                to: self.embed.expression(to),
-                origin,
-            }),
+            } => out.push(AbstractBinding::DependencyBinding(Box::new(
+                model::DependencyBinding {
+                    from: self.embed.expression(from),
+                    arrow: match arrow {
+                        DependencyArrow::Before => "->",
+                        DependencyArrow::Notify => "~>",
+                    }
+                    .into(),
+                    to: self.embed.expression(to),
+                    origin,
+                },
+            ))),
         }
     }
 
@@ -747,7 +749,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                                 name: Some(format!("/param/{target_name}/{p}").into()),
                                 override_,
                                 abstract_: false,
-                                producer: Some(self.value_producer(&en.value, optional)),
+                                producer: self.held(Some(self.value_producer(&en.value, optional))),
                                 extras: BindingExtras::of(None, self.options(options).into()),
                                 origin: self.origin(en.key.span),
                             }));
@@ -781,7 +783,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                         name: Some(format!("/var/{name}").into()),
                         override_,
                         abstract_,
-                        producer: v.map(|v| self.value_producer(v, optional)),
+                        producer: self.held(v.map(|v| self.value_producer(v, optional))),
                         extras: BindingExtras::of(None, self.options(options).into()),
                         origin: self.origin(span),
                     }));
@@ -815,7 +817,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                     name: name.and_then(|n| n.literal_text()).map(Box::from),
                     override_,
                     abstract_,
-                    producer,
+                    producer: self.held(producer),
                     extras: BindingExtras::of(
                         multibind_id.map(String::into_boxed_str),
                         self.options(options).into(),
@@ -882,10 +884,22 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
                 name: None,
                 override_: false,
                 abstract_: false,
-                producer: Some(producer),
+                producer: self.held(Some(producer)),
                 extras: BindingExtras::of(Some(id.into()), Box::default()),
                 origin: self.origin(n.span),
             }));
+        }
+    }
+
+    /// A binding's producer as its block holds it (see [`Binding::producer`]): boxed; for the
+    /// check (no model), only a Hiera level's, the one producer its rules read.
+    fn held(
+        &self,
+        producer: Option<ProducerDescriptor<E::X>>,
+    ) -> Option<Box<ProducerDescriptor<E::X>>> {
+        match producer? {
+            p @ ProducerDescriptor::HieraProducerDescriptor { .. } => Some(Box::new(p)),
+            p => self.embed.for_model().then(|| Box::new(p)),
         }
     }
 

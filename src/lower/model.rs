@@ -196,7 +196,7 @@ pub enum AbstractBinding<X = Json> {
     Multibinding(Box<Multibinding<X>>),
     /// `when`: the predicates are ANDed; `or` gives one copy per alternative (D7).
     CategorizedBindings {
-        predicates: Vec<Category<X>>,
+        predicates: Box<[Category<X>]>,
         /// Only for a data file (ARM-9): which requests its hierarchy path names it for.
         #[serde(skip_serializing_if = "Option::is_none")]
         path: Option<Box<DataPath<X>>>,
@@ -204,11 +204,12 @@ pub enum AbstractBinding<X = Json> {
         origin: Origin,
     },
     /// ARM-8 `bind alias FROM as TO`: `TO` is bound to `FROM`'s producer; `FROM` stays.
-    AliasBinding(Rebinding),
+    /// (The rare kinds are boxed: in place, each took its size in every slot of every block.)
+    AliasBinding(Box<Rebinding>),
     /// ARM-8 `bind renamed FROM as TO`: as an alias, and `FROM` is erased.
-    RenamedBinding(Rebinding),
+    RenamedBinding(Box<Rebinding>),
     /// ARM-8 `rebind KEY`: the key's producer, bound again at this precedence.
-    Rebinding(Rebinding),
+    Rebinding(Box<Rebinding>),
     /// ARM-8 `bind parameters TARGET to R[t]`: the target's parameters come from another
     /// object's parameters (maps in `producer_args`). Boxed: it is rare, and in place it was
     /// the one variant longer than a binding, which every slot of a block then took.
@@ -222,15 +223,19 @@ pub enum AbstractBinding<X = Json> {
         origin: Origin,
     },
     /// ARM-8 `bind dependency A -> B` (`~>` notifies).
-    DependencyBinding {
-        #[slots(expression)]
-        from: X,
-        #[serde(deserialize_with = "arrow")]
-        arrow: Box<str>,
-        #[slots(expression)]
-        to: X,
-        origin: Origin,
-    },
+    DependencyBinding(Box<DependencyBinding<X>>),
+}
+
+/// What [`AbstractBinding::DependencyBinding`] holds (written as the variant's own fields).
+#[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
+pub struct DependencyBinding<X = Json> {
+    #[slots(expression)]
+    pub from: X,
+    #[serde(deserialize_with = "arrow")]
+    pub arrow: Box<str>,
+    #[slots(expression)]
+    pub to: X,
+    pub origin: Origin,
 }
 
 /// What [`AbstractBinding::ParametersBinding`] holds (written as the variant's own fields).
@@ -258,7 +263,10 @@ pub struct Binding<X = Json> {
     pub name: Option<Box<str>>,
     pub override_: bool,
     pub abstract_: bool,
-    pub producer: Option<ProducerDescriptor<X>>,
+    /// Boxed: in place, its 40 bytes made every slot of every block 120 bytes; boxed, a
+    /// binding and a `when` take 88. A check's blocks hold only a Hiera level's producer
+    /// (the rules read no other), so a check holds no box at all for most bindings.
+    pub producer: Option<Box<ProducerDescriptor<X>>>,
     /// `None` when the binding has neither a multibind id nor options.
     pub extras: Option<Box<BindingExtras<X>>>,
     pub origin: Origin,
@@ -319,7 +327,7 @@ struct BindingAsWritten<Type, Name, Producer, Args, Place> {
 type BindingWritten<'b, X> = BindingAsWritten<
     &'b TypeModel,
     Option<&'b str>,
-    &'b Option<ProducerDescriptor<X>>,
+    Option<&'b ProducerDescriptor<X>>,
     &'b [NamedArgument<X>],
     &'b Origin,
 >;
@@ -332,7 +340,7 @@ impl<X> Binding<X> {
             override_: self.override_,
             abstract_: self.abstract_,
             multibind_id: self.multibind_id(),
-            producer: &self.producer,
+            producer: self.producer.as_deref(),
             producer_args: self.producer_args(),
             origin: &self.origin,
         }
@@ -371,7 +379,7 @@ impl<'de, X: Deserialize<'de>> Deserialize<'de> for Binding<X> {
             name: b.name,
             override_: b.override_,
             abstract_: b.abstract_,
-            producer: b.producer,
+            producer: b.producer.map(Box::new),
             extras: BindingExtras::of(b.multibind_id, b.producer_args),
             origin: b.origin,
         })
@@ -741,12 +749,14 @@ mod tests {
     use super::*;
 
     /// A tree's model is mostly its bindings, each in a slot of this size: a larger field in
-    /// any variant makes every slot larger (a resource type, a hash type, a data path, the
-    /// multibinding and the parameters binding are boxed for this).
+    /// any variant makes every slot larger (a resource type, a hash type, a data path, a
+    /// producer, the multibinding, the rebindings, the dependency and the parameters binding
+    /// are boxed for this, and a `when`'s predicates are a box, not a growable list, so that
+    /// a binding's flags leave room for the variant's tag).
     #[test]
     fn a_binding_stays_small() {
         use crate::eval::code::Code;
-        assert!(std::mem::size_of::<AbstractBinding<Code>>() <= 120);
+        assert!(std::mem::size_of::<AbstractBinding<Code>>() <= 88);
         assert!(std::mem::size_of::<Origin>() <= 32);
         assert!(std::mem::size_of::<TypeModel>() <= 16);
     }

@@ -426,13 +426,13 @@ mod tests {
     /// Every shape the writer spells, with every escape, beside those it hands to serde, and
     /// every type, with and without its optional names.
     fn every_shape() -> Vec<AbstractBinding<Code<'static>>> {
-        let plain = |type_: TypeModel, name: Option<&str>, producer| {
+        let plain = |type_: TypeModel, name: Option<&str>, producer: Option<_>| {
             AbstractBinding::Binding(Binding {
                 type_,
                 name: name.map(Into::into),
                 override_: true,
                 abstract_: false,
-                producer,
+                producer: producer.map(Box::new),
                 extras: None,
                 origin: origin("bindings/x\"y\\z\u{1}\t\u{7f}é.pp", 4_294_967_295, 0),
             })
@@ -599,8 +599,8 @@ mod tests {
             abstract_: true,
             origin: origin("m.pp", 2, 4),
         };
-        out.push(AbstractBinding::AliasBinding(rebinding()));
-        out.push(AbstractBinding::RenamedBinding(rebinding()));
+        out.push(AbstractBinding::AliasBinding(Box::new(rebinding())));
+        out.push(AbstractBinding::RenamedBinding(Box::new(rebinding())));
         out.push(AbstractBinding::ParametersBinding(Box::new(
             ParametersBinding {
                 name: "/parameters/x".into(),
@@ -619,18 +619,20 @@ mod tests {
             override_: true,
             origin: origin("m.pp", 11, 2),
         });
-        out.push(AbstractBinding::DependencyBinding {
-            from: variable(),
-            arrow: "~>".into(),
-            to: Code::Variable("z".into()),
-            origin: origin("m.pp", 12, 2),
-        });
+        out.push(AbstractBinding::DependencyBinding(Box::new(
+            DependencyBinding {
+                from: variable(),
+                arrow: "~>".into(),
+                to: Code::Variable("z".into()),
+                origin: origin("m.pp", 12, 2),
+            },
+        )));
         out.push(AbstractBinding::Binding(Binding {
             type_: TypeModel::PStringType,
             name: Some("contribution".into()),
             override_: false,
             abstract_: true,
-            producer: constant(Value::String("x".into())),
+            producer: constant(Value::String("x".into())).map(Box::new),
             extras: BindingExtras::of(
                 Some("the multibind".into()),
                 vec![NamedArgument {
@@ -642,7 +644,7 @@ mod tests {
             ),
             origin: origin("m.pp", 1, 1),
         }));
-        out.push(AbstractBinding::Rebinding(Rebinding {
+        out.push(AbstractBinding::Rebinding(Box::new(Rebinding {
             from_type: TypeModel::PDataType,
             from_name: Some("a".into()),
             type_: TypeModel::PDataType,
@@ -650,7 +652,7 @@ mod tests {
             override_: false,
             abstract_: false,
             origin: origin("m.pp", 2, 3),
-        }));
+        })));
         let inner = out.clone();
         out.push(AbstractBinding::CategorizedBindings {
             predicates: vec![
@@ -662,10 +664,11 @@ mod tests {
                     categorization: "data_center \"x\"".into(),
                     value: code(Value::Integer(-3)),
                 },
-            ],
+            ]
+            .into(),
             path: None,
             bindings: vec![AbstractBinding::CategorizedBindings {
-                predicates: Vec::new(),
+                predicates: Box::default(),
                 path: Some(Box::new(DataPath {
                     path: "nodes/%{trusted.certname}".into(),
                     template: Code::Variable("x".into()),
@@ -678,7 +681,7 @@ mod tests {
             origin: origin("m.pp", 5, 3),
         });
         out.push(AbstractBinding::CategorizedBindings {
-            predicates: Vec::new(),
+            predicates: Box::default(),
             path: None,
             bindings: Vec::new(),
             origin: origin("m.pp", 6, 3),
@@ -799,9 +802,9 @@ mod tests {
                     name: Some("k".into()),
                     override_: false,
                     abstract_: false,
-                    producer: Some(ProducerDescriptor::EvaluatingProducerDescriptor {
+                    producer: Some(Box::new(ProducerDescriptor::EvaluatingProducerDescriptor {
                         expression: json(r#"{"^":["var","::fqdn"]}"#),
-                    }),
+                    })),
                     extras: None,
                     origin: origin("bindings/default.pp", 2, 3),
                 })],
