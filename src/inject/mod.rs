@@ -180,7 +180,7 @@ impl<'m> Injector<'m> {
                 }
             })?;
             categories.push(EffectiveCategory {
-                name: c.categorization.clone(),
+                name: c.categorization.to_string(),
                 value,
                 precedence,
             });

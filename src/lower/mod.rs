@@ -297,7 +297,7 @@ pub fn tree_categories<'a, E: Embed<'a>>(
             entries
                 .iter()
                 .map(|c| Category {
-                    categorization: c.name.to_string(),
+                    categorization: c.name.clone(),
                     value: embed.expression(&c.value),
                 })
                 .collect(),
@@ -615,7 +615,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             },
         };
         Category {
-            categorization: p.category.to_string(),
+            categorization: p.category.clone(),
             value,
         }
     }

@@ -419,11 +419,12 @@ pub struct Rebinding {
 }
 
 /// A `when` predicate (the value lower-cased, D9), or an effective category (the value is the
-/// category's expression as PN).
+/// category's expression as PN). The category's name is held in place when it is short, as
+/// nearly all are (a tree has a predicate or more per `when`).
 #[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
 pub struct Category<X = Json> {
-    pub categorization: String,
+    pub categorization: smol_str::SmolStr,
     #[slots(category)]
     pub value: X,
 }

@@ -92,6 +92,13 @@ impl WriteCompact for String {
     }
 }
 
+impl WriteCompact for smol_str::SmolStr {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        text.string(self);
+        Ok(())
+    }
+}
+
 impl WriteCompact for bool {
     fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
         text.text(boolean(*self));
