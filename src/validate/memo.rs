@@ -71,7 +71,10 @@ struct Judged {
     /// Each file's keys of `by_file` by a hash of their id, sorted: the files that bind a
     /// few keys, found without reading every file's list (every file is walked when each
     /// contributes to one multibind, and its list was read for whether it binds the keys).
-    binders: Vec<(u64, FileId)>,
+    /// The hash is cut to 32 bits (8 bytes an entry, not 16: a megabyte for a tree's hundred
+    /// thousand keys): a file a shared hash names is read, and left out (see
+    /// [`Judged::binding`]).
+    binders: Vec<(u32, FileId)>,
     /// The hash of `binders` (any fixed for the judgement's life).
     key_hash: foldhash::fast::RandomState,
     /// The findings of the keys that have any, by [`crate::lower::keys::Key::id`].
@@ -371,7 +374,7 @@ impl Judged {
         let mut files: Vec<FileId> = keys
             .iter()
             .flat_map(|key| {
-                let hash = self.key_hash.hash_one(key.as_str());
+                let hash = key_hash(&self.key_hash, key);
                 let from = self.binders.partition_point(|&(h, _)| h < hash);
                 self.binders[from..]
                     .iter()
@@ -486,7 +489,7 @@ impl Judged {
         } else {
             self.binders
                 .retain(|(_, file)| listing.binary_search(file).is_err());
-            let mut added: Vec<(u64, FileId)> = listing
+            let mut added: Vec<(u32, FileId)> = listing
                 .iter()
                 .flat_map(|&file| bound_by(hash, file, &self.by_file[file.0 as usize]))
                 .collect();
@@ -501,11 +504,16 @@ fn bound_by<'n>(
     hash: &'n foldhash::fast::RandomState,
     file: FileId,
     names: &'n FileNames,
-) -> impl Iterator<Item = (u64, FileId)> + 'n {
+) -> impl Iterator<Item = (u32, FileId)> + 'n {
     names
         .binds
         .lines()
-        .map(move |key| (hash.hash_one(key), file))
+        .map(move |key| (key_hash(hash, key), file))
+}
+
+/// A key's hash in [`Judged::binders`]: its low 32 bits.
+fn key_hash(hash: &foldhash::fast::RandomState, key: &str) -> u32 {
+    hash.hash_one(key) as u32
 }
 
 /// `added` merged into `sorted`, both in order, in place: a few keys among a tree's hundred
