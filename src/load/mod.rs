@@ -137,7 +137,7 @@ fn check_paths_remembering(
     mut memo: Option<&mut CheckMemo>,
     options: &Options,
 ) -> std::io::Result<CheckReport> {
-    let mut listings = Some(source::ListingScope::begin_for(&options.files));
+    let mut listings = Some(source::ListingScope::begin());
     if let [dir] = paths {
         if dir.join("environments.pp").is_file() {
             if let Some(report) = check_site(dir, &mut listings, memo.as_deref_mut(), options)? {

@@ -201,7 +201,7 @@ fn commands_at_once_each_read_by_their_own_options() {
 /// keystroke) reports what a check without them reports, while files change: each tree of
 /// the corpus checked with one memo throughout, as each of its files is broken (a stray `}`),
 /// doubled (its text twice: names bound twice, blocks declared twice) and given back, each
-/// change as the editor's unsaved buffer, with the tree's listings and files kept as read. The
+/// change as the editor's unsaved buffer, with the tree's walks and files kept as read. The
 /// reports are compared as `pbc check` prints them.
 #[test]
 fn a_check_with_the_last_checks_parses_reports_what_a_fresh_one_does() {
