@@ -1219,6 +1219,59 @@ fn type_model_at(t: &PType, depth: usize) -> TypeModel {
 mod tests {
     use super::*;
 
+    /// A check's block keeps a Hiera level's producer (the composition places a data key at
+    /// its level by it) and no other; a model keeps every producer.
+    #[test]
+    fn the_check_keeps_only_a_hiera_levels_producer() {
+        use crate::eval::code::{Detached, ForChecking};
+        let files = SourceMap::new();
+        let hiera = || Some(ProducerDescriptor::HieraProducerDescriptor { level: 3 });
+        let constant = || {
+            Some(ProducerDescriptor::ConstantProducerDescriptor {
+                value: crate::eval::code::Code::Value(crate::eval::Value::Undef),
+            })
+        };
+        let held = |for_model: bool| {
+            let lowerer = Lowerer {
+                files: &files,
+                origin_names: &[],
+                embed: Detached { for_model },
+            };
+            (
+                lowerer.held(hiera()),
+                lowerer.held(constant()),
+                lowerer.held(None),
+            )
+        };
+        let level = |p: Option<Box<ProducerDescriptor<_>>>| match p.as_deref() {
+            Some(ProducerDescriptor::HieraProducerDescriptor { level }) => Some(*level),
+            _ => None,
+        };
+        let (h, c, none) = held(false);
+        assert_eq!(level(h), Some(3));
+        assert!(c.is_none() && none.is_none());
+        let checking = Lowerer {
+            files: &files,
+            origin_names: &[],
+            embed: ForChecking,
+        };
+        assert_eq!(
+            level(
+                checking.held(Some(ProducerDescriptor::HieraProducerDescriptor {
+                    level: 5
+                }))
+            ),
+            Some(5)
+        );
+        let (h, c, none) = held(true);
+        assert_eq!(level(h), Some(3));
+        assert!(matches!(
+            c.as_deref(),
+            Some(ProducerDescriptor::ConstantProducerDescriptor { .. })
+        ));
+        assert!(none.is_none());
+    }
+
     /// The literal's JSON, spelled from the expression and from its value.
     fn both_spellings(e: &Expr) -> (Option<String>, Option<String>) {
         let mut spelled = String::from("kept");
