@@ -70,7 +70,7 @@ fn main() {
             .iter()
             .zip(&raw)
             .map(|((name, role), bytes)| puppet_bindings::SourceInput {
-                name: name.clone(),
+                name: name.as_str().into(),
                 role: role.clone(),
                 bytes: bytes.clone().into(),
             })

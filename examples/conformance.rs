@@ -326,7 +326,7 @@ fn check(root: &Path, oracle: &Path) -> Result<bool, String> {
         .iter()
         .map(|f| {
             let rel = f.path.strip_prefix(root).unwrap_or(&f.path);
-            (f.display.as_str(), rel.to_string_lossy().into_owned())
+            (&*f.display, rel.to_string_lossy().into_owned())
         })
         .collect();
     let mut extra = Vec::new();

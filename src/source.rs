@@ -34,7 +34,7 @@ impl From<Vec<u8>> for ReadBytes {
 /// that stops this file (the stored text is then a lossy copy, for rendering only).
 pub fn add_source(
     files: &mut SourceMap,
-    name: String,
+    name: impl Into<std::sync::Arc<str>>,
     bytes: ReadBytes,
 ) -> (FileId, Option<Diagnostic>) {
     let id = FileId(u32::try_from(files.len()).unwrap_or(u32::MAX));
@@ -187,7 +187,8 @@ struct KeptDiskState {
     walks: std::sync::Mutex<foldhash::HashMap<String, KeptWalk>>,
     /// Each file read, by the path it was read by. Read on every core at once by each check:
     /// a lock of one reader at a time made them wait for each other.
-    files: std::sync::RwLock<foldhash::HashMap<PathBuf, KeptFile>>,
+    /// By a path shared with the walk that found the file, where it was read by one.
+    files: std::sync::RwLock<foldhash::HashMap<std::sync::Arc<Path>, KeptFile>>,
 }
 
 /// A walk's result (of the type its caller made) and what it recorded.
@@ -219,15 +220,18 @@ impl KeptDisk {
         read_lock(&self.0.files).get(path).cloned()
     }
 
-    /// Keeps the file at `path` as read, when it is UTF-8 (the text kept, to be shared).
+    /// Keeps the file at `path` (`shared`: the same path, shared) as read, when it is UTF-8
+    /// (the text kept, to be shared).
     fn keep(
         &self,
         path: &Path,
+        shared: Option<&std::sync::Arc<Path>>,
         identity: Option<FileIdentity>,
         bytes: &[u8],
     ) -> Option<std::sync::Arc<str>> {
         let text: std::sync::Arc<str> = std::sync::Arc::from(std::str::from_utf8(bytes).ok()?);
-        write_lock(&self.0.files).insert(path.to_path_buf(), (identity, text.clone()));
+        let path = shared.map_or_else(|| std::sync::Arc::from(path), std::sync::Arc::clone);
+        write_lock(&self.0.files).insert(path, (identity, text.clone()));
         Some(text)
     }
 }
@@ -401,6 +405,25 @@ pub fn read_identified(
     what: &str,
     access: &FileAccess,
 ) -> (Option<FileIdentity>, std::io::Result<ReadBytes>) {
+    read_identified_by(path, None, what, access)
+}
+
+/// [`read_identified`] of a path the caller holds shared: a kept disk keeps the file by it,
+/// not by a copy of its own (a tree's paths were otherwise held twice).
+pub fn read_identified_shared(
+    path: &std::sync::Arc<Path>,
+    what: &str,
+    access: &FileAccess,
+) -> (Option<FileIdentity>, std::io::Result<ReadBytes>) {
+    read_identified_by(path, Some(path), what, access)
+}
+
+fn read_identified_by(
+    path: &Path,
+    shared: Option<&std::sync::Arc<Path>>,
+    what: &str,
+    access: &FileAccess,
+) -> (Option<FileIdentity>, std::io::Result<ReadBytes>) {
     use std::io::{Error, ErrorKind};
     let limit = access.max_file_size;
     let fail = |kind: ErrorKind, why: String| {
@@ -461,7 +484,7 @@ pub fn read_identified(
     // Kept, the text is shared from the first check on: the next check's (the same text)
     // is then known unchanged without being read.
     if let (Some(kept), Ok(bytes)) = (&access.kept, &read) {
-        if let Some(text) = kept.keep(path, identity.clone(), bytes) {
+        if let Some(text) = kept.keep(path, shared, identity.clone(), bytes) {
             return (identity, Ok(ReadBytes::Text(text)));
         }
     }

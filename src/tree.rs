@@ -37,12 +37,10 @@ pub enum FileRole {
     HieraConfig { module: Option<String>, dir: String },
     /// The bindings pbc makes of one data file of a `hiera.yaml` in `dir` of the site or of
     /// `module` (the `confdir-hiera:` and `module-hiera:` schemes): a `bindings NAME` block
-    /// with the file's keys, made by [`crate::data::bind`], never read from source.
-    HieraData {
-        module: Option<String>,
-        dir: String,
-        name: String,
-    },
+    /// with the file's keys, made by [`crate::data::bind`], never read from source. Boxed:
+    /// in place, its three names made every role (one per file of a check, held by the
+    /// walk and the parses the language server keeps) half as large again.
+    HieraData(Box<HieraDataRole>),
     /// The environment's `binder_config.yaml` (ARM-9, D19): its categories and layers as YAML,
     /// read by [`crate::data::binder_config`] into the `site { }` they stand for.
     BinderConfig,
@@ -54,15 +52,26 @@ pub enum FileRole {
     DataProvider { module: Option<String> },
 }
 
+/// What [`FileRole::HieraData`] says of its data file: the `hiera.yaml`'s module and `dir`,
+/// and the name of the block made of the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HieraDataRole {
+    pub module: Option<String>,
+    pub dir: String,
+    pub name: String,
+}
+
 /// The `dir` of the global Hiera level's bindings (`global-hiera:/`): no directory of a tree.
 pub const GLOBAL_HIERA_DIR: &str = "<global>";
 
 /// One file of the tree.
 #[derive(Clone, Debug)]
 pub struct TreeFile {
-    pub path: PathBuf,
+    /// Shared with the disk the language server keeps, which keeps the file's text by it.
+    pub path: std::sync::Arc<Path>,
     /// The name diagnostics use: the path relative to the current directory where possible.
-    pub display: String,
+    /// Shared with the checks' source maps, which name the file by it.
+    pub display: std::sync::Arc<str>,
     pub role: FileRole,
 }
 
@@ -113,16 +122,16 @@ pub(crate) fn discover_now(paths: &[PathBuf], options: &Options) -> std::io::Res
                     }
                 };
                 out.push(TreeFile {
-                    display: display_name(&f, cwd.as_deref()),
+                    display: display_name(&f, cwd.as_deref()).into(),
                     role,
-                    path: f,
+                    path: f.into(),
                 });
             }
         } else {
             out.push(TreeFile {
-                display: display_name(p, cwd.as_deref()),
+                display: display_name(p, cwd.as_deref()).into(),
                 role: role_of(p),
-                path: p.clone(),
+                path: p.as_path().into(),
             });
         }
     }
@@ -139,9 +148,9 @@ pub(crate) fn discover_now(paths: &[PathBuf], options: &Options) -> std::io::Res
             });
             if asked {
                 out.push(TreeFile {
-                    display: display_name(&path, cwd.as_deref()),
+                    display: display_name(&path, cwd.as_deref()).into(),
                     role: FileRole::HieraConfig { module, dir },
-                    path,
+                    path: path.into(),
                 });
             }
         }
@@ -149,16 +158,16 @@ pub(crate) fn discover_now(paths: &[PathBuf], options: &Options) -> std::io::Res
     if let Some(file) = options.binder_config.clone() {
         out.retain(|f| f.role != FileRole::BinderConfig);
         out.push(TreeFile {
-            display: display_name(&file, cwd.as_deref()),
+            display: display_name(&file, cwd.as_deref()).into(),
             role: FileRole::BinderConfig,
-            path: file,
+            path: file.into(),
         });
     }
     if let Some(file) = options.hiera_config.clone() {
         out.push(TreeFile {
-            display: display_name(&file, cwd.as_deref()),
+            display: display_name(&file, cwd.as_deref()).into(),
             role: FileRole::GlobalHieraConfig,
-            path: file,
+            path: file.into(),
         });
     }
     out.sort_by(|a, b| a.display.cmp(&b.display));
@@ -300,9 +309,9 @@ impl EnvironmentLayout {
         let mut out: Vec<TreeFile> = Vec::new();
         let mut add = |path: PathBuf, role: FileRole| {
             out.push(TreeFile {
-                display: display_name(&path, cwd.as_deref()),
+                display: display_name(&path, cwd.as_deref()).into(),
                 role,
-                path,
+                path: path.into(),
             })
         };
         let confdir = &self.confdir;
@@ -421,12 +430,12 @@ impl EnvironmentLayout {
             }
             for (path, module) in found {
                 out.push(TreeFile {
-                    display: display_name(&path, cwd.as_deref()),
+                    display: display_name(&path, cwd.as_deref()).into(),
                     role: FileRole::HieraConfig {
                         module,
                         dir: dir.clone(),
                     },
-                    path,
+                    path: path.into(),
                 });
             }
         }

@@ -101,7 +101,7 @@ pub fn format_paths(
         let (text, formatted): (String, Formatted) = result?;
         let name = path.to_string_lossy().into_owned();
         let same = matches!(&formatted, Formatted::Text(laid_out) if *laid_out == text);
-        let id = report.files.add(&name, text);
+        let id = report.files.add(name.as_str(), text);
         match formatted {
             Formatted::Text(_) if same => report.unchanged += 1,
             Formatted::Text(laid_out) => report.changed.push((path, id, laid_out)),

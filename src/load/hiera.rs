@@ -506,11 +506,11 @@ pub(super) fn read_hiera5_level(
     };
     level.bindings.clone_from(&name);
     let program = crate::data::bind::hiera_program(&name, config_id, &keys, index);
-    let role = tree::FileRole::HieraData {
+    let role = tree::FileRole::HieraData(Box::new(tree::HieraDataRole {
         module: module.map(str::to_string),
         dir: hiera_dir.to_string(),
         name,
-    };
+    }));
     // Named as the file it is (`hiera.yaml`, or the `metadata.json` that asked for the default).
     let own_name = std::path::Path::new(&config_name)
         .file_name()
@@ -939,11 +939,11 @@ pub(super) fn read_data_files(
                     };
                     let program =
                         bind::program(&block_name, id, text, &doc, &level, level.len() - 1);
-                    let role = tree::FileRole::HieraData {
+                    let role = tree::FileRole::HieraData(Box::new(tree::HieraDataRole {
                         module: module.map(str::to_string),
                         dir: hiera_dir.to_string(),
                         name: block_name,
-                    };
+                    }));
                     into.programs.push((id, config_id, rel, role, program));
                 }
             }

@@ -13,8 +13,8 @@ use crate::tree::FileRole;
 /// A check's parses, kept for the next check (see the module's comment).
 #[derive(Default)]
 pub struct CheckMemo {
-    /// Every file's name in the last check's source map, in id order.
-    names: Vec<String>,
+    /// Every file's name in the last check's source map, in id order (shared with it).
+    names: Vec<std::sync::Arc<str>>,
     /// The last check's parses, in its jobs' order.
     kept: Vec<Kept>,
     /// How many files the last check parsed (the others' parses were kept).
@@ -117,7 +117,7 @@ impl CheckMemo {
                 .names
                 .iter()
                 .enumerate()
-                .all(|(i, name)| files.name(FileId(i as u32)) == name)
+                .all(|(i, name)| files.name(FileId(i as u32)) == &**name)
             && self.kept.len() == jobs.len()
             && self
                 .kept
@@ -125,9 +125,14 @@ impl CheckMemo {
                 .zip(jobs)
                 .all(|(kept, (id, role))| kept.id == *id && kept.role == *role);
         self.same_files_last = same_files;
-        if !same_files {
+        if same_files {
+            // This check's names, the same text: the last check's copies are let go.
+            for (i, name) in self.names.iter_mut().enumerate() {
+                *name = files.shared_name(FileId(i as u32));
+            }
+        } else {
             self.names = (0..files.len())
-                .map(|i| files.name(FileId(i as u32)).to_string())
+                .map(|i| files.shared_name(FileId(i as u32)))
                 .collect();
             self.kept.clear();
             self.kept.reserve_exact(jobs.len());

@@ -103,7 +103,7 @@ impl CheckReport {
 /// One file of a tree, read into memory.
 pub struct SourceInput {
     /// The name diagnostics show.
-    pub name: String,
+    pub name: std::sync::Arc<str>,
     pub role: tree::FileRole,
     pub bytes: source::ReadBytes,
 }
@@ -231,7 +231,7 @@ fn check_site(
                 Some(Some(text)) if options.files.overlay.get(path).is_none() => {
                     Ok(source::ReadBytes::Text(text.clone()))
                 }
-                _ => source::read_identified(path, "manifest", &options.files).1,
+                _ => source::read_identified_shared(path, "manifest", &options.files).1,
             }
         })
     });
@@ -251,7 +251,7 @@ fn check_site(
     }
     // The paths are not held beside the analysis, unless the disk keeps them.
     let (kept_site, layout_names);
-    let layout_names: &[Vec<String>] = match std::sync::Arc::try_unwrap(site) {
+    let layout_names: &[Vec<std::sync::Arc<str>>] = match std::sync::Arc::try_unwrap(site) {
         Ok(site) => {
             layout_names = site.layout_names;
             &layout_names
@@ -261,7 +261,7 @@ fn check_site(
             &kept_site.layout_names
         }
     };
-    let groups: Vec<(String, &[String])> = environments
+    let groups: Vec<(String, &[std::sync::Arc<str>])> = environments
         .into_iter()
         .map(|(name, layout)| (name, layout_names[layout].as_slice()))
         .collect();
@@ -288,7 +288,7 @@ struct SiteFiles {
     /// With a kept disk, by file, its text as the disk keeps it (`None`: read it again, as
     /// one that could not be read or kept). Forgotten with the disk's other files.
     texts: Vec<Option<std::sync::Arc<str>>>,
-    layout_names: Vec<Vec<String>>,
+    layout_names: Vec<Vec<std::sync::Arc<str>>>,
 }
 
 /// The files of the site at `dir` whose environments are laid out as `layouts`. With a kept
@@ -328,7 +328,7 @@ fn site_files(
             .collect();
         drop(seen);
         let read = parallel_map(distinct.len(), |i| {
-            source::read_identified(&distinct[i].path, "manifest", &options.files)
+            source::read_identified_shared(&distinct[i].path, "manifest", &options.files)
         });
         // Every file once, whatever name it is reached by; an environment's role for it (its
         // layouts' files come first) wins over the one its path implies.
@@ -400,8 +400,8 @@ pub fn load_environments_file(
 ) -> std::io::Result<LoadedTree> {
     let path = confdir.join("environments.pp");
     let file = tree::TreeFile {
-        display: tree::display(&path),
-        path,
+        display: tree::display(&path).into(),
+        path: path.into(),
         role: tree::FileRole::Environments,
     };
     load_tree_files(&[file], Some(confdir), options)
@@ -570,7 +570,7 @@ fn load_tree_files_judging(
         .map(|f| {
             root.and_then(|r| crate::source::below(&f.path, r))
                 .map(|p| p.to_string_lossy().replace('\\', "/"))
-                .unwrap_or_else(|| f.display.clone())
+                .unwrap_or_else(|| f.display.to_string())
         })
         .collect();
     Ok(load_judged(inputs, origins, judge, options))
@@ -1018,7 +1018,7 @@ enum Scope<'e> {
     OneTree(validate::Composition),
     /// Each environment's (its name and the names of the files it reads); files no environment
     /// reads get only their own rules.
-    Environments(&'e [(String, &'e [String])]),
+    Environments(&'e [(String, &'e [std::sync::Arc<str>])]),
     /// None: the environments are unknown, each file gets only its own rules.
     EachFileAlone,
 }
@@ -1247,11 +1247,11 @@ fn analyse(
                 .map(|(_, names)| {
                     let mut members: Vec<usize> = names
                         .iter()
-                        .filter_map(|n| parsed_by_name.get(n.as_str()).copied())
+                        .filter_map(|n| parsed_by_name.get(&**n).copied())
                         .chain(
                             names
                                 .iter()
-                                .filter_map(|n| data_by_config.get(n.as_str()))
+                                .filter_map(|n| data_by_config.get(&**n))
                                 .flatten()
                                 .copied(),
                         )
@@ -1264,7 +1264,7 @@ fn analyse(
                     }
                     let broken_names: Vec<&str> = names
                         .iter()
-                        .map(String::as_str)
+                        .map(|n| &**n)
                         .filter(|n| broken_by_name.contains_key(n))
                         .collect();
                     let next = numbered.len();

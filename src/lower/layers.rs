@@ -74,10 +74,10 @@ impl<'a> BindingsSource<'a> {
                 name: expected_name,
                 hiera: None,
             }),
-            FileRole::HieraData { module, dir, name } => Some(BindingsSource {
-                module: module.as_deref(),
-                name,
-                hiera: Some(dir),
+            FileRole::HieraData(data) => Some(BindingsSource {
+                module: data.module.as_deref(),
+                name: &data.name,
+                hiera: Some(&data.dir),
             }),
             _ => None,
         }

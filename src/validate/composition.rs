@@ -212,7 +212,7 @@ pub(super) fn check(
             .filter(|(_, (placed, excluded))| !**placed && !**excluded)
             // A module's data in a directory no layer names is an alternative it ships
             // (`module-hiera:/ntp/for_x`), left out on purpose.
-            .filter(|(input, _)| !matches!(input.role, FileRole::HieraData { .. }))
+            .filter(|(input, _)| !matches!(input.role, FileRole::HieraData(_)))
         {
             if let Some(block) = input.program.bindings_blocks().next() {
                 out.push(not_in_any_layer(block, &layers));

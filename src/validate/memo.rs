@@ -57,8 +57,8 @@ pub(super) type JudgeKeys<'j> =
     dyn Fn(&Bindings, Option<&[usize]>) -> Vec<(usize, Diagnostic, usize)> + 'j;
 
 struct Judged {
-    /// Each file of the source map: its name and text as judged.
-    files: Vec<(String, SourceText)>,
+    /// Each file of the source map: its name (shared with the source map) and text as judged.
+    files: Vec<(std::sync::Arc<str>, SourceText)>,
     layers: Vec<(String, Vec<FileId>)>,
     levels: Vec<(SmolStr, u16)>,
     has_site: bool,
@@ -148,8 +148,10 @@ impl JudgementMemo {
                 // The names are the same; the changed texts are new, and the others' copies
                 // read anew are kept in place of the old (one copy of each, shared with the
                 // parses' memo and the disk the server keeps).
-                for (i, (_, text)) in judged.files.iter_mut().enumerate() {
+                for (i, (name, text)) in judged.files.iter_mut().enumerate() {
                     let id = FileId(i as u32);
+                    // The same name, as this check's files share it (with the walk kept).
+                    *name = judging.files.shared_name(id);
                     if changed.binary_search(&id).is_ok() {
                         *text = text_of(id);
                     } else {
@@ -163,7 +165,7 @@ impl JudgementMemo {
                     files: (0..judging.files.len())
                         .map(|i| {
                             let id = FileId(i as u32);
-                            (judging.files.name(id).to_string(), text_of(id))
+                            (judging.files.shared_name(id), text_of(id))
                         })
                         .collect(),
                     layers: Vec::new(),
@@ -217,7 +219,7 @@ impl Judged {
         let mut changed = Vec::new();
         for (i, (name, text)) in self.files.iter().enumerate() {
             let id = FileId(i as u32);
-            if files.name(id) != name {
+            if files.name(id) != &**name {
                 return None;
             }
             if !text.same_as(files.source_text(id)) {

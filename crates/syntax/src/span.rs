@@ -3,7 +3,7 @@
 
 use codespan_reporting::files::Files;
 use serde::Serialize;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Index of a file in a [`SourceMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Default)]
@@ -145,7 +145,9 @@ pub struct SourceMap {
 /// One file. Its line index is built on first use: a clean file never needs one, and
 /// building it for every file cost a tenth of a whole check.
 struct SourceFile {
-    name: String,
+    /// Shared with whoever else holds the file's name (the walk that found it, the language
+    /// server's memos): a tree's ten thousand names were otherwise held seven times.
+    name: Arc<str>,
     source: SourceText,
     /// Where each line starts. Held to the end once built (a compiled tree's origins need
     /// every bindings file's), so it is sized exactly, with offsets as spans hold them.
@@ -252,7 +254,7 @@ impl SourceMap {
         }
     }
 
-    pub fn add(&mut self, name: impl Into<String>, source: impl Into<SourceText>) -> FileId {
+    pub fn add(&mut self, name: impl Into<Arc<str>>, source: impl Into<SourceText>) -> FileId {
         self.files.push(SourceFile {
             name: name.into(),
             source: source.into(),
@@ -264,6 +266,11 @@ impl SourceMap {
 
     pub fn name(&self, id: FileId) -> &str {
         &self.files[id.0 as usize].name
+    }
+
+    /// The file's name, shared: a copy that holds no text of its own.
+    pub fn shared_name(&self, id: FileId) -> Arc<str> {
+        self.files[id.0 as usize].name.clone()
     }
 
     pub fn source(&self, id: FileId) -> &str {
@@ -327,7 +334,7 @@ impl<'a> Files<'a> for SourceMap {
     fn name(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
         self.files
             .get(id.0 as usize)
-            .map(|f| f.name.as_str())
+            .map(|f| &*f.name)
             .ok_or(codespan_reporting::files::Error::FileMissing)
     }
 
@@ -406,7 +413,7 @@ mod tests {
                     text.insert_str(at, piece);
                     text.push_str(piece);
                     let file = SourceFile {
-                        name: String::new(),
+                        name: Arc::from(""),
                         source: text.clone().into(),
                         line_starts: OnceLock::new(),
                         char_marks: OnceLock::new(),
