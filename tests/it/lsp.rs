@@ -522,24 +522,26 @@ fn the_binary_serves_stdio_and_refuses_broken_frames() {
 }
 
 /// The server runs with its allocator handing freed memory back at once (`main`'s restart
-/// with `MIMALLOC_PURGE_DELAY=0`): what it runs as once it answers is read from the system.
-/// A delay the user set is theirs, and kept.
+/// with `MIMALLOC_PURGE_DELAY=0` and `MIMALLOC_ABANDONED_RECLAIM_ON_FREE=1`): what it runs as
+/// once it answers is read from the system. A setting the user made is theirs, and kept.
 #[cfg(target_os = "linux")]
 #[test]
 fn the_server_hands_freed_memory_back_at_once() {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::process::{Command, Stdio};
     let root = std::fs::canonicalize(tree("category_typo")).expect("tree");
-    let purge_delay_of_server = |user_setting: Option<&str>| {
+    const PURGE: &str = "MIMALLOC_PURGE_DELAY";
+    const RECLAIM: &str = "MIMALLOC_ABANDONED_RECLAIM_ON_FREE";
+    // The server's values of the two settings, with those the user set.
+    let settings_of_server = |user_settings: &[(&str, &str)]| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pbc"));
         command
             .args(["lsp", "--stdio"])
-            .env_remove("MIMALLOC_PURGE_DELAY")
+            .env_remove(PURGE)
+            .env_remove(RECLAIM)
+            .envs(user_settings.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped());
-        if let Some(delay) = user_setting {
-            command.env("MIMALLOC_PURGE_DELAY", delay);
-        }
         let mut child = command.spawn().expect("pbc runs");
         let mut stdin = child.stdin.take().expect("stdin");
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
@@ -576,13 +578,22 @@ fn the_server_hands_freed_memory_back_at_once() {
         let mut rest = Vec::new();
         let _ = stdout.read_to_end(&mut rest);
         assert_eq!(child.wait().expect("pbc ends").code(), Some(0));
-        environment
-            .split(|&b| b == 0)
-            .find_map(|v| v.strip_prefix(b"MIMALLOC_PURGE_DELAY="))
-            .map(|v| String::from_utf8_lossy(v).into_owned())
+        let setting = |name: &str| {
+            environment
+                .split(|&b| b == 0)
+                .find_map(|v| v.strip_prefix(format!("{name}=").as_bytes()))
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+        };
+        (setting(PURGE), setting(RECLAIM))
     };
-    assert_eq!(purge_delay_of_server(None).as_deref(), Some("0"));
-    assert_eq!(purge_delay_of_server(Some("7")).as_deref(), Some("7"));
+    let some = |a: &str, b: &str| (Some(a.to_string()), Some(b.to_string()));
+    assert_eq!(settings_of_server(&[]), some("0", "1"));
+    assert_eq!(settings_of_server(&[(PURGE, "7")]), some("7", "1"));
+    assert_eq!(settings_of_server(&[(RECLAIM, "0")]), some("0", "0"));
+    assert_eq!(
+        settings_of_server(&[(PURGE, "7"), (RECLAIM, "0")]),
+        some("7", "0")
+    );
 }
 
 fn example(name: &str) -> PathBuf {
