@@ -1145,6 +1145,34 @@ mod tests {
     /// A path the overlay names is read as its text, under the same size limit, with the
     /// file's own identity; other paths are read from disk; an empty overlay is none.
     #[test]
+    fn a_kept_disk_keeps_a_file_by_the_path_it_was_read_by() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path: std::sync::Arc<Path> = dir.path().join("kept.pp").into();
+        std::fs::write(&path, "on disk").expect("written");
+        let kept = KeptDisk::new();
+        let access = FileAccess {
+            kept: Some(kept.clone()),
+            ..FileAccess::default()
+        };
+        let (_, bytes) = read_identified_shared(&path, "manifest", &access);
+        assert_eq!(
+            bytes.ok().map(ReadBytes::into_vec).as_deref(),
+            Some(&b"on disk"[..])
+        );
+        // The walk's path and the kept disk's are one: no copy of the path is made.
+        assert_eq!(std::sync::Arc::strong_count(&path), 2);
+        let (held, text) = kept.file(&path).expect("kept");
+        assert_eq!(held, Some(file_identity(&path)));
+        assert_eq!(&*text, "on disk");
+        // Read by a path of its own, the file is kept by a copy.
+        let elsewhere = dir.path().join("elsewhere.pp");
+        std::fs::write(&elsewhere, "also").expect("written");
+        let _ = read_identified(&elsewhere, "manifest", &access);
+        assert!(kept.file(&elsewhere).is_some());
+        assert_eq!(kept.files(), 2);
+    }
+
+    #[test]
     fn an_overlay_stands_in_for_the_files_it_names() {
         let dir = tempfile::tempdir().expect("a directory");
         let held = dir.path().join("held.pp");

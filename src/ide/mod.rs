@@ -410,6 +410,13 @@ impl Workspace {
         self.check_memo.lock().map_or(0, |memo| memo.texts_copied())
     }
 
+    /// How many file names the last check's memo holds apart from another copy (see
+    /// [`crate::load::CheckMemo::names_copied`]): none while the disk is kept, so each file's
+    /// name is held once.
+    pub fn names_copied(&self) -> usize {
+        self.check_memo.lock().map_or(0, |memo| memo.names_copied())
+    }
+
     /// What [`Workspace::check`] publishes, from a check that keeps nothing of the last one
     /// (no parses, no judgement): what `pbc check` reports of the same buffers. The memos'
     /// safety net holds the two to one answer.

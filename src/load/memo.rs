@@ -21,6 +21,9 @@ pub struct CheckMemo {
     parsed_last: usize,
     /// Whether the last check's files were the same list as the one before.
     same_files_last: bool,
+    /// How many of the last check's names were not the ones the check before held (every
+    /// name, when the files were not the same list).
+    names_renewed_last: usize,
     /// By environment (`""` for a tree without environments), its last judgement of its
     /// layers.
     judgements: std::collections::BTreeMap<String, crate::validate::JudgementMemo>,
@@ -89,6 +92,25 @@ impl CheckMemo {
         self.kept.iter().filter(|k| owned(&k.text)).count() + apart
     }
 
+    /// How many file names the memo holds apart from another copy of the same name: the
+    /// judgement's not shared with the parses', and those the last check made anew although
+    /// its files were the same as the check before (a check that keeps the walk keeps its
+    /// names too). None while the disk is kept and nothing changed, so that the server holds
+    /// each name once.
+    pub fn names_copied(&self) -> usize {
+        let apart = self
+            .judgements
+            .values()
+            .flat_map(|j| j.names())
+            .filter(|(id, name)| {
+                self.names
+                    .get(id.0 as usize)
+                    .is_none_or(|kept| !std::sync::Arc::ptr_eq(kept, name))
+            })
+            .count();
+        self.names_renewed_last + apart
+    }
+
     /// Whether the last check read the same files, by the same names, as the one before it.
     pub fn same_files_last(&self) -> bool {
         self.same_files_last
@@ -127,10 +149,16 @@ impl CheckMemo {
         self.same_files_last = same_files;
         if same_files {
             // This check's names, the same text: the last check's copies are let go.
+            self.names_renewed_last = 0;
             for (i, name) in self.names.iter_mut().enumerate() {
-                *name = files.shared_name(FileId(i as u32));
+                let now = files.shared_name(FileId(i as u32));
+                if !std::sync::Arc::ptr_eq(name, &now) {
+                    self.names_renewed_last += 1;
+                    *name = now;
+                }
             }
         } else {
+            self.names_renewed_last = files.len();
             self.names = (0..files.len())
                 .map(|i| files.shared_name(FileId(i as u32)))
                 .collect();

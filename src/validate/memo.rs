@@ -106,6 +106,16 @@ impl JudgementMemo {
         })
     }
 
+    /// The names of the files as last judged, by id.
+    pub(crate) fn names(&self) -> impl Iterator<Item = (FileId, &std::sync::Arc<str>)> {
+        self.judged.iter().flat_map(|j| {
+            j.files
+                .iter()
+                .enumerate()
+                .map(|(i, (name, _))| (FileId(i as u32), name))
+        })
+    }
+
     /// The findings of the layers `placed` (the system layer last), judged again only where
     /// the files changed since the last call could change them; `judge` judges and words them.
     /// Findings that a file of unknown bindings could change (from layer `unknown_from` on)

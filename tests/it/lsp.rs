@@ -2034,6 +2034,39 @@ fn the_tree_text_is_held_once() {
     assert_eq!(workspace.texts_copied(), 0, "a buffer edited");
 }
 
+/// While the disk is kept, the language server holds each file's name once: the walk that
+/// found the file, the check's source map and the memos of its parses and its judgement share
+/// it. Without the kept disk each check names the files anew, and the memos take its names.
+/// A tree without environments and a site (whose walk is its own).
+#[test]
+fn each_file_name_is_held_once() {
+    for name in ["quickstart", "site"] {
+        let copy = tempfile::tempdir().expect("a directory");
+        let tree = copy.path().join(name);
+        copy_tree(&example(name), &tree);
+        let mut workspace = puppet_bindings::ide::Workspace::new(&tree, Default::default());
+        let first = published(&workspace);
+        let _ = published(&workspace);
+        assert!(
+            workspace.names_copied() > 0,
+            "{name}: without the kept disk, each check names the files anew"
+        );
+        workspace.keep_disk(true);
+        assert_eq!(published(&workspace), first);
+        assert_eq!(published(&workspace), first);
+        assert_eq!(workspace.names_copied(), 0, "{name}: the kept walk");
+        let file = tree.join("bindings/default.pp");
+        let text = std::fs::read_to_string(&file).expect("the site's bindings");
+        workspace.set_text(file, format!("{text}\n"), 1);
+        let _ = published(&workspace);
+        assert_eq!(workspace.names_copied(), 0, "{name}: a buffer edited");
+        workspace.files_changed();
+        let _ = published(&workspace);
+        let _ = published(&workspace);
+        assert_eq!(workspace.names_copied(), 0, "{name}: walked again and kept");
+    }
+}
+
 /// A buffer open when the disk's files were first kept, then closed: the file is read as it
 /// is on disk again, not as the buffer held it.
 #[test]
