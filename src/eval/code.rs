@@ -221,14 +221,21 @@ fn template_parts(e: &Expr) -> Option<Box<[TemplatePart]>> {
 /// [`Embed`] for the injector.
 pub struct ForInjection;
 
-/// [`ForInjection`] (or, unless `for_model`, [`ForChecking`]) for blocks that outlive the
-/// program they are lowered from: the little embedded code that is not a literal value is
-/// copied out of the tree. Such a model is only written, never evaluated (the rules across
-/// files read no bound value): what its bindings produce is held [`Code::Spelled`], except
-/// scalars, which the writer spells itself.
-pub struct Detached {
-    /// Whether the blocks are for a model (with positions and values), not only for the check.
-    pub for_model: bool,
+/// [`ForInjection`] for blocks that outlive the program they are lowered from: the little
+/// embedded code that is not a literal value is copied out of the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detached {
+    /// For the check alone ([`ForChecking`]'s blocks): origins with spans only, bindings
+    /// without their values.
+    Checked,
+    /// For a model that is only written, never evaluated (the rules across files read no
+    /// bound value): what its bindings produce is held [`Code::Spelled`], except scalars,
+    /// which the writer spells itself.
+    Written,
+    /// For the injector (`pbc lsp` keeps a tree's blocks for its lookups): what bindings
+    /// produce is held as [`ForInjection`] holds it, each expression a copy of its own with
+    /// its positions, so that an answer says what one from the tree's programs says.
+    Evaluated,
 }
 
 /// [`ForInjection`] for the check: the same code, origins with spans only, bindings without
@@ -373,7 +380,7 @@ mod tests {
         let checked: [&str; 0] = [];
         let lower = |embed| crate::lower::lower_block(&files, &[], &program, embed);
         assert_eq!(
-            kinds_and_values(lower(Detached { for_model: false }).expect("a block")),
+            kinds_and_values(lower(Detached::Checked).expect("a block")),
             checked
         );
         assert_eq!(
@@ -383,7 +390,7 @@ mod tests {
             checked
         );
         assert_eq!(
-            kinds_and_values(lower(Detached { for_model: true }).expect("a block")),
+            kinds_and_values(lower(Detached::Written).expect("a block")),
             [
                 "constant text",
                 r#"evaluating spelled {"^":["concat",{"^":["str",{"^":["var","::fqdn"]}]},"-web"]}"#,
@@ -417,7 +424,7 @@ mod tests {
             let held = ForInjection
                 .literal(&e)
                 .unwrap_or_else(|| ForInjection.expression(&e));
-            let spelled = Detached { for_model: true };
+            let spelled = Detached::Written;
             let spelled = spelled
                 .produced_literal(&e)
                 .unwrap_or_else(|| spelled.produced_expression(&e));
@@ -440,7 +447,7 @@ mod tests {
         // A scalar stays a value: the writer spells it itself.
         let e = expression("'text'");
         assert!(matches!(
-            Detached { for_model: true }.produced_literal(&e),
+            Detached::Written.produced_literal(&e),
             Some(Code::Value(Value::String(_)))
         ));
     }

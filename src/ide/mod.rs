@@ -56,6 +56,9 @@ pub struct Workspace {
     /// What the last check kept for the next: each file's parse, reused while its text is
     /// the same.
     check_memo: std::sync::Mutex<crate::load::CheckMemo>,
+    /// What the last tree loaded for a node kept for the next: each file's parse and, for a
+    /// bindings file, its block lowered for the injector.
+    lookup_memo: Arc<std::sync::Mutex<crate::load::CheckMemo>>,
     /// The tree's directories and files as last listed and read, kept only while the editor
     /// tells of every change on disk ([`Workspace::keep_disk`]).
     kept_disk: Option<crate::source::KeptDisk>,
@@ -117,17 +120,21 @@ const TREE_STACK: usize = 256 * 1024 * 1024;
 impl LoadedTree {
     /// Loads the tree `lookup` names on a thread of its own, which answers asks until this is
     /// dropped or an answer says the tree cannot be asked again.
+    /// `memo` is what the last tree loaded kept: only the files changed since are loaded
+    /// again.
     fn start(
         loaded_for: (u64, Option<PathBuf>, Option<String>),
         lookup: crate::inject::query::LookupOptions,
         options: Options,
+        memo: Arc<std::sync::Mutex<crate::load::CheckMemo>>,
     ) -> std::io::Result<LoadedTree> {
         let (asks, asked) = std::sync::mpsc::channel::<TreeAsk>();
         std::thread::Builder::new()
             .name("pbc-lsp-tree".to_string())
             .stack_size(TREE_STACK)
             .spawn(move || {
-                let failed = crate::inject::command::with_tree(&lookup, &options, |answer| {
+                let memo = Some(&*memo);
+                let failed = crate::inject::command::with_tree(&lookup, &options, memo, |answer| {
                     for ask in asked.iter() {
                         let keys = [ask.key];
                         let answered = answer(crate::inject::command::Ask {
@@ -233,6 +240,7 @@ impl Workspace {
             disk_generation: 0,
             loaded: std::sync::Mutex::new(None),
             check_memo: std::sync::Mutex::default(),
+            lookup_memo: Arc::default(),
             kept_disk: None,
             tree_files: std::sync::Mutex::default(),
             key_index: std::sync::Mutex::default(),
@@ -402,6 +410,12 @@ impl Workspace {
         self.check_memo
             .lock()
             .map_or(0, |memo| memo.keys_judged_last())
+    }
+
+    /// How many files the last tree loaded for a node parsed (and lowered) again: the others'
+    /// parses and blocks were the ones the load before kept.
+    pub fn lookups_parsed_last(&self) -> usize {
+        self.lookup_memo.lock().map_or(0, |memo| memo.parsed_last())
     }
 
     /// How many texts the last check's memo holds as copies of its own (see
@@ -1089,7 +1103,12 @@ impl Workspace {
         }
         // Dropping the tree loaded before ends its thread (and frees it) there.
         *loaded = None;
-        let tree = match LoadedTree::start(loaded_for, lookup, self.options_with_buffers()) {
+        let tree = match LoadedTree::start(
+            loaded_for,
+            lookup,
+            self.options_with_buffers(),
+            self.lookup_memo.clone(),
+        ) {
             Ok(tree) => tree,
             Err(e) => {
                 return Explained {

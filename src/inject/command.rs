@@ -4,11 +4,11 @@
 
 use super::explain::value_json;
 use super::query::{asked_keys, merge_option, read_model, LookupOptions};
-use super::{ForInjection, Injector};
+use super::Injector;
 use crate::compose::Bindings;
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
-use crate::load::environment::{prepare, PrepareError};
+use crate::load::environment::{prepare_kept, PrepareError};
 use crate::load::facts::ReadError;
 use crate::load::{facts, Request};
 use crate::lower::keys::Key;
@@ -58,9 +58,17 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
         return run_on_model(opts, path, &request, &ty, default.as_ref(), options);
     }
     let mut outcome = None;
-    let failed = answer_from_tree(opts, &request, &ty, default.as_ref(), options, |ask| {
-        outcome = Some(ask(Ask::all_of(opts)).outcome);
-    });
+    let failed = answer_from_tree(
+        opts,
+        &request,
+        &ty,
+        default.as_ref(),
+        options,
+        None,
+        |ask| {
+            outcome = Some(ask(Ask::all_of(opts)).outcome);
+        },
+    );
     failed
         .or(outcome)
         .unwrap_or_else(|| Outcome::failed(1, "pbc answered nothing (a bug in pbc)"))
@@ -101,10 +109,13 @@ pub struct Answer {
 /// (not `--nodes` or `--model`); `serve` is given the function that answers each ask as
 /// `pbc lookup` with its keys would, and asks until it is done. When the tree cannot be
 /// loaded for the request, `serve` is not called: what is returned is the outcome every ask
-/// would get.
+/// would get. With `memo`, what the last load kept, only the files changed since are parsed
+/// and lowered again ([`crate::load::load_request_files_kept`]); it is held only while the
+/// tree loads, so that the next load need not wait for this tree to be freed.
 pub fn with_tree(
     opts: &LookupOptions,
     options: &Options,
+    memo: Option<&std::sync::Mutex<crate::load::CheckMemo>>,
     serve: impl FnOnce(&mut dyn FnMut(Ask) -> Answer),
 ) -> Option<Outcome> {
     if opts.nodes.is_some() || opts.model.is_some() {
@@ -116,7 +127,7 @@ pub fn with_tree(
         Ok(prepared) => prepared,
         Err(outcome) => return Some(outcome),
     };
-    answer_from_tree(opts, &request, &ty, default.as_ref(), options, serve)
+    answer_from_tree(opts, &request, &ty, default.as_ref(), options, memo, serve)
 }
 
 /// What every lookup of `opts` shares: the request (the node's facts, the environment asked,
@@ -198,11 +209,22 @@ fn answer_from_tree(
     ty: &PType,
     default: Option<&Value>,
     options: &Options,
+    memo: Option<&std::sync::Mutex<crate::load::CheckMemo>>,
     serve: impl FnOnce(&mut dyn FnMut(Ask) -> Answer),
 ) -> Option<Outcome> {
     // `$confdir` is the tree's directory, absolute (environments.pp may build paths from it).
     let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
-    let (selected, mut loaded) = match prepare(&confdir, request, options) {
+    // A poisoned lock held only parses: the load starts without them.
+    let mut memo = memo.map(|memo| {
+        memo.lock().unwrap_or_else(|poisoned| {
+            let mut memo = poisoned.into_inner();
+            *memo = crate::load::CheckMemo::default();
+            memo
+        })
+    });
+    let prepared = prepare_kept(&confdir, request, memo.as_deref_mut(), options);
+    drop(memo);
+    let (selected, mut loaded) = match prepared {
         Ok(ready) => ready,
         Err(PrepareError::Io(e)) => return Some(Outcome::usage(e.to_string())),
         Err(PrepareError::Diagnostics {
@@ -228,7 +250,7 @@ fn answer_from_tree(
         .cloned()
         .collect();
     let hiera = loaded.take_hiera();
-    let mut model = loaded.tree_model(ForInjection);
+    let mut model = loaded.injection_model();
     model.hiera = hiera;
     if let Some(enc) = &request.enc {
         super::enc::add_to_model(&mut model, enc);
@@ -244,7 +266,7 @@ fn answer_from_tree(
         let layer = unplaced.get_or_init(|| {
             [NamedLayer {
                 name: String::new(),
-                bindings: loaded.unplaced_model(ForInjection).bindings,
+                bindings: loaded.unplaced_model().bindings,
                 providers: Vec::new(),
             }]
         });

@@ -11,7 +11,7 @@
 //! `pbc lookup --format json` prints for that node, a failed key the same `CODE: message`.
 
 use super::query::{LookupOptions, OutputSink, ProgressSink};
-use super::{ForInjection, Injector};
+use super::Injector;
 use crate::diag::{codes, Diagnostic};
 use crate::eval::Value;
 use crate::load::environment::select;
@@ -479,7 +479,7 @@ impl<'a> Environments<'a> {
         };
         let tree: &'a LoadedTree = tree_place.get_or_init(|| Box::new(loaded));
         let model: &'a Model<'a> = model_place.get_or_init(|| {
-            let mut model = tree.tree_model(ForInjection);
+            let mut model = tree.injection_model();
             model.hiera = hiera;
             Box::new(model)
         });

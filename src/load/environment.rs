@@ -109,6 +109,16 @@ pub fn prepare(
     request: &Request,
     options: &Options,
 ) -> Result<(SelectedEnvironment, LoadedTree), PrepareError> {
+    prepare_kept(confdir, request, None, options)
+}
+
+/// [`prepare`] with what the last load kept ([`super::load_request_files_kept`]).
+pub fn prepare_kept(
+    confdir: &Path,
+    request: &Request,
+    memo: Option<&mut super::CheckMemo>,
+    options: &Options,
+) -> Result<(SelectedEnvironment, LoadedTree), PrepareError> {
     let _listings = crate::source::ListingScope::begin();
     let environments = if confdir.join("environments.pp").is_file() {
         let loaded = super::load_environments_file(confdir, options).map_err(PrepareError::Io)?;
@@ -131,8 +141,8 @@ pub fn prepare(
         }
     };
     let files = selected.layout.files(options).map_err(PrepareError::Io)?;
-    let loaded =
-        super::load_request_files(&files, Some(confdir), options).map_err(PrepareError::Io)?;
+    let loaded = super::load_request_files_kept(&files, Some(confdir), memo, options)
+        .map_err(PrepareError::Io)?;
     if loaded.has_file_errors() {
         let summary = format!(
             "the environment `{}` has errors (see `pbc check`); nothing was looked up",

@@ -40,8 +40,9 @@ struct Kept {
     /// [`crate::span::SourceText`]): the next check tells it unchanged without reading it.
     text: crate::span::SourceText,
     parsed: Parsed,
-    /// Whether the check asked for a digest of bindings files (with its result or not).
-    digesting: bool,
+    /// The digest of bindings files the check asked for (with its result or not): what its
+    /// block is for and the name its origins give the file.
+    digested_as: Option<(crate::eval::code::Detached, crate::lower::model::FileName)>,
     digested: Option<Digested>,
 }
 
@@ -118,7 +119,8 @@ impl CheckMemo {
 
     /// [`parse_all`] of `jobs`, parsing only the files whose text changed since the last check
     /// when the files are the same list; every other file's results are the ones kept.
-    /// Only a check's digest ([`Digest::CHECK`]) is kept: a model's blocks name their files.
+    /// A bindings file's block is kept for a digest of the same kind that names the file the
+    /// same ([`Digest::origins`]): a model's blocks name their files.
     pub(super) fn parse_all(
         &mut self,
         files: &SourceMap,
@@ -130,10 +132,19 @@ impl CheckMemo {
         }
         self.judged_now.clear();
         self.same_files_last = false;
-        if digest.is_some_and(|d| !d.origins.is_empty() || d.for_model) {
-            return parse_all(files, jobs, digest);
-        }
-        let digesting = digest.is_some();
+        let digested_as = |id: FileId| {
+            digest.map(|d| {
+                let origin = d.origins.get(id.0 as usize).cloned().unwrap_or_default();
+                (d.blocks, origin)
+            })
+        };
+        let same_digest = |kept: &Kept, id: FileId| match (&kept.digested_as, digested_as(id)) {
+            (None, None) => true,
+            (Some((kept, kept_origin)), Some((now, origin))) => {
+                *kept == now && kept_origin.as_str() == origin.as_str()
+            }
+            _ => false,
+        };
         let same_files = self.names.len() == files.len()
             && self
                 .names
@@ -170,7 +181,7 @@ impl CheckMemo {
             .filter(|&i| {
                 !same_files
                     || !self.kept[i].text.same_as(files.source_text(jobs[i].0))
-                    || self.kept[i].digesting != digesting
+                    || !same_digest(&self.kept[i], jobs[i].0)
             })
             .collect();
         self.parsed_last = changed.len();
@@ -190,10 +201,10 @@ impl CheckMemo {
         {
             let kept = Kept {
                 text: files.source_text(id).clone(),
+                digested_as: digested_as(id),
                 id,
                 role,
                 parsed,
-                digesting,
                 digested,
             };
             if same_files {

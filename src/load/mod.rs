@@ -550,12 +550,34 @@ pub fn load_request_files(
     root: Option<&std::path::Path>,
     options: &Options,
 ) -> std::io::Result<LoadedTree> {
-    load_tree_files_judging(
-        tree_files,
-        root,
+    load_request_files_kept(tree_files, root, None, options)
+}
+
+/// [`load_request_files`] with what the last load kept ([`CheckMemo`], `pbc lsp`'s lookups):
+/// only the files that changed since are parsed and lowered again. With a memo, bindings files
+/// are lowered as they are parsed, for the injector ([`Detached::Evaluated`]), and only their
+/// outlines kept; a load reports and answers the same with a memo as without.
+///
+/// [`Detached::Evaluated`]: crate::eval::code::Detached::Evaluated
+pub fn load_request_files_kept(
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+    mut memo: Option<&mut CheckMemo>,
+    options: &Options,
+) -> std::io::Result<LoadedTree> {
+    let inputs = read_inputs(&tree_files.iter().collect::<Vec<_>>(), options)?;
+    let origins = origins_below(tree_files, root);
+    let loaded = load_judged_kept(
+        inputs,
+        origins,
         validate::Composition::LeftToTheInjector,
+        memo.as_deref_mut(),
         options,
-    )
+    );
+    if let Some(memo) = memo {
+        memo.check_ended();
+    }
+    Ok(loaded)
 }
 
 fn load_tree_files_judging(
@@ -565,15 +587,21 @@ fn load_tree_files_judging(
     options: &Options,
 ) -> std::io::Result<LoadedTree> {
     let inputs = read_inputs(&tree_files.iter().collect::<Vec<_>>(), options)?;
-    let origins = tree_files
+    let origins = origins_below(tree_files, root);
+    Ok(load_judged(inputs, origins, judge, options))
+}
+
+/// The names the model's origins give `tree_files`: relative to `root` (as the diagnostics
+/// name them without one).
+fn origins_below(tree_files: &[tree::TreeFile], root: Option<&std::path::Path>) -> Vec<String> {
+    tree_files
         .iter()
         .map(|f| {
             root.and_then(|r| crate::source::below(&f.path, r))
                 .map(|p| p.to_string_lossy().replace('\\', "/"))
                 .unwrap_or_else(|| f.display.to_string())
         })
-        .collect();
-    Ok(load_judged(inputs, origins, judge, options))
+        .collect()
 }
 
 /// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
@@ -639,19 +667,30 @@ impl LoadedTree {
 
     /// The bindings files no layer includes, lowered on their own: `pbc lookup` names them for
     /// a key only they bind.
-    pub fn unplaced_model<'a, E: lower::Embed<'a>>(
-        &'a self,
-        embed: E,
-    ) -> lower::model::FilesDocument<E::X> {
+    pub fn unplaced_model(&self) -> lower::model::FilesDocument<crate::eval::code::Code<'_>> {
         let inputs = self.lower_inputs();
-        let unplaced: Vec<lower::LowerInput> = lower::unplaced_files(&inputs)
-            .into_iter()
-            .map(|i| lower::LowerInput {
-                role: inputs[i].role,
-                program: inputs[i].program,
-            })
-            .collect();
-        lower::compile_files(&self.check.files, &self.origins, &unplaced, embed)
+        let mut model = lower::compile_files(
+            &self.check.files,
+            &self.origins,
+            &[],
+            crate::eval::code::ForInjection,
+        );
+        for i in lower::unplaced_files(&inputs) {
+            match self.lowered.get(i).and_then(Option::as_deref) {
+                // Lowered while parsing (its program is only an outline).
+                Some(block) => model.bindings.push(block.clone()),
+                None => model.bindings.extend(
+                    lower::compile_files(
+                        &self.check.files,
+                        &self.origins,
+                        &inputs[i..=i],
+                        crate::eval::code::ForInjection,
+                    )
+                    .bindings,
+                ),
+            }
+        }
+        model
     }
 
     /// Whether the files declare a site (a `site { }` or a `binder_config.yaml`).
@@ -667,7 +706,25 @@ impl LoadedTree {
             .map(|(_, p)| p)
     }
 
-    /// The whole tree's model, holding expressions as `embed` does.
+    /// The whole tree's model for the injector: the blocks lowered while parsing (copied: a
+    /// load's memo keeps them for the next), the others lowered from their programs.
+    pub fn injection_model(&self) -> lower::model::TreeDocument<crate::eval::code::Code<'_>> {
+        let lowered = self.lowered.iter().map(|b| b.as_deref().cloned()).collect();
+        let mut model = lower::compile_tree_from(
+            &self.check.files,
+            &self.origins,
+            &self.lower_inputs(),
+            lowered,
+            crate::eval::code::ForInjection,
+        );
+        model.environment.clone_from(&self.environment);
+        model.hiera.clone_from(&self.hiera);
+        model
+    }
+
+    /// The whole tree's model, holding expressions as `embed` does, lowered from the
+    /// programs: of a tree loaded without a memo (a kept tree's bindings files are outlines,
+    /// their blocks lowered while parsing: [`LoadedTree::injection_model`]).
     pub fn tree_model<'a, E: lower::Embed<'a>>(
         &'a self,
         embed: E,
@@ -713,23 +770,41 @@ fn load_judged(
     judge: validate::Composition,
     options: &Options,
 ) -> LoadedTree {
+    load_judged_kept(inputs, origins, judge, None, options)
+}
+
+/// [`load_judged`] with what the last load kept (see [`load_request_files_kept`]).
+fn load_judged_kept(
+    inputs: Vec<SourceInput>,
+    origins: Vec<String>,
+    judge: validate::Composition,
+    memo: Option<&mut CheckMemo>,
+    options: &Options,
+) -> LoadedTree {
     // In name order, as `analyse` will take them, so that origins stay with their files.
     let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
     paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
     let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
-    // A compiled tree's bindings files are lowered as they are parsed, their origins named by id
-    // (which follow input order) as the model names them.
-    let lowered_while_parsing = judge == validate::Composition::OnTheWrittenModel;
-    let names: Vec<lower::model::FileName> = if lowered_while_parsing {
+    // A compiled tree's bindings files are lowered as they are parsed, spelled for the model
+    // written; a kept tree's for the injector, so that the memo keeps them and not their
+    // programs. Their origins are named by id (which follow input order) as the model names
+    // them.
+    let blocks = if judge == validate::Composition::OnTheWrittenModel {
+        Some(crate::eval::code::Detached::Written)
+    } else {
+        memo.is_some()
+            .then_some(crate::eval::code::Detached::Evaluated)
+    };
+    let names: Vec<lower::model::FileName> = if blocks.is_some() {
         origins.iter().map(|o| o.as_str().into()).collect()
     } else {
         Vec::new()
     };
-    let digest = lowered_while_parsing.then_some(Digest {
+    let digest = blocks.map(|blocks| Digest {
         origins: &names,
-        for_model: true,
+        blocks,
     });
-    let analysed = analyse(inputs, Scope::OneTree(judge), digest, None, options);
+    let analysed = analyse(inputs, Scope::OneTree(judge), digest, memo, options);
     // Origins by file id: ids follow input order.
     let mut by_id = vec![String::new(); analysed.files.len()];
     for (id, origin) in analysed.ids.iter().zip(origins) {
@@ -1490,16 +1565,16 @@ type LoweredBlock = std::sync::Arc<lower::model::NamedBindings<crate::eval::code
 struct Digest<'o> {
     /// The names the model's origins give files, by id.
     origins: &'o [lower::model::FileName],
-    /// Whether the blocks are for a model that is written: only it shows origins' lines and
-    /// columns and the bindings' values; the rules read neither.
-    for_model: bool,
+    /// What the blocks are for: only a model shows origins' lines and columns and the
+    /// bindings' values; the rules read neither.
+    blocks: crate::eval::code::Detached,
 }
 
 impl Digest<'_> {
     /// For `pbc check`: no model is written.
     const CHECK: Digest<'static> = Digest {
         origins: &[],
-        for_model: false,
+        blocks: crate::eval::code::Detached::Checked,
     };
 }
 
@@ -1530,15 +1605,8 @@ fn parse_all(
         {
             let digested = Digested {
                 judgement: validate::SharedJudgement::new(validate::judge_file(role, program)),
-                lowered: lower::lower_block(
-                    files,
-                    digest.origins,
-                    program,
-                    crate::eval::code::Detached {
-                        for_model: digest.for_model,
-                    },
-                )
-                .map(std::sync::Arc::new),
+                lowered: lower::lower_block(files, digest.origins, program, digest.blocks)
+                    .map(std::sync::Arc::new),
             };
             result.program = result.program.map(ast::Program::into_outline);
             return (result, Some(digested));

@@ -57,6 +57,9 @@ impl<'a> Embed<'a> for Detached {
         ForInjection.undef()
     }
     fn produced_literal(&self, e: &'a Expr) -> Option<Code<'static>> {
+        if *self != Detached::Written {
+            return self.literal(e);
+        }
         match &e.kind {
             ExprKind::Array { .. } | ExprKind::Hash { .. } => {
                 Some(Code::Spelled(Spelled::literal(spelled_text(|text| {
@@ -67,6 +70,9 @@ impl<'a> Embed<'a> for Detached {
         }
     }
     fn produced_expression(&self, e: &'a Expr) -> Code<'static> {
+        if *self != Detached::Written {
+            return self.expression(e);
+        }
         let spell = |text: &mut String| {
             crate::pn::write_expr_json(e, text);
             Some(())
@@ -74,7 +80,7 @@ impl<'a> Embed<'a> for Detached {
         Code::Spelled(Spelled::expression(spelled_text(spell).unwrap_or_default()))
     }
     fn for_model(&self) -> bool {
-        self.for_model
+        *self != Detached::Checked
     }
 }
 

@@ -1231,11 +1231,11 @@ mod tests {
                 value: crate::eval::code::Code::Value(crate::eval::Value::Undef),
             })
         };
-        let held = |for_model: bool| {
+        let held = |embed: Detached| {
             let lowerer = Lowerer {
                 files: &files,
                 origin_names: &[],
-                embed: Detached { for_model },
+                embed,
             };
             (
                 lowerer.held(hiera()),
@@ -1247,7 +1247,7 @@ mod tests {
             Some(ProducerDescriptor::HieraProducerDescriptor { level }) => Some(*level),
             _ => None,
         };
-        let (h, c, none) = held(false);
+        let (h, c, none) = held(Detached::Checked);
         assert_eq!(level(h), Some(3));
         assert!(c.is_none() && none.is_none());
         let checking = Lowerer {
@@ -1263,7 +1263,7 @@ mod tests {
             ),
             Some(5)
         );
-        let (h, c, none) = held(true);
+        let (h, c, none) = held(Detached::Written);
         assert_eq!(level(h), Some(3));
         assert!(matches!(
             c.as_deref(),

@@ -2253,3 +2253,109 @@ fn formatting_lays_out_the_buffer_as_pbc_fmt_does() {
     let _ = editor.published_so_far();
     assert_eq!(format(&mut editor), Value::Null);
 }
+
+/// The tree loaded for a node's hovers keeps each file's parse and block for the next load,
+/// which parses and lowers only the files changed since. Loaded so, it answers every key as
+/// `pbc lookup --explain` (which loads the tree whole) does, before and after each change: its
+/// value, its evaluation error at its place, what it logs.
+#[test]
+fn a_tree_loaded_again_loads_only_what_changed_and_answers_as_lookup_does() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("errors");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lookup/trees/errors");
+    copy_tree(&corpus, &root);
+    let mut workspace = puppet_bindings::ide::Workspace::new(&root, Default::default());
+    let _ = workspace.explain("role", false, Some(DB01));
+    let files = workspace.lookups_parsed_last();
+    assert!(files >= 2, "the first load parses every file ({files})");
+    answers_as_lookup_does(&workspace, &root, "first loaded");
+    let bindings = root.join("bindings/default.pp");
+    let text = std::fs::read_to_string(&bindings).expect("the bindings");
+    let edits = [
+        (
+            "a value changed",
+            text.replace("bind 'cpu' to 16", "bind 'cpu' to 32"),
+        ),
+        (
+            "a binding added",
+            text.replace(
+                "bindings default {",
+                "bindings default {\n  bind 'added' to 1 + 2",
+            ),
+        ),
+        (
+            "an evaluation error moved",
+            text.replace(
+                "bind 'type_error' to 1 + 'a'",
+                "\n\n  bind 'type_error' to 'a' + [1]",
+            ),
+        ),
+        ("as it was", text.clone()),
+    ];
+    for (when, edited) in edits {
+        assert_ne!(edited, std::fs::read_to_string(&bindings).expect("read"));
+        std::fs::write(&bindings, edited).expect("written");
+        workspace.files_changed();
+        let _ = workspace.explain("role", false, Some(DB01));
+        assert_eq!(
+            workspace.lookups_parsed_last(),
+            1,
+            "{when}: only the file changed is loaded again"
+        );
+        answers_as_lookup_does(&workspace, &root, when);
+    }
+}
+
+const DB01: &str = "db01.example.com";
+
+/// Each key of the lookup corpus's `errors` tree (and two it does not bind) explained by
+/// `workspace` for db01 as `pbc lookup --explain` explains it, as text and as JSON.
+fn answers_as_lookup_does(workspace: &puppet_bindings::ide::Workspace, root: &Path, when: &str) {
+    let keys = [
+        "type_error",
+        "no_match",
+        "failing",
+        "strict_only",
+        "misspelt",
+        "loop_a",
+        "port",
+        "limits",
+        "role",
+        "noisy",
+        "added",
+        "unbound",
+    ];
+    for key in keys {
+        for json in [false, true] {
+            let kept = workspace.explain(key, json, Some(DB01));
+            let lookup = puppet_bindings::inject::query::LookupOptions {
+                tree: root.to_path_buf(),
+                facts: Some(root.join(format!("facts/{DB01}.json"))),
+                node: Some(DB01.to_string()),
+                keys: vec![key.to_string()],
+                explain: true,
+                json,
+                ..Default::default()
+            };
+            let fresh = puppet_bindings::inject::command::run(&lookup, &Default::default());
+            let mut said = String::new();
+            for part in &fresh.said {
+                match part {
+                    puppet_bindings::outcome::Said::Diagnostics {
+                        sources,
+                        diagnostics,
+                    } => said.push_str(&puppet_bindings::diag::render_text(sources, diagnostics)),
+                    puppet_bindings::outcome::Said::Line(line) => {
+                        said.push_str(line);
+                        said.push('\n');
+                    }
+                }
+            }
+            assert_eq!(
+                kept.explanation, fresh.stdout,
+                "{when}: `{key}`, json {json}"
+            );
+            assert_eq!(kept.said, said, "{when}: `{key}`, json {json}");
+        }
+    }
+}
