@@ -25,7 +25,10 @@ pub fn release<T>(value: T, options: &Options) {
 
 /// [`release`] for a tree's model: left to the exit, or else its blocks freed on every core
 /// ([`free_in_parallel`]).
-pub fn release_tree<X: Send>(model: crate::lower::model::TreeDocument<X>, options: &Options) {
+pub fn release_tree<X: Send + Sync>(
+    model: crate::lower::model::TreeDocument<X>,
+    options: &Options,
+) {
     if options.exits_after_command {
         std::mem::forget(model);
     } else {
@@ -35,7 +38,7 @@ pub fn release_tree<X: Send>(model: crate::lower::model::TreeDocument<X>, option
 
 /// Frees a tree's model, its blocks on every core ([`free_in_parallel`]): they are nearly all
 /// of it.
-pub fn free_tree_in_parallel<X: Send>(model: crate::lower::model::TreeDocument<X>) {
+pub fn free_tree_in_parallel<X: Send + Sync>(model: crate::lower::model::TreeDocument<X>) {
     free_in_parallel(
         model
             .layers

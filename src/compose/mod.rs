@@ -326,7 +326,7 @@ impl<'m> Bindings<'m> {
             .iter()
             .map(|l| LayerView {
                 name: &l.name,
-                bindings: l.bindings.iter().collect(),
+                bindings: l.bindings.iter().map(|b| &**b).collect(),
             })
             .collect();
         Bindings::build_from(&views)

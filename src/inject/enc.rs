@@ -108,10 +108,10 @@ pub fn add_to_model<'a>(model: &mut TreeDocument<Code<'a>>, enc: &Enc) {
             }],
             None => bindings,
         };
-        layer.bindings.push(NamedBindings {
+        layer.bindings.push(std::sync::Arc::new(NamedBindings {
             name: "enc".into(),
             bindings: items,
             origin: origin.clone(),
-        });
+        }));
     }
 }

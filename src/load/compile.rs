@@ -252,14 +252,7 @@ pub(super) fn compile_loaded(
         CompileMode::Tree => {
             // One lowering serves the judgement of the layers and the model written. The
             // layers are judged whatever else the check found, as `pbc check` judges them.
-            // Each block is the compile's own (only a check's are kept and lent): moved, not
-            // copied, into the model.
-            let lowered = lowered
-                .into_iter()
-                .map(|block| {
-                    block.map(|b| std::sync::Arc::try_unwrap(b).unwrap_or_else(|b| (*b).clone()))
-                })
-                .collect();
+            // Each block is shared with the model, not copied into it.
             let mut model = lower::compile_tree_from(
                 &check.files,
                 &origins,

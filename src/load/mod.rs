@@ -676,8 +676,8 @@ impl LoadedTree {
             crate::eval::code::ForInjection,
         );
         for i in lower::unplaced_files(&inputs) {
-            match self.lowered.get(i).and_then(Option::as_deref) {
-                // Lowered while parsing (its program is only an outline).
+            match self.lowered.get(i).and_then(Option::as_ref) {
+                // Lowered while parsing (its program is only an outline): shared.
                 Some(block) => model.bindings.push(block.clone()),
                 None => model.bindings.extend(
                     lower::compile_files(
@@ -706,10 +706,10 @@ impl LoadedTree {
             .map(|(_, p)| p)
     }
 
-    /// The whole tree's model for the injector: the blocks lowered while parsing (copied: a
-    /// load's memo keeps them for the next), the others lowered from their programs.
+    /// The whole tree's model for the injector: the blocks lowered while parsing (shared with
+    /// the load's memo, which keeps them for the next), the others lowered from their programs.
     pub fn injection_model(&self) -> lower::model::TreeDocument<crate::eval::code::Code<'_>> {
-        let lowered = self.lowered.iter().map(|b| b.as_deref().cloned()).collect();
+        let lowered = self.lowered.clone();
         let mut model = lower::compile_tree_from(
             &self.check.files,
             &self.origins,

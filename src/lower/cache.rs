@@ -100,6 +100,7 @@ pub fn write(model_json: &str) -> Result<Vec<u8>, String> {
     for layer in doc.layers.layers {
         let mut blocks = Vec::new();
         for nb in layer.bindings {
+            let nb = std::sync::Arc::unwrap_or_clone(nb);
             blocks.push(BlockHeader {
                 name: nb.name,
                 origin: nb.origin,
@@ -694,21 +695,19 @@ fn rebuild(header: &Header, records: Vec<Record>) -> std::io::Result<TreeDocumen
         .enumerate()
         .flat_map(|(l, layer)| (0..layer.blocks.len()).map(move |b| (l, b)))
         .collect();
-    let mut layers: Vec<NamedLayer<Json>> = header
+    // Each layer's blocks, filled record by record, then shared as a layer holds them.
+    let mut filled: Vec<Vec<NamedBindings<Json>>> = header
         .layers
         .iter()
-        .map(|l| NamedLayer {
-            name: l.name.clone(),
-            providers: l.providers.clone(),
-            bindings: l
-                .blocks
+        .map(|l| {
+            l.blocks
                 .iter()
                 .map(|b| NamedBindings {
                     name: b.name.clone(),
                     bindings: Vec::new(),
                     origin: b.origin.clone(),
                 })
-                .collect(),
+                .collect()
         })
         .collect();
     // Per block, the ids of the `when`s around the last record placed in it.
@@ -724,7 +723,7 @@ fn rebuild(header: &Header, records: Vec<Record>) -> std::io::Result<TreeDocumen
         let chain = &mut open[record.block as usize];
         let depth = record.whens.len();
         place(
-            &mut layers[l].bindings[b].bindings,
+            &mut filled[l][b].bindings,
             record.whens.into_iter(),
             chain,
             0,
@@ -733,6 +732,16 @@ fn rebuild(header: &Header, records: Vec<Record>) -> std::io::Result<TreeDocumen
         // The `when`s the last record was in and this one is not are closed.
         chain.truncate(depth);
     }
+    let layers = header
+        .layers
+        .iter()
+        .zip(filled)
+        .map(|(l, blocks)| NamedLayer {
+            name: l.name.clone(),
+            providers: l.providers.clone(),
+            bindings: blocks.into_iter().map(std::sync::Arc::new).collect(),
+        })
+        .collect();
     Ok(TreeDocument {
         format: FORMAT.to_string(),
         version: VERSION,

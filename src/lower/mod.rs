@@ -28,7 +28,7 @@ use model::*;
 /// injector evaluates when it reads the model in memory. Lowering itself is the same for both.
 /// Blocks lower on every core: an embedding is shared by them, and what it makes is sent back.
 pub trait Embed<'a>: Sync {
-    type X: Send + Clone;
+    type X: Send + Sync + Clone;
     /// An expression evaluated per request.
     fn expression(&self, e: &'a Expr) -> Self::X;
     /// `e` as a literal value, or `None` when it needs evaluating.
@@ -149,7 +149,7 @@ pub fn compile_files<'a, E: Embed<'a>>(
     let mut bindings = Vec::new();
     for input in inputs {
         for block in input.program.bindings_blocks() {
-            bindings.push(lowerer.named_bindings(block));
+            bindings.push(std::sync::Arc::new(lowerer.named_bindings(block)));
         }
     }
     FilesDocument {
@@ -189,13 +189,13 @@ pub fn compile_tree<'a, E: Embed<'a>>(
 
 /// [`compile_tree`] where some inputs' blocks are `lowered` already (by input, from
 /// [`lower_block`] with an embedding that gives the code `embed` gives, such as
-/// `eval::code::Detached` for `ForInjection`): those are moved into their layers (copied for a
-/// second layer that includes the same file), and their programs' items are not read.
+/// `eval::code::Detached` for `ForInjection`): those are shared with their layers (and
+/// whoever else holds them), and their programs' items are not read.
 pub fn compile_tree_from<'a, E: Embed<'a>>(
     files: &SourceMap,
     origin_names: &[FileName],
     inputs: &[LowerInput<'a>],
-    mut lowered: Vec<Option<NamedBindings<E::X>>>,
+    mut lowered: Vec<Option<Block<E::X>>>,
     embed: E,
 ) -> TreeDocument<E::X> {
     lowered.resize_with(inputs.len(), || None);
@@ -232,17 +232,17 @@ pub fn compile_tree_from<'a, E: Embed<'a>>(
         .collect();
     let fresh = crate::parallel::parallel_map(jobs.len(), |j| {
         let (input, block) = blocks[jobs[j]];
-        (!has_lowered[input]).then(|| lowerer.named_bindings(block))
+        (!has_lowered[input]).then(|| std::sync::Arc::new(lowerer.named_bindings(block)))
     });
-    // By input, where its block went first: a second layer with the file copies it.
+    // By input, where its block went first: a second layer with the file shares it.
     let mut first_at: Vec<Option<usize>> = vec![None; inputs.len()];
-    let mut in_order: Vec<NamedBindings<E::X>> = Vec::with_capacity(jobs.len());
+    let mut in_order: Vec<Block<E::X>> = Vec::with_capacity(jobs.len());
     for (j, fresh) in fresh.into_iter().enumerate() {
         let input = blocks[jobs[j]].0;
         let block = fresh
             .or_else(|| lowered[input].take())
             .or_else(|| first_at[input].map(|first| in_order[first].clone()))
-            .unwrap_or_else(|| lowerer.named_bindings(blocks[jobs[j]].1));
+            .unwrap_or_else(|| std::sync::Arc::new(lowerer.named_bindings(blocks[jobs[j]].1)));
         first_at[input].get_or_insert(j);
         in_order.push(block);
     }
@@ -503,11 +503,11 @@ pub fn system_layer<X>() -> NamedLayer<X> {
     ];
     NamedLayer {
         name: SYSTEM_LAYER.into(),
-        bindings: vec![NamedBindings {
+        bindings: vec![std::sync::Arc::new(NamedBindings {
             name: "puppet::default".into(),
             bindings,
             origin,
-        }],
+        })],
         providers: Vec::new(),
     }
 }

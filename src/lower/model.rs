@@ -73,8 +73,9 @@ pub struct TreeDocument<X = Json> {
 pub struct FilesDocument<X = Json> {
     pub format: String,
     pub version: u32,
+    /// Shared, as a layer's are (see [`NamedLayer::bindings`]).
     #[compact(with = "compact::blocks")]
-    pub bindings: Vec<NamedBindings<X>>,
+    pub bindings: Vec<Block<X>>,
 }
 
 /// Where a binding-like object is written: the file relative to the tree root, 1-based line and
@@ -178,6 +179,9 @@ impl<'de> Deserialize<'de> for FileName {
         d.deserialize_str(Name)
     }
 }
+
+/// A block as a layer holds it (see [`NamedLayer::bindings`]).
+pub type Block<X = Json> = std::sync::Arc<NamedBindings<X>>;
 
 #[derive(Clone, Serialize, Deserialize, MapSlots, WriteCompact)]
 #[serde(tag = "kind")]
@@ -353,13 +357,13 @@ impl<X: Serialize> Serialize for Binding<X> {
     }
 }
 
-impl<X: compact::WriteCompact + Serialize + Sync> compact::WriteCompact for Binding<X> {
+impl<X: compact::WriteCompact + Serialize + Sync + Send> compact::WriteCompact for Binding<X> {
     fn write_compact(&self, text: &mut compact::Text<'_>) -> std::io::Result<()> {
         compact::WriteCompact::write_compact(&self.as_written(), text)
     }
 }
 
-impl<X: compact::WriteCompact + Serialize + Sync> compact::WriteMembers for Binding<X> {
+impl<X: compact::WriteCompact + Serialize + Sync + Send> compact::WriteMembers for Binding<X> {
     fn write_members(&self, text: &mut compact::Text<'_>) -> std::io::Result<()> {
         compact::WriteMembers::write_members(&self.as_written(), text)
     }
@@ -588,8 +592,10 @@ pub struct ResourceTypeModel {
 #[serde(tag = "kind")]
 pub struct NamedLayer<X = Json> {
     pub name: String,
+    /// Shared: `pbc lsp` keeps each file's block from one load of a tree to the next, and a
+    /// file two layers include is one block in both.
     #[compact(with = "compact::blocks")]
-    pub bindings: Vec<NamedBindings<X>>,
+    pub bindings: Vec<Block<X>>,
     /// URIs of schemes resolved by the injector (`enc:`, `*-hiera:`, providers bound in
     /// `bindings_providers`), in include order.
     pub providers: Vec<String>,

@@ -312,7 +312,7 @@ impl<X, Y, F: FnMut(X, SlotKind) -> Result<Y, String>> SlotMap<X, Y> for Walk<'_
 }
 
 impl<'f, F> Walk<'f, F> {
-    fn document<X, Y>(slot: &'f mut F, d: TreeDocument<X>) -> Walked<TreeDocument<Y>>
+    fn document<X: Clone, Y>(slot: &'f mut F, d: TreeDocument<X>) -> Walked<TreeDocument<Y>>
     where
         F: FnMut(X, SlotKind) -> Result<Y, String>,
     {

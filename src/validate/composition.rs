@@ -129,7 +129,11 @@ pub(super) fn check(
                 })
                 .chain(std::iter::once((
                     system.name.as_str(),
-                    system.bindings.iter().map(|b| (SYSTEM_FILE, b)).collect(),
+                    system
+                        .bindings
+                        .iter()
+                        .map(|b| (SYSTEM_FILE, &**b))
+                        .collect(),
                 )))
                 .collect();
             let words = Words {
@@ -169,7 +173,7 @@ pub(super) fn check(
                 })
                 .chain(std::iter::once(LayerView {
                     name: &system.name,
-                    bindings: system.bindings.iter().collect(),
+                    bindings: system.bindings.iter().map(|b| &**b).collect(),
                 }))
                 .collect();
             let bindings = Bindings::build_from(&views);
@@ -227,7 +231,7 @@ pub(super) fn check(
     };
     for input in unplaced {
         let bindings = match input.lowered {
-            Some(lowered) => vec![lowered.clone()],
+            Some(lowered) => vec![std::sync::Arc::new(lowered.clone())],
             None => {
                 let input = LowerInput {
                     role: input.role,

@@ -362,7 +362,8 @@ fn map_slots_impl(input: &DeriveInput) -> syn::Result<Tokens> {
     Ok(quote! {
         const _: () = {
             use crate::lower::model::slots as __slots;
-            impl<#x, #y> __slots::MapSlots<#x, #y> for #name<#x> {
+            // Clone: a block shared with another holder is walked as a copy of its own.
+            impl<#x: ::std::clone::Clone, #y> __slots::MapSlots<#x, #y> for #name<#x> {
                 type Output = #name<#y>;
                 #[allow(unused_variables)]
                 fn map_slots<M: __slots::SlotMap<#x, #y>>(
@@ -593,6 +594,8 @@ fn write_compact_impl(input: &DeriveInput) -> syn::Result<Tokens> {
         ));
         param.bounds.push(syn::parse_quote!(serde::Serialize));
         param.bounds.push(syn::parse_quote!(::std::marker::Sync));
+        // A layer's blocks are shared (`Arc`), which is `Sync` only for what is `Send` too.
+        param.bounds.push(syn::parse_quote!(::std::marker::Send));
     }
     let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
     let tag_opening = |kind: &str, at: &dyn quote::ToTokens| -> syn::Result<Option<String>> {

@@ -145,6 +145,12 @@ impl<T: WriteCompact + ?Sized> WriteCompact for Box<T> {
     }
 }
 
+impl<T: WriteCompact + ?Sized> WriteCompact for std::sync::Arc<T> {
+    fn write_compact(&self, text: &mut Text<'_>) -> io::Result<()> {
+        (**self).write_compact(text)
+    }
+}
+
 impl<T: WriteMembers + ?Sized> WriteMembers for Box<T> {
     fn write_members(&self, text: &mut Text<'_>) -> io::Result<()> {
         (**self).write_members(text)
@@ -225,10 +231,11 @@ enum Piece {
 /// A layer's (or a files model's) blocks: written by the writer itself when there are few or
 /// it has only its own thread, otherwise in pieces spelled on every core and written in order.
 /// (`#[compact(with = ...)]` on the lists of blocks in [`super`].)
-pub fn blocks<X: WriteCompact + Serialize + Sync>(
-    blocks: &[NamedBindings<X>],
-    text: &mut Text<'_>,
-) -> io::Result<()> {
+pub fn blocks<X, B>(blocks: &[B], text: &mut Text<'_>) -> io::Result<()>
+where
+    X: WriteCompact + Serialize + Sync + Send,
+    B: std::borrow::Borrow<NamedBindings<X>> + WriteCompact + Sync,
+{
     if blocks.len() <= BLOCKS_PER_PIECE || text.cores == Cores::Own {
         return blocks.write_compact(text);
     }
@@ -239,7 +246,8 @@ pub fn blocks<X: WriteCompact + Serialize + Sync>(
         pieces.len(),
         |p| {
             let range = pieces[p].clone();
-            if range.len() == 1 && blocks[range.start].bindings.len() > BINDINGS_PER_PIECE {
+            if range.len() == 1 && blocks[range.start].borrow().bindings.len() > BINDINGS_PER_PIECE
+            {
                 return Ok(Piece::Large(range.start));
             }
             let mut held = Text::held();
@@ -365,11 +373,13 @@ impl<'w> Text<'w> {
 
 /// The blocks in pieces, in order: at most [`BLOCKS_PER_PIECE`] blocks and, unless one block
 /// alone has more, [`BINDINGS_PER_PIECE`] of their bindings each.
-fn pieces<X>(blocks: &[NamedBindings<X>]) -> Vec<std::ops::Range<usize>> {
+fn pieces<X, B: std::borrow::Borrow<NamedBindings<X>>>(
+    blocks: &[B],
+) -> Vec<std::ops::Range<usize>> {
     let mut pieces = Vec::new();
     let (mut start, mut bindings) = (0, 0);
     for (i, block) in blocks.iter().enumerate() {
-        let more = block.bindings.len();
+        let more = block.borrow().bindings.len();
         if i > start && (i - start == BLOCKS_PER_PIECE || bindings + more > BINDINGS_PER_PIECE) {
             pieces.push(start..i);
             (start, bindings) = (i, 0);
@@ -735,7 +745,10 @@ mod tests {
                 layers: vec![
                     NamedLayer {
                         name: "site".into(),
-                        bindings: vec![block("default", every_shape()), block("empty", Vec::new())],
+                        bindings: vec![
+                            block("default", every_shape()).into(),
+                            block("empty", Vec::new()).into(),
+                        ],
                         providers: vec!["enc:".into()],
                     },
                     NamedLayer {
@@ -802,7 +815,7 @@ mod tests {
         let doc = FilesDocument {
             format: FORMAT.into(),
             version: VERSION,
-            bindings: vec![NamedBindings {
+            bindings: vec![std::sync::Arc::new(NamedBindings {
                 name: "default".into(),
                 bindings: vec![AbstractBinding::Binding(Binding {
                     type_: TypeModel::PDataType,
@@ -816,7 +829,7 @@ mod tests {
                     origin: origin("bindings/default.pp", 2, 3),
                 })],
                 origin: origin("bindings/default.pp", 1, 1),
-            }],
+            })],
         };
         let serde_text = serde_json::to_string(&doc).expect("writes");
         for cores in [Cores::Own, Cores::Every] {
@@ -838,7 +851,7 @@ mod tests {
             .collect();
         assert!(large.len() > BINDINGS_PER_PIECE);
         blocks.insert(70, block("large", large));
-        doc.layers.layers[1].bindings = blocks;
+        doc.layers.layers[1].bindings = blocks.into_iter().map(std::sync::Arc::new).collect();
         let serde_text = serde_json::to_string(&doc).expect("writes");
         assert!(serde_text.len() > 4 * CHUNK, "{}", serde_text.len());
         // A piece spelled on another core is kept in several chunks.

@@ -60,6 +60,16 @@ impl<X, Y, T: MapSlots<X, Y>> MapSlots<X, Y> for Box<T> {
     }
 }
 
+/// A shared block is walked as a copy of its own where it is shared still.
+impl<X, Y, T: MapSlots<X, Y> + Clone> MapSlots<X, Y> for std::sync::Arc<T> {
+    type Output = std::sync::Arc<T::Output>;
+    fn map_slots<M: SlotMap<X, Y>>(self, m: &mut M) -> Result<Self::Output, M::Error> {
+        std::sync::Arc::unwrap_or_clone(self)
+            .map_slots(m)
+            .map(std::sync::Arc::new)
+    }
+}
+
 impl<X, Y, T: MapSlots<X, Y>> MapSlots<X, Y> for Option<T> {
     type Output = Option<T::Output>;
     fn map_slots<M: SlotMap<X, Y>>(self, m: &mut M) -> Result<Self::Output, M::Error> {
