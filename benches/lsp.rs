@@ -9,9 +9,8 @@
 //! - hover with a node: keys of that file explained for a node (median of 5); the first hover
 //!   of the session, which loads the tree for the node; and a hover after each of 6 edits of a
 //!   bound value (median), which loads again only what the edit changed;
-//! - memory after those hovers, which keep the tree loaded for the node;
 //! - memory: the server's resident memory after the first check, per byte of the tree's source,
-//!   and again after the edits;
+//!   again after the edits, and after the hovers, which keep the tree loaded for the node;
 //! - references of a key and completion of a key being written: the first (which reads every
 //!   file of the tree for its keys) and the median of 5 after it (which read only what changed).
 //!
