@@ -2309,7 +2309,7 @@ fn a_tree_loaded_again_loads_only_what_changed_and_answers_as_lookup_does() {
 const DB01: &str = "db01.example.com";
 
 /// Each key of the lookup corpus's `errors` tree (and two it does not bind) explained by
-/// `workspace` for db01 as `pbc lookup --explain` explains it, as text and as JSON.
+/// `workspace` for db01 as `pbc lookup --explain` explains it.
 fn answers_as_lookup_does(workspace: &puppet_bindings::ide::Workspace, root: &Path, when: &str) {
     let keys = [
         "type_error",
@@ -2325,37 +2325,136 @@ fn answers_as_lookup_does(workspace: &puppet_bindings::ide::Workspace, root: &Pa
         "added",
         "unbound",
     ];
+    let facts = root.join(format!("facts/{DB01}.json"));
     for key in keys {
-        for json in [false, true] {
-            let kept = workspace.explain(key, json, Some(DB01));
-            let lookup = puppet_bindings::inject::query::LookupOptions {
-                tree: root.to_path_buf(),
-                facts: Some(root.join(format!("facts/{DB01}.json"))),
-                node: Some(DB01.to_string()),
-                keys: vec![key.to_string()],
-                explain: true,
-                json,
-                ..Default::default()
-            };
-            let fresh = puppet_bindings::inject::command::run(&lookup, &Default::default());
-            let mut said = String::new();
-            for part in &fresh.said {
-                match part {
-                    puppet_bindings::outcome::Said::Diagnostics {
-                        sources,
-                        diagnostics,
-                    } => said.push_str(&puppet_bindings::diag::render_text(sources, diagnostics)),
-                    puppet_bindings::outcome::Said::Line(line) => {
-                        said.push_str(line);
-                        said.push('\n');
-                    }
+        explained_as_lookup_does(workspace, root, DB01, &facts, key, when);
+    }
+}
+
+/// Every tree of the lookup corpus, for up to two of its nodes: each key `pbc lookup --all`
+/// answers is explained by the tree loaded for the node as `pbc lookup --explain` explains it,
+/// and so again after a line is added at the top of one of its bindings files (which moves
+/// every binding of that file: a block kept from before the change would place them wrong),
+/// and once the file is as it was.
+#[test]
+fn every_tree_loaded_again_answers_as_lookup_does() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lookup/trees");
+    let mut trees: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .expect("the lookup corpus")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.join("facts").is_dir())
+        .collect();
+    trees.sort();
+    let mut compared = 0;
+    for tree in trees {
+        let copy = tempfile::tempdir().expect("a directory");
+        let root = copy.path().join(tree.file_name().expect("a name"));
+        copy_tree(&tree, &root);
+        let mut nodes: Vec<(String, PathBuf)> = std::fs::read_dir(root.join("facts"))
+            .expect("facts")
+            .map(|e| e.expect("an entry").path())
+            .filter_map(|p| Some((p.file_stem()?.to_str()?.to_string(), p.clone())))
+            .collect();
+        nodes.sort();
+        nodes.truncate(2);
+        let mut bindings_files: Vec<PathBuf> = Vec::new();
+        let mut pending = vec![root.clone()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a directory") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else if path.extension().is_some_and(|e| e == "pp")
+                    && std::fs::read_to_string(&path).is_ok_and(|t| t.contains("bindings "))
+                {
+                    bindings_files.push(path);
                 }
             }
-            assert_eq!(
-                kept.explanation, fresh.stdout,
-                "{when}: `{key}`, json {json}"
-            );
-            assert_eq!(kept.said, said, "{when}: `{key}`, json {json}");
         }
+        bindings_files.sort();
+        let mut workspace = puppet_bindings::ide::Workspace::new(&root, Default::default());
+        for (node, facts) in nodes {
+            let all = puppet_bindings::inject::query::LookupOptions {
+                tree: root.clone(),
+                facts: Some(facts.clone()),
+                node: Some(node.clone()),
+                all: true,
+                json: true,
+                ..Default::default()
+            };
+            let answered = puppet_bindings::inject::command::run(&all, &Default::default());
+            let keys: Vec<String> = serde_json::from_str::<Value>(&answered.stdout)
+                .ok()
+                .and_then(|v| v.as_object().cloned())
+                .map(|o| o.keys().filter(|k| !k.starts_with('/')).cloned().collect())
+                .unwrap_or_default();
+            let Some(edited) = bindings_files.first() else {
+                continue;
+            };
+            let text = std::fs::read_to_string(edited).expect("the bindings file");
+            let name = root
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            for (when, now) in [
+                ("as read", None),
+                ("a line added", Some(format!("\n{text}"))),
+                ("as it was", Some(text.clone())),
+            ] {
+                if let Some(now) = now {
+                    std::fs::write(edited, now).expect("written");
+                    workspace.files_changed();
+                }
+                for key in &keys {
+                    let when = format!("{name}, {node}, {when}");
+                    explained_as_lookup_does(&workspace, &root, &node, &facts, key, &when);
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 100, "{compared} keys compared");
+}
+
+/// `key` explained by `workspace` for `node` as `pbc lookup --explain` explains it with the
+/// facts of `facts`, as text and as JSON.
+fn explained_as_lookup_does(
+    workspace: &puppet_bindings::ide::Workspace,
+    root: &Path,
+    node: &str,
+    facts: &Path,
+    key: &str,
+    when: &str,
+) {
+    for json in [false, true] {
+        let kept = workspace.explain(key, json, Some(node));
+        let lookup = puppet_bindings::inject::query::LookupOptions {
+            tree: root.to_path_buf(),
+            facts: Some(facts.to_path_buf()),
+            node: Some(node.to_string()),
+            keys: vec![key.to_string()],
+            explain: true,
+            json,
+            ..Default::default()
+        };
+        let fresh = puppet_bindings::inject::command::run(&lookup, &Default::default());
+        let mut said = String::new();
+        for part in &fresh.said {
+            match part {
+                puppet_bindings::outcome::Said::Diagnostics {
+                    sources,
+                    diagnostics,
+                } => said.push_str(&puppet_bindings::diag::render_text(sources, diagnostics)),
+                puppet_bindings::outcome::Said::Line(line) => {
+                    said.push_str(line);
+                    said.push('\n');
+                }
+            }
+        }
+        assert_eq!(
+            kept.explanation, fresh.stdout,
+            "{when}: `{key}`, json {json}"
+        );
+        assert_eq!(kept.said, said, "{when}: `{key}`, json {json}");
     }
 }
