@@ -119,9 +119,8 @@ const TREE_STACK: usize = 256 * 1024 * 1024;
 
 impl LoadedTree {
     /// Loads the tree `lookup` names on a thread of its own, which answers asks until this is
-    /// dropped or an answer says the tree cannot be asked again.
-    /// `memo` is what the last tree loaded kept: only the files changed since are loaded
-    /// again.
+    /// dropped or an answer says the tree cannot be asked again. `memo` is what the last tree
+    /// loaded kept: only the files changed since are loaded again.
     fn start(
         loaded_for: (u64, Option<PathBuf>, Option<String>),
         lookup: crate::inject::query::LookupOptions,
