@@ -399,6 +399,25 @@ mod tests {
                 r#"evaluating spelled {"^":["var","::fqdn"]}"#,
             ]
         );
+        // Kept for the injector, a block holds what one lowered from the program holds, each
+        // expression a copy of its own.
+        let evaluated = lower(Detached::Evaluated).expect("a block");
+        assert_eq!(
+            kinds_and_values(evaluated.clone()),
+            kinds_and_values(
+                crate::lower::lower_block(&files, &[], &program, ForInjection).expect("a block")
+            )
+        );
+        assert_eq!(
+            kinds_and_values(evaluated),
+            [
+                "constant text",
+                "evaluating template",
+                "constant [1, {'a' => 2}]",
+                "instance My::Provider",
+                "evaluating expression",
+            ]
+        );
     }
 
     /// A value spelled for a written model evaluates as the code it is spelled from: literals
