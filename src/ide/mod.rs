@@ -176,24 +176,12 @@ impl LoadedTree {
     }
 }
 
-/// What a lookup's outcome says, as an [`Explained`].
+/// What a lookup's outcome says, as an [`Explained`] (what it says on the side as `pbc`
+/// writes it to stderr, without colours).
 fn explained(outcome: &crate::outcome::Outcome) -> Explained {
-    let mut said = String::new();
-    for part in &outcome.said {
-        match part {
-            crate::outcome::Said::Diagnostics {
-                sources,
-                diagnostics,
-            } => said.push_str(&crate::diag::render_text(sources, diagnostics)),
-            crate::outcome::Said::Line(line) => {
-                said.push_str(line);
-                said.push('\n');
-            }
-        }
-    }
     Explained {
         explanation: outcome.stdout.clone(),
-        said,
+        said: outcome.stderr(false),
     }
 }
 
