@@ -217,22 +217,10 @@ fn a_check_with_the_last_checks_parses_reports_what_a_fresh_one_does() {
     for tree in sorted_dirs("corpus/check/trees") {
         let root = std::fs::canonicalize(&tree).expect("a tree");
         let mut memo = CheckMemo::default();
-        let mut files: Vec<PathBuf> = Vec::new();
-        let mut dirs = vec![root.clone()];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).expect("a directory") {
-                let path = entry.expect("an entry").path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path
-                    .extension()
-                    .is_some_and(|e| e == "pp" || e == "yaml" || e == "json")
-                {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
+        let files = crate::common::files_below(&root, |path| {
+            path.extension()
+                .is_some_and(|e| e == "pp" || e == "yaml" || e == "json")
+        });
         // The disk as listed and read is kept too, as `pbc lsp` keeps it while the editor
         // watches the tree (nothing here changes on disk: only the editor's buffers change).
         let disk = KeptDisk::new();

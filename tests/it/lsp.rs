@@ -2357,21 +2357,10 @@ fn every_tree_loaded_again_answers_as_lookup_does() {
             .collect();
         nodes.sort();
         nodes.truncate(2);
-        let mut bindings_files: Vec<PathBuf> = Vec::new();
-        let mut pending = vec![root.clone()];
-        while let Some(dir) = pending.pop() {
-            for entry in std::fs::read_dir(&dir).expect("a directory") {
-                let path = entry.expect("an entry").path();
-                if path.is_dir() {
-                    pending.push(path);
-                } else if path.extension().is_some_and(|e| e == "pp")
-                    && std::fs::read_to_string(&path).is_ok_and(|t| t.contains("bindings "))
-                {
-                    bindings_files.push(path);
-                }
-            }
-        }
-        bindings_files.sort();
+        let bindings_files = crate::common::files_below(&root, |path| {
+            path.extension().is_some_and(|e| e == "pp")
+                && std::fs::read_to_string(path).is_ok_and(|t| t.contains("bindings "))
+        });
         let mut workspace = puppet_bindings::ide::Workspace::new(&root, Default::default());
         for (node, facts) in nodes {
             let all = puppet_bindings::inject::query::LookupOptions {
@@ -2438,23 +2427,14 @@ fn explained_as_lookup_does(
             ..Default::default()
         };
         let fresh = puppet_bindings::inject::command::run(&lookup, &Default::default());
-        let mut said = String::new();
-        for part in &fresh.said {
-            match part {
-                puppet_bindings::outcome::Said::Diagnostics {
-                    sources,
-                    diagnostics,
-                } => said.push_str(&puppet_bindings::diag::render_text(sources, diagnostics)),
-                puppet_bindings::outcome::Said::Line(line) => {
-                    said.push_str(line);
-                    said.push('\n');
-                }
-            }
-        }
         assert_eq!(
             kept.explanation, fresh.stdout,
             "{when}: `{key}`, json {json}"
         );
-        assert_eq!(kept.said, said, "{when}: `{key}`, json {json}");
+        assert_eq!(
+            kept.said,
+            fresh.stderr(false),
+            "{when}: `{key}`, json {json}"
+        );
     }
 }

@@ -82,6 +82,24 @@ pub fn pbc(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Every file below `root` that `wanted` takes, sorted.
+pub fn files_below(root: &Path, wanted: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a directory") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if wanted(&path) {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// Copies the directory `from` to `to` (files and directories only).
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("target dir");
