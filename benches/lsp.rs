@@ -8,7 +8,9 @@
 //!   diagnostics are out (median of 10 edits, each alternately breaking and mending the file);
 //! - hover with a node: keys of that file explained for a node (median of 5); the first hover
 //!   of the session, which loads the tree for the node; and a hover after each of 6 edits of a
-//!   bound value (median), which loads again only what the edit changed;
+//!   bound value (median), which loads again only what the edit changed; and a hover after
+//!   each of 6 more such edits and a pause of 500 ms (median), in which the server loads the
+//!   tree again ahead of the hover;
 //! - memory: the server's resident memory after the first check, per byte of the tree's source,
 //!   again after the edits, and after the hovers, which keep the tree loaded for the node;
 //! - references of a key and completion of a key being written: the first (which reads every
@@ -150,6 +152,12 @@ fn main() {
             figures.hovers_after_changes.len()
         );
         println!(
+            "  hover after a change and a pause of {} ms, the tree loaded again in the pause: {:.1} ms median of {}",
+            PAUSE.as_millis(),
+            common::ms(median(figures.hovers_after_pauses.clone())),
+            figures.hovers_after_pauses.len()
+        );
+        println!(
             "  memory after the first check: {:.1} MB resident, {per_byte:.1} bytes per source byte (goal: under 10); after the edits: {:.1} MB, {:.1} bytes",
             figures.resident as f64 / 1024.0,
             figures.resident_after_edits as f64 / 1024.0,
@@ -171,6 +179,10 @@ fn main() {
     }
 }
 
+/// The pause between a change and the hover after it (`hovers_after_pauses`): longer than
+/// the server's wait before it loads the tree again (250 ms) and the load.
+const PAUSE: Duration = Duration::from_millis(500);
+
 /// What one session measured.
 struct Figures {
     first: Duration,
@@ -178,6 +190,7 @@ struct Figures {
     first_hover: Duration,
     hovers: Vec<Duration>,
     hovers_after_changes: Vec<Duration>,
+    hovers_after_pauses: Vec<Duration>,
     resident_after_hovers: u64,
     resident: u64,
     resident_after_edits: u64,
@@ -299,6 +312,32 @@ fn session(root: &std::path::Path, capabilities: Value) -> Figures {
         );
     }
     let resident_after_hovers = session.resident_kb();
+    // The same, with the editor quiet for a while between the change and the hover, as a
+    // person is between typing and hovering (VS Code asks after 300 ms with the pointer
+    // still): the server loads the tree again in the pause, and the hover asks it.
+    let mut hovers_after_pauses = Vec::new();
+    for version in 18..24 {
+        let value = format!("value 5 0 v{version}");
+        let change = json!({"range": {"start": {"line": 1, "character": 20}, "end": {"line": 1, "character": 33}}, "text": value});
+        session.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(edited), "version": version}, "contentChanges": [change]}),
+        );
+        session.request("textDocument/documentSymbol", outline.clone());
+        std::thread::sleep(PAUSE);
+        let asked = Instant::now();
+        let (answer, _) = session.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri(edited)}, "position": {"line": 1, "character": 10}}),
+        );
+        hovers_after_pauses.push(asked.elapsed());
+        assert!(
+            answer["result"]["contents"]["value"]
+                .as_str()
+                .is_some_and(|v| v.contains(&format!("\"{value}\""))),
+            "{answer}"
+        );
+    }
     // `'m5::k0'` on the second line: its binding, and the cursor after `m5::k` to complete (the
     // key being written is not offered: the file's other keys are).
     let at = |character: u32| json!({"textDocument": {"uri": uri(edited)}, "position": {"line": 1, "character": character}});
@@ -336,6 +375,7 @@ fn session(root: &std::path::Path, capabilities: Value) -> Figures {
         first_hover,
         hovers,
         hovers_after_changes,
+        hovers_after_pauses,
         resident_after_hovers,
         resident,
         resident_after_edits,

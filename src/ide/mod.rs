@@ -53,6 +53,8 @@ pub struct Workspace {
     disk_generation: u64,
     /// The tree loaded for the last node explained, while nothing changed since.
     loaded: std::sync::Mutex<Option<LoadedTree>>,
+    /// How many trees were loaded for hovers ([`Workspace::trees_loaded`]).
+    trees_loaded: std::sync::atomic::AtomicU64,
     /// What the last check kept for the next: each file's parse, reused while its text is
     /// the same.
     check_memo: std::sync::Mutex<crate::load::CheckMemo>,
@@ -104,6 +106,19 @@ struct LoadedTree {
     /// The generation of the workspace, the facts file and the node it was loaded for.
     loaded_for: (u64, Option<PathBuf>, Option<String>),
     asks: std::sync::mpsc::Sender<TreeAsk>,
+    /// Set once the load is over (the tree answers, or its failure does).
+    loaded: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// What [`Workspace::load_ahead`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadAhead {
+    /// It started loading the tree again.
+    Started,
+    /// No tree loaded for hovers is stale (or no thread could start to load it).
+    Nothing,
+    /// The stale tree is still loading: ask again later.
+    StillLoading,
 }
 
 /// A key asked of a [`LoadedTree`] (as JSON or text), and where to send its explanation.
@@ -128,12 +143,16 @@ impl LoadedTree {
         memo: Arc<std::sync::Mutex<crate::load::CheckMemo>>,
     ) -> std::io::Result<LoadedTree> {
         let (asks, asked) = std::sync::mpsc::channel::<TreeAsk>();
+        let loaded = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = Arc::clone(&loaded);
+        let done = move || done.store(true, std::sync::atomic::Ordering::Release);
         std::thread::Builder::new()
             .name("pbc-lsp-tree".to_string())
             .stack_size(TREE_STACK)
             .spawn(move || {
                 let memo = Some(&*memo);
                 let failed = crate::inject::command::with_tree(&lookup, &options, memo, |answer| {
+                    done();
                     for ask in asked.iter() {
                         let keys = [ask.key];
                         let answered = answer(crate::inject::command::Ask {
@@ -150,6 +169,7 @@ impl LoadedTree {
                 });
                 // The tree could not be loaded: every ask gets why.
                 if let Some(failed) = failed {
+                    done();
                     let why = explained(&failed);
                     for ask in asked.iter() {
                         let _ = ask.reply.send(Explained {
@@ -159,7 +179,11 @@ impl LoadedTree {
                     }
                 }
             })?;
-        Ok(LoadedTree { loaded_for, asks })
+        Ok(LoadedTree {
+            loaded_for,
+            asks,
+            loaded,
+        })
     }
 
     /// `key` explained, or `None` when the tree is no longer answering.
@@ -226,6 +250,7 @@ impl Workspace {
             generation: 0,
             disk_generation: 0,
             loaded: std::sync::Mutex::new(None),
+            trees_loaded: std::sync::atomic::AtomicU64::new(0),
             check_memo: std::sync::Mutex::default(),
             lookup_memo: Arc::default(),
             kept_disk: None,
@@ -1070,19 +1095,8 @@ impl Workspace {
                 (facts, self.node.clone())
             }
         };
-        let loaded_for = (self.generation, facts.clone(), node.clone());
-        let lookup = crate::inject::query::LookupOptions {
-            tree: self.root.clone(),
-            facts,
-            node,
-            explain: true,
-            ..Default::default()
-        };
-        // A poisoned lock held only the last tree loaded: it is loaded again.
-        let mut loaded = self
-            .loaded
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let loaded_for = (self.generation, facts, node);
+        let mut loaded = self.loaded_tree();
         if let Some(tree) = loaded.as_ref().filter(|t| t.loaded_for == loaded_for) {
             if let Some(explained) = tree.ask(key, json) {
                 return explained;
@@ -1090,12 +1104,7 @@ impl Workspace {
         }
         // Dropping the tree loaded before ends its thread (and frees it) there.
         *loaded = None;
-        let tree = match LoadedTree::start(
-            loaded_for,
-            lookup,
-            self.options_with_buffers(),
-            self.lookup_memo.clone(),
-        ) {
+        let tree = match self.load_tree(loaded_for) {
             Ok(tree) => tree,
             Err(e) => {
                 return Explained {
@@ -1110,6 +1119,78 @@ impl Workspace {
         });
         *loaded = Some(tree);
         explained
+    }
+
+    /// The tree loaded for hovers. A poisoned lock held only the last tree loaded: it is
+    /// loaded again.
+    fn loaded_tree(&self) -> std::sync::MutexGuard<'_, Option<LoadedTree>> {
+        self.loaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Starts loading the tree as the editor holds it now for the facts file and node of
+    /// `loaded_for`, on a thread of its own.
+    fn load_tree(
+        &self,
+        loaded_for: (u64, Option<PathBuf>, Option<String>),
+    ) -> std::io::Result<LoadedTree> {
+        let lookup = crate::inject::query::LookupOptions {
+            tree: self.root.clone(),
+            facts: loaded_for.1.clone(),
+            node: loaded_for.2.clone(),
+            explain: true,
+            ..Default::default()
+        };
+        self.trees_loaded
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        LoadedTree::start(
+            loaded_for,
+            lookup,
+            self.options_with_buffers(),
+            self.lookup_memo.clone(),
+        )
+    }
+
+    /// Whether a tree was loaded for hovers and the tree changed since
+    /// ([`Workspace::load_ahead`] would load it again).
+    pub fn loaded_tree_is_stale(&self) -> bool {
+        self.loaded_tree()
+            .as_ref()
+            .is_some_and(|t| t.loaded_for.0 != self.generation)
+    }
+
+    /// Loads again, for the same node, the tree last loaded for hovers when the tree changed
+    /// since, so that the next hover finds it loaded (or loading) instead of loading it then:
+    /// the server calls this once the editor has been quiet for a while after a change. A
+    /// hover that comes while it loads waits only for the rest of the load. Nothing is loaded
+    /// for an editor that never hovered.
+    pub fn load_ahead(&self) -> LoadAhead {
+        let mut loaded = self.loaded_tree();
+        let Some(stale) = loaded
+            .as_ref()
+            .filter(|t| t.loaded_for.0 != self.generation)
+        else {
+            return LoadAhead::Nothing;
+        };
+        // Two loads at once would hold two trees: the one under way finishes first.
+        if !stale.loaded.load(std::sync::atomic::Ordering::Acquire) {
+            return LoadAhead::StillLoading;
+        }
+        let (_, facts, node) = stale.loaded_for.clone();
+        // The stale tree is freed on its own thread while the new one loads, as a hover's
+        // load frees it.
+        *loaded = None;
+        *loaded = self.load_tree((self.generation, facts, node)).ok();
+        match *loaded {
+            Some(_) => LoadAhead::Started,
+            None => LoadAhead::Nothing,
+        }
+    }
+
+    /// How many trees were loaded for hovers (by a hover or ahead of one) in the session.
+    pub fn trees_loaded(&self) -> u64 {
+        self.trees_loaded.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The facts file the settings choose: `facts`, or else the factset of `node`.

@@ -6,7 +6,7 @@
 //! `log` it is given.
 
 use super::text::{uri_to_path, Encoding, LineIndex};
-use super::{uri_of, Workspace};
+use super::{uri_of, LoadAhead, Workspace};
 use crate::Options;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{self as note, Notification as _};
@@ -112,6 +112,7 @@ pub fn run(
         dirty: true,
         can_watch,
         awaiting_watch: None,
+        load_ahead_at: None,
         log,
     };
     if !server.send(Response::new_ok(id, result).into()) {
@@ -142,8 +143,19 @@ struct Server<'c, 'l> {
     /// what is kept between checks. Checked before the answer, the tree was read again at the
     /// first edit, and both copies of its texts held until then.
     awaiting_watch: Option<std::time::Instant>,
+    /// When to load again the tree loaded for hovers, which a change made stale: each change
+    /// puts it off ([`LOAD_AHEAD_AFTER`]).
+    load_ahead_at: Option<std::time::Instant>,
     log: &'l mut dyn FnMut(&str),
 }
+
+/// How long the editor stays quiet after a change before the tree loaded for hovers is loaded
+/// again (`Workspace::load_ahead`). A hover then answers from a tree already loaded: loading
+/// a large tree again after an edit takes a hover's whole budget and more (about 55 ms at
+/// 10,000 files, docs/editors.md). The wait keeps the loads off the keystrokes of someone
+/// typing (each keystroke would start one) and stays under the pause before an editor asks
+/// for a hover (VS Code waits 300 ms with the pointer still).
+const LOAD_AHEAD_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// How many cancelled requests not yet seen are remembered.
 const MOST_CANCELLED: usize = 1024;
@@ -241,9 +253,19 @@ impl Server<'_, '_> {
         loop {
             let message = match self.arrived.pop_front() {
                 Some(message) => message,
-                None => match self.connection.receiver.recv() {
-                    Ok(message) => message,
-                    Err(_) => return Ended::WithoutShutdown,
+                None => match self.wait_for_message() {
+                    Some(Ok(message)) => message,
+                    Some(Err(())) => return Ended::WithoutShutdown,
+                    // Quiet long enough: the tree loaded for hovers is loaded again.
+                    None => {
+                        self.load_ahead_at = match self.workspace.load_ahead() {
+                            LoadAhead::StillLoading => {
+                                Some(std::time::Instant::now() + LOAD_AHEAD_AFTER)
+                            }
+                            LoadAhead::Started | LoadAhead::Nothing => None,
+                        };
+                        continue;
+                    }
                 },
             };
             if let Some(ended) = self.handle(message) {
@@ -261,15 +283,35 @@ impl Server<'_, '_> {
         }
     }
 
+    /// The next message from the editor (`Err`: it is gone); `None` when the tree loaded for
+    /// hovers is to be loaded again first ([`Server::load_ahead_at`] came).
+    fn wait_for_message(&mut self) -> Option<Result<Message, ()>> {
+        let Some(at) = self.load_ahead_at.filter(|_| !self.shutdown) else {
+            return Some(self.connection.receiver.recv().map_err(|_| ()));
+        };
+        let left = at.saturating_duration_since(std::time::Instant::now());
+        match self.connection.receiver.recv_timeout(left) {
+            Ok(message) => Some(Ok(message)),
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => Some(Err(())),
+        }
+    }
+
     /// The diagnostics of what changed since they were last published, published; `false`
-    /// when the editor is gone.
+    /// when the editor is gone. Once they are, and the editor stays quiet for
+    /// [`LOAD_AHEAD_AFTER`], a tree loaded for hovers before the change is loaded again.
     fn catch_up(&mut self) -> bool {
         if !self.dirty || self.shutdown {
             return true;
         }
         self.await_watch_answer();
         self.dirty = false;
-        self.publish_diagnostics()
+        let published = self.publish_diagnostics();
+        self.load_ahead_at = self
+            .workspace
+            .loaded_tree_is_stale()
+            .then(|| std::time::Instant::now() + LOAD_AHEAD_AFTER);
+        published
     }
 
     /// The editor's answer to [`WATCH_REQUEST`], when it was asked and has not answered: taken

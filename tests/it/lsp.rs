@@ -2306,6 +2306,94 @@ fn a_tree_loaded_again_loads_only_what_changed_and_answers_as_lookup_does() {
     }
 }
 
+/// After a change, `load_ahead` loads the tree again for the node of the last hover, and the
+/// next hovers answer from it, without a load of their own, as `pbc lookup --explain` does.
+/// With nothing hovered yet, or nothing changed, it loads nothing.
+#[test]
+fn a_tree_loaded_ahead_answers_the_next_hovers_as_lookup_does() {
+    use puppet_bindings::ide::LoadAhead;
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("errors");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/lookup/trees/errors");
+    copy_tree(&corpus, &root);
+    let mut workspace = puppet_bindings::ide::Workspace::new(&root, Default::default());
+    assert_eq!(
+        workspace.load_ahead(),
+        LoadAhead::Nothing,
+        "nothing hovered"
+    );
+    let _ = workspace.explain("port", false, Some(DB01));
+    assert_eq!(workspace.trees_loaded(), 1);
+    assert_eq!(
+        workspace.load_ahead(),
+        LoadAhead::Nothing,
+        "nothing changed"
+    );
+    let bindings = root.join("bindings/default.pp");
+    let text = std::fs::read_to_string(&bindings).expect("the bindings");
+    let edited = text.replace("'port' to $::port_fact", "'port' to 8080");
+    assert_ne!(edited, text);
+    std::fs::write(&bindings, edited).expect("written");
+    workspace.files_changed();
+    assert_eq!(workspace.load_ahead(), LoadAhead::Started);
+    assert_eq!(workspace.trees_loaded(), 2);
+    let facts = root.join(format!("facts/{DB01}.json"));
+    explained_as_lookup_does(&workspace, &root, DB01, &facts, "port", "loaded ahead");
+    let port = workspace.explain("port", false, Some(DB01)).explanation;
+    assert!(port.contains("value: 8080"), "{port}");
+    assert_eq!(
+        workspace.trees_loaded(),
+        2,
+        "the hovers asked the tree loaded ahead"
+    );
+    assert_eq!(workspace.lookups_parsed_last(), 1, "only the file changed");
+    assert_eq!(workspace.load_ahead(), LoadAhead::Nothing, "loaded already");
+}
+
+/// The server loads the tree for hovers again once the editor has been quiet for a while
+/// after a change: a hover after the pause answers from the tree loaded then. The node's facts
+/// file, changed on disk after the pause (and not told of), shows which load answered: the
+/// tree loaded ahead read the facts before the change, a hover's own load reads them after.
+#[test]
+fn after_a_pause_a_hover_answers_from_the_tree_loaded_ahead() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("site");
+    copy_tree(&example("site"), &root);
+    std::fs::create_dir_all(root.join("facts")).expect("a directory");
+    let facts = root.join("facts/web01.json");
+    std::fs::write(&facts, r#"{"datacenter": "us-east"}"#).expect("written");
+    let (mut editor, _) = Editor::initialized_quietly(&root, json!({"node": "web01"}));
+    let file = "bindings/default.pp";
+    let hover = |editor: &mut Editor| {
+        let answer = editor.request("textDocument/hover", at(editor, file, 1, 10));
+        answer["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let pool = r#"value: ["0.pool.ntp.org","#;
+    let eu_west = r#"value: ["ntp.eu-west.example.com"]"#;
+    let first = hover(&mut editor);
+    assert!(first.contains(pool), "{first}");
+    let text = std::fs::read_to_string(root.join(file)).expect("the file");
+    did_open(&editor, file, &format!("{text}# typed\n"));
+    let _ = editor.published_so_far();
+    // Well past the server's wait (250 ms) and the load.
+    std::thread::sleep(Duration::from_secs(2));
+    std::fs::write(&facts, r#"{"datacenter": "eu-west"}"#).expect("written");
+    let after_the_pause = hover(&mut editor);
+    assert!(
+        after_the_pause.contains(pool),
+        "the tree loaded ahead answers: {after_the_pause}"
+    );
+    // Without a pause, the hover loads the tree itself, with the facts as they are now.
+    did_change(&editor, file, 2, &format!("{text}# typed again\n"));
+    let _ = editor.published_so_far();
+    let at_once = hover(&mut editor);
+    assert!(at_once.contains(eu_west), "{at_once}");
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
 const DB01: &str = "db01.example.com";
 
 /// Each key of the lookup corpus's `errors` tree (and two it does not bind) explained by
