@@ -108,6 +108,9 @@ struct LoadedTree {
     asks: std::sync::mpsc::Sender<TreeAsk>,
     /// Set once the load is over (the tree answers, or its failure does).
     loaded: Arc<std::sync::atomic::AtomicBool>,
+    /// Set when the tree changes while this one loads: the load stops at its next step
+    /// (no hover will ask it), and so leaves the cores to the check of the change.
+    abandoned: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// What [`Workspace::load_ahead`] did.
@@ -146,27 +149,36 @@ impl LoadedTree {
         let loaded = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let done = Arc::clone(&loaded);
         let done = move || done.store(true, std::sync::atomic::Ordering::Release);
+        let abandoned = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let given_up = Arc::clone(&abandoned);
         std::thread::Builder::new()
             .name("pbc-lsp-tree".to_string())
             .stack_size(TREE_STACK)
             .spawn(move || {
                 let memo = Some(&*memo);
-                let failed = crate::inject::command::with_tree(&lookup, &options, memo, |answer| {
-                    done();
-                    for ask in asked.iter() {
-                        let keys = [ask.key];
-                        let answered = answer(crate::inject::command::Ask {
-                            keys: &keys,
-                            explain: true,
-                            json: ask.json,
-                        });
-                        let _ = ask.reply.send(explained(&answered.outcome));
-                        if !answered.reusable {
-                            // The asks still waiting get no reply: they load the tree again.
-                            return;
+                let given_up = Some(&*given_up);
+                let failed = crate::inject::command::with_tree(
+                    &lookup,
+                    &options,
+                    memo,
+                    given_up,
+                    |answer| {
+                        done();
+                        for ask in asked.iter() {
+                            let keys = [ask.key];
+                            let answered = answer(crate::inject::command::Ask {
+                                keys: &keys,
+                                explain: true,
+                                json: ask.json,
+                            });
+                            let _ = ask.reply.send(explained(&answered.outcome));
+                            if !answered.reusable {
+                                // The asks still waiting get no reply: they load the tree again.
+                                return;
+                            }
                         }
-                    }
-                });
+                    },
+                );
                 // The tree could not be loaded: every ask gets why.
                 if let Some(failed) = failed {
                     done();
@@ -183,6 +195,7 @@ impl LoadedTree {
             loaded_for,
             asks,
             loaded,
+            abandoned,
         })
     }
 
@@ -280,21 +293,31 @@ impl Workspace {
         if let Some(kept) = &self.kept_disk {
             kept.forget();
         }
-        self.generation += 1;
+        self.tree_changed();
         self.disk_generation += 1;
+    }
+
+    /// The tree as the editor holds it changed: a tree loaded before no longer answers, and
+    /// one still loading stops.
+    fn tree_changed(&mut self) {
+        self.generation += 1;
+        if let Some(tree) = self.loaded_tree().as_ref() {
+            tree.abandoned
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// The buffer at `path` opened or changed to `text`.
     pub fn set_text(&mut self, path: PathBuf, text: String, version: i32) {
         let text = Arc::from(text);
         self.open.insert(path, Document { text, version });
-        self.generation += 1;
+        self.tree_changed();
     }
 
     /// The buffer at `path` closed: its file is read from disk again.
     pub fn close(&mut self, path: &Path) {
         self.open.remove(path);
-        self.generation += 1;
+        self.tree_changed();
     }
 
     pub fn document(&self, path: &Path) -> Option<&Document> {

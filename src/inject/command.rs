@@ -64,7 +64,7 @@ pub fn run(opts: &LookupOptions, options: &Options) -> Outcome {
         &ty,
         default.as_ref(),
         options,
-        None,
+        Tree::default(),
         |ask| {
             outcome = Some(ask(Ask::all_of(opts)).outcome);
         },
@@ -111,11 +111,14 @@ pub struct Answer {
 /// loaded for the request, `serve` is not called: what is returned is the outcome every ask
 /// would get. With `memo`, what the last load kept, only the files changed since are parsed
 /// and lowered again ([`crate::load::load_request_files_kept`]); it is held only while the
-/// tree loads, so that the next load need not wait for this tree to be freed.
+/// tree loads, so that the next load need not wait for this tree to be freed. Once
+/// `abandoned` is set, the load stops at its next step and `serve` is not called: the caller
+/// no longer wants the tree (it changed while loading), and the cores are wanted elsewhere.
 pub fn with_tree(
     opts: &LookupOptions,
     options: &Options,
     memo: Option<&std::sync::Mutex<crate::load::CheckMemo>>,
+    abandoned: Option<&std::sync::atomic::AtomicBool>,
     serve: impl FnOnce(&mut dyn FnMut(Ask) -> Answer),
 ) -> Option<Outcome> {
     if opts.nodes.is_some() || opts.model.is_some() {
@@ -127,7 +130,24 @@ pub fn with_tree(
         Ok(prepared) => prepared,
         Err(outcome) => return Some(outcome),
     };
-    answer_from_tree(opts, &request, &ty, default.as_ref(), options, memo, serve)
+    let tree = Tree { memo, abandoned };
+    answer_from_tree(opts, &request, &ty, default.as_ref(), options, tree, serve)
+}
+
+/// What a tree loaded for many asks ([`with_tree`]) is loaded with besides the request.
+#[derive(Clone, Copy, Default)]
+struct Tree<'a> {
+    memo: Option<&'a std::sync::Mutex<crate::load::CheckMemo>>,
+    abandoned: Option<&'a std::sync::atomic::AtomicBool>,
+}
+
+impl Tree<'_> {
+    /// The outcome of a load given up ([`with_tree`]'s `abandoned`).
+    fn given_up(&self) -> Option<Outcome> {
+        self.abandoned
+            .is_some_and(|a| a.load(std::sync::atomic::Ordering::Relaxed))
+            .then(|| Outcome::failed(1, "the tree changed while it was loaded for these asks"))
+    }
 }
 
 /// What every lookup of `opts` shares: the request (the node's facts, the environment asked,
@@ -209,13 +229,13 @@ fn answer_from_tree(
     ty: &PType,
     default: Option<&Value>,
     options: &Options,
-    memo: Option<&std::sync::Mutex<crate::load::CheckMemo>>,
+    tree: Tree,
     serve: impl FnOnce(&mut dyn FnMut(Ask) -> Answer),
 ) -> Option<Outcome> {
     // `$confdir` is the tree's directory, absolute (environments.pp may build paths from it).
     let confdir = std::fs::canonicalize(&opts.tree).unwrap_or_else(|_| opts.tree.clone());
     // A poisoned lock held only parses: the load starts without them.
-    let mut memo = memo.map(|memo| {
+    let mut memo = tree.memo.map(|memo| {
         memo.lock().unwrap_or_else(|poisoned| {
             let mut memo = poisoned.into_inner();
             *memo = crate::load::CheckMemo::default();
@@ -224,6 +244,10 @@ fn answer_from_tree(
     });
     let prepared = prepare_kept(&confdir, request, memo.as_deref_mut(), options);
     drop(memo);
+    if let Some(given_up) = tree.given_up() {
+        release(prepared, options);
+        return Some(given_up);
+    }
     let (selected, mut loaded) = match prepared {
         Ok(ready) => ready,
         Err(PrepareError::Io(e)) => return Some(Outcome::usage(e.to_string())),
@@ -254,6 +278,11 @@ fn answer_from_tree(
     model.hiera = hiera;
     if let Some(enc) = &request.enc {
         super::enc::add_to_model(&mut model, enc);
+    }
+    if let Some(given_up) = tree.given_up() {
+        release(model, options);
+        release(loaded, options);
+        return Some(given_up);
     }
     let mut injector = match Injector::new(&model, &selected, request) {
         Ok(i) => i,

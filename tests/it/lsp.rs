@@ -2348,6 +2348,25 @@ fn a_tree_loaded_ahead_answers_the_next_hovers_as_lookup_does() {
     );
     assert_eq!(workspace.lookups_parsed_last(), 1, "only the file changed");
     assert_eq!(workspace.load_ahead(), LoadAhead::Nothing, "loaded already");
+    // A change while a tree loads ahead stops that load; the hover after it loads the tree
+    // as it is now.
+    let edited = text.replace("'port' to $::port_fact", "'port' to 8081");
+    std::fs::write(&bindings, edited).expect("written");
+    workspace.files_changed();
+    assert_eq!(workspace.load_ahead(), LoadAhead::Started);
+    let edited = text.replace("'port' to $::port_fact", "'port' to 8082");
+    std::fs::write(&bindings, edited).expect("written");
+    workspace.files_changed();
+    explained_as_lookup_does(
+        &workspace,
+        &root,
+        DB01,
+        &facts,
+        "port",
+        "changed while loading",
+    );
+    let port = workspace.explain("port", false, Some(DB01)).explanation;
+    assert!(port.contains("value: 8082"), "{port}");
 }
 
 /// The server loads the tree for hovers again once the editor has been quiet for a while
