@@ -128,9 +128,11 @@ pub fn lex(file: FileId, src: &str) -> Lexed {
 /// the file's whole bracket structure) when there are errors to report.
 pub struct TokenStream<'s> {
     lexer: Lexer<'s>,
-    /// The tokens lexed and not yet handed over. They are moved out of the chunk one by one,
-    /// leaving nothing behind to drop.
-    ready: std::vec::IntoIter<SpannedTok>,
+    /// The tokens lexed and not yet handed over: `ready[next..]`. Once they are, the chunk
+    /// takes the lexer's next tokens: a file's two chunks are its only room for tokens, however
+    /// long it is.
+    ready: Vec<SpannedTok>,
+    next: usize,
     /// Whether the lexer's first token is a copy of one already handed over, kept for it to
     /// look back at.
     lookback: bool,
@@ -144,19 +146,21 @@ impl<'s> TokenStream<'s> {
     pub fn new(file: FileId, src: &'s str) -> TokenStream<'s> {
         // Only a chunk is ever waiting: no room for the whole file's tokens is asked for (for a
         // large file that was hundreds of megabytes of address space, never used). Every file
-        // asks for a whole chunk's room, whatever its size: one size, which the allocator
-        // hands back to the next file on the same core with the pages the last one touched.
-        // Sized to each file (about half its bytes), each size took fresh pages of its own:
-        // `pbc parse` of the Debian corpus took 2,190 page faults and 35.3 ms of CPU, now 1,640
-        // and 33.7 ms. (With the system's allocator, a chunk's room taken and freed for each
-        // file made it consolidate its free lists for each file of a tree.)
-        let room = STREAM_CHUNK;
-        let mut lexer = Lexer::new(file, src, room + 64);
+        // takes a whole chunk's room, whatever its size, from those the files before it on the
+        // same thread left ([`spare_chunk`]). Sized to each file (about half its bytes), each
+        // size took fresh pages of its own: `pbc parse` of the Debian corpus took 2,190 page
+        // faults and 35.3 ms of CPU, 1,640 and 33.7 ms with one size. Each file's room asked
+        // for and freed cost more where freed memory goes back to the system at once (`pbc
+        // lsp`, src/main.rs): each file's chunk was handed back, and its pages faulted in again
+        // for the next (a sixth of the language server's first check of a 10,000-file tree).
+        let mut lexer = Lexer::new(file, src, 0);
+        lexer.out = spare_chunk();
         lexer.pause_at = STREAM_CHUNK;
         lexer.start();
         TokenStream {
             lexer,
-            ready: Vec::new().into_iter(),
+            ready: Vec::new(),
+            next: 0,
             lookback: false,
             done: false,
         }
@@ -173,6 +177,50 @@ impl<'s> TokenStream<'s> {
     }
 }
 
+/// The room for one chunk of tokens: [`STREAM_CHUNK`], and the tokens that one more token of
+/// the source (an interpolated string) may add before the lexer pauses.
+const CHUNK_ROOM: usize = STREAM_CHUNK + 64;
+
+/// How many chunks' room a thread keeps for its next file: a file lexed here holds two.
+const SPARE_CHUNKS_KEPT: usize = 2;
+
+thread_local! {
+    /// The chunks the token streams that ended on this thread left, empty, for the next.
+    static SPARE_CHUNKS: RefCell<Vec<Vec<SpannedTok>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// An empty chunk with [`CHUNK_ROOM`]: one a stream left on this thread, else a new one.
+fn spare_chunk() -> Vec<SpannedTok> {
+    SPARE_CHUNKS
+        .try_with(|spare| spare.try_borrow_mut().ok()?.pop())
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| Vec::with_capacity(CHUNK_ROOM))
+}
+
+impl Drop for TokenStream<'_> {
+    /// The stream's chunks are left to the next file this thread lexes. One that grew past
+    /// its room (a string of thousands of interpolations) is let go.
+    fn drop(&mut self) {
+        for mut chunk in [
+            std::mem::take(&mut self.ready),
+            std::mem::take(&mut self.lexer.out),
+        ] {
+            if chunk.capacity() != CHUNK_ROOM {
+                continue;
+            }
+            chunk.clear();
+            let _ = SPARE_CHUNKS.try_with(|spare| {
+                if let Ok(mut spare) = spare.try_borrow_mut() {
+                    if spare.len() < SPARE_CHUNKS_KEPT {
+                        spare.push(chunk);
+                    }
+                }
+            });
+        }
+    }
+}
+
 impl Iterator for TokenStream<'_> {
     type Item = SpannedTok;
 
@@ -184,50 +232,55 @@ impl Iterator for TokenStream<'_> {
     /// without it, bindings files 6-8%).
     #[inline]
     fn next(&mut self) -> Option<SpannedTok> {
-        if self.ready.as_slice().is_empty() {
+        if self.next >= self.ready.len() {
             self.refill();
         }
-        self.ready.next()
+        let token = *self.ready.get(self.next)?;
+        self.next += 1;
+        Some(token)
     }
 }
 
 impl TokenStream<'_> {
-    /// Lexes the next chunk, leaving `ready` empty only at the end.
+    /// Lexes the next chunk into `ready`, leaving none to hand over only at the end. The
+    /// chunk handed over and the lexer's trade places: no room is asked for per chunk.
     #[inline(never)]
     fn refill(&mut self) {
-        if let Some(chunk) = self.next_chunk() {
-            self.ready = chunk;
-        }
-    }
-
-    /// The next tokens, never none; `None` at the end.
-    fn next_chunk(&mut self) -> Option<std::vec::IntoIter<SpannedTok>> {
+        self.ready.clear();
+        self.next = 0;
         while !self.done {
             if self.lexer.lex_code() != CodeEnd::Paused {
                 self.done = true;
             }
-            let chunk = if self.done {
-                std::mem::take(&mut self.lexer.out)
-            } else {
+            std::mem::swap(&mut self.ready, &mut self.lexer.out);
+            if !self.done {
+                if self.lexer.out.capacity() == 0 {
+                    self.lexer.out = spare_chunk();
+                }
                 // The lexer looks back at the last token it made (`/` after a value is a
-                // division): it keeps a copy of that one, and the chunk is handed over.
-                let last = self.lexer.out.last().copied();
-                let room = self.lexer.out.capacity();
-                let chunk = std::mem::replace(&mut self.lexer.out, Vec::with_capacity(room));
-                if let Some(last) = last {
+                // division): it keeps a copy of that one, which the next chunk then skips.
+                if let Some(&last) = self.ready.last() {
                     self.lexer.out.push(last);
                 }
-                chunk
-            };
-            let mut ready = chunk.into_iter();
-            if std::mem::replace(&mut self.lookback, !self.done) {
-                ready.next();
             }
-            if !ready.as_slice().is_empty() {
-                return Some(ready);
+            self.next = usize::from(std::mem::replace(&mut self.lookback, !self.done));
+            if self.next < self.ready.len() {
+                return;
             }
+            self.ready.clear();
+            self.next = 0;
         }
-        None
+    }
+
+    /// The next tokens, never none, as a chunk of their own and where they start in it;
+    /// `None` at the end.
+    fn next_chunk(&mut self) -> Option<(Vec<SpannedTok>, usize)> {
+        self.refill();
+        if self.next >= self.ready.len() {
+            return None;
+        }
+        let chunk = std::mem::replace(&mut self.ready, Vec::with_capacity(CHUNK_ROOM));
+        Some((chunk, std::mem::take(&mut self.next)))
     }
 }
 
@@ -282,7 +335,9 @@ impl Iterator for TokenSource<'_> {
 /// other end is dropped).
 pub struct LexedElsewhere {
     chunks: std::sync::mpsc::Receiver<Handed>,
-    ready: std::vec::IntoIter<SpannedTok>,
+    /// The tokens arrived and not yet taken: `ready[next..]`.
+    ready: Vec<SpannedTok>,
+    next: usize,
     decoded: DecodedTexts,
     troubled: bool,
     ended: bool,
@@ -293,8 +348,11 @@ const LEXED_AHEAD: usize = 4;
 
 /// What the lexing thread hands over.
 enum Handed {
-    Tokens(std::vec::IntoIter<SpannedTok>, Vec<SmolStr>),
-    End { troubled: bool },
+    /// A chunk of tokens, where they start in it, and the texts decoded for them.
+    Tokens(Vec<SpannedTok>, usize, Vec<SmolStr>),
+    End {
+        troubled: bool,
+    },
 }
 
 impl LexedElsewhere {
@@ -310,14 +368,14 @@ impl LexedElsewhere {
             let mut stream = TokenStream::new(file, src);
             let decoded = stream.decoded();
             let mut texts_given = 0;
-            while let Some(chunk) = stream.next_chunk() {
+            while let Some((chunk, start)) = stream.next_chunk() {
                 let texts = {
                     let all = decoded.0.borrow();
                     let new = all.get(texts_given..).unwrap_or_default().to_vec();
                     texts_given = all.len();
                     new
                 };
-                if give.send(Handed::Tokens(chunk, texts)).is_err() {
+                if give.send(Handed::Tokens(chunk, start, texts)).is_err() {
                     return;
                 }
             }
@@ -327,7 +385,8 @@ impl LexedElsewhere {
         });
         LexedElsewhere {
             chunks,
-            ready: Vec::new().into_iter(),
+            ready: Vec::new(),
+            next: 0,
             decoded: DecodedTexts::default(),
             troubled: false,
             ended: false,
@@ -340,9 +399,10 @@ impl LexedElsewhere {
             return;
         }
         match self.chunks.recv() {
-            Ok(Handed::Tokens(tokens, texts)) => {
+            Ok(Handed::Tokens(tokens, start, texts)) => {
                 self.decoded.0.borrow_mut().extend(texts);
                 self.ready = tokens;
+                self.next = start;
             }
             Ok(Handed::End { troubled }) => {
                 self.troubled = troubled;
@@ -362,10 +422,12 @@ impl Iterator for LexedElsewhere {
 
     #[inline]
     fn next(&mut self) -> Option<SpannedTok> {
-        if self.ready.as_slice().is_empty() {
+        if self.next >= self.ready.len() {
             self.refill();
         }
-        self.ready.next()
+        let token = *self.ready.get(self.next)?;
+        self.next += 1;
+        Some(token)
     }
 }
 

@@ -213,6 +213,31 @@ fn streamed_tokens_are_the_whole_files_tokens() {
     }
 }
 
+/// Each file a thread lexes for the parser takes the room for its tokens that the file before
+/// it left, however many chunks either had: where freed memory goes back to the system at once
+/// (`pbc lsp`), room asked for and freed per file was handed back and faulted in again.
+#[test]
+fn each_file_takes_the_token_room_the_last_left() {
+    let src = "$a = $b\n".repeat(3000);
+    let rooms = |stream: &super::TokenStream| {
+        let mut rooms = [stream.ready.as_ptr(), stream.lexer.out.as_ptr()];
+        rooms.sort();
+        rooms
+    };
+    std::thread::spawn(move || {
+        let mut first = super::TokenStream::new(FileId(0), &src);
+        let tokens = first.by_ref().count();
+        assert_eq!(tokens, 9000);
+        let left = rooms(&first);
+        drop(first);
+        let mut second = super::TokenStream::new(FileId(0), &src);
+        assert_eq!(second.by_ref().count(), tokens);
+        assert_eq!(rooms(&second), left);
+    })
+    .join()
+    .expect("the thread lexes");
+}
+
 /// A large file is lexed on another thread ([`super::LexedElsewhere`]): the parser gets the
 /// tokens [`lex`] makes, and every decoded text (escapes, heredoc margins) is found under the
 /// number its token carries, in every chunk. A lexing error late in the file is known once the
