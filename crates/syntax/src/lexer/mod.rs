@@ -128,11 +128,9 @@ pub fn lex(file: FileId, src: &str) -> Lexed {
 /// the file's whole bracket structure) when there are errors to report.
 pub struct TokenStream<'s> {
     lexer: Lexer<'s>,
-    /// The tokens lexed and not yet handed over: `ready[next..]`. Once they are, the chunk
-    /// takes the lexer's next tokens: a file's two chunks are its only room for tokens, however
-    /// long it is.
-    ready: Vec<SpannedTok>,
-    next: usize,
+    /// The tokens lexed and not yet handed over. Once they are, the chunk takes the lexer's
+    /// next tokens: a file's two chunks are its only room for tokens, however long it is.
+    ready: Chunk,
     /// Whether the lexer's first token is a copy of one already handed over, kept for it to
     /// look back at.
     lookback: bool,
@@ -159,8 +157,7 @@ impl<'s> TokenStream<'s> {
         lexer.start();
         TokenStream {
             lexer,
-            ready: Vec::new(),
-            next: 0,
+            ready: Chunk::default(),
             lookback: false,
             done: false,
         }
@@ -203,7 +200,7 @@ impl Drop for TokenStream<'_> {
     /// its room (a string of thousands of interpolations) is let go.
     fn drop(&mut self) {
         for mut chunk in [
-            std::mem::take(&mut self.ready),
+            std::mem::take(&mut self.ready.tokens),
             std::mem::take(&mut self.lexer.out),
         ] {
             if chunk.capacity() != CHUNK_ROOM {
@@ -232,12 +229,38 @@ impl Iterator for TokenStream<'_> {
     /// without it, bindings files 6-8%).
     #[inline]
     fn next(&mut self) -> Option<SpannedTok> {
-        if self.next >= self.ready.len() {
+        if self.ready.spent() {
             self.refill();
         }
-        let token = *self.ready.get(self.next)?;
+        self.ready.take()
+    }
+}
+
+/// Tokens handed over to the parser a chunk at a time, and how far it has taken them:
+/// `tokens[next..]` are still to come.
+#[derive(Default)]
+struct Chunk {
+    tokens: Vec<SpannedTok>,
+    next: usize,
+}
+
+impl Chunk {
+    #[inline]
+    fn spent(&self) -> bool {
+        self.next >= self.tokens.len()
+    }
+
+    #[inline]
+    fn take(&mut self) -> Option<SpannedTok> {
+        let token = *self.tokens.get(self.next)?;
         self.next += 1;
         Some(token)
+    }
+
+    /// Makes the chunk empty, keeping its room.
+    fn clear(&mut self) {
+        self.tokens.clear();
+        self.next = 0;
     }
 }
 
@@ -247,28 +270,26 @@ impl TokenStream<'_> {
     #[inline(never)]
     fn refill(&mut self) {
         self.ready.clear();
-        self.next = 0;
         while !self.done {
             if self.lexer.lex_code() != CodeEnd::Paused {
                 self.done = true;
             }
-            std::mem::swap(&mut self.ready, &mut self.lexer.out);
+            std::mem::swap(&mut self.ready.tokens, &mut self.lexer.out);
             if !self.done {
                 if self.lexer.out.capacity() == 0 {
                     self.lexer.out = spare_chunk();
                 }
                 // The lexer looks back at the last token it made (`/` after a value is a
                 // division): it keeps a copy of that one, which the next chunk then skips.
-                if let Some(&last) = self.ready.last() {
+                if let Some(&last) = self.ready.tokens.last() {
                     self.lexer.out.push(last);
                 }
             }
-            self.next = usize::from(std::mem::replace(&mut self.lookback, !self.done));
-            if self.next < self.ready.len() {
+            self.ready.next = usize::from(std::mem::replace(&mut self.lookback, !self.done));
+            if !self.ready.spent() {
                 return;
             }
             self.ready.clear();
-            self.next = 0;
         }
     }
 
@@ -276,11 +297,11 @@ impl TokenStream<'_> {
     /// `None` at the end.
     fn next_chunk(&mut self) -> Option<(Vec<SpannedTok>, usize)> {
         self.refill();
-        if self.next >= self.ready.len() {
+        if self.ready.spent() {
             return None;
         }
-        let chunk = std::mem::replace(&mut self.ready, Vec::with_capacity(CHUNK_ROOM));
-        Some((chunk, std::mem::take(&mut self.next)))
+        let chunk = std::mem::replace(&mut self.ready.tokens, Vec::with_capacity(CHUNK_ROOM));
+        Some((chunk, std::mem::take(&mut self.ready.next)))
     }
 }
 
@@ -335,9 +356,8 @@ impl Iterator for TokenSource<'_> {
 /// other end is dropped).
 pub struct LexedElsewhere {
     chunks: std::sync::mpsc::Receiver<Handed>,
-    /// The tokens arrived and not yet taken: `ready[next..]`.
-    ready: Vec<SpannedTok>,
-    next: usize,
+    /// The tokens arrived and not yet taken.
+    ready: Chunk,
     decoded: DecodedTexts,
     troubled: bool,
     ended: bool,
@@ -385,8 +405,7 @@ impl LexedElsewhere {
         });
         LexedElsewhere {
             chunks,
-            ready: Vec::new(),
-            next: 0,
+            ready: Chunk::default(),
             decoded: DecodedTexts::default(),
             troubled: false,
             ended: false,
@@ -401,8 +420,10 @@ impl LexedElsewhere {
         match self.chunks.recv() {
             Ok(Handed::Tokens(tokens, start, texts)) => {
                 self.decoded.0.borrow_mut().extend(texts);
-                self.ready = tokens;
-                self.next = start;
+                self.ready = Chunk {
+                    tokens,
+                    next: start,
+                };
             }
             Ok(Handed::End { troubled }) => {
                 self.troubled = troubled;
@@ -422,12 +443,10 @@ impl Iterator for LexedElsewhere {
 
     #[inline]
     fn next(&mut self) -> Option<SpannedTok> {
-        if self.next >= self.ready.len() {
+        if self.ready.spent() {
             self.refill();
         }
-        let token = *self.ready.get(self.next)?;
-        self.next += 1;
-        Some(token)
+        self.ready.take()
     }
 }
 

@@ -220,7 +220,7 @@ fn streamed_tokens_are_the_whole_files_tokens() {
 fn each_file_takes_the_token_room_the_last_left() {
     let src = "$a = $b\n".repeat(3000);
     let rooms = |stream: &super::TokenStream| {
-        let mut rooms = [stream.ready.as_ptr(), stream.lexer.out.as_ptr()];
+        let mut rooms = [stream.ready.tokens.as_ptr(), stream.lexer.out.as_ptr()];
         rooms.sort();
         rooms
     };
