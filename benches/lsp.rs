@@ -16,10 +16,11 @@
 //! - references of a key and completion of a key being written: the first (which reads every
 //!   file of the tree for its keys) and the median of 5 after it (which read only what changed).
 //!
-//! Each is measured twice: with an editor that watches the tree's files for the server (the
-//! server then lists and reads the tree once and keeps it until told of a change), and with
-//! one that does not (each check lists and reads the tree again). The goals (#60) are
-//! printed beside each figure.
+//! Each is measured three times: with an editor that watches the tree's files for the server
+//! (the server then lists and reads the tree once and keeps it until told of a change), with
+//! one that does not (the server watches them itself, to the same end), and with the setting
+//! `watch` off (nothing watches: each check lists and reads the tree again). The goals
+//! (#60) are printed beside each figure.
 
 mod common;
 
@@ -121,17 +122,25 @@ fn main() {
         generated.files,
         generated.bytes as f64 / 1e6
     );
-    for (editor, capabilities) in [
+    let watches = json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    for (editor, capabilities, watch) in [
         (
             "an editor that watches the tree's files for the server (VS Code, Helix, Emacs)",
-            json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}),
+            watches,
+            true,
         ),
         (
-            "an editor that does not (each check lists and reads the tree)",
+            "an editor that does not (Neovim on Linux): the server watches them itself",
             json!({}),
+            true,
+        ),
+        (
+            "the setting `watch` off: nothing watches, each check lists and reads the tree",
+            json!({}),
+            false,
         ),
     ] {
-        let figures = session(&root, capabilities);
+        let figures = session(&root, capabilities, watch);
         let per_byte = figures.resident as f64 * 1024.0 / generated.bytes as f64;
         println!("{editor}:");
         println!(
@@ -199,8 +208,9 @@ struct Figures {
     completions: Vec<Duration>,
 }
 
-/// One session of `pbc lsp` on the tree at `root`, with an editor of `capabilities`.
-fn session(root: &std::path::Path, capabilities: Value) -> Figures {
+/// One session of `pbc lsp` on the tree at `root`, with an editor of `capabilities` and the
+/// setting `watch`.
+fn session(root: &std::path::Path, capabilities: Value, watch: bool) -> Figures {
     let uri = |relative: &str| puppet_bindings::ide::text::path_to_uri(&root.join(relative));
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_pbc"))
@@ -220,7 +230,7 @@ fn session(root: &std::path::Path, capabilities: Value) -> Figures {
     let root_uri = puppet_bindings::ide::text::path_to_uri(root);
     session.request(
         "initialize",
-        json!({"capabilities": capabilities, "rootUri": root_uri, "initializationOptions": {"node": "web01"}}),
+        json!({"capabilities": capabilities, "rootUri": root_uri, "initializationOptions": {"node": "web01", "watch": watch}}),
     );
     session.notify("initialized", json!({}));
     let edited = "modules/m5/bindings/default.pp";

@@ -13,6 +13,7 @@ pub mod server;
 mod symbols;
 pub mod text;
 pub mod transport;
+mod watch;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::span::{FileId, SourceMap};
@@ -270,6 +271,11 @@ impl Workspace {
             tree_files: std::sync::Mutex::default(),
             key_index: std::sync::Mutex::default(),
         }
+    }
+
+    /// The tree, as an absolute path.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// Whether links may lead out of the tree (`--follow-symlinks`).

@@ -6,6 +6,7 @@
 //! `log` it is given.
 
 use super::text::{uri_to_path, Encoding, LineIndex};
+use super::watch::{DiskNews, OwnWatch};
 use super::{uri_of, LoadAhead, Workspace};
 use crate::Options;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
@@ -54,11 +55,17 @@ pub fn run(
             .as_ref()
             .and_then(|g| g.position_encodings.as_deref()),
     );
+    let watch = params
+        .initialization_options
+        .as_ref()
+        .and_then(watch_setting)
+        .unwrap_or(true);
     if let Some(settings) = &params.initialization_options {
         apply_settings(&mut workspace, settings);
     }
     // Links out of the tree lead to files its watchers do not see.
-    let can_watch = !workspace.follows_links()
+    let editor_can_watch = watch
+        && !workspace.follows_links()
         && params
             .capabilities
             .workspace
@@ -110,13 +117,20 @@ pub fn run(
         without_place: Vec::new(),
         shutdown: false,
         dirty: true,
-        can_watch,
+        watch,
+        can_watch: editor_can_watch,
         awaiting_watch: None,
+        editor_watches: false,
+        own_watch: None,
         load_ahead_at: None,
         log,
     };
     if !server.send(Response::new_ok(id, result).into()) {
         return Ended::WithoutShutdown;
+    }
+    // Before the first check reads the tree: a change after it is then told.
+    if !editor_can_watch {
+        server.watch_ourselves();
     }
     server.serve()
 }
@@ -136,6 +150,9 @@ struct Server<'c, 'l> {
     shutdown: bool,
     /// Something changed since the diagnostics were last published.
     dirty: bool,
+    /// The setting `watch`: what is read of the tree's files may be kept from one check to
+    /// the next, while the editor or the server's own watch tells of every change.
+    watch: bool,
     /// The editor can watch the tree's files for the server: asked to once initialized.
     can_watch: bool,
     /// When the editor was asked to watch the tree, until it answers: the first check waits
@@ -143,6 +160,10 @@ struct Server<'c, 'l> {
     /// what is kept between checks. Checked before the answer, the tree was read again at the
     /// first edit, and both copies of its texts held until then.
     awaiting_watch: Option<std::time::Instant>,
+    /// The editor agreed to tell of every change to the tree's files.
+    editor_watches: bool,
+    /// The server's own watch of the tree's files, when the editor does not watch them.
+    own_watch: Option<OwnWatch>,
     /// When to load again the tree loaded for hovers, which a change made stale: each change
     /// puts it off ([`LOAD_AHEAD_AFTER`]).
     load_ahead_at: Option<std::time::Instant>,
@@ -156,6 +177,10 @@ struct Server<'c, 'l> {
 /// typing (each keystroke would start one) and stays under the pause before an editor asks
 /// for a hover (VS Code waits 300 ms with the pointer still).
 const LOAD_AHEAD_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// How many times a change is checked while the disk keeps changing under the check and
+/// failing it, before the failure is said.
+const MOST_CHECKS_PER_CHANGE: usize = 3;
 
 /// How many cancelled requests not yet seen are remembered.
 const MOST_CANCELLED: usize = 1024;
@@ -219,7 +244,7 @@ fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
 /// `workspace/didChangeConfiguration` (bare, or under `pbc`): `strict` (`pbc check --strict`),
 /// and the node hovers answer for: `facts` (a facts file, relative to the tree) and `node` (a
 /// node name; with no `facts`, the node's file in the tree's `facts/` if it has one). A
-/// setting given as `null` is unset.
+/// setting given as `null` is unset. The setting `watch` is the server's ([`watch_setting`]).
 fn apply_settings(workspace: &mut Workspace, settings: &serde_json::Value) {
     let settings = settings.get("pbc").unwrap_or(settings);
     if let Some(strict) = settings.get("strict").and_then(serde_json::Value::as_bool) {
@@ -231,6 +256,28 @@ fn apply_settings(workspace: &mut Workspace, settings: &serde_json::Value) {
     if let Some(node) = settings.get("node") {
         workspace.node = node.as_str().map(str::to_string);
     }
+}
+
+/// The setting `watch` (bare, or under `pbc`), when given: `false` keeps nothing read of the
+/// tree's files from one check to the next, for a tree whose changes the system does not report
+/// (a network file system changed from another machine).
+fn watch_setting(settings: &serde_json::Value) -> Option<bool> {
+    settings
+        .get("pbc")
+        .unwrap_or(settings)
+        .get("watch")
+        .and_then(serde_json::Value::as_bool)
+}
+
+/// What ended a wait for something to do ([`Server::wait`]).
+enum Woke {
+    Message(Message),
+    Gone,
+    LoadAhead,
+    /// The server's own watch: `changed`, it told of a change (else its thread ended).
+    Disk {
+        changed: bool,
+    },
 }
 
 /// The parameters of `pbc/explain`: the key, and the node (else the one the settings chose).
@@ -252,12 +299,12 @@ impl Server<'_, '_> {
     fn serve(&mut self) -> Ended {
         loop {
             let message = match self.arrived.pop_front() {
-                Some(message) => message,
-                None => match self.wait_for_message() {
-                    Some(Ok(message)) => message,
-                    Some(Err(())) => return Ended::WithoutShutdown,
+                Some(message) => Some(message),
+                None => match self.wait() {
+                    Woke::Message(message) => Some(message),
+                    Woke::Gone => return Ended::WithoutShutdown,
                     // Quiet long enough: the tree loaded for hovers is loaded again.
-                    None => {
+                    Woke::LoadAhead => {
                         self.load_ahead_at = match self.workspace.load_ahead() {
                             LoadAhead::StillLoading => {
                                 Some(std::time::Instant::now() + LOAD_AHEAD_AFTER)
@@ -266,9 +313,18 @@ impl Server<'_, '_> {
                         };
                         continue;
                     }
+                    // A file changed on disk with no word from the editor (saved, or written
+                    // by another program): its diagnostics are published all the same.
+                    Woke::Disk { changed } => {
+                        if changed {
+                            self.disk_changed();
+                        }
+                        self.take_disk_news();
+                        None
+                    }
                 },
             };
-            if let Some(ended) = self.handle(message) {
+            if let Some(ended) = message.and_then(|message| self.handle(message)) {
                 return ended;
             }
             // Changes that came together are checked together.
@@ -283,17 +339,72 @@ impl Server<'_, '_> {
         }
     }
 
-    /// The next message from the editor (`Err`: it is gone); `None` when the tree loaded for
-    /// hovers is to be loaded again first ([`Server::load_ahead_at`] came).
-    fn wait_for_message(&mut self) -> Option<Result<Message, ()>> {
-        let Some(at) = self.load_ahead_at.filter(|_| !self.shutdown) else {
-            return Some(self.connection.receiver.recv().map_err(|_| ()));
+    /// Waits for the next message from the editor, a change the server's own watch saw, or
+    /// the time to load the tree for hovers again ([`Server::load_ahead_at`]).
+    fn wait(&mut self) -> Woke {
+        let load_ahead = match self.load_ahead_at.filter(|_| !self.shutdown) {
+            Some(at) => crossbeam_channel::at(at),
+            None => crossbeam_channel::never(),
         };
-        let left = at.saturating_duration_since(std::time::Instant::now());
-        match self.connection.receiver.recv_timeout(left) {
-            Ok(message) => Some(Ok(message)),
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => Some(Err(())),
+        let never = crossbeam_channel::never();
+        let disk = self.own_watch.as_ref().map_or(&never, OwnWatch::changed);
+        crossbeam_channel::select! {
+            recv(self.connection.receiver) -> message => match message {
+                Ok(message) => Woke::Message(message),
+                Err(_) => Woke::Gone,
+            },
+            recv(load_ahead) -> _ => Woke::LoadAhead,
+            // A watch whose thread ended wakes here at once: `take_disk_news` then drops it.
+            recv(disk) -> news => Woke::Disk { changed: news.is_ok() },
+        }
+    }
+
+    /// What the server's own watch saw since it was last asked, acted on: a change forgets
+    /// what was read of the disk; a watch that failed is dropped, and nothing read is kept
+    /// from then on. `true`: the tree is to be checked again.
+    fn take_disk_news(&mut self) -> bool {
+        let Some(watch) = &self.own_watch else {
+            return false;
+        };
+        match watch.take() {
+            DiskNews::Nothing => return false,
+            DiskNews::Changed => self.disk_changed(),
+            DiskNews::Failed(why) => {
+                (self.log)(&format!(
+                    "pbc lsp: {why}: each check lists and reads the tree's files again"
+                ));
+                self.own_watch = None;
+                self.workspace.keep_disk(false);
+                self.dirty = true;
+            }
+        }
+        true
+    }
+
+    fn disk_changed(&mut self) {
+        self.workspace.files_changed();
+        self.dirty = true;
+    }
+
+    /// Starts the server's own watch of the tree's files, where the setting allows it and links
+    /// do not lead out of the tree; while it runs, what is read is kept between checks.
+    fn watch_ourselves(&mut self) {
+        // A tree that is gone has nothing to watch: its check says so.
+        if !self.watch
+            || self.workspace.follows_links()
+            || self.own_watch.is_some()
+            || !self.workspace.root().is_dir()
+        {
+            return;
+        }
+        match OwnWatch::start(self.workspace.root()) {
+            Ok(watch) => {
+                self.own_watch = Some(watch);
+                self.workspace.keep_disk(true);
+            }
+            Err(why) => (self.log)(&format!(
+                "pbc lsp: {why}: each check lists and reads them again"
+            )),
         }
     }
 
@@ -301,6 +412,8 @@ impl Server<'_, '_> {
     /// when the editor is gone. Once they are, and the editor stays quiet for
     /// [`LOAD_AHEAD_AFTER`], a tree loaded for hovers before the change is loaded again.
     fn catch_up(&mut self) -> bool {
+        // A change the watch saw is checked with the rest, not after them.
+        self.take_disk_news();
         if !self.dirty || self.shutdown {
             return true;
         }
@@ -339,9 +452,10 @@ impl Server<'_, '_> {
                 Ok(Message::Notification(n)) if n.method == note::Cancel::METHOD => self.cancel(&n),
                 Ok(other) => self.arrived.push_back(other),
                 // No answer in time, or the editor is gone (the next read says so): the check
-                // goes on without the watch.
+                // goes on with the server's own watch.
                 Err(_) => {
                     self.awaiting_watch = None;
+                    self.watch_ourselves();
                     return;
                 }
             }
@@ -565,13 +679,27 @@ impl Server<'_, '_> {
     fn answered(&mut self, response: Response) {
         if response.id == watch_request_id() {
             self.awaiting_watch = None;
-            let refused = response.response_result.err();
-            self.workspace.keep_disk(refused.is_none());
-            if let Some(error) = refused {
-                (self.log)(&format!(
-                    "pbc lsp: the editor does not watch the tree's files ({}): each check lists and reads them again",
-                    error.message
-                ));
+            match response.response_result.err() {
+                None => {
+                    self.editor_watches = true;
+                    if self.watch {
+                        // An answer after the wait: the server's own watch is no longer needed.
+                        self.own_watch = None;
+                        self.workspace.keep_disk(true);
+                    }
+                }
+                Some(error) => {
+                    self.watch_ourselves();
+                    let instead = if self.own_watch.is_some() {
+                        "the server watches them"
+                    } else {
+                        "each check lists and reads them again"
+                    };
+                    (self.log)(&format!(
+                        "pbc lsp: the editor does not watch the tree's files ({}): {instead}",
+                        error.message
+                    ));
+                }
             }
         }
     }
@@ -632,10 +760,15 @@ impl Server<'_, '_> {
             note::DidChangeConfiguration::METHOD => notification::<DidChangeConfigurationParams>(n)
                 .map(|p| {
                     apply_settings(&mut self.workspace, &p.settings);
+                    if let Some(watch) = watch_setting(&p.settings) {
+                        self.set_watch(watch);
+                    }
                 }),
             // The files on disk changed: the next check and the next hover list and read
             // them again (all of them: the editor may name a file by another path than the
-            // walk that read it).
+            // walk that read it). The server's own watch tells of a save itself: told twice,
+            // a check between the two would read the tree twice.
+            note::DidSaveTextDocument::METHOD if self.own_watch.is_some() => Ok(()),
             note::DidSaveTextDocument::METHOD | note::DidChangeWatchedFiles::METHOD => {
                 self.workspace.files_changed();
                 Ok(())
@@ -646,6 +779,24 @@ impl Server<'_, '_> {
         match handled {
             Ok(()) => self.dirty = true,
             Err(why) => (self.log)(&format!("pbc lsp: {method}: {why}")),
+        }
+    }
+
+    /// The setting `watch` changed: off, nothing read is kept and the server's own watch
+    /// ends; on, what is read is kept again, told of changes by the editor if it watches, else
+    /// by the server's own watch.
+    fn set_watch(&mut self, watch: bool) {
+        if watch == self.watch {
+            return;
+        }
+        self.watch = watch;
+        if !watch {
+            self.own_watch = None;
+            self.workspace.keep_disk(false);
+        } else if self.editor_watches {
+            self.workspace.keep_disk(true);
+        } else if self.awaiting_watch.is_none() {
+            self.watch_ourselves();
         }
     }
 
@@ -674,14 +825,27 @@ impl Server<'_, '_> {
     /// The tree checked with the open buffers, and every file's diagnostics sent (empty for a
     /// file that had some and has none now). `false` when the editor is gone.
     fn publish_diagnostics(&mut self) -> bool {
-        let checked =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.workspace.check()))
-                .unwrap_or_else(|_| {
-                    Err(
-                        "pbc failed checking the tree (a bug in pbc; its log says more)"
-                            .to_string(),
-                    )
-                });
+        let mut checks = 0;
+        let checked = loop {
+            let checked =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.workspace.check()))
+                    .unwrap_or_else(|_| {
+                        Err(
+                            "pbc failed checking the tree (a bug in pbc; its log says more)"
+                                .to_string(),
+                        )
+                    });
+            checks += 1;
+            // A check that met the disk changing under it (a file listed, then removed, as
+            // in a `git checkout`) fails for a tree that no longer is: the change it met is
+            // told, and the tree as it now is checked instead.
+            if checked.is_err() && checks < MOST_CHECKS_PER_CHANGE && self.take_disk_news() {
+                continue;
+            }
+            break checked;
+        };
+        // Every change told so far is in the check.
+        self.dirty = false;
         let checked = match checked {
             Ok(checked) => checked,
             Err(why) => {

@@ -782,11 +782,12 @@ fn a_hover_says_what_its_own_key_logged() {
 /// and the server then lists and reads the tree once, keeping it from one check to the next
 /// until the editor tells of a change: a file written behind the editor's back is seen only
 /// once the editor's watch tells of it. The first check waits for the editor's answer, so
-/// the tree is read once, not again at the first edit. Without the watch (an editor that
-/// cannot, or refuses), every check lists and reads the tree again and sees it at once.
+/// the tree is read once, not again at the first edit. With the setting `watch` off, the
+/// editor is not asked (nor does the server watch itself): every check lists and reads the
+/// tree again and sees such a file at once.
 #[test]
 fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
-    for (can_watch, accepts) in [(true, true), (true, false), (false, false)] {
+    for (can_watch, watch) in [(true, true), (true, false), (false, false)] {
         let copy = tempfile::tempdir().expect("a directory");
         let root = copy.path().join("site");
         copy_tree(&example("site"), &root);
@@ -799,10 +800,15 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
         let root_uri = path_to_uri(&editor.root);
         editor.request(
             "initialize",
-            json!({"capabilities": capabilities, "rootUri": root_uri}),
+            json!({
+                "capabilities": capabilities,
+                "rootUri": root_uri,
+                "initializationOptions": {"watch": watch},
+            }),
         );
         editor.notify("initialized", json!({}));
-        if can_watch {
+        let kept = can_watch && watch;
+        if kept {
             let Some(Message::Request(asked)) = editor.receive() else {
                 panic!("the server asks the editor to watch the tree");
             };
@@ -813,12 +819,7 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
                 registration["registerOptions"]["watchers"][0]["globPattern"],
                 "**/*"
             );
-            let answer = if accepts {
-                Response::new_ok(asked.id, Value::Null)
-            } else {
-                Response::new_err(asked.id, -32601, "not here".to_string())
-            };
-            editor.send(answer.into());
+            editor.send(Response::new_ok(asked.id, Value::Null).into());
         }
         assert!(editor.published_so_far().is_empty(), "the example is clean");
         // The first check waited for the editor's answer: with the watch in place it listed
@@ -829,7 +830,6 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
         let text = std::fs::read_to_string(root.join(file)).expect("the file");
         did_open(&editor, file, &text);
         let opened = editor.published_so_far();
-        let kept = can_watch && accepts;
         assert_eq!(
             opened
                 .iter()
@@ -882,9 +882,74 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
         assert_eq!(references(&mut editor), before + 1);
         let (ended, log) = editor.finish();
         assert_eq!(ended, Ended::Clean);
-        assert_eq!(
-            log.iter().any(|l| l.contains("does not watch")),
-            can_watch && !accepts,
+        assert!(log.is_empty(), "{log:?}");
+    }
+}
+
+/// An editor that does not watch the tree's files (it cannot, or refuses) has the server
+/// watch them itself: what it read is kept between checks, and a file written, changed or
+/// removed behind the editor's back has its diagnostics published with no word from the
+/// editor.
+#[test]
+fn the_server_watches_the_tree_itself_when_the_editor_does_not() {
+    for can_watch in [false, true] {
+        let copy = tempfile::tempdir().expect("a directory");
+        let root = copy.path().join("site");
+        copy_tree(&example("site"), &root);
+        let mut editor = Editor::start(&root);
+        let capabilities = if can_watch {
+            json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}})
+        } else {
+            json!({})
+        };
+        let root_uri = path_to_uri(&editor.root);
+        editor.request(
+            "initialize",
+            json!({"capabilities": capabilities, "rootUri": root_uri}),
+        );
+        editor.notify("initialized", json!({}));
+        if can_watch {
+            let Some(Message::Request(asked)) = editor.receive() else {
+                panic!("the server asks the editor to watch the tree");
+            };
+            editor.send(Response::new_err(asked.id, -32601, "not here".to_string()).into());
+        }
+        assert!(editor.published_so_far().is_empty(), "the example is clean");
+        // Waited for until the file's diagnostics hold an error, or none: a check may see the
+        // file as it is being written. (Its bindings are in no layer: a warning says so.)
+        let published_for = |editor: &Editor, relative: &str, with_errors: bool| loop {
+            match editor.receive() {
+                Some(Message::Notification(n))
+                    if n.method == "textDocument/publishDiagnostics"
+                        && n.params["uri"] == editor.uri(relative).as_str()
+                        && n.params["diagnostics"].as_array().is_some_and(|d| {
+                            d.iter().any(|d| d["severity"] == 1) == with_errors
+                        }) =>
+                {
+                    return;
+                }
+                Some(_) => {}
+                None => panic!("{relative}: nothing published"),
+            }
+        };
+        let broken = "bindings/broken.pp";
+        std::fs::write(root.join(broken), "bindings broken {\n  bind 'x' to\n}\n")
+            .expect("written");
+        published_for(&editor, broken, true);
+        std::fs::write(root.join(broken), "bindings broken {\n  bind 'x' to 1\n}\n")
+            .expect("written");
+        published_for(&editor, broken, false);
+        std::fs::write(root.join(broken), "bindings broken {\n  bind 'x' to\n}\n")
+            .expect("written");
+        published_for(&editor, broken, true);
+        std::fs::remove_file(root.join(broken)).expect("removed");
+        published_for(&editor, broken, false);
+        let (ended, log) = editor.finish();
+        assert_eq!(ended, Ended::Clean);
+        assert_eq!(log.len(), usize::from(can_watch), "{log:?}");
+        assert!(
+            log.iter()
+                .all(|l| l.contains("does not watch") && l.contains("the server watches")),
             "{log:?}"
         );
     }
@@ -2381,7 +2446,10 @@ fn after_a_pause_a_hover_answers_from_the_tree_loaded_ahead() {
     std::fs::create_dir_all(root.join("facts")).expect("a directory");
     let facts = root.join("facts/web01.json");
     std::fs::write(&facts, r#"{"datacenter": "us-east"}"#).expect("written");
-    let (mut editor, _) = Editor::initialized_quietly(&root, json!({"node": "web01"}));
+    // Nothing watches the tree: the facts written behind the editor's back show which tree
+    // answered, the one loaded ahead or one loaded for the hover.
+    let (mut editor, _) =
+        Editor::initialized_quietly(&root, json!({"node": "web01", "watch": false}));
     let file = "bindings/default.pp";
     let hover = |editor: &mut Editor| {
         let answer = editor.request("textDocument/hover", at(editor, file, 1, 10));

@@ -1,0 +1,440 @@
+//! The language server's own watch over the tree's files on disk, for an editor that does not
+//! watch them for it (one that cannot register `workspace/didChangeWatchedFiles`, as Neovim on
+//! Linux by default, or refuses to). Told of every change, the server keeps what it listed and
+//! read from one check to the next, as it does when the editor watches; untold, every check
+//! lists and reads the whole tree again (a quarter of a second for 10,000 files). It owns the
+//! system's watches (inotify, on Linux; elsewhere it cannot start, and the server keeps
+//! nothing) and what they say: that something in the tree changed, or that they can no longer
+//! see every change. It does not decide what is forgotten; the server does, as for the
+//! editor's notices.
+
+/// What the watch has to tell since it was last asked.
+#[derive(Debug, PartialEq, Eq)]
+pub enum DiskNews {
+    Nothing,
+    Changed,
+    /// The watch can no longer see every change (the system's limit on watches was reached
+    /// as directories were made, say): nothing read may be kept from now on.
+    Failed(String),
+}
+
+#[cfg(target_os = "linux")]
+pub use linux::OwnWatch;
+
+#[cfg(not(target_os = "linux"))]
+pub use elsewhere::OwnWatch;
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use super::DiskNews;
+    use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
+    use std::ffi::OsStr;
+    use std::os::unix::fs::MetadataExt;
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, SystemTime};
+
+    /// What is watched in each directory: every change to what it holds, not reads (the
+    /// server's own reads would wake it again and again, and a notice per file read could
+    /// overflow the system's queue, which is itself told as a change). Links are not followed:
+    /// the server keeps nothing when links may lead out of the tree.
+    fn watched_events() -> WatchMask {
+        WatchMask::MODIFY
+            | WatchMask::ATTRIB
+            | WatchMask::CLOSE_WRITE
+            | WatchMask::CREATE
+            | WatchMask::DELETE
+            | WatchMask::MOVED_FROM
+            | WatchMask::MOVED_TO
+            | WatchMask::DELETE_SELF
+            | WatchMask::MOVE_SELF
+            | WatchMask::ONLYDIR
+            | WatchMask::DONT_FOLLOW
+    }
+
+    /// How far before the watch began a change still counts as made while it was being set
+    /// up: the system stamps changes with a clock that runs up to a tick behind the one read
+    /// here.
+    const CLOCK_SLACK: Duration = Duration::from_secs(1);
+
+    /// A watch over every directory of a tree, `.git` aside, on a thread of its own, which
+    /// sets it up while the server checks the tree (a directory at a time: 0.3 s for the
+    /// 20,000 directories of the 10,000-file tree, which the first check no longer waits for).
+    pub struct OwnWatch {
+        /// One message while a change is not yet taken ([`OwnWatch::take`]): changes that
+        /// come together are one change to the server, which forgets everything read at each.
+        changed: crossbeam_channel::Receiver<()>,
+        /// Why the watch stopped seeing every change, once it has.
+        failed: Arc<Mutex<Option<String>>>,
+        watches: Watches,
+        /// The tree's own watch, once set: removed, it wakes the watching thread to end.
+        root_watch: Arc<Mutex<Option<WatchDescriptor>>>,
+        stop: Arc<AtomicBool>,
+    }
+
+    impl OwnWatch {
+        /// Starts watching `root` and every directory below it. A change from now on is told,
+        /// also one made while the watch is being set up: a file or directory changed since
+        /// (by its change time, which no program sets) is told once the watch is complete.
+        /// The error says why it could not start (the system's limit on inotify instances,
+        /// say); the limit on watches, met as it is set up, is told as a failure.
+        pub fn start(root: &Path) -> Result<OwnWatch, String> {
+            let since = SystemTime::now()
+                .checked_sub(CLOCK_SLACK)
+                .unwrap_or(SystemTime::UNIX_EPOCH);
+            let cannot = |e: std::io::Error| format!("cannot watch the tree's files: {e}");
+            let inotify = Inotify::init().map_err(cannot)?;
+            let watches = inotify.watches();
+            let (tell, changed) = crossbeam_channel::bounded(1);
+            let failed = Arc::new(Mutex::new(None));
+            let stop = Arc::new(AtomicBool::new(false));
+            let root_watch = Arc::new(Mutex::new(None));
+            let reader = Reader {
+                inotify,
+                watches: watches.clone(),
+                root: root.to_path_buf(),
+                root_watch: Arc::clone(&root_watch),
+                tell,
+                failed: Arc::clone(&failed),
+                stop: Arc::clone(&stop),
+            };
+            std::thread::Builder::new()
+                .name("pbc-watch".to_string())
+                .spawn(move || reader.run(since))
+                .map_err(cannot)?;
+            Ok(OwnWatch {
+                changed,
+                failed,
+                watches,
+                root_watch,
+                stop,
+            })
+        }
+
+        /// What wakes the server when something changed: one `()` per change not yet taken.
+        pub fn changed(&self) -> &crossbeam_channel::Receiver<()> {
+            &self.changed
+        }
+
+        /// What happened since the last call: the watch's failure first, since after it no
+        /// change can be trusted to be told.
+        pub fn take(&self) -> DiskNews {
+            let changed = match self.changed.try_recv() {
+                Ok(()) => true,
+                Err(crossbeam_channel::TryRecvError::Empty) => false,
+                // The watching thread ended (the tree itself is gone, say).
+                Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                    let why = lock(&self.failed).clone();
+                    return DiskNews::Failed(
+                        why.unwrap_or_else(|| "the watch of the tree's files ended".to_string()),
+                    );
+                }
+            };
+            if let Some(why) = lock(&self.failed).clone() {
+                return DiskNews::Failed(why);
+            }
+            if changed {
+                DiskNews::Changed
+            } else {
+                DiskNews::Nothing
+            }
+        }
+    }
+
+    impl Drop for OwnWatch {
+        /// The tree's own watch removed: the system says so to the watching thread, which
+        /// wakes and ends. One still setting the watch up sees `stop` when it is done.
+        fn drop(&mut self) {
+            let root_watch = lock(&self.root_watch);
+            self.stop.store(true, Ordering::SeqCst);
+            if let Some(watch) = root_watch.clone() {
+                let _ = self.watches.remove(watch);
+            }
+        }
+    }
+
+    fn passed_over(e: &std::io::Error) -> bool {
+        matches!(
+            e.kind(),
+            std::io::ErrorKind::NotFound
+                | std::io::ErrorKind::PermissionDenied
+                | std::io::ErrorKind::NotADirectory
+        )
+    }
+
+    /// A repository's own records (`.git`, which an editor's git integration touches at every
+    /// keystroke) are not the tree's: the walks skip hidden directories, and no `hiera.yaml`
+    /// keeps its data there.
+    fn is_git_records(name: &OsStr) -> bool {
+        name == ".git"
+    }
+
+    /// Whether `meta` was changed at or after `since` (its change time: content, name,
+    /// entries, permissions).
+    fn changed_since(meta: &std::fs::Metadata, since: SystemTime) -> bool {
+        let Ok(since) = since.duration_since(SystemTime::UNIX_EPOCH) else {
+            return true;
+        };
+        let seconds = i64::try_from(since.as_secs()).unwrap_or(i64::MAX);
+        (meta.ctime(), meta.ctime_nsec()) >= (seconds, i64::from(since.subsec_nanos()))
+    }
+
+    /// What a notice means to the server.
+    #[derive(Debug, PartialEq, Eq)]
+    enum Notice {
+        /// Nothing the tree's checks read (a watch removed, `.git`).
+        Nothing,
+        Changed,
+        /// A directory made in (or moved into) a watched one: watched too, then a change.
+        NewDirectory,
+    }
+
+    fn notice(mask: EventMask, name: Option<&OsStr>) -> Notice {
+        // Lost notices may hide any change.
+        if mask.contains(EventMask::Q_OVERFLOW) {
+            return Notice::Changed;
+        }
+        if mask.contains(EventMask::IGNORED) || name.is_some_and(is_git_records) {
+            return Notice::Nothing;
+        }
+        if mask.contains(EventMask::ISDIR)
+            && mask.intersects(EventMask::CREATE | EventMask::MOVED_TO)
+        {
+            return Notice::NewDirectory;
+        }
+        Notice::Changed
+    }
+
+    /// The watching thread's side.
+    struct Reader {
+        inotify: Inotify,
+        watches: Watches,
+        root: PathBuf,
+        root_watch: Arc<Mutex<Option<WatchDescriptor>>>,
+        tell: crossbeam_channel::Sender<()>,
+        failed: Arc<Mutex<Option<String>>>,
+        stop: Arc<AtomicBool>,
+    }
+
+    impl Reader {
+        /// Sets the watch up, then reads notices until the watch is dropped or the tree is
+        /// gone. Ending drops `tell`: the server then keeps nothing.
+        fn run(mut self, since: SystemTime) {
+            match self.watch_tree(Some(since)) {
+                Ok(true) => self.tell_changed(),
+                Ok(false) => {}
+                Err(e) => return self.fail(format!("cannot watch the tree's files: {e}")),
+            }
+            let mut buffer = vec![0; 64 * 1024];
+            loop {
+                if self.stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                let events = match self.inotify.read_events_blocking(&mut buffer) {
+                    Ok(events) => events,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        return self.fail(format!("the watch of the tree's files failed: {e}"))
+                    }
+                };
+                let root_watch = lock(&self.root_watch).clone();
+                let mut changed = false;
+                let mut new_directory = false;
+                let mut tree_gone = false;
+                for event in events {
+                    if event.mask.contains(EventMask::IGNORED)
+                        && Some(&event.wd) == root_watch.as_ref()
+                    {
+                        tree_gone = true;
+                    }
+                    match notice(event.mask, event.name) {
+                        Notice::Nothing => {}
+                        Notice::Changed => changed = true,
+                        Notice::NewDirectory => new_directory = true,
+                    }
+                }
+                if tree_gone || self.stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                // Watched before the change is told: a file made in it after the check that
+                // follows has listed it is told in turn. Directories are made seldom (a new
+                // module): the tree is walked again rather than each directory's place kept.
+                if new_directory {
+                    if let Err(e) = self.watch_tree(None) {
+                        return self.fail(format!("cannot watch the tree's new directories: {e}"));
+                    }
+                }
+                if changed || new_directory {
+                    self.tell_changed();
+                }
+            }
+        }
+
+        /// Watches the tree and every directory below it, `.git` aside, links not followed
+        /// (a directory watched already keeps its watch). A directory gone meanwhile, or one
+        /// that cannot be read (nor then checked), is passed over; the system's limit on
+        /// watches is an error. With `since`: whether anything watched, or held in what was
+        /// watched, changed since then, as it was being watched.
+        fn watch_tree(&mut self, since: Option<SystemTime>) -> std::io::Result<bool> {
+            let mut changed_meanwhile = false;
+            let mut pending = vec![self.root.clone()];
+            while let Some(dir) = pending.pop() {
+                if self.stop.load(Ordering::SeqCst) {
+                    return Ok(false);
+                }
+                match self.watches.add(&dir, watched_events()) {
+                    Ok(watch) if dir == self.root => *lock(&self.root_watch) = Some(watch),
+                    Ok(_) => {}
+                    Err(e) if passed_over(&e) && dir != self.root => continue,
+                    Err(e) => return Err(e),
+                }
+                // Stamped after the watch began: a change since is either told or seen here.
+                let look = since.filter(|_| !changed_meanwhile);
+                if let Some(since) = look {
+                    changed_meanwhile |=
+                        std::fs::metadata(&dir).is_ok_and(|m| changed_since(&m, since));
+                }
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                    if is_dir && !is_git_records(&entry.file_name()) {
+                        pending.push(entry.path());
+                    } else if let (Some(since), false) = (look, is_dir || changed_meanwhile) {
+                        changed_meanwhile |=
+                            entry.metadata().is_ok_and(|m| changed_since(&m, since));
+                    }
+                }
+            }
+            Ok(changed_meanwhile)
+        }
+
+        fn tell_changed(&self) {
+            // A change already waiting to be taken says this one too.
+            let _ = self.tell.try_send(());
+        }
+
+        fn fail(&self, why: String) {
+            lock(&self.failed).get_or_insert(why);
+            self.tell_changed();
+        }
+    }
+
+    fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        mutex
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn reads_and_the_repositorys_records_are_not_changes() {
+            assert!(!watched_events().contains(WatchMask::OPEN));
+            assert!(!watched_events().contains(WatchMask::ACCESS));
+            let name = Some(OsStr::new("a.pp"));
+            assert_eq!(notice(EventMask::MODIFY, name), Notice::Changed);
+            assert_eq!(notice(EventMask::DELETE, name), Notice::Changed);
+            let git = Some(OsStr::new(".git"));
+            assert_eq!(
+                notice(EventMask::CREATE | EventMask::ISDIR, git),
+                Notice::Nothing
+            );
+            let data = Some(OsStr::new(".data"));
+            assert_eq!(
+                notice(EventMask::MOVED_TO | EventMask::ISDIR, data),
+                Notice::NewDirectory
+            );
+            assert_eq!(notice(EventMask::IGNORED, None), Notice::Nothing);
+            assert_eq!(notice(EventMask::Q_OVERFLOW, None), Notice::Changed);
+        }
+
+        /// A directory made after the watch began is watched too: a file written in it is
+        /// told, one in `.git` is not, and dropping the watch ends its thread.
+        #[test]
+        fn directories_made_later_are_watched() {
+            use std::time::Duration;
+            let tree = tempfile::tempdir().expect("a directory");
+            std::fs::create_dir(tree.path().join(".git")).expect("a directory");
+            let watch = OwnWatch::start(tree.path()).expect("watched");
+            let changes = watch.changed().clone();
+            // Every notice of what was done so far taken (the tree made just now is told as
+            // changed while the watch was set up).
+            let settled = || while changes.recv_timeout(Duration::from_millis(300)).is_ok() {};
+            settled();
+            std::fs::create_dir_all(tree.path().join("modules/m")).expect("made");
+            assert!(changes.recv_timeout(Duration::from_secs(10)).is_ok());
+            settled();
+            std::fs::write(tree.path().join("modules/m/init.pp"), "class m {}\n").expect("written");
+            assert!(changes.recv_timeout(Duration::from_secs(10)).is_ok());
+            settled();
+            assert_eq!(watch.take(), DiskNews::Nothing);
+            std::fs::write(tree.path().join(".git/index"), "x").expect("written");
+            std::fs::create_dir(tree.path().join(".git/refs")).expect("made");
+            settled();
+            assert_eq!(watch.take(), DiskNews::Nothing);
+            drop(watch);
+            assert_eq!(
+                changes.recv_timeout(Duration::from_secs(10)),
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected),
+                "the watching thread ended"
+            );
+        }
+
+        /// A change made before the watch is complete is told once it is, by the change time
+        /// of what changed; a tree changed before the watch began (and its clock's slack) is
+        /// not told.
+        #[test]
+        fn a_change_while_the_watch_is_set_up_is_told() {
+            use std::time::Duration;
+            let tree = tempfile::tempdir().expect("a directory");
+            std::fs::create_dir_all(tree.path().join("data/nodes")).expect("made");
+            std::fs::write(tree.path().join("data/common.yaml"), "a: 1\n").expect("written");
+            std::thread::sleep(CLOCK_SLACK + Duration::from_millis(100));
+            let watch = OwnWatch::start(tree.path()).expect("watched");
+            assert!(watch
+                .changed()
+                .recv_timeout(Duration::from_millis(500))
+                .is_err());
+            drop(watch);
+            for change in ["data/common.yaml", "data/nodes/web01.yaml"] {
+                std::thread::sleep(CLOCK_SLACK + Duration::from_millis(100));
+                std::fs::write(tree.path().join(change), "a: 2\n").expect("written");
+                let watch = OwnWatch::start(tree.path()).expect("watched");
+                assert!(watch
+                    .changed()
+                    .recv_timeout(Duration::from_secs(10))
+                    .is_ok());
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod elsewhere {
+    use super::DiskNews;
+    use std::path::Path;
+
+    /// No watch of its own here: editors on these systems watch the tree for the server.
+    pub struct OwnWatch {
+        changed: crossbeam_channel::Receiver<()>,
+    }
+
+    impl OwnWatch {
+        pub fn start(_root: &Path) -> Result<OwnWatch, String> {
+            Err("the server cannot watch the tree's files on this system".to_string())
+        }
+
+        pub fn changed(&self) -> &crossbeam_channel::Receiver<()> {
+            &self.changed
+        }
+
+        pub fn take(&self) -> DiskNews {
+            DiskNews::Nothing
+        }
+    }
+}
