@@ -788,25 +788,7 @@ fn a_hover_says_what_its_own_key_logged() {
 #[test]
 fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
     for (can_watch, watch) in [(true, true), (true, false), (false, false)] {
-        let copy = tempfile::tempdir().expect("a directory");
-        let root = copy.path().join("site");
-        copy_tree(&example("site"), &root);
-        let mut editor = Editor::start(&root);
-        let capabilities = if can_watch {
-            json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}})
-        } else {
-            json!({})
-        };
-        let root_uri = path_to_uri(&editor.root);
-        editor.request(
-            "initialize",
-            json!({
-                "capabilities": capabilities,
-                "rootUri": root_uri,
-                "initializationOptions": {"watch": watch},
-            }),
-        );
-        editor.notify("initialized", json!({}));
+        let (_copy, root, mut editor) = site_copy_session(can_watch, json!({"watch": watch}));
         let kept = can_watch && watch;
         if kept {
             let Some(Message::Request(asked)) = editor.receive() else {
@@ -893,21 +875,7 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
 #[test]
 fn the_server_watches_the_tree_itself_when_the_editor_does_not() {
     for can_watch in [false, true] {
-        let copy = tempfile::tempdir().expect("a directory");
-        let root = copy.path().join("site");
-        copy_tree(&example("site"), &root);
-        let mut editor = Editor::start(&root);
-        let capabilities = if can_watch {
-            json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}})
-        } else {
-            json!({})
-        };
-        let root_uri = path_to_uri(&editor.root);
-        editor.request(
-            "initialize",
-            json!({"capabilities": capabilities, "rootUri": root_uri}),
-        );
-        editor.notify("initialized", json!({}));
+        let (_copy, root, mut editor) = site_copy_session(can_watch, Value::Null);
         if can_watch {
             let Some(Message::Request(asked)) = editor.receive() else {
                 panic!("the server asks the editor to watch the tree");
@@ -986,6 +954,34 @@ fn an_editor_that_never_answers_the_watch_request_still_gets_diagnostics() {
     let (ended, log) = editor.finish();
     assert_eq!(ended, Ended::Clean);
     assert!(!log.iter().any(|l| l.contains("does not watch")), "{log:?}");
+}
+
+/// A session on a copy of the example `site` (the copy, its root, the editor), initialized by
+/// an editor that can watch files for the server or cannot, with `initialization_options`.
+fn site_copy_session(
+    can_watch: bool,
+    initialization_options: Value,
+) -> (tempfile::TempDir, PathBuf, Editor) {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("site");
+    copy_tree(&example("site"), &root);
+    let mut editor = Editor::start(&root);
+    let capabilities = if can_watch {
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}})
+    } else {
+        json!({})
+    };
+    let root_uri = path_to_uri(&editor.root);
+    editor.request(
+        "initialize",
+        json!({
+            "capabilities": capabilities,
+            "rootUri": root_uri,
+            "initializationOptions": initialization_options,
+        }),
+    );
+    editor.notify("initialized", json!({}));
+    (copy, root, editor)
 }
 
 /// `from` copied to `to`, directories and files.
