@@ -923,6 +923,50 @@ fn the_server_watches_the_tree_itself_when_the_editor_does_not() {
     }
 }
 
+/// The setting `watch` changed in a session: off, nothing read of the disk is kept (a file
+/// written behind the editor's back is seen by the next check); on again, what is read is kept
+/// while the editor watches (such a file is seen only once the editor tells of it).
+#[test]
+fn the_watch_setting_can_be_changed_in_a_session() {
+    let (_copy, root, mut editor) = site_copy_session(true, Value::Null);
+    let Some(Message::Request(asked)) = editor.receive() else {
+        panic!("the server asks the editor to watch the tree");
+    };
+    editor.send(Response::new_ok(asked.id, Value::Null).into());
+    assert!(editor.published_so_far().is_empty(), "the example is clean");
+    let file = "bindings/default.pp";
+    let text = std::fs::read_to_string(root.join(file)).expect("the file");
+    did_open(&editor, file, &text);
+    let _ = editor.published_so_far();
+    let reports = |published: &[Value], name: &str| {
+        published
+            .iter()
+            .any(|m| m["params"]["uri"] == format!("<root>/bindings/{name}.pp"))
+    };
+    for (version, watch, name) in [(2, false, "off"), (3, true, "on")] {
+        editor.notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": {"pbc": {"watch": watch}}}),
+        );
+        let _ = editor.published_so_far();
+        std::fs::write(
+            root.join(format!("bindings/{name}.pp")),
+            format!("bindings {name} {{\n  bind 'x' to\n}}\n"),
+        )
+        .expect("written");
+        did_change(&editor, file, version, &format!("{text}\n"));
+        let published = editor.published_so_far();
+        assert_eq!(
+            reports(&published, name),
+            !watch,
+            "watch {watch}: {published:#?}"
+        );
+    }
+    let (ended, log) = editor.finish();
+    assert_eq!(ended, Ended::Clean);
+    assert!(log.is_empty(), "{log:?}");
+}
+
 /// An editor that says it can watch files but never answers the request to watch the tree
 /// still gets the tree's diagnostics: the first check waits for the answer only so long.
 #[test]
