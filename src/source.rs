@@ -211,6 +211,28 @@ impl KeptDisk {
         write_lock(&self.0.files).clear();
     }
 
+    /// The file at `path` changed in place (saved over its own inode): that file alone is
+    /// forgotten, under every path it was kept by, and the text it had is returned. `None`
+    /// when that cannot be known, and nothing is forgotten: the path was not kept (or was
+    /// kept without an inode), or the file there now is another one (an editor that saves
+    /// to a new file and renames it over the old) or none. The walks' results stay kept:
+    /// a file's content decides none of them except where it names a deep Hiera directory
+    /// ([`crate::tree::may_name_deep_hiera_dirs`]), which the caller tests.
+    pub fn forget_changed_in_place(&self, path: &Path) -> Option<std::sync::Arc<str>> {
+        let (Some(kept @ FileIdentity::Inode(..)), text) = self.file(path)? else {
+            return None;
+        };
+        let now = std::fs::metadata(path)
+            .ok()
+            .as_ref()
+            .and_then(identity_of)?;
+        if now != kept {
+            return None;
+        }
+        write_lock(&self.0.files).retain(|_, (identity, _)| identity.as_ref() != Some(&kept));
+        Some(text)
+    }
+
     /// How many files are kept.
     fn files(&self) -> usize {
         read_lock(&self.0.files).len()
@@ -1170,6 +1192,56 @@ mod tests {
         let _ = read_identified(&elsewhere, "manifest", &access);
         assert!(kept.file(&elsewhere).is_some());
         assert_eq!(kept.files(), 2);
+    }
+
+    /// A file written over in place is forgotten alone, under each path it was read by, and
+    /// read anew; one replaced by another file, or gone, or never kept, cannot be forgotten
+    /// alone.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_changed_in_place_is_forgotten_alone() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let saved = dir.path().join("saved.pp");
+        let other = dir.path().join("other.pp");
+        std::fs::write(&saved, "before").expect("written");
+        std::fs::write(&other, "other").expect("written");
+        std::os::unix::fs::symlink(&saved, dir.path().join("alias.pp")).expect("linked");
+        let kept = KeptDisk::new();
+        let access = FileAccess {
+            kept: Some(kept.clone()),
+            ..FileAccess::default()
+        };
+        let read = |path: &Path| {
+            let (_, bytes) = read_identified(path, "manifest", &access);
+            String::from_utf8(bytes.expect("read").into_vec()).expect("text")
+        };
+        for name in ["saved.pp", "other.pp", "alias.pp"] {
+            read(&dir.path().join(name));
+        }
+        assert_eq!(kept.files(), 3);
+        // Written over, as an editor that truncates and writes does: the same inode.
+        std::fs::write(&saved, "after").expect("written");
+        assert_eq!(
+            kept.forget_changed_in_place(&saved).as_deref(),
+            Some("before")
+        );
+        assert_eq!(kept.files(), 1, "both of its paths are forgotten");
+        assert!(kept.file(&other).is_some());
+        assert_eq!(read(&saved), "after");
+        assert_eq!(read(&dir.path().join("alias.pp")), "after");
+        // Replaced by a new file renamed over it: another inode.
+        let replacement = dir.path().join("new.tmp");
+        std::fs::write(&replacement, "replaced").expect("written");
+        std::fs::rename(&replacement, &other).expect("renamed");
+        assert_eq!(kept.forget_changed_in_place(&other), None);
+        assert!(kept.file(&other).is_some(), "nothing is forgotten alone");
+        // Gone, and never read.
+        std::fs::remove_file(&saved).expect("removed");
+        assert_eq!(kept.forget_changed_in_place(&saved), None);
+        assert_eq!(
+            kept.forget_changed_in_place(&dir.path().join("never.pp")),
+            None
+        );
     }
 
     #[test]

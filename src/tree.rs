@@ -749,7 +749,7 @@ fn deep_hiera_dirs_in(files: &[TreeFile], access: &FileAccess) -> Vec<DeepHieraD
     let mut named = Vec::new();
     for f in files.iter().filter(|f| may_declare_layers(&f.role)) {
         if let Ok(bytes) = crate::source::read_file(&f.path, "manifest", access) {
-            if bytes.windows(7).any(|w| w == b"-hiera:") {
+            if may_name_deep_hiera_dirs(&bytes) {
                 deep_hiera_dirs_named(&String::from_utf8_lossy(&bytes), &mut named);
             }
         }
@@ -757,6 +757,13 @@ fn deep_hiera_dirs_in(files: &[TreeFile], access: &FileAccess) -> Vec<DeepHieraD
     named.sort();
     named.dedup();
     named
+}
+
+/// Whether a file's text may name deep Hiera directories, which decides what a walk of the
+/// tree finds: the one thing a file's content decides of a walk's result (the language server
+/// keeps the walks across a file saved unless its old or new text may).
+pub fn may_name_deep_hiera_dirs(text: &[u8]) -> bool {
+    text.windows(7).any(|w| w == b"-hiera:")
 }
 
 /// `base/dir/hiera.yaml` when every directory on the way is one pbc may enter from `root` and

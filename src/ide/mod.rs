@@ -303,6 +303,30 @@ impl Workspace {
         self.disk_generation += 1;
     }
 
+    /// Files of the tree were written over in place (saved): each is read again, and the rest
+    /// of what was listed and read is kept, when the kept disk can tell that each is the same
+    /// file as before with a new text, and neither text may change what a walk of the tree
+    /// finds. Otherwise as [`Workspace::files_changed`].
+    pub fn files_changed_in_place(&mut self, paths: &[PathBuf]) {
+        let Some(kept) = &self.kept_disk else {
+            return self.files_changed();
+        };
+        for path in paths {
+            let alone = kept.forget_changed_in_place(path).is_some_and(|before| {
+                !crate::tree::may_name_deep_hiera_dirs(before.as_bytes())
+                    && crate::source::read_file(path, "file", &self.options.files)
+                        .is_ok_and(|now| !crate::tree::may_name_deep_hiera_dirs(&now))
+            });
+            if !alone {
+                return self.files_changed();
+            }
+        }
+        self.tree_changed();
+        // The names of the files read from disk are read again (the names index knows a file
+        // by a path that need not be the editor's).
+        self.disk_generation += 1;
+    }
+
     /// The tree as the editor holds it changed: a tree loaded before no longer answers, and
     /// one still loading stops.
     fn tree_changed(&mut self) {

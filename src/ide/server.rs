@@ -764,14 +764,26 @@ impl Server<'_, '_> {
                         self.set_watch(watch);
                     }
                 }),
-            // The files on disk changed: the next check and the next hover list and read
-            // them again (all of them: the editor may name a file by another path than the
-            // walk that read it). The server's own watch tells of a save itself: told twice,
-            // a check between the two would read the tree twice.
-            note::DidSaveTextDocument::METHOD if self.own_watch.is_some() => Ok(()),
-            note::DidSaveTextDocument::METHOD | note::DidChangeWatchedFiles::METHOD => {
+            // A save is told by the watch, the editor's or the server's own: told twice, the
+            // file would be forgotten twice, and the second time, not kept, it would make the
+            // next check list and read the whole tree again. The buffer's text, not the
+            // file's, is what the checks read until the buffer closes.
+            note::DidSaveTextDocument::METHOD
+                if self.own_watch.is_some() || self.editor_watches =>
+            {
+                Ok(())
+            }
+            // Without a watch nothing read is kept: every check reads the tree.
+            note::DidSaveTextDocument::METHOD => {
                 self.workspace.files_changed();
                 Ok(())
+            }
+            note::DidChangeWatchedFiles::METHOD => {
+                match notification::<lsp_types::DidChangeWatchedFilesParams>(n) {
+                    // Only the repository's records changed: nothing to check again.
+                    Ok(p) if !self.files_changed_on_disk(&p.changes) => return,
+                    other => other.map(|_| ()),
+                }
             }
             // Everything else (`initialized`) needs nothing.
             _ => return,
@@ -780,6 +792,41 @@ impl Server<'_, '_> {
             Ok(()) => self.dirty = true,
             Err(why) => (self.log)(&format!("pbc lsp: {method}: {why}")),
         }
+    }
+
+    /// What the editor's watch tells of the files on disk: files written over in place are
+    /// read again alone (a save: what the next check lists and reads is otherwise the whole
+    /// tree again); a file made or removed, or one the editor names that was not read by that
+    /// path, makes the next check and the next hover list and read everything again. The
+    /// repository's own records (`.git`) are none of the tree's files. `false`: nothing of the
+    /// tree changed.
+    fn files_changed_on_disk(&mut self, changes: &[lsp_types::FileEvent]) -> bool {
+        let root = self.workspace.root().to_path_buf();
+        let mut in_place = Vec::new();
+        for change in changes {
+            let Ok(path) = file_path(&change.uri) else {
+                self.workspace.files_changed();
+                return true;
+            };
+            let in_git_records = path.strip_prefix(&root).is_ok_and(|below| {
+                below
+                    .components()
+                    .any(|c| c.as_os_str() == std::ffi::OsStr::new(".git"))
+            });
+            if in_git_records {
+                continue;
+            }
+            if change.typ != lsp_types::FileChangeType::CHANGED {
+                self.workspace.files_changed();
+                return true;
+            }
+            in_place.push(path);
+        }
+        if in_place.is_empty() {
+            return false;
+        }
+        self.workspace.files_changed_in_place(&in_place);
+        true
     }
 
     /// The setting `watch` changed: off, nothing read is kept and the server's own watch

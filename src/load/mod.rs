@@ -223,16 +223,11 @@ fn check_site(
     let mut read_now = None;
     let site = site_files(dir, &layouts, &mut read_now, options)?;
     // Kept from an earlier check of the same disk: only the files it chose are read, each the
-    // text kept with it unless an editor's buffer stands in for it.
+    // text the disk keeps of it (read again when it was forgotten, as a file saved since is)
+    // unless an editor's buffer stands in for it.
     let read = read_now.unwrap_or_else(|| {
         parallel_map(site.files.len(), |i| {
-            let path = &site.files[i].path;
-            match site.texts.get(i) {
-                Some(Some(text)) if options.files.overlay.get(path).is_none() => {
-                    Ok(source::ReadBytes::Text(text.clone()))
-                }
-                _ => source::read_identified_shared(path, "manifest", &options.files).1,
-            }
+            source::read_identified_shared(&site.files[i].path, "manifest", &options.files).1
         })
     });
     // The walks are over: the analysis lists no directory.
@@ -282,12 +277,10 @@ fn check_site(
 }
 
 /// What a site's check reads: every file once, whatever name it is reached by, in the order
-/// of its identity; and each layout's files by name.
+/// of its identity; and each layout's files by name. Not their texts: kept, the walk outlives
+/// a file saved in place, whose text the kept disk forgets alone.
 struct SiteFiles {
     files: Vec<tree::TreeFile>,
-    /// With a kept disk, by file, its text as the disk keeps it (`None`: read it again, as
-    /// one that could not be read or kept). Forgotten with the disk's other files.
-    texts: Vec<Option<std::sync::Arc<str>>>,
     layout_names: Vec<Vec<std::sync::Arc<str>>>,
 }
 
@@ -344,22 +337,6 @@ fn site_files(
             .into_values()
             .map(|(f, bytes)| (f.clone(), bytes))
             .unzip();
-        // Not a buffer's text: the buffer may be closed by the next check.
-        let texts = match options.files.kept {
-            Some(_) => files
-                .iter()
-                .zip(&read)
-                .map(|(f, bytes)| match bytes {
-                    Ok(source::ReadBytes::Text(text))
-                        if options.files.overlay.get(&f.path).is_none() =>
-                    {
-                        Some(text.clone())
-                    }
-                    _ => None,
-                })
-                .collect(),
-            None => Vec::new(),
-        };
         *read_now = Some(read);
         // Collected anew, not in place: a list collected in place keeps the room of the files
         // it was made from, five times what the names need, through the whole analysis.
@@ -373,7 +350,6 @@ fn site_files(
             .collect();
         Ok(std::sync::Arc::new(SiteFiles {
             files,
-            texts,
             layout_names,
         }))
     })

@@ -868,6 +868,81 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
     }
 }
 
+/// A file saved in place (the editor's watch tells of it as changed) is the only one read
+/// again: the tree is not listed again, so a file written behind the editor's back is still
+/// not seen. Everything is listed and read again when the file may be another (renamed over
+/// the old one, as some editors save) or when its old or new text may name a deep Hiera
+/// directory, which decides what the listing finds.
+#[test]
+fn a_file_saved_in_place_is_read_again_alone() {
+    let (_copy, root, mut editor) = site_copy_session(true, json!({"watch": true}));
+    let Some(Message::Request(asked)) = editor.receive() else {
+        panic!("the server asks the editor to watch the tree");
+    };
+    editor.send(Response::new_ok(asked.id, Value::Null).into());
+    assert!(editor.published_so_far().is_empty(), "the example is clean");
+    let saved = "bindings/default.pp";
+    let clean = std::fs::read_to_string(root.join(saved)).expect("the file");
+    let reported = |published: &[Value], relative: &str| {
+        published.iter().any(|m| {
+            m["params"]["uri"] == format!("<root>/{relative}")
+                && m["params"]["diagnostics"]
+                    .as_array()
+                    .is_some_and(|d| !d.is_empty())
+        })
+    };
+    let behind_the_editors_back = |n: usize| {
+        let relative = format!("bindings/unannounced{n}.pp");
+        std::fs::write(
+            root.join(&relative),
+            format!("bindings unannounced{n} {{\n  bind 'x' to\n}}\n"),
+        )
+        .expect("written");
+        relative
+    };
+    let save = |editor: &mut Editor, text: &str, in_place: bool| {
+        if in_place {
+            std::fs::write(root.join(saved), text).expect("written");
+        } else {
+            let new = root.join("bindings/default.pp.new");
+            std::fs::write(&new, text).expect("written");
+            std::fs::rename(&new, root.join(saved)).expect("renamed over");
+        }
+        editor.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [
+                {"uri": editor.uri(".git/index"), "type": 2},
+                {"uri": editor.uri(saved), "type": 2},
+            ]}),
+        );
+        editor.published_so_far()
+    };
+
+    let unannounced = behind_the_editors_back(1);
+    let published = save(&mut editor, &format!("{clean}\nbindings broken {{\n"), true);
+    assert!(reported(&published, saved), "{published:#?}");
+    assert!(!reported(&published, &unannounced), "{published:#?}");
+    // Mended with a comment that names a deep Hiera directory: listed again.
+    let naming = format!("{clean}\n# module:ntp/-hiera:data/deep\n");
+    let published = save(&mut editor, &naming, true);
+    assert!(!reported(&published, saved), "{published:#?}");
+    assert!(reported(&published, &unannounced), "{published:#?}");
+    // The comment removed: the old text named one, so listed again.
+    let unannounced = behind_the_editors_back(2);
+    let published = save(&mut editor, &clean, true);
+    assert!(reported(&published, &unannounced), "{published:#?}");
+    // In place again: not listed.
+    let unannounced = behind_the_editors_back(3);
+    let published = save(&mut editor, &format!("{clean}\n"), true);
+    assert!(!reported(&published, &unannounced), "{published:#?}");
+    // Renamed over: another file, so listed again.
+    let published = save(&mut editor, &clean, false);
+    assert!(reported(&published, &unannounced), "{published:#?}");
+    let (ended, log) = editor.finish();
+    assert_eq!(ended, Ended::Clean);
+    assert!(log.is_empty(), "{log:?}");
+}
+
 /// An editor that does not watch the tree's files (it cannot, or refuses) has the server
 /// watch them itself: what it read is kept between checks, and a file written, changed or
 /// removed behind the editor's back has its diagnostics published with no word from the
