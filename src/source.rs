@@ -189,6 +189,19 @@ struct KeptDiskState {
     /// a lock of one reader at a time made them wait for each other.
     /// By a path shared with the walk that found the file, where it was read by one.
     files: std::sync::RwLock<foldhash::HashMap<std::sync::Arc<Path>, KeptFile>>,
+    /// The files forgotten alone and not read since ([`KeptDisk::forget_changed_in_place`]),
+    /// with the inode each had: the watch may tell of the same save twice (once as the file is
+    /// truncated, once as it is closed), the second time before a check has read it again.
+    forgotten: std::sync::Mutex<foldhash::HashMap<PathBuf, FileIdentity>>,
+}
+
+/// What [`KeptDisk::forget_changed_in_place`] forgot.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ForgotInPlace {
+    /// The file's text as it was kept.
+    Text(std::sync::Arc<str>),
+    /// Nothing: the same file was forgotten alone before and not read since.
+    Already,
 }
 
 /// A walk's result (of the type its caller made) and what it recorded.
@@ -202,6 +215,7 @@ impl KeptDisk {
         KeptDisk(std::sync::Arc::new(KeptDiskState {
             walks: Default::default(),
             files: Default::default(),
+            forgotten: Default::default(),
         }))
     }
 
@@ -209,6 +223,7 @@ impl KeptDisk {
     pub fn forget(&self) {
         lock(&self.0.walks).clear();
         write_lock(&self.0.files).clear();
+        lock(&self.0.forgotten).clear();
     }
 
     /// The file at `path` changed in place (saved over its own inode): that file alone is
@@ -218,19 +233,21 @@ impl KeptDisk {
     /// to a new file and renames it over the old) or none. The walks' results stay kept:
     /// a file's content decides none of them except where it names a deep Hiera directory
     /// ([`crate::tree::may_name_deep_hiera_dirs`]), which the caller tests.
-    pub fn forget_changed_in_place(&self, path: &Path) -> Option<std::sync::Arc<str>> {
-        let (Some(kept @ FileIdentity::Inode(..)), text) = self.file(path)? else {
-            return None;
-        };
+    pub fn forget_changed_in_place(&self, path: &Path) -> Option<ForgotInPlace> {
         let now = std::fs::metadata(path)
             .ok()
             .as_ref()
             .and_then(identity_of)?;
-        if now != kept {
+        let Some((kept, text)) = self.file(path) else {
+            let forgotten = lock(&self.0.forgotten).get(path) == Some(&now);
+            return forgotten.then_some(ForgotInPlace::Already);
+        };
+        if kept.as_ref() != Some(&now) || !matches!(now, FileIdentity::Inode(..)) {
             return None;
         }
-        write_lock(&self.0.files).retain(|_, (identity, _)| identity.as_ref() != Some(&kept));
-        Some(text)
+        write_lock(&self.0.files).retain(|_, (identity, _)| identity.as_ref() != Some(&now));
+        lock(&self.0.forgotten).insert(path.to_path_buf(), now);
+        Some(ForgotInPlace::Text(text))
     }
 
     /// How many files are kept.
@@ -253,6 +270,12 @@ impl KeptDisk {
     ) -> Option<std::sync::Arc<str>> {
         let text: std::sync::Arc<str> = std::sync::Arc::from(std::str::from_utf8(bytes).ok()?);
         let path = shared.map_or_else(|| std::sync::Arc::from(path), std::sync::Arc::clone);
+        {
+            let mut forgotten = lock(&self.0.forgotten);
+            if !forgotten.is_empty() {
+                forgotten.remove(&*path);
+            }
+        }
         write_lock(&self.0.files).insert(path, (identity, text.clone()));
         Some(text)
     }
@@ -1222,11 +1245,21 @@ mod tests {
         // Written over, as an editor that truncates and writes does: the same inode.
         std::fs::write(&saved, "after").expect("written");
         assert_eq!(
-            kept.forget_changed_in_place(&saved).as_deref(),
-            Some("before")
+            kept.forget_changed_in_place(&saved),
+            Some(ForgotInPlace::Text("before".into()))
         );
         assert_eq!(kept.files(), 1, "both of its paths are forgotten");
         assert!(kept.file(&other).is_some());
+        // Told again before it is read: nothing more to forget.
+        assert_eq!(
+            kept.forget_changed_in_place(&saved),
+            Some(ForgotInPlace::Already)
+        );
+        assert_eq!(read(&saved), "after");
+        // Read since, it is no longer one forgotten: were it then not kept, it could not be
+        // forgotten alone.
+        write_lock(&kept.0.files).retain(|path, _| **path != *saved);
+        assert_eq!(kept.forget_changed_in_place(&saved), None);
         assert_eq!(read(&saved), "after");
         assert_eq!(read(&dir.path().join("alias.pp")), "after");
         // Replaced by a new file renamed over it: another inode.

@@ -308,12 +308,20 @@ impl Workspace {
     /// file as before with a new text, and neither text may change what a walk of the tree
     /// finds. Otherwise as [`Workspace::files_changed`].
     pub fn files_changed_in_place(&mut self, paths: &[PathBuf]) {
+        use crate::source::ForgotInPlace;
         let Some(kept) = &self.kept_disk else {
             return self.files_changed();
         };
         for path in paths {
-            let alone = kept.forget_changed_in_place(path).is_some_and(|before| {
-                !crate::tree::may_name_deep_hiera_dirs(before.as_bytes())
+            let alone = kept.forget_changed_in_place(path).is_some_and(|forgot| {
+                let before_named = match forgot {
+                    ForgotInPlace::Text(before) => {
+                        crate::tree::may_name_deep_hiera_dirs(before.as_bytes())
+                    }
+                    // Its text then was looked at when it was first forgotten.
+                    ForgotInPlace::Already => false,
+                };
+                !before_named
                     && crate::source::read_file(path, "file", &self.options.files)
                         .is_ok_and(|now| !crate::tree::may_name_deep_hiera_dirs(&now))
             });

@@ -274,10 +274,8 @@ enum Woke {
     Message(Message),
     Gone,
     LoadAhead,
-    /// The server's own watch: `changed`, it told of a change (else its thread ended).
-    Disk {
-        changed: bool,
-    },
+    /// The server's own watch told of a change, or its thread ended.
+    Disk,
 }
 
 /// The parameters of `pbc/explain`: the key, and the node (else the one the settings chose).
@@ -315,10 +313,7 @@ impl Server<'_, '_> {
                     }
                     // A file changed on disk with no word from the editor (saved, or written
                     // by another program): its diagnostics are published all the same.
-                    Woke::Disk { changed } => {
-                        if changed {
-                            self.disk_changed();
-                        }
+                    Woke::Disk => {
                         self.take_disk_news();
                         None
                     }
@@ -355,12 +350,14 @@ impl Server<'_, '_> {
             },
             recv(load_ahead) -> _ => Woke::LoadAhead,
             // A watch whose thread ended wakes here at once: `take_disk_news` then drops it.
-            recv(disk) -> news => Woke::Disk { changed: news.is_ok() },
+            // What changed is the watch's to tell (`take_disk_news`), not the message's.
+            recv(disk) -> _ => Woke::Disk,
         }
     }
 
-    /// What the server's own watch saw since it was last asked, acted on: a change forgets
-    /// what was read of the disk; a watch that failed is dropped, and nothing read is kept
+    /// What the server's own watch saw since it was last asked, acted on: files written in
+    /// place are read again alone, another change forgets what was read of the disk; a watch
+    /// that failed is dropped, and nothing read is kept
     /// from then on. `true`: the tree is to be checked again.
     fn take_disk_news(&mut self) -> bool {
         let Some(watch) = &self.own_watch else {
@@ -368,6 +365,10 @@ impl Server<'_, '_> {
         };
         match watch.take() {
             DiskNews::Nothing => return false,
+            DiskNews::Written(paths) => {
+                self.workspace.files_changed_in_place(&paths);
+                self.dirty = true;
+            }
             DiskNews::Changed => self.disk_changed(),
             DiskNews::Failed(why) => {
                 (self.log)(&format!(
@@ -764,10 +765,9 @@ impl Server<'_, '_> {
                         self.set_watch(watch);
                     }
                 }),
-            // A save is told by the watch, the editor's or the server's own: told twice, the
-            // file would be forgotten twice, and the second time, not kept, it would make the
-            // next check list and read the whole tree again. The buffer's text, not the
-            // file's, is what the checks read until the buffer closes.
+            // A save is told by the watch, the editor's or the server's own: told twice, it
+            // would be checked twice. The buffer's text, not the file's, is what the checks
+            // read until the buffer closes.
             note::DidSaveTextDocument::METHOD
                 if self.own_watch.is_some() || self.editor_watches =>
             {

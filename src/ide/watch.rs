@@ -4,14 +4,19 @@
 //! read from one check to the next, as it does when the editor watches; untold, every check
 //! lists and reads the whole tree again (a quarter of a second for 10,000 files). It owns the
 //! system's watches (inotify, on Linux; elsewhere it cannot start, and the server keeps
-//! nothing) and what they say: that something in the tree changed, or that they can no longer
-//! see every change. It does not decide what is forgotten; the server does, as for the
-//! editor's notices.
+//! nothing) and what they say: which files were written over in place, that something else in
+//! the tree changed, or that they can no longer see every change. It does not decide what is
+//! forgotten; the server does, as for the editor's notices.
 
 /// What the watch has to tell since it was last asked.
 #[derive(Debug, PartialEq, Eq)]
 pub enum DiskNews {
     Nothing,
+    /// Only files written over in place (saved, or touched), by path, each once: each may be
+    /// read again alone.
+    Written(Vec<std::path::PathBuf>),
+    /// Anything else (a file or directory made, removed or renamed; notices lost): nothing
+    /// listed or read may be kept.
     Changed,
     /// The watch can no longer see every change (the system's limit on watches was reached
     /// as directories were made, say): nothing read may be kept from now on.
@@ -28,6 +33,7 @@ pub use elsewhere::OwnWatch;
 mod linux {
     use super::DiskNews;
     use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
+    use std::collections::BTreeSet;
     use std::ffi::OsStr;
     use std::os::unix::fs::MetadataExt;
     use std::path::{Path, PathBuf};
@@ -63,8 +69,10 @@ mod linux {
     /// 20,000 directories of the 10,000-file tree, which the first check no longer waits for).
     pub struct OwnWatch {
         /// One message while a change is not yet taken ([`OwnWatch::take`]): changes that
-        /// come together are one change to the server, which forgets everything read at each.
+        /// come together are one change to the server.
         changed: crossbeam_channel::Receiver<()>,
+        /// What the changes not yet taken were.
+        news: Arc<Mutex<Pending>>,
         /// Why the watch stopped seeing every change, once it has.
         failed: Arc<Mutex<Option<String>>>,
         watches: Watches,
@@ -90,11 +98,14 @@ mod linux {
             let failed = Arc::new(Mutex::new(None));
             let stop = Arc::new(AtomicBool::new(false));
             let root_watch = Arc::new(Mutex::new(None));
+            let news = Arc::new(Mutex::new(Pending::default()));
             let reader = Reader {
                 inotify,
                 watches: watches.clone(),
                 root: root.to_path_buf(),
                 root_watch: Arc::clone(&root_watch),
+                dirs: Directories::default(),
+                news: Arc::clone(&news),
                 tell,
                 failed: Arc::clone(&failed),
                 stop: Arc::clone(&stop),
@@ -105,6 +116,7 @@ mod linux {
                 .map_err(cannot)?;
             Ok(OwnWatch {
                 changed,
+                news,
                 failed,
                 watches,
                 root_watch,
@@ -120,24 +132,23 @@ mod linux {
         /// What happened since the last call: the watch's failure first, since after it no
         /// change can be trusted to be told.
         pub fn take(&self) -> DiskNews {
-            let changed = match self.changed.try_recv() {
-                Ok(()) => true,
-                Err(crossbeam_channel::TryRecvError::Empty) => false,
-                // The watching thread ended (the tree itself is gone, say).
-                Err(crossbeam_channel::TryRecvError::Disconnected) => {
-                    let why = lock(&self.failed).clone();
-                    return DiskNews::Failed(
-                        why.unwrap_or_else(|| "the watch of the tree's files ended".to_string()),
-                    );
-                }
-            };
+            // The watching thread ended (the tree itself is gone, say).
+            if let Err(crossbeam_channel::TryRecvError::Disconnected) = self.changed.try_recv() {
+                let why = lock(&self.failed).clone();
+                return DiskNews::Failed(
+                    why.unwrap_or_else(|| "the watch of the tree's files ended".to_string()),
+                );
+            }
             if let Some(why) = lock(&self.failed).clone() {
                 return DiskNews::Failed(why);
             }
-            if changed {
+            let news = std::mem::take(&mut *lock(&self.news));
+            if news.everything {
                 DiskNews::Changed
-            } else {
+            } else if news.written.is_empty() {
                 DiskNews::Nothing
+            } else {
+                DiskNews::Written(news.written.into_iter().collect())
             }
         }
     }
@@ -180,11 +191,94 @@ mod linux {
         (meta.ctime(), meta.ctime_nsec()) >= (seconds, i64::from(since.subsec_nanos()))
     }
 
+    /// The changes the server has not yet taken.
+    #[derive(Default)]
+    struct Pending {
+        /// Anything but files written in place.
+        everything: bool,
+        written: BTreeSet<PathBuf>,
+    }
+
+    /// Past this many files written in place before the server takes them (a tool rewriting
+    /// the tree), the change is told as one to everything: each file forgotten alone would
+    /// cost more than reading the tree again.
+    const MOST_WRITTEN: usize = 256;
+
+    impl Pending {
+        fn written(&mut self, path: PathBuf) {
+            if self.written.len() < MOST_WRITTEN {
+                self.written.insert(path);
+            } else {
+                self.everything = true;
+            }
+        }
+    }
+
+    /// The path of each watched directory, by its watch's number, held as its parent's number
+    /// and its own name (a tree's 20,000 directories in a few hundred kilobytes, where their
+    /// paths would take megabytes of a server that holds 10 bytes per byte of the tree).
+    #[derive(Default)]
+    struct Directories {
+        /// By watch number: the parent's watch number (the tree's own: `NO_PARENT`) and the
+        /// name's place in `names`.
+        by_watch: foldhash::HashMap<i32, (i32, u32, u32)>,
+        names: Vec<u8>,
+    }
+
+    const NO_PARENT: i32 = i32::MIN;
+
+    /// Deeper than this no directory of a tree is watched through (a path longer than the
+    /// system allows): a chain of parents this long is no path.
+    const DEEPEST: usize = 4096;
+
+    impl Directories {
+        /// Notes that watch `id` is on the directory `name` of the one watched by `parent`
+        /// (a directory renamed keeps its watch: its place is noted anew).
+        fn note(&mut self, id: i32, parent: i32, name: &OsStr) {
+            use std::os::unix::ffi::OsStrExt;
+            let name = name.as_bytes();
+            if let Some(&(p, at, len)) = self.by_watch.get(&id) {
+                if p == parent && self.names.get(at as usize..(at + len) as usize) == Some(name) {
+                    return;
+                }
+            }
+            let (Ok(at), Ok(len)) = (u32::try_from(self.names.len()), u32::try_from(name.len()))
+            else {
+                return;
+            };
+            self.names.extend_from_slice(name);
+            self.by_watch.insert(id, (parent, at, len));
+        }
+
+        /// The path of the directory watch `id` is on, below `root`.
+        fn path(&self, id: i32, root: &Path) -> Option<PathBuf> {
+            use std::os::unix::ffi::OsStrExt;
+            let mut names: Vec<&OsStr> = Vec::new();
+            let mut at = id;
+            while at != NO_PARENT {
+                if names.len() > DEEPEST {
+                    return None;
+                }
+                let &(parent, from, len) = self.by_watch.get(&at)?;
+                let name = self.names.get(from as usize..(from + len) as usize)?;
+                names.push(OsStr::from_bytes(name));
+                at = parent;
+            }
+            let mut path = root.to_path_buf();
+            // The tree's own name is empty.
+            path.extend(names.iter().rev().filter(|n| !n.is_empty()));
+            Some(path)
+        }
+    }
+
     /// What a notice means to the server.
     #[derive(Debug, PartialEq, Eq)]
     enum Notice {
         /// Nothing the tree's checks read (a watch removed, `.git`).
         Nothing,
+        /// A file of a watched directory written over in place (or its times or permissions
+        /// changed): the same file, whose text may be read again alone.
+        Written,
         Changed,
         /// A directory made in (or moved into) a watched one: watched too, then a change.
         NewDirectory,
@@ -203,6 +297,10 @@ mod linux {
         {
             return Notice::NewDirectory;
         }
+        let in_place = EventMask::MODIFY | EventMask::CLOSE_WRITE | EventMask::ATTRIB;
+        if name.is_some() && !mask.contains(EventMask::ISDIR) && in_place.contains(mask) {
+            return Notice::Written;
+        }
         Notice::Changed
     }
 
@@ -212,6 +310,8 @@ mod linux {
         watches: Watches,
         root: PathBuf,
         root_watch: Arc<Mutex<Option<WatchDescriptor>>>,
+        dirs: Directories,
+        news: Arc<Mutex<Pending>>,
         tell: crossbeam_channel::Sender<()>,
         failed: Arc<Mutex<Option<String>>>,
         stop: Arc<AtomicBool>,
@@ -222,7 +322,7 @@ mod linux {
         /// gone. Ending drops `tell`: the server then keeps nothing.
         fn run(mut self, since: SystemTime) {
             match self.watch_tree(Some(since)) {
-                Ok(true) => self.tell_changed(),
+                Ok(true) => self.tell(|news| news.everything = true),
                 Ok(false) => {}
                 Err(e) => return self.fail(format!("cannot watch the tree's files: {e}")),
             }
@@ -242,6 +342,7 @@ mod linux {
                 let mut changed = false;
                 let mut new_directory = false;
                 let mut tree_gone = false;
+                let mut written = Vec::new();
                 for event in events {
                     if event.mask.contains(EventMask::IGNORED)
                         && Some(&event.wd) == root_watch.as_ref()
@@ -250,6 +351,13 @@ mod linux {
                     }
                     match notice(event.mask, event.name) {
                         Notice::Nothing => {}
+                        Notice::Written => {
+                            let id = event.wd.get_watch_descriptor_id();
+                            match (self.dirs.path(id, &self.root), event.name) {
+                                (Some(dir), Some(name)) => written.push(dir.join(name)),
+                                _ => changed = true,
+                            }
+                        }
                         Notice::Changed => changed = true,
                         Notice::NewDirectory => new_directory = true,
                     }
@@ -266,7 +374,9 @@ mod linux {
                     }
                 }
                 if changed || new_directory {
-                    self.tell_changed();
+                    self.tell(|news| news.everything = true);
+                } else if !written.is_empty() {
+                    self.tell(|news| written.into_iter().for_each(|path| news.written(path)));
                 }
             }
         }
@@ -278,17 +388,25 @@ mod linux {
         /// watched, changed since then, as it was being watched.
         fn watch_tree(&mut self, since: Option<SystemTime>) -> std::io::Result<bool> {
             let mut changed_meanwhile = false;
-            let mut pending = vec![self.root.clone()];
-            while let Some(dir) = pending.pop() {
+            let mut pending = vec![(self.root.clone(), NO_PARENT)];
+            while let Some((dir, parent)) = pending.pop() {
                 if self.stop.load(Ordering::SeqCst) {
                     return Ok(false);
                 }
-                match self.watches.add(&dir, watched_events()) {
-                    Ok(watch) if dir == self.root => *lock(&self.root_watch) = Some(watch),
-                    Ok(_) => {}
+                let id = match self.watches.add(&dir, watched_events()) {
+                    Ok(watch) => {
+                        let id = watch.get_watch_descriptor_id();
+                        if dir == self.root {
+                            *lock(&self.root_watch) = Some(watch);
+                            self.dirs.note(id, NO_PARENT, OsStr::new(""));
+                        } else if let Some(name) = dir.file_name() {
+                            self.dirs.note(id, parent, name);
+                        }
+                        id
+                    }
                     Err(e) if passed_over(&e) && dir != self.root => continue,
                     Err(e) => return Err(e),
-                }
+                };
                 // Stamped after the watch began: a change since is either told or seen here.
                 let look = since.filter(|_| !changed_meanwhile);
                 if let Some(since) = look {
@@ -301,7 +419,7 @@ mod linux {
                 for entry in entries.flatten() {
                     let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
                     if is_dir && !is_git_records(&entry.file_name()) {
-                        pending.push(entry.path());
+                        pending.push((entry.path(), id));
                     } else if let (Some(since), false) = (look, is_dir || changed_meanwhile) {
                         changed_meanwhile |=
                             entry.metadata().is_ok_and(|m| changed_since(&m, since));
@@ -311,14 +429,16 @@ mod linux {
             Ok(changed_meanwhile)
         }
 
-        fn tell_changed(&self) {
-            // A change already waiting to be taken says this one too.
+        /// Notes a change in what the server has yet to take, and wakes it.
+        fn tell(&self, change: impl FnOnce(&mut Pending)) {
+            change(&mut lock(&self.news));
+            // A change already waiting to be taken wakes the server for this one too.
             let _ = self.tell.try_send(());
         }
 
         fn fail(&self, why: String) {
             lock(&self.failed).get_or_insert(why);
-            self.tell_changed();
+            self.tell(|_| {});
         }
     }
 
@@ -337,8 +457,19 @@ mod linux {
             assert!(!watched_events().contains(WatchMask::OPEN));
             assert!(!watched_events().contains(WatchMask::ACCESS));
             let name = Some(OsStr::new("a.pp"));
-            assert_eq!(notice(EventMask::MODIFY, name), Notice::Changed);
-            assert_eq!(notice(EventMask::DELETE, name), Notice::Changed);
+            for in_place in [EventMask::MODIFY, EventMask::CLOSE_WRITE, EventMask::ATTRIB] {
+                assert_eq!(notice(in_place, name), Notice::Written);
+                assert_eq!(notice(in_place | EventMask::ISDIR, name), Notice::Changed);
+                assert_eq!(notice(in_place, None), Notice::Changed);
+            }
+            for listed in [
+                EventMask::CREATE,
+                EventMask::DELETE,
+                EventMask::MOVED_FROM,
+                EventMask::MOVED_TO,
+            ] {
+                assert_eq!(notice(listed, name), Notice::Changed);
+            }
             let git = Some(OsStr::new(".git"));
             assert_eq!(
                 notice(EventMask::CREATE | EventMask::ISDIR, git),
@@ -353,8 +484,10 @@ mod linux {
             assert_eq!(notice(EventMask::Q_OVERFLOW, None), Notice::Changed);
         }
 
-        /// A directory made after the watch began is watched too: a file written in it is
-        /// told, one in `.git` is not, and dropping the watch ends its thread.
+        /// A directory made after the watch began is watched too: a file made in it is told
+        /// as a change, and then written over in place as written, by its path (also once
+        /// the directory is renamed); one in `.git` is not told, and dropping the watch ends
+        /// its thread.
         #[test]
         fn directories_made_later_are_watched() {
             use std::time::Duration;
@@ -363,20 +496,32 @@ mod linux {
             let watch = OwnWatch::start(tree.path()).expect("watched");
             let changes = watch.changed().clone();
             // Every notice of what was done so far taken (the tree made just now is told as
-            // changed while the watch was set up).
-            let settled = || while changes.recv_timeout(Duration::from_millis(300)).is_ok() {};
+            // changed while the watch was set up), and what they told.
+            let settled = || {
+                while changes.recv_timeout(Duration::from_millis(300)).is_ok() {}
+                watch.take()
+            };
             settled();
             std::fs::create_dir_all(tree.path().join("modules/m")).expect("made");
             assert!(changes.recv_timeout(Duration::from_secs(10)).is_ok());
-            settled();
-            std::fs::write(tree.path().join("modules/m/init.pp"), "class m {}\n").expect("written");
+            assert_eq!(settled(), DiskNews::Changed);
+            let init = tree.path().join("modules/m/init.pp");
+            std::fs::write(&init, "class m {}\n").expect("written");
             assert!(changes.recv_timeout(Duration::from_secs(10)).is_ok());
-            settled();
+            assert_eq!(settled(), DiskNews::Changed, "a file made");
+            std::fs::write(&init, "class m { }\n").expect("written");
+            assert!(changes.recv_timeout(Duration::from_secs(10)).is_ok());
+            assert_eq!(settled(), DiskNews::Written(vec![init]));
+            std::fs::rename(tree.path().join("modules/m"), tree.path().join("modules/n"))
+                .expect("renamed");
+            assert_eq!(settled(), DiskNews::Changed);
+            let renamed = tree.path().join("modules/n/init.pp");
+            std::fs::write(&renamed, "class m {}\n").expect("written");
+            assert_eq!(settled(), DiskNews::Written(vec![renamed]));
             assert_eq!(watch.take(), DiskNews::Nothing);
             std::fs::write(tree.path().join(".git/index"), "x").expect("written");
             std::fs::create_dir(tree.path().join(".git/refs")).expect("made");
-            settled();
-            assert_eq!(watch.take(), DiskNews::Nothing);
+            assert_eq!(settled(), DiskNews::Nothing);
             drop(watch);
             assert_eq!(
                 changes.recv_timeout(Duration::from_secs(10)),
