@@ -250,6 +250,14 @@ impl KeptDisk {
         Some(ForgotInPlace::Text(text))
     }
 
+    /// Whether the file at `path` is kept with this very text (the same copy, not an equal
+    /// one): a reader that kept it knows the file has not changed since.
+    pub fn holds(&self, path: &Path, text: &std::sync::Arc<str>) -> bool {
+        read_lock(&self.0.files)
+            .get(path)
+            .is_some_and(|(_, kept)| std::sync::Arc::ptr_eq(kept, text))
+    }
+
     /// How many files are kept.
     fn files(&self) -> usize {
         read_lock(&self.0.files).len()

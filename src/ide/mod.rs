@@ -91,6 +91,10 @@ struct IndexedFile {
     names: Arc<keys::Names>,
     /// Read from the file on disk (not a buffer) at this [`Workspace::disk_generation`].
     from_disk_at: Option<u64>,
+    /// The text read, as the kept disk holds it (not a buffer's): while the kept disk holds
+    /// this very text, the file is as it was, whatever else changed on disk since. Dropped
+    /// when the kept disk forgets everything, so that the index does not hold the old texts.
+    kept_text: Option<Arc<str>>,
 }
 
 fn digest(text: &str) -> (usize, u64) {
@@ -289,6 +293,7 @@ impl Workspace {
     /// does, and nothing is kept.
     pub fn keep_disk(&mut self, keep: bool) {
         self.kept_disk = keep.then(crate::source::KeptDisk::new);
+        self.drop_indexed_texts();
         // What was read before is not known to be as it was.
         self.disk_generation += 1;
     }
@@ -299,8 +304,20 @@ impl Workspace {
         if let Some(kept) = &self.kept_disk {
             kept.forget();
         }
+        self.drop_indexed_texts();
         self.tree_changed();
         self.disk_generation += 1;
+    }
+
+    /// The names index's texts let go of, with those the kept disk no longer holds.
+    fn drop_indexed_texts(&mut self) {
+        let index = self
+            .key_index
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for indexed in index.values_mut() {
+            indexed.kept_text = None;
+        }
     }
 
     /// Files of the tree were written over in place (saved): each is read again, and the rest
@@ -330,8 +347,9 @@ impl Workspace {
             }
         }
         self.tree_changed();
-        // The names of the files read from disk are read again (the names index knows a file
-        // by a path that need not be the editor's).
+        // The names index reads its files again, from what the disk keeps, and reads names
+        // again only where a text changed (it knows a file by a path that need not be the
+        // editor's).
         self.disk_generation += 1;
     }
 
@@ -364,15 +382,37 @@ impl Workspace {
 
     /// The text of `path`: its open buffer's, else the file's (within `--max-file-size`).
     pub fn text(&self, path: &Path) -> Result<Arc<str>, String> {
+        self.text_read_by(path, &self.disk_access())
+    }
+
+    /// How files are read from disk: what the disk keeps, while it keeps anything, is the
+    /// file as it is.
+    fn disk_access(&self) -> crate::source::FileAccess {
+        let mut access = self.options.files.clone();
+        access.kept = self.kept_disk.clone();
+        access
+    }
+
+    /// [`Workspace::text`], the file read with `access` (a text the disk keeps is shared, not
+    /// copied: the names index reads every file of the tree after a save).
+    fn text_read_by(
+        &self,
+        path: &Path,
+        access: &crate::source::FileAccess,
+    ) -> Result<Arc<str>, String> {
         if let Some(doc) = self.open.get(path) {
             return Ok(doc.text.clone());
         }
         if !self.may_read(path) {
             return Err(outside(path, &self.root));
         }
-        let bytes = crate::source::read_file(path, "file", &self.options.files)
-            .map_err(|e| e.to_string())?;
-        Ok(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
+        match crate::source::read_identified(path, "file", access).1 {
+            Ok(crate::source::ReadBytes::Text(text)) => Ok(text),
+            Ok(crate::source::ReadBytes::Owned(bytes)) => {
+                Ok(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
+            }
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     /// Whether the editor may have pbc read `path`: a file of the tree, where it really is
@@ -584,33 +624,46 @@ impl Workspace {
         let known = &*index;
         // While the editor tells of every change on disk, a file read from disk since the last
         // change is as it was: it is not read again.
+        // A file saved since (forgotten alone by the kept disk) is read again, and only it:
+        // the others' texts are the very ones the kept disk holds.
         let unchanged_on_disk = |path: &Path| {
             let indexed = known.get(path)?;
-            let still = self.kept_disk.is_some()
-                && !self.open.contains_key(path)
-                && indexed.from_disk_at == Some(self.disk_generation);
+            let kept = self.kept_disk.as_ref()?;
+            let still = !self.open.contains_key(path)
+                && (indexed.from_disk_at == Some(self.disk_generation)
+                    || indexed
+                        .kept_text
+                        .as_ref()
+                        .is_some_and(|text| kept.holds(path, text)));
             still.then(|| IndexedFile {
                 digest: indexed.digest,
                 names: indexed.names.clone(),
-                from_disk_at: indexed.from_disk_at,
+                from_disk_at: Some(self.disk_generation),
+                kept_text: indexed.kept_text.clone(),
             })
         };
+        let access = self.disk_access();
         let read = crate::parallel::parallel_map(all.len(), |i| {
             let (path, manifest) = all[i];
             if let Some(indexed) = unchanged_on_disk(path) {
                 return Some((path.clone(), indexed));
             }
-            let text = self.text(path).ok()?;
+            let text = self.text_read_by(path, &access).ok()?;
             let digest = digest(&text);
             let names = match known.get(path).filter(|f| f.digest == digest) {
                 Some(indexed) => indexed.names.clone(),
                 None => Arc::new(keys::names_in(&text, manifest)),
             };
             let from_disk_at = (!self.open.contains_key(path)).then_some(self.disk_generation);
+            let kept_text = match (&self.kept_disk, from_disk_at) {
+                (Some(kept), Some(_)) if kept.holds(path, &text) => Some(text),
+                _ => None,
+            };
             let indexed = IndexedFile {
                 digest,
                 names,
                 from_disk_at,
+                kept_text,
             };
             Some((path.clone(), indexed))
         });
