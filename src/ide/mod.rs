@@ -623,9 +623,8 @@ impl Workspace {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let known = &*index;
         // While the editor tells of every change on disk, a file read from disk since the last
-        // change is as it was: it is not read again.
-        // A file saved since (forgotten alone by the kept disk) is read again, and only it:
-        // the others' texts are the very ones the kept disk holds.
+        // change, or whose text read is the very one the kept disk still holds, is as it was:
+        // it is not read again. After a save, only the file saved is read.
         let unchanged_on_disk = |path: &Path| {
             let indexed = known.get(path)?;
             let kept = self.kept_disk.as_ref()?;
