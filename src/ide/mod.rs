@@ -72,6 +72,11 @@ pub struct Workspace {
     key_index: std::sync::Mutex<BTreeMap<PathBuf, IndexedFile>>,
 }
 
+/// Past this many files written in place at once (a tool rewriting the tree, a notice of
+/// thousands of files), everything kept is forgotten instead: each file forgotten alone costs
+/// a look at the file, and reading the tree again costs less than thousands of them.
+pub const MOST_FORGOTTEN_ALONE: usize = 256;
+
 /// A category where a file names it.
 type CategoryPlace = (PathBuf, CategoryAt);
 
@@ -323,10 +328,15 @@ impl Workspace {
     /// Files of the tree were written over in place (saved): each is read again, and the rest
     /// of what was listed and read is kept, when the kept disk can tell that each is the same
     /// file as before with a new text, and neither text may change what a walk of the tree
-    /// finds. Otherwise as [`Workspace::files_changed`].
+    /// finds, and they are at most [`MOST_FORGOTTEN_ALONE`]. Otherwise as
+    /// [`Workspace::files_changed`].
     pub fn files_changed_in_place(&mut self, paths: &[PathBuf]) {
         use crate::source::ForgotInPlace;
-        let Some(kept) = &self.kept_disk else {
+        let Some(kept) = self
+            .kept_disk
+            .as_ref()
+            .filter(|_| paths.len() <= MOST_FORGOTTEN_ALONE)
+        else {
             return self.files_changed();
         };
         for path in paths {

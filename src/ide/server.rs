@@ -357,8 +357,8 @@ impl Server<'_, '_> {
 
     /// What the server's own watch saw since it was last asked, acted on: files written in
     /// place are read again alone, another change forgets what was read of the disk; a watch
-    /// that failed is dropped, and nothing read is kept
-    /// from then on. `true`: the tree is to be checked again.
+    /// that failed is dropped, and nothing read is kept from then on. `true`: the tree is to
+    /// be checked again.
     fn take_disk_news(&mut self) -> bool {
         let Some(watch) = &self.own_watch else {
             return false;

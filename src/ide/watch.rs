@@ -199,14 +199,11 @@ mod linux {
         written: BTreeSet<PathBuf>,
     }
 
-    /// Past this many files written in place before the server takes them (a tool rewriting
-    /// the tree), the change is told as one to everything: each file forgotten alone would
-    /// cost more than reading the tree again.
-    const MOST_WRITTEN: usize = 256;
-
     impl Pending {
         fn written(&mut self, path: PathBuf) {
-            if self.written.len() < MOST_WRITTEN {
+            // Past what the server forgets alone, the change is one to everything (and the
+            // list stays bounded).
+            if self.written.len() < crate::ide::MOST_FORGOTTEN_ALONE {
                 self.written.insert(path);
             } else {
                 self.everything = true;

@@ -938,6 +938,18 @@ fn a_file_saved_in_place_is_read_again_alone() {
     // Renamed over: another file, so listed again.
     let published = save(&mut editor, &clean, false);
     assert!(reported(&published, &unannounced), "{published:#?}");
+    // More files told of at once than are forgotten alone: listed again.
+    let unannounced = behind_the_editors_back(4);
+    std::fs::write(root.join(saved), format!("{clean}\n")).expect("written");
+    let changes: Vec<Value> = (0..=puppet_bindings::ide::MOST_FORGOTTEN_ALONE)
+        .map(|_| json!({"uri": editor.uri(saved), "type": 2}))
+        .collect();
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": changes }),
+    );
+    let published = editor.published_so_far();
+    assert!(reported(&published, &unannounced), "{published:#?}");
     let (ended, log) = editor.finish();
     assert_eq!(ended, Ended::Clean);
     assert!(log.is_empty(), "{log:?}");
