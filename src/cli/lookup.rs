@@ -94,6 +94,7 @@ pub(crate) fn lookup_command(out: Output, a: LookupArgs, options: &Options) -> E
             sort_merged_arrays: a.sort_merged_arrays,
             merge_hash_arrays: a.merge_hash_arrays,
             show_decrypted: a.show_decrypted,
+            whole_index: false,
         },
         options,
     );

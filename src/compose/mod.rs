@@ -25,6 +25,7 @@ use crate::lower::model::{
 use crate::types::PType;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use smol_str::SmolStr;
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// A precedence vector (D6): the precedences of the matched predicates, highest first; `[0]`
@@ -263,6 +264,35 @@ pub struct Bindings<'m> {
     /// What each candidate produces when no request can change it, produced once for every
     /// request that shares the index ([`Bindings::request_independent`]).
     request_independent: std::sync::OnceLock<Box<[RequestIndependent]>>,
+    /// Set on a part of the index made for the lookup of a few keys ([`Bindings::build_part`]).
+    part: Option<Box<Part>>,
+}
+
+/// What a part of the index made for the lookup of a few keys holds ([`Bindings::build_part`]),
+/// and what was asked of it beyond that. A lookup answered from a part is the whole index's
+/// answer only when it asked nothing beyond: otherwise it is answered again from a part that
+/// holds that too, or from the whole.
+pub struct Part {
+    names: HashSet<String>,
+    ids: HashSet<String>,
+    beyond: std::sync::Mutex<Beyond>,
+}
+
+/// What was asked of a part of the index beyond what it holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Beyond {
+    /// Key names it holds no bindings of.
+    pub names: BTreeSet<String>,
+    /// Multibind ids it holds no contributions to.
+    pub ids: BTreeSet<String>,
+    /// What only the whole index has: every key, the keys of a namespace, every multibind.
+    pub whole: bool,
+}
+
+impl Beyond {
+    fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.ids.is_empty() && !self.whole
+    }
 }
 
 /// A candidate's value when no request can change it (the injector decides which those are
@@ -285,6 +315,7 @@ impl<'m> Bindings<'m> {
     /// The key entries by name, then by id: `--all` lists keys in this order for every node,
     /// so they are sorted once per index, not once per request.
     pub fn keys_in_order(&self) -> &[usize] {
+        self.asked_whole();
         self.keys_in_order.get_or_init(|| {
             let mut order: Vec<usize> = (0..self.keys.len()).collect();
             // Only keys of one name (rare) build their ids.
@@ -299,6 +330,7 @@ impl<'m> Bindings<'m> {
     /// The names of the data keys directly in `namespace` (`ntp` holds `ntp::servers`, the
     /// parameters of class `ntp`, and not `ntp::config::file`), once each, in name order.
     pub fn names_in_namespace(&self, namespace: &str) -> Vec<&'m str> {
+        self.asked_whole();
         let prefix = format!("{namespace}::");
         let order = self.keys_in_order();
         // Names that start with the prefix sort together, from the prefix itself on.
@@ -317,6 +349,7 @@ impl<'m> Bindings<'m> {
 
     /// The [`Key`] of every entry, in entry order.
     pub fn every_key(&self) -> &[Key] {
+        self.asked_whole();
         self.every_key
             .get_or_init(|| self.keys.iter().map(KeyEntry::key).collect())
     }
@@ -365,6 +398,108 @@ impl<'m> Bindings<'m> {
         let mut b = Bindings::walk(layers, 0, Some(only), &mut |r| keys.add(&r));
         b.take_keys(keys);
         b
+    }
+
+    /// The part of the index that the lookup of keys named `names` reads when it reads only
+    /// their bindings, the contributions to the multibinds `ids` and to those the names bind,
+    /// and every `bind renamed` (a request erases what those it matches rename, whatever their
+    /// names). Each key it holds has every candidate it has in the whole, in the same order,
+    /// and each multibind id every contribution. What is asked of it beyond that is noted
+    /// ([`Bindings::beyond_part`]): a lookup that asked nothing beyond answers as from the
+    /// whole, and one walk of the blocks reading only names spares numbering every key.
+    pub fn build_part(
+        layers: &'m [NamedLayer<Code<'m>>],
+        names: &BTreeSet<String>,
+        ids: &BTreeSet<String>,
+    ) -> Bindings<'m> {
+        let views: Vec<LayerView<'m>> = layers
+            .iter()
+            .map(|l| LayerView {
+                name: &l.name,
+                bindings: l.bindings.iter().map(|b| &**b).collect(),
+            })
+            .collect();
+        let mut ids = ids.clone();
+        loop {
+            let only = Only {
+                names: names.iter().map(String::as_str).collect(),
+                multibind_ids: ids.iter().map(String::as_str).collect(),
+                blocks: None,
+                every_renamed: true,
+            };
+            let mut part = Bindings::build_only(&views, &only);
+            // A multibind the names bind collects contributions: walked again for them (once
+            // per multibind at most, as each walk takes more ids).
+            let collected: Vec<String> = part
+                .candidates
+                .iter()
+                .filter_map(|c| match c.bound {
+                    Bound::Multibinding(m) => Bindings::multibind_id(m),
+                    _ => None,
+                })
+                .filter(|id| !ids.contains(*id))
+                .map(str::to_string)
+                .collect();
+            if collected.is_empty() {
+                part.part = Some(Box::new(Part {
+                    names: names.iter().cloned().collect(),
+                    ids: ids.into_iter().collect(),
+                    beyond: std::sync::Mutex::new(Beyond::default()),
+                }));
+                return part;
+            }
+            ids.extend(collected);
+        }
+    }
+
+    /// What was asked of this part of the index beyond what it holds since it was built;
+    /// `None` for the whole index, or when nothing was.
+    pub fn beyond_part(&self) -> Option<Beyond> {
+        let part = self.part.as_ref()?;
+        let beyond = part.beyond.lock().unwrap_or_else(|p| p.into_inner());
+        (!beyond.is_empty()).then(|| beyond.clone())
+    }
+
+    fn note_beyond(&self, note: impl FnOnce(&Part, &mut Beyond)) {
+        if let Some(part) = &self.part {
+            let mut beyond = part.beyond.lock().unwrap_or_else(|p| p.into_inner());
+            note(part, &mut beyond);
+        }
+    }
+
+    fn asked_name(&self, name: &str) {
+        self.note_beyond(|part, beyond| {
+            if !part.names.contains(name) && !beyond.names.contains(name) {
+                beyond.names.insert(name.to_string());
+            }
+        });
+    }
+
+    fn asked_whole(&self) {
+        self.note_beyond(|_, beyond| beyond.whole = true);
+    }
+
+    /// The contributions to the multibind `id`, in document order.
+    pub fn contributions_to(&self, id: &str) -> Option<&[Contribution<'m>]> {
+        self.note_beyond(|part, beyond| {
+            if !part.ids.contains(id) && !beyond.ids.contains(id) {
+                beyond.ids.insert(id.to_string());
+            }
+        });
+        self.contributions.get(id).map(Vec::as_slice)
+    }
+
+    /// The name of the multibind whose id is `id` when that is not its name.
+    pub fn multibind_named_by_id(&self, id: &str) -> Option<String> {
+        self.asked_whole();
+        self.candidates.iter().find_map(|c| match c.bound {
+            Bound::Multibinding(m)
+                if m.id.as_deref() == Some(id) && m.name.as_deref() != Some(id) =>
+            {
+                m.name.clone()
+            }
+            _ => None,
+        })
     }
 
     /// The index, its keys numbered on a thread of their own (`beside`) or by the walk's.
@@ -453,6 +588,7 @@ impl<'m> Bindings<'m> {
             keys_in_order: std::sync::OnceLock::new(),
             every_key: std::sync::OnceLock::new(),
             request_independent: std::sync::OnceLock::new(),
+            part: None,
         };
         let mut order = 0usize;
         let mut category_ids: HashMap<&'m str, usize> = HashMap::new();
@@ -706,6 +842,7 @@ impl<'m> Bindings<'m> {
 
     /// The key's index in `keys`.
     pub fn entry(&self, key: &Key) -> Option<usize> {
+        self.asked_name(&key.name);
         if key.ty == PType::Data {
             self.data_keys.find(&self.keys, &key.name)
         } else {
@@ -715,6 +852,8 @@ impl<'m> Bindings<'m> {
 
     /// The entry of the key whose [`Key::id`] is `id`.
     pub fn entry_of_id(&self, id: &str) -> Option<usize> {
+        // A name holds no `/`: a type's text before it may.
+        self.asked_name(id.rsplit_once('/').map_or(id, |(_, name)| name));
         match id.strip_prefix("Data/") {
             Some(name) => self.data_keys.find(&self.keys, name),
             None => self.typed_keys.get(id).copied(),
@@ -755,6 +894,8 @@ pub struct Only<'s> {
     /// alone: when every file contributes to one multibind, every file is walked, and going
     /// through each of their bindings was most of the walk.
     pub blocks: Option<Vec<BlockTake<'s>>>,
+    /// Whether every `bind renamed` is taken, whatever its name.
+    pub every_renamed: bool,
 }
 
 /// What [`Only`] takes of one block.
@@ -772,6 +913,9 @@ impl Only<'_> {
             if let Some(id) = b.multibind_id() {
                 return self.multibind_ids.contains(id);
             }
+        }
+        if self.every_renamed && matches!(item, AbstractBinding::RenamedBinding(_)) {
+            return true;
         }
         if !self.binds_in(block) {
             return false;
@@ -1266,7 +1410,7 @@ impl<'m> Composition<'m> {
     /// The contributions to the multibind `id` that apply to the request, in D14 order
     /// (layer, higher precedence, document order), with their precedence.
     pub fn contributions(&self, id: &str) -> Vec<(&Contribution<'m>, Precedence)> {
-        let Some(list) = self.bindings.contributions.get(id) else {
+        let Some(list) = self.bindings.contributions_to(id) else {
             return Vec::new();
         };
         let mut out: Vec<_> = list
@@ -1463,6 +1607,7 @@ mod tests {
             names: ["k"].into_iter().collect(),
             multibind_ids: ["all"].into_iter().collect(),
             blocks: None,
+            every_renamed: false,
         };
         let part = Bindings::build_only(&views, &only);
         // Each `when` from the innermost out, by its category.

@@ -174,12 +174,30 @@ impl LoadedTree {
                     given_up,
                     |answer| {
                         done();
-                        for ask in asked.iter() {
+                        let mut prepared = false;
+                        loop {
+                            // Idle: the tree is made ready for the next asks (the first ask
+                            // is answered from the parts of the index it reads, and the whole
+                            // index is built after it).
+                            let ask = match asked.try_recv() {
+                                Ok(ask) => ask,
+                                Err(std::sync::mpsc::TryRecvError::Empty) if !prepared => {
+                                    prepared = true;
+                                    answer(crate::inject::command::Ask::prepare());
+                                    continue;
+                                }
+                                Err(std::sync::mpsc::TryRecvError::Empty) => match asked.recv() {
+                                    Ok(ask) => ask,
+                                    Err(_) => return,
+                                },
+                                Err(std::sync::mpsc::TryRecvError::Disconnected) => return,
+                            };
                             let keys = [ask.key];
                             let answered = answer(crate::inject::command::Ask {
                                 keys: &keys,
                                 explain: true,
                                 json: ask.json,
+                                prepare: false,
                             });
                             let _ = ask.reply.send(explained(&answered.outcome));
                             if !answered.reusable {

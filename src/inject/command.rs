@@ -82,6 +82,11 @@ pub struct Ask<'a> {
     pub keys: &'a [String],
     pub explain: bool,
     pub json: bool,
+    /// Nothing to answer (the outcome is empty): the tree is made ready for the asks to come.
+    /// The first ask of keys by name is answered from the parts of the index its lookups read
+    /// ([`Bindings::build_part`]); the next ones from the whole index, which this builds when
+    /// it is not built yet, so that a caller idle between asks builds it then.
+    pub prepare: bool,
 }
 
 impl<'a> Ask<'a> {
@@ -91,6 +96,17 @@ impl<'a> Ask<'a> {
             keys: &opts.keys,
             explain: opts.explain,
             json: opts.json,
+            prepare: false,
+        }
+    }
+
+    /// The ask that makes the tree ready for the asks to come ([`Ask::prepare`]).
+    pub fn prepare() -> Ask<'static> {
+        Ask {
+            keys: &[],
+            explain: false,
+            json: false,
+            prepare: true,
         }
     }
 }
@@ -284,11 +300,6 @@ fn answer_from_tree(
         release(loaded, options);
         return Some(given_up);
     }
-    let mut injector = match Injector::new(&model, &selected, request) {
-        Ok(i) => i,
-        Err(d) => return Some(Outcome::placed(&loaded.check.files, vec![d])),
-    };
-
     // Files no layer includes, lowered only when a key turns out to be bound nowhere else.
     let unplaced = std::cell::OnceCell::new();
     let not_in_any_layer = |key: &Key| -> Vec<String> {
@@ -311,31 +322,150 @@ fn answer_from_tree(
         files.dedup();
         files
     };
+    // The injector on the whole index, made at the first ask that parts of it do not answer.
+    let mut whole: Option<Injector> = None;
+    let mut answered_from_parts = false;
     let mut asked = opts.clone();
     serve(&mut |ask: Ask| {
         asked.keys = ask.keys.to_vec();
         asked.explain = ask.explain;
         asked.json = ask.json;
+        let files = &loaded.check.files;
+        let from_parts = !ask.prepare && !asked.all && !asked.whole_index;
+        if whole.is_none() && from_parts && !answered_from_parts {
+            answered_from_parts = true;
+            let from_parts = FromParts {
+                model: &model,
+                selected: &selected,
+                request,
+            };
+            if let Some(answer) = from_parts.answer(&asked, ty, default, &unread, &not_in_any_layer)
+            {
+                return match answer {
+                    Ok((answered, reusable)) => Answer {
+                        outcome: answered.into_outcome(files),
+                        reusable,
+                    },
+                    Err(d) => Answer {
+                        outcome: Outcome::placed(files, vec![d]),
+                        reusable: true,
+                    },
+                };
+            }
+        }
+        let injector = match &mut whole {
+            Some(injector) => injector,
+            None => match Injector::new(&model, &selected, request) {
+                Ok(injector) => whole.insert(injector),
+                Err(d) => {
+                    return Answer {
+                        outcome: Outcome::placed(files, vec![d]),
+                        reusable: true,
+                    }
+                }
+            },
+        };
+        if ask.prepare {
+            return Answer {
+                outcome: Outcome {
+                    stdout: String::new(),
+                    said: Vec::new(),
+                    status: 0,
+                },
+                reusable: true,
+            };
+        }
         let answered = answer(
             &asked,
             ty,
             default,
-            &mut injector,
+            injector,
             unread.clone(),
             &not_in_any_layer,
         );
         let reusable = answered.messages.is_empty() && injector.messages.is_empty();
         Answer {
-            outcome: answered.into_outcome(&loaded.check.files),
+            outcome: answered.into_outcome(files),
             reusable,
         }
     });
     // The answers are written: the tree, its model and the request's index are not needed.
-    release(injector, options);
+    release(whole, options);
     release(unplaced, options);
     release(model, options);
     release(loaded, options);
     None
+}
+
+/// How many parts of the index one ask is answered from, each holding what the one before
+/// was asked beyond it, before the whole index is built for it.
+const MOST_PARTS: usize = 3;
+
+/// The asks of named keys answered from parts of the model's index that hold only what their
+/// lookups read ([`Bindings::build_part`]): a tree loaded for one or two asks (`pbc lookup
+/// KEY`, the language server's first hover after a change) is spared numbering every key.
+struct FromParts<'a, 'm> {
+    model: &'a crate::lower::model::TreeDocument<crate::eval::code::Code<'m>>,
+    selected: &'a crate::load::environment::SelectedEnvironment,
+    request: &'a Request,
+}
+
+impl FromParts<'_, '_> {
+    /// The ask answered (and whether the tree answers the next ask as a run of its own would),
+    /// or the injector's error; `None` when its lookups read what only the whole index has
+    /// (every key's name, for a key not found), or more than [`MOST_PARTS`] parts held.
+    fn answer(
+        &self,
+        asked: &LookupOptions,
+        ty: &PType,
+        default: Option<&Value>,
+        unread: &[Diagnostic],
+        not_in_any_layer: &dyn Fn(&Key) -> Vec<String>,
+    ) -> Option<Result<(Answered, bool), Diagnostic>> {
+        let mut names = std::collections::BTreeSet::new();
+        for name in &asked.keys {
+            let key = Key::new(ty.clone(), name.as_str());
+            names.extend(key.implicit_parameter().map(|k| k.name));
+            // A dotted key digs its root's value.
+            names.extend(name.split_once('.').map(|(root, _)| root.to_string()));
+            names.insert(name.clone());
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for _ in 0..MOST_PARTS {
+            let part = std::sync::Arc::new(Bindings::build_part(
+                &self.model.layers.layers,
+                &names,
+                &ids,
+            ));
+            let mut injector = match Injector::with_index(
+                self.model,
+                Some(std::sync::Arc::clone(&part)),
+                self.selected,
+                self.request,
+            ) {
+                Ok(injector) => injector,
+                Err(d) => return Some(Err(d)),
+            };
+            let answered = answer(
+                asked,
+                ty,
+                default,
+                &mut injector,
+                unread.to_vec(),
+                not_in_any_layer,
+            );
+            let Some(beyond) = part.beyond_part() else {
+                let reusable = answered.messages.is_empty() && injector.messages.is_empty();
+                return Some(Ok((answered, reusable)));
+            };
+            if beyond.whole {
+                return None;
+            }
+            names.extend(beyond.names);
+            ids.extend(beyond.ids);
+        }
+        None
+    }
 }
 
 /// `--model FILE`: the request answered from a model `pbc compile DIR` wrote, in the

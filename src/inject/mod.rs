@@ -821,17 +821,7 @@ impl<'m> Injector<'m> {
     /// The name of a multibind whose id (`as 'id'`) is `id` but whose name is not: a lookup of
     /// the id means the multibind.
     pub fn multibind_named_by_id(&self, id: &str) -> Option<String> {
-        self.composition
-            .candidates()
-            .iter()
-            .find_map(|c| match c.bound {
-                Bound::Multibinding(m)
-                    if m.id.as_deref() == Some(id) && m.name.as_deref() != Some(id) =>
-                {
-                    m.name.clone()
-                }
-                _ => None,
-            })
+        self.composition.bindings.multibind_named_by_id(id)
     }
 
     /// Every key with a winner for this request, sorted by name.
@@ -966,7 +956,7 @@ fn produces_alike(bindings: &compose::Bindings, candidate: usize) -> bool {
         Bound::Multibinding(m) => {
             literal_options(&m.producer_args)
                 && compose::Bindings::multibind_id(m).is_some_and(|id| {
-                    bindings.contributions.get(id).is_none_or(|list| {
+                    bindings.contributions_to(id).is_none_or(|list| {
                         list.iter().all(|c| {
                             c.when.is_none()
                                 && literal_binding(

@@ -55,6 +55,9 @@ pub struct LookupOptions {
     pub knock_out_prefix: Option<String>,
     pub sort_merged_arrays: bool,
     pub merge_hash_arrays: bool,
+    /// Answers named keys from the whole index of the tree's bindings, never from the parts
+    /// their lookups read (what the answers from parts are tested against).
+    pub whole_index: bool,
 }
 
 /// `--merge STRATEGY` with its options, as `puppet lookup` takes them.

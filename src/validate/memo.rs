@@ -349,6 +349,7 @@ impl Judged {
                     })
                     .collect(),
             ),
+            every_renamed: false,
         };
         let bindings = Bindings::build_only(&views, &only);
         let entries: Vec<usize> = (0..bindings.keys.len())

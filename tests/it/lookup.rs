@@ -155,6 +155,97 @@ fn every_key_of_all_answers_as_the_key_asked_by_name() {
     assert!(compared >= 100, "only {compared} keys compared");
 }
 
+/// A named key is answered from the part of the index its lookup reads (and reads again from
+/// a larger part, or the whole, when it reads beyond): on every corpus tree, for no facts and
+/// for each factset, every key of any `--all` of the tree (but typed keys) and a name near
+/// each is answered, alone, as the whole index answers it: the value (with a default and
+/// without), the explanation as text and as JSON, what is said and the status.
+#[test]
+fn every_key_alone_answers_from_parts_of_the_index_as_from_the_whole() {
+    use puppet_bindings::inject::{command::run, query::LookupOptions};
+    let mut compared = 0;
+    for dir in sorted_dirs("corpus/lookup/trees") {
+        let mut facts: Vec<Option<std::path::PathBuf>> = vec![None];
+        if let Ok(entries) = std::fs::read_dir(dir.join("facts")) {
+            let mut files: Vec<std::path::PathBuf> =
+                entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+            files.sort();
+            facts.extend(files.into_iter().map(Some));
+        }
+        // The keys of every request's `--all`, each asked of every request (a key erased
+        // for one node is bound for another).
+        let mut names: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        for facts in &facts {
+            let all = run(
+                &LookupOptions {
+                    tree: dir.clone(),
+                    facts: facts.clone(),
+                    all: true,
+                    json: true,
+                    ..Default::default()
+                },
+                &Default::default(),
+            );
+            let Ok(all) =
+                serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&all.stdout)
+            else {
+                continue;
+            };
+            for name in all.keys().filter(|k| !k.contains(", '")) {
+                names.insert(name.clone());
+                // Not bound: said with what is near it, which reads every key's name.
+                names.insert(format!("{name}x"));
+            }
+        }
+        for facts in facts {
+            let request = LookupOptions {
+                tree: dir.clone(),
+                facts: facts.clone(),
+                ..Default::default()
+            };
+            for name in &names {
+                // With a default, a key erased or not bound is answered without reading
+                // every key's name.
+                for (explain, json, default) in [
+                    (false, false, None),
+                    (false, false, Some("'none'")),
+                    (true, false, None),
+                    (true, true, None),
+                ] {
+                    let asked = LookupOptions {
+                        keys: vec![name.clone()],
+                        explain,
+                        json,
+                        default: default.map(str::to_string),
+                        ..request.clone()
+                    };
+                    let from_parts = run(&asked, &Default::default());
+                    let from_whole = run(
+                        &LookupOptions {
+                            whole_index: true,
+                            ..asked
+                        },
+                        &Default::default(),
+                    );
+                    let place = format!(
+                        "{}, facts {facts:?}: `{name}`, explain {explain}, json {json}, default {default:?}",
+                        dir.display()
+                    );
+                    assert_eq!(from_parts.stdout, from_whole.stdout, "{place}");
+                    assert_eq!(
+                        from_parts.stderr(false),
+                        from_whole.stderr(false),
+                        "{place}"
+                    );
+                    assert_eq!(from_parts.status, from_whole.status, "{place}");
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared >= 1000, "only {compared} asks compared");
+}
+
 /// Runs `pbc` in `dir`: status, stdout, stderr.
 fn pbc_full(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
     let run = Command::new(env!("CARGO_BIN_EXE_pbc"))
