@@ -22,6 +22,7 @@ use lsp_types::{DiagnosticRelatedInformation, Location, NumberOrString, Uri};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use text::{Encoding, LineIndex};
 
@@ -174,24 +175,29 @@ impl LoadedTree {
                     given_up,
                     |answer| {
                         done();
-                        let mut prepared = false;
+                        // Asks are answered from the parts of the index they read until
+                        // the whole is built: at once when the load was ahead of any ask,
+                        // else once the editor has asked nothing for a while (the whole
+                        // index takes a hover's budget, and a keystroke now would wait for
+                        // it).
+                        let mut idle_before_whole = Some(std::time::Duration::ZERO);
                         loop {
-                            // Idle: the tree is made ready for the next asks (the first ask
-                            // is answered from the parts of the index it reads, and the whole
-                            // index is built after it).
-                            let ask = match asked.try_recv() {
+                            let waited = match idle_before_whole {
+                                Some(idle) => asked.recv_timeout(idle),
+                                None => asked.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                            };
+                            let ask = match waited {
                                 Ok(ask) => ask,
-                                Err(std::sync::mpsc::TryRecvError::Empty) if !prepared => {
-                                    prepared = true;
+                                Err(RecvTimeoutError::Timeout) => {
+                                    idle_before_whole = None;
                                     answer(crate::inject::command::Ask::prepare());
                                     continue;
                                 }
-                                Err(std::sync::mpsc::TryRecvError::Empty) => match asked.recv() {
-                                    Ok(ask) => ask,
-                                    Err(_) => return,
-                                },
-                                Err(std::sync::mpsc::TryRecvError::Disconnected) => return,
+                                Err(RecvTimeoutError::Disconnected) => return,
                             };
+                            if idle_before_whole.is_some() {
+                                idle_before_whole = Some(server::LOAD_AHEAD_AFTER);
+                            }
                             let keys = [ask.key];
                             let answered = answer(crate::inject::command::Ask {
                                 keys: &keys,

@@ -172,11 +172,11 @@ struct Server<'c, 'l> {
 
 /// How long the editor stays quiet after a change before the tree loaded for hovers is loaded
 /// again (`Workspace::load_ahead`). A hover then answers from a tree already loaded: loading
-/// a large tree again after an edit takes a hover's whole budget and more (about 55 ms at
+/// a large tree again after an edit takes a hover's whole budget and more (about 30 ms at
 /// 10,000 files, docs/editors.md). The wait keeps the loads off the keystrokes of someone
 /// typing (each keystroke would start one) and stays under the pause before an editor asks
 /// for a hover (VS Code waits 300 ms with the pointer still).
-const LOAD_AHEAD_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
+pub(super) const LOAD_AHEAD_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// How many times a change is checked while the disk keeps changing under the check and
 /// failing it, before the failure is said.

@@ -83,9 +83,9 @@ pub struct Ask<'a> {
     pub explain: bool,
     pub json: bool,
     /// Nothing to answer (the outcome is empty): the tree is made ready for the asks to come.
-    /// The first ask of keys by name is answered from the parts of the index its lookups read
-    /// ([`Bindings::build_part`]); the next ones from the whole index, which this builds when
-    /// it is not built yet, so that a caller idle between asks builds it then.
+    /// Asks of keys by name are answered from the parts of the index their lookups read
+    /// ([`Bindings::build_part`]) until an ask needs the whole index or this builds it, so that
+    /// a caller idle between asks builds it then and answers the next ones at once.
     pub prepare: bool,
 }
 
@@ -324,16 +324,13 @@ fn answer_from_tree(
     };
     // The injector on the whole index, made at the first ask that parts of it do not answer.
     let mut whole: Option<Injector> = None;
-    let mut answered_from_parts = false;
     let mut asked = opts.clone();
     serve(&mut |ask: Ask| {
         asked.keys = ask.keys.to_vec();
         asked.explain = ask.explain;
         asked.json = ask.json;
         let files = &loaded.check.files;
-        let from_parts = !ask.prepare && !asked.all && !asked.whole_index;
-        if whole.is_none() && from_parts && !answered_from_parts {
-            answered_from_parts = true;
+        if whole.is_none() && !ask.prepare && !asked.all && !asked.whole_index {
             let from_parts = FromParts {
                 model: &model,
                 selected: &selected,
