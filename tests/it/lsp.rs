@@ -791,9 +791,7 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
         let (_copy, root, mut editor) = site_copy_session(can_watch, json!({"watch": watch}));
         let kept = can_watch && watch;
         if kept {
-            let Some(Message::Request(asked)) = editor.receive() else {
-                panic!("the server asks the editor to watch the tree");
-            };
+            let asked = accept_watch(&mut editor);
             assert_eq!(asked.method, "client/registerCapability");
             let registration = &asked.params["registrations"][0];
             assert_eq!(registration["method"], "workspace/didChangeWatchedFiles");
@@ -801,7 +799,6 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
                 registration["registerOptions"]["watchers"][0]["globPattern"],
                 "**/*"
             );
-            editor.send(Response::new_ok(asked.id, Value::Null).into());
         }
         assert!(editor.published_so_far().is_empty(), "the example is clean");
         // The first check waited for the editor's answer: with the watch in place it listed
@@ -876,10 +873,7 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
 #[test]
 fn a_file_saved_in_place_is_read_again_alone() {
     let (_copy, root, mut editor) = site_copy_session(true, json!({"watch": true}));
-    let Some(Message::Request(asked)) = editor.receive() else {
-        panic!("the server asks the editor to watch the tree");
-    };
-    editor.send(Response::new_ok(asked.id, Value::Null).into());
+    accept_watch(&mut editor);
     assert!(editor.published_so_far().is_empty(), "the example is clean");
     let saved = "bindings/default.pp";
     let clean = std::fs::read_to_string(root.join(saved)).expect("the file");
@@ -1010,16 +1004,23 @@ fn the_server_watches_the_tree_itself_when_the_editor_does_not() {
     }
 }
 
+/// Answers the server's request that the editor watch the tree (the next message it sends)
+/// as an editor that agrees; the request.
+fn accept_watch(editor: &mut Editor) -> Request {
+    let Some(Message::Request(asked)) = editor.receive() else {
+        panic!("the server asks the editor to watch the tree");
+    };
+    editor.send(Response::new_ok(asked.id.clone(), Value::Null).into());
+    asked
+}
+
 /// The setting `watch` changed in a session: off, nothing read of the disk is kept (a file
 /// written behind the editor's back is seen by the next check); on again, what is read is kept
 /// while the editor watches (such a file is seen only once the editor tells of it).
 #[test]
 fn the_watch_setting_can_be_changed_in_a_session() {
     let (_copy, root, mut editor) = site_copy_session(true, Value::Null);
-    let Some(Message::Request(asked)) = editor.receive() else {
-        panic!("the server asks the editor to watch the tree");
-    };
-    editor.send(Response::new_ok(asked.id, Value::Null).into());
+    accept_watch(&mut editor);
     assert!(editor.published_so_far().is_empty(), "the example is clean");
     let file = "bindings/default.pp";
     let text = std::fs::read_to_string(root.join(file)).expect("the file");
