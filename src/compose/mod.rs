@@ -355,14 +355,7 @@ impl<'m> Bindings<'m> {
     }
 
     pub fn build(layers: &'m [NamedLayer<Code<'m>>]) -> Bindings<'m> {
-        let views: Vec<LayerView<'m>> = layers
-            .iter()
-            .map(|l| LayerView {
-                name: &l.name,
-                bindings: l.bindings.iter().map(|b| &**b).collect(),
-            })
-            .collect();
-        Bindings::build_from(&views)
+        Bindings::build_from(&layer_views(layers))
     }
 
     /// [`Bindings::build`] for layers whose blocks are held elsewhere.
@@ -412,13 +405,7 @@ impl<'m> Bindings<'m> {
         names: &BTreeSet<String>,
         ids: &BTreeSet<String>,
     ) -> Bindings<'m> {
-        let views: Vec<LayerView<'m>> = layers
-            .iter()
-            .map(|l| LayerView {
-                name: &l.name,
-                bindings: l.bindings.iter().map(|b| &**b).collect(),
-            })
-            .collect();
+        let views = layer_views(layers);
         let mut ids = ids.clone();
         loop {
             let only = Only {
@@ -896,6 +883,17 @@ pub struct Only<'s> {
     pub blocks: Option<Vec<BlockTake<'s>>>,
     /// Whether every `bind renamed` is taken, whatever its name.
     pub every_renamed: bool,
+}
+
+/// The model's layers as the walk sees them: each layer's name and blocks.
+fn layer_views<'m>(layers: &'m [NamedLayer<Code<'m>>]) -> Vec<LayerView<'m>> {
+    layers
+        .iter()
+        .map(|l| LayerView {
+            name: &l.name,
+            bindings: l.bindings.iter().map(|b| &**b).collect(),
+        })
+        .collect()
 }
 
 /// What [`Only`] takes of one block.
