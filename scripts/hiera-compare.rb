@@ -8,14 +8,19 @@
 # anything) are allowed and counted; any other fails the run. The environment `production` is
 # compared again with each global configuration under WORK/globals (`--hiera-config`; merge
 # column `global:NAME`).
-# Usage: ruby hiera-compare.rb PBC WORK DIVERGENCES
+# With --each-key, pbc is also asked every key alone, one process per key, and each of those
+# answers is compared with Puppet's as well: asked all at once (with a key that is found
+# nowhere), pbc answers from its whole index; asked one key, from the part of the index that
+# key's lookups read, which this holds to Puppet too.
+# Usage: ruby hiera-compare.rb [--each-key] PBC WORK DIVERGENCES
 require 'json'
 require 'yaml'
 require 'open3'
 require 'etc'
 
+each_key = !ARGV.delete('--each-key').nil?
 pbc, work, divergences_file = ARGV
-abort('usage: hiera-compare.rb PBC WORK DIVERGENCES') unless divergences_file
+abort('usage: hiera-compare.rb [--each-key] PBC WORK DIVERGENCES') unless divergences_file
 oracle = File.join(__dir__, 'hiera-oracle.rb')
 envs_dir = File.join(work, 'envs')
 facts_dir = File.join(envs_dir, 'facts')
@@ -62,9 +67,19 @@ Dir.children(envs_dir).sort.each do |env|
   end
 end
 
-# Both sides' answers for one run ({label:, theirs: Puppet's by key, ours: pbc's JSON}), or
-# {failure:} saying why there are none.
-def answers(run, oracle, envs_dir, pbc)
+# pbc's JSON answers to `keys` in one process, or a string saying why there are none.
+def pbc_answers(pbc, run, keys, merge_args, pbc_global)
+  pout, = Open3.capture3(pbc, 'lookup', '-C', run[:env_dir], '--facts', run[:facts], '--node', run[:node],
+                         '--format', 'json', '--quiet', *merge_args, *pbc_global, *keys)
+  JSON.parse(pout)
+rescue StandardError
+  "pbc printed no JSON: #{pout.to_s[0, 200]}"
+end
+
+# Both sides' answers for one run ({label:, theirs: Puppet's by key, ours: pbc's JSON, and
+# alone: pbc's JSON for each key asked alone, with --each-key}), or {failure:} saying why
+# there are none.
+def answers(run, oracle, envs_dir, pbc, each_key)
   merge_args = run[:merge] ? ['--merge', run[:merge]] : []
   puppet_global = run[:global] ? ['--hiera_config', run[:global]] : []
   pbc_global = run[:global] ? ['--hiera-config', run[:global]] : []
@@ -84,14 +99,19 @@ def answers(run, oracle, envs_dir, pbc)
     return { failure: "#{where}: Puppet answered #{theirs.size} of #{run[:keys].size} keys: #{err.lines.last(3).join.strip}" }
   end
 
-  pout, = Open3.capture3(pbc, 'lookup', '-C', run[:env_dir], '--facts', run[:facts], '--node', run[:node],
-                         '--format', 'json', '--quiet', *merge_args, *pbc_global, *run[:keys])
-  ours = begin
-    JSON.parse(pout)
-  rescue StandardError
-    return { failure: "#{where}: pbc printed no JSON: #{pout[0, 200]}" }
+  ours = pbc_answers(pbc, run, run[:keys], merge_args, pbc_global)
+  return { failure: "#{where}: #{ours}" } if ours.is_a?(String)
+
+  alone = {}
+  if each_key
+    run[:keys].each do |key|
+      one = pbc_answers(pbc, run, [key], merge_args, pbc_global)
+      return { failure: "#{where} #{key} alone: #{one}" } if one.is_a?(String)
+
+      alone[key] = one
+    end
   end
-  { label: label, theirs: theirs, ours: ours }
+  { label: label, theirs: theirs, ours: ours, alone: alone }
 end
 
 jobs = Integer(ENV.fetch('COMPARE_JOBS', nil) || Etc.nprocessors)
@@ -102,15 +122,26 @@ queue.close
 Array.new([jobs, 1].max) do
   Thread.new do
     while (i = queue.pop)
-      results[i] = answers(runs[i], oracle, envs_dir, pbc)
+      results[i] = answers(runs[i], oracle, envs_dir, pbc, each_key)
     end
   end
 end.each(&:join)
+
+# What pbc's JSON `ours` says of `key`: a value, not found or an error.
+def pbc_says(ours, key)
+  errors = ours['errors'] || {}
+  if ours.key?(key) && key != 'errors' then ['value', JSON.generate(ours[key])]
+  elsif errors[key].to_s.start_with?('KEY_NOT_FOUND') then ['not found', nil]
+  else ['error', errors[key].to_s]
+  end
+end
 
 total = 0
 agreed = 0
 kinds = Hash.new(0)
 listed = 0
+alone_total = 0
+alone_agreed = 0
 failures = []
 runs.zip(results).each do |run, result|
   if result[:failure]
@@ -118,28 +149,35 @@ runs.zip(results).each do |run, result|
     next
   end
   theirs = result[:theirs]
-  ours = result[:ours]
   merge = result[:label]
-  errors = ours.delete('errors') || {}
   run[:keys].each do |key|
-    total += 1
     t = theirs[key]
     puppet_says = if t.key?('value') then ['value', JSON.generate(t['value'])]
                   elsif t['error'].include?('did not find a value') then ['not found', nil]
                   else ['error', t['error']]
                   end
-    pbc_says = if ours.key?(key) then ['value', JSON.generate(ours[key])]
-               elsif errors[key].to_s.start_with?('KEY_NOT_FOUND') then ['not found', nil]
-               else ['error', errors[key].to_s]
-               end
-    same = puppet_says[0] == pbc_says[0] && (puppet_says[0] != 'value' || puppet_says[1] == pbc_says[1])
-    if same
-      agreed += 1
-      kinds[puppet_says[0]] += 1
-    elsif allowed?(allowed, [run[:env], run[:node], merge || '-', key])
-      listed += 1
-    else
-      failures << "#{run[:env]} #{run[:node]} #{merge || '-'} #{key}: Puppet #{puppet_says.compact.join(' ')} | pbc #{pbc_says.compact.join(' ')}"
+    asked = [['', result[:ours]]]
+    asked << [' (asked alone)', result[:alone][key]] if result[:alone].key?(key)
+    asked.each do |how, ours|
+      says = pbc_says(ours, key)
+      if how.empty?
+        total += 1
+      else
+        alone_total += 1
+      end
+      same = puppet_says[0] == says[0] && (puppet_says[0] != 'value' || puppet_says[1] == says[1])
+      if same
+        if how.empty?
+          agreed += 1
+          kinds[puppet_says[0]] += 1
+        else
+          alone_agreed += 1
+        end
+      elsif allowed?(allowed, [run[:env], run[:node], merge || '-', key])
+        listed += 1
+      else
+        failures << "#{run[:env]} #{run[:node]} #{merge || '-'} #{key}#{how}: Puppet #{puppet_says.compact.join(' ')} | pbc #{says.compact.join(' ')}"
+      end
     end
   end
 end
@@ -147,5 +185,6 @@ end
 puts format('hiera conformance: %d of %d answers agree (%.2f%%), %d listed differences, %d unlisted',
             agreed, total, total.zero? ? 0 : 100.0 * agreed / total, listed, failures.size)
 puts "  agreeing: #{kinds.sort.map { |k, n| "#{n} #{k}" }.join(', ')}"
+puts format('  asked alone: %d of %d answers agree', alone_agreed, alone_total) if each_key
 failures.first(40).each { |f| puts "  #{f}" }
 exit(failures.empty? ? 0 : 1)

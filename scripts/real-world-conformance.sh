@@ -32,5 +32,5 @@ fi
 
 (cd "$here" && cargo build --profile "$profile" --quiet)
 ruby "$here/scripts/real-world-prepare.rb" "$shared" "$work"
-ruby "$here/scripts/hiera-compare.rb" "$here/target/$profile/pbc" "$work" "$here/scripts/real-world-divergences.tsv"
+ruby "$here/scripts/hiera-compare.rb" --each-key "$here/target/$profile/pbc" "$work" "$here/scripts/real-world-divergences.tsv"
 ruby "$here/scripts/real-world-original.rb" "$here/target/$profile/pbc" "$work"

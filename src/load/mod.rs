@@ -462,17 +462,18 @@ fn read(f: &tree::TreeFile, access: &source::FileAccess) -> std::io::Result<sour
 /// Reads `files` on every core (reading many small files is mostly system calls), keeping
 /// their order; the first file in that order that cannot be read is the error.
 fn read_inputs(files: &[&tree::TreeFile], options: &Options) -> std::io::Result<Vec<SourceInput>> {
-    parallel_map(files.len(), |i| read(files[i], &options.files))
-        .into_iter()
-        .zip(files)
-        .map(|(bytes, f)| {
-            Ok(SourceInput {
-                name: f.display.clone(),
-                role: f.role.clone(),
-                bytes: bytes?,
-            })
-        })
-        .collect()
+    let read = parallel_map(files.len(), |i| read(files[i], &options.files));
+    // Sized at once: collected through a `Result`, the list grew by doubling (a copy and
+    // fresh pages at each step, for every file of the language server's loads).
+    let mut inputs = Vec::with_capacity(files.len());
+    for (bytes, f) in read.into_iter().zip(files) {
+        inputs.push(SourceInput {
+            name: f.display.clone(),
+            role: f.role.clone(),
+            bytes: bytes?,
+        });
+    }
+    Ok(inputs)
 }
 
 /// Reads every file of a tree and checks it ([`check_sources`]). An unreadable file is an I/O

@@ -105,30 +105,32 @@ pub fn check_tree_judging(
     options: &crate::options::Options,
     memo: Option<&mut JudgementMemo>,
 ) -> (Vec<Diagnostic>, Option<ModelJudgement>) {
-    let mut facts = TreeFacts::default();
-    let mut out = Vec::new();
     let judgements = each_file(inputs, judged);
-    facts.reserve_for(judgements.iter().map(|j| &j.facts));
+    // Each file's facts are read where its judgement holds them (the parse memo keeps most
+    // for the next check): gathered into lists of the tree's, they were copied item by item
+    // at every keystroke.
+    let every_file: Vec<&TreeFacts> = judgements.iter().map(|j| &j.facts).collect();
+    let mut across = Vec::new();
+    tree::check(&every_file, &mut across);
+    // What the composition reads of the facts: whether there is a site, and the site's
+    // first layer list.
+    let facts = TreeFacts {
+        has_site: every_file.iter().any(|f| f.has_site),
+        layers: every_file.iter().find_map(|f| f.layers.clone()),
+        ..TreeFacts::default()
+    };
+    drop(every_file);
+    let mut out = Vec::new();
     for judgement in judgements {
-        // A judgement the parse memo keeps for the next check is copied item by item; one
-        // this check alone holds is moved.
+        // What a file the parse memo keeps breaks is copied; what this check alone holds is
+        // moved.
         match SharedJudgement::try_unwrap(judgement) {
-            Ok(FileJudgement {
-                facts: file_facts,
-                found,
-            }) => {
-                facts.absorb(file_facts);
-                out.extend(found);
-            }
-            Err(kept) => {
-                facts.absorb_copy(&kept.facts);
-                out.extend(kept.found.iter().cloned());
-            }
+            Ok(judgement) => out.extend(judgement.found),
+            Err(kept) => out.extend(kept.found.iter().cloned()),
         }
     }
-    let mut across = Vec::new();
-    tree::check(&facts, &mut across);
-    let facts = facts.for_composition();
+    // The judgements no memo keeps are freed here, before the composition builds its index,
+    // the largest thing it holds.
     let deferred = composition::check(
         files,
         inputs,
@@ -216,35 +218,11 @@ pub struct TreeFacts {
 }
 
 impl TreeFacts {
-    /// Room for the lists of every file's facts at once: grown file by file, they would hold
-    /// up to twice what they need (a large tree has a contribution and a few `when`s per file)
-    /// while the tree's bindings are composed.
-    fn reserve_for<'f>(&mut self, files: impl Iterator<Item = &'f TreeFacts> + Clone) {
-        // Every field named, as in `absorb`: a list added to the facts is sized here too.
-        let TreeFacts {
-            has_site: _,
-            categories,
-            environments,
-            layer_refs,
-            layers: _,
-            when_categories,
-            multibinds,
-            contributions,
-        } = self;
-        let total = |len: fn(&TreeFacts) -> usize| files.clone().map(len).sum::<usize>();
-        categories.reserve(total(|f| f.categories.len()));
-        environments.reserve(total(|f| f.environments.len()));
-        layer_refs.reserve(total(|f| f.layer_refs.len()));
-        when_categories.reserve(total(|f| f.when_categories.len()));
-        multibinds.reserve(total(|f| f.multibinds.len()));
-        contributions.reserve(total(|f| f.contributions.len()));
-    }
-
     /// Its lists without room to grow: every file's facts are held until the rules across
-    /// files gather them, and a list grown by one item (a large tree has a contribution per
+    /// files read them, and a list grown by one item (a large tree has a contribution per
     /// file) has room for four.
     fn shrink_to_fit(&mut self) {
-        // Every field named, as in `absorb`: a list added to the facts is shrunk here too.
+        // Every field named: a list added to the facts is shrunk here too.
         let TreeFacts {
             has_site: _,
             categories,
@@ -261,68 +239,6 @@ impl TreeFacts {
         when_categories.shrink_to_fit();
         multibinds.shrink_to_fit();
         contributions.shrink_to_fit();
-    }
-
-    /// What the composition reads of the facts: whether there is a site, and the site's
-    /// layers. The lists of every file's facts (a few `when` categories and a contribution
-    /// per file in a large tree) are freed here, before it builds its index, the largest thing
-    /// it holds. (Taken by value: fields left in a variable that is only shadowed would live
-    /// to the end of its scope.)
-    fn for_composition(self) -> TreeFacts {
-        TreeFacts {
-            has_site: self.has_site,
-            layers: self.layers,
-            ..TreeFacts::default()
-        }
-    }
-
-    /// [`TreeFacts::absorb`] of facts held elsewhere: their items copied.
-    fn absorb_copy(&mut self, next: &TreeFacts) {
-        let TreeFacts {
-            has_site,
-            categories,
-            environments,
-            layer_refs,
-            layers,
-            when_categories,
-            multibinds,
-            contributions,
-        } = next;
-        self.has_site |= has_site;
-        self.categories.extend_from_slice(categories);
-        self.environments.extend_from_slice(environments);
-        self.layer_refs.extend_from_slice(layer_refs);
-        if self.layers.is_none() {
-            self.layers.clone_from(layers);
-        }
-        self.when_categories.extend_from_slice(when_categories);
-        self.multibinds.extend_from_slice(multibinds);
-        self.contributions.extend_from_slice(contributions);
-    }
-
-    /// Adds the facts of the next file, as if its pass had run on these: lists grow in file
-    /// order, and the first layer list found stays the one that composes.
-    fn absorb(&mut self, next: TreeFacts) {
-        let TreeFacts {
-            has_site,
-            categories,
-            environments,
-            layer_refs,
-            layers,
-            when_categories,
-            multibinds,
-            contributions,
-        } = next;
-        self.has_site |= has_site;
-        self.categories.extend(categories);
-        self.environments.extend(environments);
-        self.layer_refs.extend(layer_refs);
-        if self.layers.is_none() {
-            self.layers = layers;
-        }
-        self.when_categories.extend(when_categories);
-        self.multibinds.extend(multibinds);
-        self.contributions.extend(contributions);
     }
 }
 

@@ -12,16 +12,36 @@ use crate::types::PType;
 /// Multibinds every injector defines (ARM-8 "Binding Classes", "Custom Bindings Provider").
 const SYSTEM_MULTIBINDS: &[&str] = &["included_classes", "excluded_classes", "bindings_providers"];
 
-pub(super) fn check(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
-    categories(facts, out);
-    environments(facts, out);
-    schemes(facts, out);
-    contributions(facts, out);
+/// Runs the rules over every file's facts (in file order).
+pub(super) fn check(every_file: &[&TreeFacts], out: &mut Vec<Diagnostic>) {
+    let facts = Facts {
+        every_file,
+        has_site: every_file.iter().any(|f| f.has_site),
+    };
+    categories(&facts, out);
+    environments(&facts, out);
+    schemes(&facts, out);
+    contributions(&facts, out);
 }
 
-fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
-    if let Some((first, rest)) = facts.categories.split_first() {
-        for again in rest {
+/// The tree's facts as each file's judgement holds them: a list of the tree's is every file's
+/// list in file order.
+struct Facts<'f> {
+    every_file: &'f [&'f TreeFacts],
+    has_site: bool,
+}
+
+impl<'f> Facts<'f> {
+    /// Every file's `list`, one after another.
+    fn all<T: 'f>(&self, list: fn(&TreeFacts) -> &[T]) -> impl Iterator<Item = &'f T> + 'f {
+        self.every_file.iter().flat_map(move |f| list(f))
+    }
+}
+
+fn categories(facts: &Facts, out: &mut Vec<Diagnostic>) {
+    let mut declarations = facts.all(|f| &f.categories);
+    if let Some(first) = declarations.next() {
+        for again in declarations {
             out.push(
                 Diagnostic::error(
                     codes::DUPLICATE_CATEGORIES,
@@ -38,7 +58,7 @@ fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
     // D8/D10: node, environment and common always exist.
     let mut declared: Vec<&str> = vec!["node", "environment", "common"];
     let mut declared_at: Vec<(&str, crate::span::Span)> = Vec::new();
-    match facts.categories.first() {
+    match facts.all(|f| &f.categories).next() {
         Some(first) => {
             declared.extend(first.names.iter().map(|(n, _)| n.as_str()));
             declared_at.extend(first.names.iter().map(|(n, s)| (n.as_str(), *s)));
@@ -51,7 +71,7 @@ fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
     let mut undeclared: indexmap::IndexMap<&str, Vec<crate::span::Span>> =
         indexmap::IndexMap::new();
     let mut used: foldhash::HashSet<&str> = foldhash::HashSet::default();
-    for (cat, span) in &facts.when_categories {
+    for (cat, span) in facts.all(|f| &f.when_categories) {
         used.insert(cat.as_str());
         if !declared_set.contains(cat.as_str()) {
             undeclared.entry(cat.as_str()).or_default().push(*span);
@@ -113,11 +133,11 @@ fn categories(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn environments(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
+fn environments(facts: &Facts, out: &mut Vec<Diagnostic>) {
     // The first declaration of each name, found by name: a site of thousands of environments
     // stays linear.
     let mut first_of: foldhash::HashMap<&str, crate::span::Span> = foldhash::HashMap::default();
-    for (name, span) in &facts.environments {
+    for (name, span) in facts.all(|f| &f.environments) {
         if let Some(first) = first_of.get(name.as_str()) {
             out.push(
                 Diagnostic::error(
@@ -133,18 +153,17 @@ fn environments(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn schemes(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
+fn schemes(facts: &Facts, out: &mut Vec<Diagnostic>) {
     let mut known: Vec<&str> = BUILTIN_SCHEMES.to_vec();
     for c in facts
-        .contributions
-        .iter()
+        .all(|f| &f.contributions)
         .filter(|c| c.id == "bindings_providers")
     {
         if let Some((n, _)) = &c.name {
             known.push(n);
         }
     }
-    for r in &facts.layer_refs {
+    for r in facts.all(|f| &f.layer_refs) {
         let Some((scheme, _)) = split_uri(&r.uri) else {
             continue;
         };
@@ -166,15 +185,15 @@ fn schemes(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn contributions(facts: &TreeFacts, out: &mut Vec<Diagnostic>) {
+fn contributions(facts: &Facts, out: &mut Vec<Diagnostic>) {
     // Multibinds by id, once: a tree of many contributions stays linear.
     let mut by_id: foldhash::HashMap<&str, Vec<&super::MultibindDecl>> =
         foldhash::HashMap::default();
-    for m in &facts.multibinds {
+    for m in facts.all(|f| &f.multibinds) {
         by_id.entry(m.id.as_str()).or_default().push(m);
     }
-    let ids: Vec<&str> = facts.multibinds.iter().map(|m| m.id.as_str()).collect();
-    for c in &facts.contributions {
+    let ids: Vec<&str> = facts.all(|f| &f.multibinds).map(|m| m.id.as_str()).collect();
+    for c in facts.all(|f| &f.contributions) {
         let decls: &[&super::MultibindDecl] = by_id.get(c.id.as_str()).map_or(&[], Vec::as_slice);
         if decls.is_empty() {
             if SYSTEM_MULTIBINDS.contains(&c.id.as_str()) {
