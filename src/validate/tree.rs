@@ -66,18 +66,36 @@ fn categories(facts: &Facts, out: &mut Vec<Diagnostic>) {
         // D10: without a declaration, ARM-9's defaults.
         None => declared.extend(crate::lower::DEFAULT_CATEGORIES),
     }
-    // Undeclared categories, each with every `when` that names it, in order of first use.
-    let declared_set: foldhash::HashSet<&str> = declared.iter().copied().collect();
-    let mut undeclared: indexmap::IndexMap<&str, Vec<crate::span::Span>> =
-        indexmap::IndexMap::new();
-    let mut used: foldhash::HashSet<&str> = foldhash::HashSet::default();
+    // Each category a `when` uses, looked up once per use (a large tree has several `when`s
+    // per file, of a few categories): whether a declared one is used, or an undeclared one's
+    // place in `undeclared`, which holds every `when` that names it, in order of first use.
+    enum Use {
+        Declared { used: bool },
+        Undeclared(usize),
+    }
+    let mut uses: foldhash::HashMap<&str, Use> = declared
+        .iter()
+        .map(|&name| (name, Use::Declared { used: false }))
+        .collect();
+    let mut undeclared: Vec<(&str, Vec<crate::span::Span>)> = Vec::new();
     for (cat, span) in facts.all(|f| &f.when_categories) {
-        used.insert(cat.as_str());
-        if !declared_set.contains(cat.as_str()) {
-            undeclared.entry(cat.as_str()).or_default().push(*span);
+        match uses.entry(cat.as_str()) {
+            std::collections::hash_map::Entry::Occupied(mut place) => match place.get_mut() {
+                Use::Undeclared(at) => undeclared[*at].1.push(*span),
+                Use::Declared { used } => *used = true,
+            },
+            std::collections::hash_map::Entry::Vacant(place) => {
+                place.insert(Use::Undeclared(undeclared.len()));
+                undeclared.push((cat.as_str(), vec![*span]));
+            }
         }
     }
-    let used = |c: &str| used.contains(c);
+    let used = |c: &str| {
+        matches!(
+            uses.get(c),
+            Some(Use::Declared { used: true } | Use::Undeclared(_))
+        )
+    };
     for (cat, spans) in undeclared {
         let suggestion = did_you_mean(cat, &declared);
         let declaration = suggestion.and_then(|s| declared_at.iter().find(|(n, _)| *n == s));
@@ -192,7 +210,10 @@ fn contributions(facts: &Facts, out: &mut Vec<Diagnostic>) {
     for m in facts.all(|f| &f.multibinds) {
         by_id.entry(m.id.as_str()).or_default().push(m);
     }
-    let ids: Vec<&str> = facts.all(|f| &f.multibinds).map(|m| m.id.as_str()).collect();
+    let ids: Vec<&str> = facts
+        .all(|f| &f.multibinds)
+        .map(|m| m.id.as_str())
+        .collect();
     for c in facts.all(|f| &f.contributions) {
         let decls: &[&super::MultibindDecl] = by_id.get(c.id.as_str()).map_or(&[], Vec::as_slice);
         if decls.is_empty() {
