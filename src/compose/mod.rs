@@ -905,11 +905,24 @@ pub struct BlockTake<'s> {
     pub items: Option<&'s [u32]>,
 }
 
+/// Whether `set` holds `name`. A part of the index is most often built for one key or a
+/// few, and the walk asks this of every binding of the tree: a few names are compared (by
+/// length first) instead of hashing each binding's name.
+fn holds(set: &HashSet<&str>, name: &str) -> bool {
+    const FEW: usize = 4;
+    if set.len() <= FEW {
+        set.iter()
+            .any(|held| held.len() == name.len() && *held == name)
+    } else {
+        set.contains(name)
+    }
+}
+
 impl Only<'_> {
     fn takes(&self, item: &AbstractBinding<Code>, block: u32) -> bool {
         if let AbstractBinding::Binding(b) = item {
             if let Some(id) = b.multibind_id() {
-                return self.multibind_ids.contains(id);
+                return holds(&self.multibind_ids, id);
             }
         }
         if self.every_renamed && matches!(item, AbstractBinding::RenamedBinding(_)) {
@@ -929,7 +942,7 @@ impl Only<'_> {
             AbstractBinding::DependencyBinding { .. }
             | AbstractBinding::CategorizedBindings { .. } => return false,
         };
-        self.names.contains(name.unwrap_or_default())
+        holds(&self.names, name.unwrap_or_default())
     }
 
     fn binds_in(&self, block: u32) -> bool {
@@ -1730,6 +1743,88 @@ mod tests {
             one.contributions["all"].len(),
             two.contributions["all"].len()
         );
+    }
+
+    /// A part of the index built for named keys ([`Bindings::build_part`]) takes the
+    /// contributions to the multibinds those keys bind (walking again for them), and notes
+    /// each thing asked of it beyond what it holds: another key's name, another multibind's
+    /// contributions, or what only the whole index has. The whole index notes nothing.
+    #[test]
+    fn a_part_for_named_keys_notes_what_it_is_asked_beyond_them() {
+        use crate::lower::model::{Binding, Multibinding, Origin};
+        let origin = Origin::new("m.pp".into(), (1, 1), crate::span::Span::NONE);
+        let bind = |name: &str, multibind: Option<&str>| {
+            AbstractBinding::Binding(Binding {
+                type_: TypeModel::PStringType,
+                name: Some(name.into()),
+                override_: false,
+                abstract_: false,
+                producer: None,
+                extras: crate::lower::model::BindingExtras::of(
+                    multibind.map(Box::from),
+                    Box::default(),
+                ),
+                origin: origin.clone(),
+            })
+        };
+        let multibind = AbstractBinding::Multibinding(Box::new(Multibinding {
+            type_: TypeModel::PStringType,
+            name: Some("collected".into()),
+            override_: false,
+            abstract_: false,
+            multibind_id: None,
+            producer: None,
+            producer_args: Vec::new(),
+            id: Some("bag".into()),
+            origin: origin.clone(),
+        }));
+        let block = NamedBindings {
+            name: "b".to_string(),
+            bindings: vec![
+                bind("plain", None),
+                multibind,
+                bind("in_bag", Some("bag")),
+                bind("elsewhere", Some("other_bag")),
+            ],
+            origin: origin.clone(),
+        };
+        let layers = [NamedLayer {
+            name: "site".to_string(),
+            bindings: vec![std::sync::Arc::new(block)],
+            providers: Vec::new(),
+        }];
+        let names: BTreeSet<String> = ["collected".to_string()].into_iter().collect();
+        let part = Bindings::build_part(&layers, &names, &BTreeSet::new());
+        assert!(part.beyond_part().is_none());
+        let collected = Key::new(PType::Data, "collected");
+        assert!(part.entry(&collected).is_some());
+        // The multibind's contributions were walked for, though no id was given.
+        assert_eq!(part.contributions_to("bag").map(<[_]>::len), Some(1));
+        assert!(part.beyond_part().is_none());
+        assert!(part.entry(&Key::new(PType::Data, "plain")).is_none());
+        assert!(part.contributions_to("other_bag").is_none());
+        let beyond = part.beyond_part().expect("asked beyond the part");
+        assert_eq!(beyond.names.iter().collect::<Vec<_>>(), ["plain"]);
+        assert_eq!(beyond.ids.iter().collect::<Vec<_>>(), ["other_bag"]);
+        assert!(!beyond.whole);
+        part.every_key();
+        assert!(part.beyond_part().is_some_and(|b| b.whole));
+        // Built again holding what was asked, it answers as the whole index does.
+        let again = Bindings::build_part(&layers, &beyond.names, &beyond.ids);
+        let whole = Bindings::build(&layers);
+        let plain = Key::new(PType::Data, "plain");
+        assert_eq!(
+            again.entry(&plain).map(|e| again.candidates_of(e).len()),
+            whole.entry(&plain).map(|e| whole.candidates_of(e).len())
+        );
+        assert_eq!(
+            again.contributions_to("other_bag").map(<[_]>::len),
+            whole.contributions_to("other_bag").map(<[_]>::len)
+        );
+        assert!(again.beyond_part().is_none());
+        whole.entry(&plain);
+        whole.every_key();
+        assert!(whole.beyond_part().is_none());
     }
 
     /// A `when`'s levels are taken as its precedence as they are exactly when normalising
