@@ -1550,28 +1550,35 @@ mod tests {
         assert!(std::mem::size_of::<IndexedPredicate>() <= 8);
     }
 
+    /// A `String` binding of `name` without a producer, contributing to `multibind` if given.
+    fn string_binding(
+        origin: &crate::lower::model::Origin,
+        name: &str,
+        multibind: Option<&str>,
+    ) -> AbstractBinding<Code<'static>> {
+        AbstractBinding::Binding(crate::lower::model::Binding {
+            type_: TypeModel::PStringType,
+            name: Some(name.into()),
+            override_: false,
+            abstract_: false,
+            producer: None,
+            extras: crate::lower::model::BindingExtras::of(
+                multibind.map(Box::from),
+                Box::default(),
+            ),
+            origin: origin.clone(),
+        })
+    }
+
     /// A part of the index ([`Bindings::build_only`]) places each binding it takes under the
     /// same `when`s as the whole index does, however deep, though it adds a `when` only once
     /// it takes a binding in it; and it takes every binding of the keys it names and every
     /// contribution to the multibinds it names, and nothing else.
     #[test]
     fn a_part_of_the_index_places_its_bindings_as_the_whole_does() {
-        use crate::lower::model::{Binding, Category, Origin};
+        use crate::lower::model::{Category, Origin};
         let origin = Origin::new("m.pp".into(), (1, 1), crate::span::Span::NONE);
-        let bind = |name: &str, multibind: Option<&str>| {
-            AbstractBinding::Binding(Binding {
-                type_: TypeModel::PStringType,
-                name: Some(name.into()),
-                override_: false,
-                abstract_: false,
-                producer: None,
-                extras: crate::lower::model::BindingExtras::of(
-                    multibind.map(Box::from),
-                    Box::default(),
-                ),
-                origin: origin.clone(),
-            })
-        };
+        let bind = |name: &str, multibind: Option<&str>| string_binding(&origin, name, multibind);
         let when = |category: &str, bindings: Vec<AbstractBinding<Code<'static>>>| {
             AbstractBinding::CategorizedBindings {
                 predicates: vec![Category {
@@ -1751,22 +1758,9 @@ mod tests {
     /// contributions, or what only the whole index has. The whole index notes nothing.
     #[test]
     fn a_part_for_named_keys_notes_what_it_is_asked_beyond_them() {
-        use crate::lower::model::{Binding, Multibinding, Origin};
+        use crate::lower::model::{Multibinding, Origin};
         let origin = Origin::new("m.pp".into(), (1, 1), crate::span::Span::NONE);
-        let bind = |name: &str, multibind: Option<&str>| {
-            AbstractBinding::Binding(Binding {
-                type_: TypeModel::PStringType,
-                name: Some(name.into()),
-                override_: false,
-                abstract_: false,
-                producer: None,
-                extras: crate::lower::model::BindingExtras::of(
-                    multibind.map(Box::from),
-                    Box::default(),
-                ),
-                origin: origin.clone(),
-            })
-        };
+        let bind = |name: &str, multibind: Option<&str>| string_binding(&origin, name, multibind);
         let multibind = AbstractBinding::Multibinding(Box::new(Multibinding {
             type_: TypeModel::PStringType,
             name: Some("collected".into()),

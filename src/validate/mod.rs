@@ -110,12 +110,13 @@ pub fn check_tree_judging(
     // for the next check): gathered into lists of the tree's, they were copied item by item
     // at every keystroke.
     let every_file: Vec<&TreeFacts> = judgements.iter().map(|j| &j.facts).collect();
+    let has_site = every_file.iter().any(|f| f.has_site);
     let mut across = Vec::new();
-    tree::check(&every_file, &mut across);
+    tree::check(&every_file, has_site, &mut across);
     // What the composition reads of the facts: whether there is a site, and the site's
     // first layer list.
     let facts = TreeFacts {
-        has_site: every_file.iter().any(|f| f.has_site),
+        has_site,
         layers: every_file.iter().find_map(|f| f.layers.clone()),
         ..TreeFacts::default()
     };

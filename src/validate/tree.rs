@@ -12,11 +12,11 @@ use crate::types::PType;
 /// Multibinds every injector defines (ARM-8 "Binding Classes", "Custom Bindings Provider").
 const SYSTEM_MULTIBINDS: &[&str] = &["included_classes", "excluded_classes", "bindings_providers"];
 
-/// Runs the rules over every file's facts (in file order).
-pub(super) fn check(every_file: &[&TreeFacts], out: &mut Vec<Diagnostic>) {
+/// Runs the rules over every file's facts (in file order); `has_site`: whether any has a site.
+pub(super) fn check(every_file: &[&TreeFacts], has_site: bool, out: &mut Vec<Diagnostic>) {
     let facts = Facts {
         every_file,
-        has_site: every_file.iter().any(|f| f.has_site),
+        has_site,
     };
     categories(&facts, out);
     environments(&facts, out);
