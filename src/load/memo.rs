@@ -7,8 +7,7 @@
 //! name. It must not change what a check reports: a check (or a load) with a memo reports
 //! exactly what one without would.
 
-use super::{parse_all, Digest, Digested};
-use crate::parser::Parsed;
+use super::{parse_all, Digest, Digested, ParsedFile};
 use crate::span::{FileId, SourceMap};
 use crate::tree::FileRole;
 
@@ -41,7 +40,7 @@ struct Kept {
     /// Shared with the check's source map where the text is kept elsewhere (see
     /// [`crate::span::SourceText`]): the next check tells it unchanged without reading it.
     text: crate::span::SourceText,
-    parsed: Parsed,
+    parsed: ParsedFile,
     /// The digest of bindings files the check asked for (with its result or not): what its
     /// block is for and the name its origins give the file.
     digested_as: Option<(crate::eval::code::Detached, crate::lower::model::FileName)>,
@@ -128,7 +127,7 @@ impl CheckMemo {
         files: &SourceMap,
         jobs: &[(FileId, FileRole)],
         digest: Option<Digest>,
-    ) -> Vec<(Parsed, Option<Digested>)> {
+    ) -> Vec<(ParsedFile, Option<Digested>)> {
         for judgement in self.judgements.values_mut() {
             judgement.judged_last = 0;
         }
@@ -215,7 +214,7 @@ impl CheckMemo {
                 self.kept.push(kept);
             }
         }
-        // The blocks and the judgements are lent (shared); the parses are copied on every core.
+        // The programs, blocks and judgements are lent (shared); only diagnostics are copied.
         crate::parallel::parallel_map(self.kept.len(), |i| {
             (self.kept[i].parsed.clone(), self.kept[i].digested.clone())
         })

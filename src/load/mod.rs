@@ -606,7 +606,7 @@ fn check_sources_kept(
 /// `pbc lookup`) start from.
 pub struct LoadedTree {
     pub check: CheckReport,
-    parsed: Vec<(tree::FileRole, ast::Program)>,
+    parsed: Vec<(tree::FileRole, SharedProgram)>,
     /// By parsed file, the block of a bindings file `pbc compile` lowered while parsing it (its
     /// program keeps only an outline). Only a tree loaded for `pbc compile` has any; the
     /// lookups, which lower from the programs, load theirs whole.
@@ -680,7 +680,7 @@ impl LoadedTree {
         self.parsed
             .iter()
             .find(|(role, _)| matches!(role, tree::FileRole::Environments))
-            .map(|(_, p)| p)
+            .map(|(_, p)| &**p)
     }
 
     /// The whole tree's model for the injector: the blocks lowered while parsing (shared with
@@ -862,7 +862,7 @@ fn load_judged_kept(
 fn read_binder_config(
     files: &span::SourceMap,
     id: span::FileId,
-    parsed: &[(tree::FileRole, ast::Program)],
+    parsed: &[(tree::FileRole, SharedProgram)],
     out: &mut Vec<diag::Diagnostic>,
 ) -> Option<ast::Program> {
     let (program, _, found) = crate::data::binder_config::read(id, files.source(id));
@@ -905,7 +905,7 @@ fn read_binder_config(
 }
 
 /// Every item of every `site { }` of the tree's files.
-fn site_items(parsed: &[(tree::FileRole, ast::Program)]) -> impl Iterator<Item = &ast::SiteItem> {
+fn site_items(parsed: &[(tree::FileRole, SharedProgram)]) -> impl Iterator<Item = &ast::SiteItem> {
     parsed
         .iter()
         .flat_map(|(_, p)| p.body.iter())
@@ -918,7 +918,7 @@ fn site_items(parsed: &[(tree::FileRole, ast::Program)]) -> impl Iterator<Item =
 
 /// The categories the sites of the tree's files declare, in order.
 fn site_category_entries(
-    parsed: &[(tree::FileRole, ast::Program)],
+    parsed: &[(tree::FileRole, SharedProgram)],
 ) -> impl Iterator<Item = &ast::Category> {
     site_items(parsed).flat_map(|item| match item {
         ast::SiteItem::Categories { entries, .. } => entries.as_slice(),
@@ -929,7 +929,7 @@ fn site_category_entries(
 /// The categories the tree's site declares, highest first, as the request will have them:
 /// `node` first and `environment`, `common` last when the site leaves them out; ARM-9's
 /// defaults when it declares none (D10).
-fn site_categories(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<String> {
+fn site_categories(parsed: &[(tree::FileRole, SharedProgram)]) -> Vec<String> {
     category_precedence(
         site_category_entries(parsed)
             .map(|c| c.name.to_string())
@@ -961,7 +961,7 @@ pub fn category_precedence(mut declared: Vec<String>) -> Vec<String> {
 
 /// For each category whose value is one fact (`$::osfamily`, `"${osfamily}"`,
 /// `$facts['osfamily']`), that fact; D10's defaults when the site declares no categories.
-fn category_facts(parsed: &[(tree::FileRole, ast::Program)]) -> Vec<(String, String)> {
+fn category_facts(parsed: &[(tree::FileRole, SharedProgram)]) -> Vec<(String, String)> {
     let declared = site_category_entries(parsed).next().is_some();
     let mut out: Vec<(String, String)> = site_category_entries(parsed)
         .filter_map(|c| Some((c.name.to_string(), fact_of_expr(&c.value)?)))
@@ -1052,7 +1052,7 @@ struct Analysed {
     /// The file id of each input, in input order.
     ids: Vec<span::FileId>,
     diagnostics: Vec<diag::Diagnostic>,
-    parsed: Vec<(tree::FileRole, ast::Program)>,
+    parsed: Vec<(tree::FileRole, SharedProgram)>,
     /// By parsed file, its bindings block when the parse digested it ([`Digest`]).
     lowered: Vec<Option<LoweredBlock>>,
     file_count: usize,
@@ -1150,7 +1150,7 @@ fn analyse(
     note_unknown_bindings(&broken, &mut diagnostics);
     for id in binder_configs {
         if let Some(program) = read_binder_config(&files, id, &parsed, &mut diagnostics) {
-            parsed.push((tree::FileRole::Manifest, program));
+            parsed.push((tree::FileRole::Manifest, program.into()));
             parsed_ids.push(id);
         }
     }
@@ -1223,7 +1223,7 @@ fn analyse(
     let file_count = file_count + data.read;
     let mut data_files = Vec::with_capacity(data.programs.len());
     for (id, config, rel, role, program) in data.programs {
-        parsed.push((role, program));
+        parsed.push((role, program.into()));
         parsed_ids.push(id);
         data_files.push((id, config, rel));
     }
@@ -1566,6 +1566,26 @@ struct Digested {
     lowered: Option<LoweredBlock>,
 }
 
+/// One file's parse as a load holds it: its program, when it has one, shared, so that a load
+/// from what the last one kept ([`CheckMemo`]) takes each program without copying its tree.
+#[derive(Clone)]
+struct ParsedFile {
+    program: Option<SharedProgram>,
+    diagnostics: Vec<diag::Diagnostic>,
+}
+
+/// A parsed file's program as loads hold it (see [`ParsedFile`]).
+type SharedProgram = std::sync::Arc<ast::Program>;
+
+impl From<Parsed> for ParsedFile {
+    fn from(parsed: Parsed) -> Self {
+        ParsedFile {
+            program: parsed.program.map(std::sync::Arc::new),
+            diagnostics: parsed.diagnostics,
+        }
+    }
+}
+
 /// [`parse_and_validate`] for every job, in job order, spread over the available cores. With
 /// `digest`, each bindings file is also judged on its own and lowered, and only the outline of
 /// its program is kept ([`ast::Program::into_outline`]).
@@ -1573,7 +1593,7 @@ fn parse_all(
     files: &span::SourceMap,
     jobs: &[(span::FileId, tree::FileRole)],
     digest: Option<Digest>,
-) -> Vec<(Parsed, Option<Digested>)> {
+) -> Vec<(ParsedFile, Option<Digested>)> {
     parallel_map(jobs.len(), |i| {
         let (id, role) = &jobs[i];
         let mut result = parse_and_validate(*id, files.source(*id));
@@ -1586,7 +1606,7 @@ fn parse_all(
                     .map(std::sync::Arc::new),
             };
             result.program = result.program.map(ast::Program::into_outline);
-            return (result, Some(digested));
+            return (result.into(), Some(digested));
         }
         // A plain manifest without `site` or `bindings` blocks (which D1 allows only at the top
         // level) means nothing to the tree-wide rules, to lowering or to the injector: its
@@ -1600,7 +1620,7 @@ fn parse_all(
         {
             result.program = None;
         }
-        (result, None)
+        (result.into(), None)
     })
 }
 
