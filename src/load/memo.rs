@@ -8,6 +8,7 @@
 //! exactly what one without would.
 
 use super::{parse_all, Digest, Digested, ParsedFile};
+use crate::lower::model::FileName;
 use crate::span::{FileId, SourceMap};
 use crate::tree::FileRole;
 
@@ -31,6 +32,18 @@ pub struct CheckMemo {
     /// The environments the check under way judged: the others' judgements are forgotten
     /// when it ends (they hold the texts as they were).
     judged_now: std::collections::BTreeSet<String>,
+    /// The names the last load's origins gave its files ([`CheckMemo::origins_below`]), with
+    /// the root they were named below.
+    origins: Vec<KeptOrigin>,
+    origins_root: Option<std::path::PathBuf>,
+}
+
+/// A file's origin as a load named it, with the path and display name it was named from
+/// (shared with the walk that found the file).
+struct KeptOrigin {
+    path: std::sync::Arc<std::path::Path>,
+    display: std::sync::Arc<str>,
+    name: FileName,
 }
 
 /// One file's parse, kept with what it was made from.
@@ -48,6 +61,44 @@ struct Kept {
 }
 
 impl CheckMemo {
+    /// [`super::origins_below`], sharing the names the last load made for the files it held
+    /// at the same place in the list, found by the same walk (the same shared path and
+    /// display name) below the same root: a load for a hover after a change names 10,000
+    /// files as the one before did.
+    pub(super) fn origins_below(
+        &mut self,
+        tree_files: &[crate::tree::TreeFile],
+        root: Option<&std::path::Path>,
+    ) -> Vec<FileName> {
+        use std::sync::Arc;
+        if self.origins_root.as_deref() != root {
+            self.origins.clear();
+            self.origins_root = root.map(std::path::Path::to_path_buf);
+        }
+        let kept = std::mem::take(&mut self.origins);
+        let mut kept = kept.into_iter();
+        self.origins = tree_files
+            .iter()
+            .map(|file| {
+                let name = match kept.next() {
+                    Some(k)
+                        if Arc::ptr_eq(&k.path, &file.path)
+                            && Arc::ptr_eq(&k.display, &file.display) =>
+                    {
+                        k.name
+                    }
+                    _ => super::origin_below(file, root),
+                };
+                KeptOrigin {
+                    path: file.path.clone(),
+                    display: file.display.clone(),
+                    name,
+                }
+            })
+            .collect();
+        self.origins.iter().map(|k| k.name.clone()).collect()
+    }
+
     /// How many files the last check parsed: the others' parses were the ones kept.
     pub fn parsed_last(&self) -> usize {
         self.parsed_last
@@ -142,7 +193,7 @@ impl CheckMemo {
         let same_digest = |kept: &Kept, id: FileId| match (&kept.digested_as, digested_as(id)) {
             (None, None) => true,
             (Some((kept, kept_origin)), Some((now, origin))) => {
-                *kept == now && kept_origin.as_str() == origin.as_str()
+                *kept == now && *kept_origin == origin
             }
             _ => false,
         };
@@ -218,5 +269,75 @@ impl CheckMemo {
         crate::parallel::parallel_map(self.kept.len(), |i| {
             (self.kept[i].parsed.clone(), self.kept[i].digested.clone())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CheckMemo;
+    use crate::tree::{FileRole, TreeFile};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn file(path: &str) -> TreeFile {
+        TreeFile {
+            path: Arc::from(Path::new(path)),
+            display: Arc::from(path),
+            role: FileRole::Manifest,
+        }
+    }
+
+    /// What `origins_below` gives, as strings, and where each name's text is held.
+    fn named(names: &[crate::lower::model::FileName]) -> Vec<(String, *const u8)> {
+        names
+            .iter()
+            .map(|n| (n.as_str().to_string(), n.as_str().as_ptr()))
+            .collect()
+    }
+
+    #[test]
+    fn a_load_names_its_files_as_without_a_memo_sharing_the_names_of_the_same_files() {
+        let root = Path::new("/tree");
+        let first: Vec<TreeFile> = ["/tree/modules/a/bindings/default.pp", "/tree/site.pp"]
+            .into_iter()
+            .map(file)
+            .collect();
+        let mut memo = CheckMemo::default();
+        let before = named(&memo.origins_below(&first, Some(root)));
+        let fresh = super::super::origins_below(&first, Some(root));
+        let strings =
+            |n: &[(String, *const u8)]| n.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>();
+        assert_eq!(strings(&before), strings(&named(&fresh)));
+        assert_eq!(
+            strings(&before),
+            ["modules/a/bindings/default.pp", "site.pp"]
+        );
+
+        // The same walk's files: the same names, shared.
+        let again = named(&memo.origins_below(&first, Some(root)));
+        assert_eq!(again, before);
+
+        // A file found in between (another walk: other shared paths for the same files), and
+        // another root: each named anew, as without a memo.
+        let mut second = first.clone();
+        second.insert(1, file("/tree/modules/b/bindings/default.pp"));
+        let after = named(&memo.origins_below(&second, Some(root)));
+        assert_eq!(
+            strings(&after),
+            strings(&named(&super::super::origins_below(&second, Some(root))))
+        );
+        assert_eq!(
+            after[0], before[0],
+            "the first file is the same walk's: its name is shared"
+        );
+        let other_root = named(&memo.origins_below(&second, Some(Path::new("/tree/modules"))));
+        assert_eq!(
+            strings(&other_root),
+            [
+                "a/bindings/default.pp",
+                "b/bindings/default.pp",
+                "/tree/site.pp"
+            ]
+        );
     }
 }

@@ -226,9 +226,15 @@ fn check_site(
     // text the disk keeps of it (read again when it was forgotten, as a file saved since is)
     // unless an editor's buffer stands in for it.
     let read = read_now.unwrap_or_else(|| {
-        parallel_map(site.files.len(), |i| {
-            source::read_identified_shared(&site.files[i].path, "manifest", &options.files).1
-        })
+        source::read_identified_all(
+            site.files.len(),
+            |i| &site.files[i].path,
+            "manifest",
+            &options.files,
+        )
+        .into_iter()
+        .map(|(_, bytes)| bytes)
+        .collect()
     });
     // The walks are over: the analysis lists no directory.
     drop(listings.take());
@@ -320,9 +326,12 @@ fn site_files(
             .filter(|f| seen.insert(source::absolute_name(&f.path, &cwd)))
             .collect();
         drop(seen);
-        let read = parallel_map(distinct.len(), |i| {
-            source::read_identified_shared(&distinct[i].path, "manifest", &options.files)
-        });
+        let read = source::read_identified_all(
+            distinct.len(),
+            |i| &distinct[i].path,
+            "manifest",
+            &options.files,
+        );
         // Every file once, whatever name it is reached by; an environment's role for it (its
         // layouts' files come first) wins over the one its path implies.
         let mut by_identity: std::collections::BTreeMap<
@@ -455,14 +464,12 @@ pub fn compile_dir(
     }
 }
 
-fn read(f: &tree::TreeFile, access: &source::FileAccess) -> std::io::Result<source::ReadBytes> {
-    source::read_identified(&f.path, "manifest", access).1
-}
-
 /// Reads `files` on every core (reading many small files is mostly system calls), keeping
 /// their order; the first file in that order that cannot be read is the error.
 fn read_inputs(files: &[&tree::TreeFile], options: &Options) -> std::io::Result<Vec<SourceInput>> {
-    let read = parallel_map(files.len(), |i| read(files[i], &options.files));
+    let read =
+        source::read_identified_all(files.len(), |i| &files[i].path, "manifest", &options.files);
+    let read = read.into_iter().map(|(_, bytes)| bytes);
     // Sized at once: collected through a `Result`, the list grew by doubling (a copy and
     // fresh pages at each step, for every file of the language server's loads).
     let mut inputs = Vec::with_capacity(files.len());
@@ -543,7 +550,10 @@ pub fn load_request_files_kept(
     options: &Options,
 ) -> std::io::Result<LoadedTree> {
     let inputs = read_inputs(&tree_files.iter().collect::<Vec<_>>(), options)?;
-    let origins = origins_below(tree_files, root);
+    let origins = match memo.as_deref_mut() {
+        Some(memo) => memo.origins_below(tree_files, root),
+        None => origins_below(tree_files, root),
+    };
     let loaded = load_judged_kept(
         inputs,
         origins,
@@ -570,15 +580,19 @@ fn load_tree_files_judging(
 
 /// The names the model's origins give `tree_files`: relative to `root` (as the diagnostics
 /// name them without one).
-fn origins_below(tree_files: &[tree::TreeFile], root: Option<&std::path::Path>) -> Vec<String> {
-    tree_files
-        .iter()
-        .map(|f| {
-            root.and_then(|r| crate::source::below(&f.path, r))
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-                .unwrap_or_else(|| f.display.to_string())
-        })
-        .collect()
+fn origins_below(
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+) -> Vec<lower::model::FileName> {
+    tree_files.iter().map(|f| origin_below(f, root)).collect()
+}
+
+/// The name the model's origins give `file` (see [`origins_below`]).
+fn origin_below(file: &tree::TreeFile, root: Option<&std::path::Path>) -> lower::model::FileName {
+    match root.and_then(|r| crate::source::below(&file.path, r)) {
+        Some(below) => below.to_string_lossy().replace('\\', "/").into(),
+        None => file.display.as_ref().into(),
+    }
 }
 
 /// Parses every file, runs Puppet's parse-time rules on each and the ARM-8 rules on the whole.
@@ -735,7 +749,10 @@ pub fn load_sources(
 ) -> LoadedTree {
     load_judged(
         inputs,
-        origins,
+        origins
+            .into_iter()
+            .map(lower::model::FileName::from)
+            .collect(),
         validate::Composition::ForEveryRequest,
         options,
     )
@@ -743,7 +760,7 @@ pub fn load_sources(
 
 fn load_judged(
     inputs: Vec<SourceInput>,
-    origins: Vec<String>,
+    origins: Vec<lower::model::FileName>,
     judge: validate::Composition,
     options: &Options,
 ) -> LoadedTree {
@@ -753,15 +770,17 @@ fn load_judged(
 /// [`load_judged`] with what the last load kept (see [`load_request_files_kept`]).
 fn load_judged_kept(
     inputs: Vec<SourceInput>,
-    origins: Vec<String>,
+    origins: Vec<lower::model::FileName>,
     judge: validate::Composition,
     memo: Option<&mut CheckMemo>,
     options: &Options,
 ) -> LoadedTree {
     // In name order, as `analyse` will take them, so that origins stay with their files.
-    let mut paired: Vec<(SourceInput, String)> = inputs.into_iter().zip(origins).collect();
+    let mut paired: Vec<(SourceInput, lower::model::FileName)> =
+        inputs.into_iter().zip(origins).collect();
     paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-    let (inputs, origins): (Vec<SourceInput>, Vec<String>) = paired.into_iter().unzip();
+    let (inputs, origins): (Vec<SourceInput>, Vec<lower::model::FileName>) =
+        paired.into_iter().unzip();
     // A compiled tree's bindings files are lowered as they are parsed, spelled for the model
     // written; a kept tree's for the injector, so that the memo keeps them and not their
     // programs. Their origins are named by id (which follow input order) as the model names
@@ -773,7 +792,7 @@ fn load_judged_kept(
             .then_some(crate::eval::code::Detached::Evaluated)
     };
     let names: Vec<lower::model::FileName> = if blocks.is_some() {
-        origins.iter().map(|o| o.as_str().into()).collect()
+        origins.clone()
     } else {
         Vec::new()
     };
@@ -782,8 +801,9 @@ fn load_judged_kept(
         blocks,
     });
     let analysed = analyse(inputs, Scope::OneTree(judge), digest, memo, options);
-    // Origins by file id: ids follow input order.
-    let mut by_id = vec![String::new(); analysed.files.len()];
+    // Origins by file id: ids follow input order. The names the blocks lowered while parsing
+    // hold are these, shared, not made again.
+    let mut by_id = vec![lower::model::FileName::default(); analysed.files.len()];
     for (id, origin) in analysed.ids.iter().zip(origins) {
         if let Some(slot) = by_id.get_mut(id.0 as usize) {
             *slot = origin;
@@ -797,7 +817,7 @@ fn load_judged_kept(
             None => rel.clone(),
         };
         if let Some(slot) = by_id.get_mut(id.0 as usize) {
-            *slot = origin;
+            *slot = origin.into();
         }
     }
     // A Hiera 5 level's data file is named from its `hiera.yaml`'s directory too.
@@ -809,7 +829,7 @@ fn load_judged_kept(
                 None => file.path.clone(),
             };
             if let Some(slot) = by_id.get_mut(id.0 as usize) {
-                *slot = origin;
+                *slot = origin.into();
             }
         }
     }
@@ -819,16 +839,16 @@ fn load_judged_kept(
         .hiera
         .into_iter()
         .map(|(mut level, config, ids)| {
-            level.config = name(config);
+            level.config = name(config).to_string();
             for entry in level
                 .hierarchy
                 .iter_mut()
                 .chain(level.default_hierarchy.iter_mut())
             {
-                entry.origin.file = name(config).into();
+                entry.origin.file = name(config);
             }
             for (file, id) in level.files.iter_mut().zip(ids) {
-                file.file = name(id);
+                file.file = name(id).to_string();
             }
             level
         })
@@ -842,15 +862,7 @@ fn load_judged_kept(
         },
         parsed: analysed.parsed,
         lowered: analysed.lowered,
-        // The names the blocks lowered while parsing hold are shared, not made again.
-        origins: by_id
-            .into_iter()
-            .enumerate()
-            .map(|(id, origin)| match names.get(id) {
-                Some(name) if name.as_str() == origin => name.clone(),
-                _ => lower::model::FileName::from(origin),
-            })
-            .collect(),
+        origins: by_id,
         environment: tree::DEFAULT_ENVIRONMENT.to_string(),
         hiera,
         model_judgement: analysed.model_judgement,
