@@ -497,6 +497,9 @@ pub fn read_identified_shared(
 /// core. The kept disk is asked for a run of files at a time, under one hold of its lock: the
 /// language server reads a 10,000-file tree from it at each keystroke and each load for a
 /// hover, and a hold for each file had the cores take turns on the lock's count of readers.
+/// The files it does not keep are then read one by one, each into a place of its own, as
+/// before: read by runs, a first check's texts were laid out among the runs' lists, which
+/// left holes in the memory the server keeps them in.
 pub fn read_identified_all<'p>(
     count: usize,
     path_of: impl Fn(usize) -> &'p std::sync::Arc<Path> + Sync,
@@ -504,21 +507,35 @@ pub fn read_identified_all<'p>(
     access: &FileAccess,
 ) -> Vec<(Option<FileIdentity>, std::io::Result<ReadBytes>)> {
     const RUN: usize = 256;
-    let runs = crate::parallel::parallel_map(count.div_ceil(RUN), |run| {
-        let files = run * RUN..((run + 1) * RUN).min(count);
-        let kept = match &access.kept {
-            Some(kept) => kept.files_unless_overlaid(files.clone().map(&path_of), access),
-            None => Vec::new(),
-        };
-        let mut kept = kept.into_iter();
-        files
-            .map(|i| match kept.next().flatten() {
-                Some((identity, text)) => (identity, Ok(ReadBytes::Text(text))),
-                None => read_identified_by(path_of(i), Some(path_of(i)), what, access),
+    let kept: Vec<Option<KeptFile>> = match &access.kept {
+        Some(kept) if kept.files() > 0 => {
+            crate::parallel::parallel_map(count.div_ceil(RUN), |run| {
+                let files = run * RUN..((run + 1) * RUN).min(count);
+                kept.files_unless_overlaid(files.map(&path_of), access)
             })
-            .collect::<Vec<_>>()
-    });
-    runs.into_iter().flatten().collect()
+            .into_iter()
+            .flatten()
+            .collect()
+        }
+        _ => Vec::new(),
+    };
+    let missing: Vec<usize> = (0..count)
+        .filter(|&i| kept.get(i).is_none_or(Option::is_none))
+        .collect();
+    let mut read = crate::parallel::parallel_map(missing.len(), |m| {
+        let path = path_of(missing[m]);
+        read_identified_by(path, Some(path), what, access)
+    })
+    .into_iter();
+    let mut kept = kept.into_iter();
+    (0..count)
+        .map(|_| match kept.next().flatten() {
+            Some((identity, text)) => (identity, Ok(ReadBytes::Text(text))),
+            None => read
+                .next()
+                .unwrap_or_else(|| (None, Err(std::io::Error::other("a file was left unread")))),
+        })
+        .collect()
 }
 
 fn read_identified_by(
