@@ -1,11 +1,12 @@
 //! What one check keeps for the next (`pbc lsp`, where each keystroke checks the tree again,
 //! and each hover after a change loads the tree for its node again): every file's parse and,
 //! for a bindings file, its own judgement and lowered block, with the text they were made
-//! from. It owns deciding what may be reused: a file's results only when the check's files are
-//! the same list as the last one's (so every file has the id its results point to), the file's
-//! text is the same, byte for byte, and its block was lowered for the same use under the same
-//! name. It must not change what a check reports: a check (or a load) with a memo reports
-//! exactly what one without would.
+//! from; and the names a load gave its files. It owns deciding what may be reused: a file's
+//! results only when the check's files are the same list as the last one's (so every file has
+//! the id its results point to), the file's text is the same, byte for byte, and its block was
+//! lowered for the same use under the same name; a file's name only for the same walk's file
+//! below the same root. It must not change what a check reports: a check (or a load) with a
+//! memo reports exactly what one without would.
 
 use super::{parse_all, Digest, Digested, ParsedFile};
 use crate::lower::model::FileName;
