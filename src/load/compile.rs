@@ -189,15 +189,7 @@ pub fn compile_sources(
     options: &Options,
 ) -> CompileReport {
     compile_loaded(
-        load_judged(
-            inputs,
-            origins
-                .into_iter()
-                .map(lower::model::FileName::from)
-                .collect(),
-            mode.judge(),
-            options,
-        ),
+        load_judged(inputs, origins, mode.judge(), options),
         mode,
         layout,
         sink,

@@ -575,7 +575,7 @@ fn load_tree_files_judging(
 ) -> std::io::Result<LoadedTree> {
     let inputs = read_inputs(&tree_files.iter().collect::<Vec<_>>(), options)?;
     let origins = origins_below(tree_files, root);
-    Ok(load_judged(inputs, origins, judge, options))
+    Ok(load_judged_kept(inputs, origins, judge, None, options))
 }
 
 /// The names the model's origins give `tree_files`: relative to `root` (as the diagnostics
@@ -749,21 +749,23 @@ pub fn load_sources(
 ) -> LoadedTree {
     load_judged(
         inputs,
-        origins
-            .into_iter()
-            .map(lower::model::FileName::from)
-            .collect(),
+        origins,
         validate::Composition::ForEveryRequest,
         options,
     )
 }
 
+/// [`load_judged_kept`] without a memo, of files named by strings (the library's callers').
 fn load_judged(
     inputs: Vec<SourceInput>,
-    origins: Vec<lower::model::FileName>,
+    origins: Vec<String>,
     judge: validate::Composition,
     options: &Options,
 ) -> LoadedTree {
+    let origins = origins
+        .into_iter()
+        .map(lower::model::FileName::from)
+        .collect();
     load_judged_kept(inputs, origins, judge, None, options)
 }
 
