@@ -195,6 +195,12 @@ struct KeptDiskState {
     forgotten: std::sync::Mutex<foldhash::HashMap<PathBuf, FileIdentity>>,
 }
 
+/// A kept file as a read takes it: none when its text is over the size limit (read the usual
+/// way, which refuses it with the reason).
+fn within_limit(kept: Option<&KeptFile>, limit: u64) -> Option<KeptFile> {
+    kept.filter(|(_, text)| text.len() as u64 <= limit).cloned()
+}
+
 /// What [`KeptDisk::forget_changed_in_place`] forgot.
 #[derive(Debug, PartialEq, Eq)]
 pub enum ForgotInPlace {
@@ -281,10 +287,7 @@ impl KeptDisk {
                 if access.overlay.get(path).is_some() {
                     return None;
                 }
-                files
-                    .get(&**path)
-                    .filter(|(_, text)| text.len() as u64 <= access.max_file_size)
-                    .cloned()
+                within_limit(files.get(&**path), access.max_file_size)
             })
             .collect()
     }
@@ -563,10 +566,9 @@ fn read_identified_by(
         }
         return (identity, Ok(ReadBytes::Text(text.clone())));
     }
-    if let Some((identity, text)) = access.kept.as_ref().and_then(|k| k.file(path)) {
-        if text.len() as u64 <= limit {
-            return (identity, Ok(ReadBytes::Text(text)));
-        }
+    let kept = access.kept.as_ref().and_then(|k| k.file(path));
+    if let Some((identity, text)) = within_limit(kept.as_ref(), limit) {
+        return (identity, Ok(ReadBytes::Text(text)));
     }
     let opened = open_without_waiting(path).and_then(|file| Ok((file.metadata()?, file)));
     let (meta, file) = match opened {
@@ -1350,6 +1352,65 @@ mod tests {
             kept.forget_changed_in_place(&dir.path().join("never.pp")),
             None
         );
+    }
+
+    /// Many files read at once are read as each alone would be, in order: a kept file as kept
+    /// (not as the disk has it since), a buffer over a kept file, a kept text over the size
+    /// limit refused, a file never kept read from disk and kept, a missing file an error.
+    #[test]
+    fn files_read_together_are_read_as_each_alone() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = |name: &str| -> std::sync::Arc<Path> { dir.path().join(name).into() };
+        let names = ["kept.pp", "buffer.pp", "large.pp", "new.pp", "missing.pp"];
+        let paths: Vec<std::sync::Arc<Path>> = names.iter().map(|n| path(n)).collect();
+        let kept = KeptDisk::new();
+        let keeping = FileAccess {
+            kept: Some(kept.clone()),
+            ..FileAccess::default()
+        };
+        for (name, text) in [
+            ("kept.pp", "kept"),
+            ("buffer.pp", "kept too"),
+            ("large.pp", "0123456789abcdef"),
+        ] {
+            std::fs::write(&*path(name), text).expect("written");
+            let _ = read_identified_shared(&path(name), "manifest", &keeping);
+            std::fs::write(&*path(name), format!("{text}, changed since")).expect("written");
+        }
+        std::fs::write(&*path("new.pp"), "new").expect("written");
+        let access = FileAccess {
+            overlay: Overlay::new(
+                [(path("buffer.pp").to_path_buf(), "editor".into())]
+                    .into_iter()
+                    .collect(),
+            ),
+            ..keeping.with_max_file_size(12)
+        };
+        let shown = |read: &(Option<FileIdentity>, std::io::Result<ReadBytes>)| match &read.1 {
+            Ok(ReadBytes::Text(text)) => Ok(text.to_string()),
+            Ok(ReadBytes::Owned(bytes)) => Ok(String::from_utf8_lossy(bytes).into_owned()),
+            Err(e) => Err(e.to_string()),
+        };
+        let together: Vec<_> = read_identified_all(paths.len(), |i| &paths[i], "manifest", &access)
+            .iter()
+            .map(shown)
+            .collect();
+        assert!(
+            kept.file(&path("new.pp")).is_some(),
+            "a file read from disk is kept"
+        );
+        let alone: Vec<_> = paths
+            .iter()
+            .map(|p| shown(&read_identified_shared(p, "manifest", &access)))
+            .collect();
+        assert_eq!(together, alone);
+        assert_eq!(together[0], Ok("kept".to_string()));
+        assert_eq!(together[1], Ok("editor".to_string()));
+        assert!(together[2]
+            .as_ref()
+            .is_err_and(|e| e.contains("more than the limit of 12")));
+        assert_eq!(together[3], Ok("new".to_string()));
+        assert!(together[4].is_err());
     }
 
     #[test]
