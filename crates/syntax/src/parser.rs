@@ -36,6 +36,7 @@ mod generated {
 use generated::reporting;
 
 mod driver;
+mod pieces;
 
 /// The deepest AST accepted (counted while parsing). Brackets are capped earlier by the lexer;
 /// this catches unbracketed nesting such as `- - - 1`, `$a = $b = ...` or long `elsif` chains.
@@ -66,6 +67,16 @@ pub fn parse_file(file: FileId, src: &str) -> Parsed {
 /// [`parse_file`] for source text that stands at byte `base` of `file` (a Puppet string in a
 /// data file): every span, in the AST and in diagnostics, is placed there.
 pub fn parse_file_at(file: FileId, src: &str, base: usize) -> Parsed {
+    // A large file is parsed in pieces on every core when each piece parses cleanly.
+    if let Some(cuts) = pieces::cuts_for(src) {
+        let mut body = Vec::new();
+        if pieces::parse_in_pieces(file, src, base, &cuts, &mut |e| body.push(e)).is_ok() {
+            return Parsed {
+                program: Some(pieces::program_of_pieces(file, src, base, body)),
+                diagnostics: Vec::new(),
+            };
+        }
+    }
     // Most files have nothing to report: they are parsed as their tokens are lexed, without
     // holding them all. A file with anything to say is parsed again from all its tokens and
     // its bracket structure, which the error recovery needs.
@@ -131,6 +142,18 @@ fn parse_streaming(file: FileId, src: &str, base: usize) -> Option<Parsed> {
         parse_streaming_from(file, src, base, tokens)
     })
 }
+
+/// The program [`parse_file`] gives a large file on more than one core, with `src` cut before
+/// `cuts` (line starts, such as [`definition_lines`] finds) whatever its size: `None` when a
+/// piece does not parse cleanly or a cut is not trusted, where [`parse_file`] parses the whole
+/// file instead. For tests and fuzzing, which hold it to the whole file's parse on any cut.
+pub fn parse_cut_at(file: FileId, src: &str, cuts: &[usize]) -> Option<Program> {
+    let mut body = Vec::new();
+    pieces::parse_in_pieces(file, src, 0, cuts, &mut |e| body.push(e)).ok()?;
+    Some(pieces::program_of_pieces(file, src, 0, body))
+}
+
+pub use pieces::definition_lines;
 
 /// Runs `parse` on the tokens of `src`: lexed on a second core while it runs when the file is
 /// large enough and there is one, else here.
@@ -205,9 +228,30 @@ impl TopLevelHandOver<'_> {
 pub fn parse_file_statements(
     file: FileId,
     src: &str,
-    each: &mut dyn FnMut(Expr),
+    each: &mut (dyn FnMut(Expr) + Send),
 ) -> Vec<Diagnostic> {
-    with_tokens(file, src, |tokens| statements_from(file, src, each, tokens))
+    let mut handed = 0;
+    if let Some(cuts) = pieces::cuts_for(src) {
+        match pieces::parse_in_pieces(file, src, 0, &cuts, each) {
+            Ok(()) => return Vec::new(),
+            Err(given) => handed = given,
+        }
+    }
+    if handed == 0 {
+        return with_tokens(file, src, |tokens| statements_from(file, src, each, tokens));
+    }
+    // A piece did not parse cleanly: the whole file is parsed, and the statements the pieces
+    // before it handed over (the same as this parse's first ones) are not handed again.
+    let mut rest = |statement: Expr| {
+        if handed > 0 {
+            handed -= 1;
+        } else {
+            each(statement);
+        }
+    };
+    with_tokens(file, src, |tokens| {
+        statements_from(file, src, &mut rest, tokens)
+    })
 }
 
 fn statements_from(
@@ -686,7 +730,7 @@ impl Builder<'_, '_> {
             let end = list.last().map_or(name.span.end, |e| e.span.end);
             let call = self.mk(
                 self.rel(name.span.start),
-                end as usize,
+                self.rel(end),
                 ExprKind::Call {
                     functor: Box::new(name),
                     args: list,
@@ -2353,12 +2397,24 @@ mod tests {
         assert!(matches!(&def.body[0].kind, ExprKind::Class(b) if b.name == "a::b"));
     }
 
-    /// A file from [`LEXED_ELSEWHERE_FROM`] bytes on is lexed on another thread while it is
-    /// parsed: the program, the statements handed over and the diagnostics are those of the
-    /// reporting parse, which lexes the whole file first, here. The file is the valid parse
-    /// corpus, repeated.
+    /// Text parsed where it stands in a larger file (a piece of a large manifest, Puppet code
+    /// in a data file) has every span placed there, a statement call's as well, and an `if`
+    /// ends at its `}` whatever follows it, as Puppet ends it.
     #[test]
-    fn a_large_file_lexed_elsewhere_parses_as_lexed_here() {
+    fn spans_stand_where_the_text_does() {
+        let parsed = parse_file_at(
+            FileId(0),
+            "include ntp, apt\nif $x { }\n\n# after\n$y = 1\n",
+            100,
+        );
+        let body = parsed.program.expect("parses").body;
+        let spans: Vec<(u32, u32)> = body.iter().map(|e| (e.span.start, e.span.end)).collect();
+        assert_eq!(spans, [(100, 116), (117, 126), (136, 142)]);
+    }
+
+    /// The files of the valid parse corpus that parse without a word, one after another,
+    /// repeated until they are more than `size` bytes: a large file that parses cleanly.
+    pub(super) fn valid_corpus_repeated(size: usize) -> String {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/parse/valid");
         let mut paths = Vec::new();
         let mut dirs = vec![std::path::PathBuf::from(dir)];
@@ -2373,23 +2429,34 @@ mod tests {
             }
         }
         paths.sort();
-        let mut corpus = String::new();
+        let mut once = String::new();
         for path in &paths {
             let text = std::fs::read_to_string(path).unwrap_or_default();
             if parse_file(FileId(0), &text).diagnostics.is_empty() {
-                corpus.push_str(&text);
-                corpus.push('\n');
+                once.push_str(&text);
+                once.push('\n');
             }
         }
-        assert!(corpus.len() > 10_000, "{} bytes of corpus", corpus.len());
+        assert!(once.len() > 10_000, "{} bytes of corpus", once.len());
         let mut src = String::new();
-        while src.len() <= LEXED_ELSEWHERE_FROM {
-            src.push_str(&corpus);
+        while src.len() <= size {
+            src.push_str(&once);
         }
+        src
+    }
+
+    /// A file from [`LEXED_ELSEWHERE_FROM`] bytes on is lexed on another thread while it is
+    /// parsed: the program, the statements handed over and the diagnostics are those of the
+    /// reporting parse, which lexes the whole file first, here. The file is the valid parse
+    /// corpus, repeated.
+    #[test]
+    fn a_large_file_lexed_elsewhere_parses_as_lexed_here() {
+        let src = valid_corpus_repeated(LEXED_ELSEWHERE_FROM);
         assert!(
             lexes_elsewhere(&src),
             "one core here: nothing is lexed elsewhere"
         );
+        assert!(pieces::cuts_for(&src).is_none(), "too small for pieces");
         let here = parse_with_recovery(FileId(0), &src, 0);
         assert!(
             here.diagnostics.is_empty(),
@@ -2435,7 +2502,7 @@ mod tests {
     }
 
     /// Every `.pp` file of the repository's `corpus/`, in path order.
-    fn corpus_files() -> Vec<std::path::PathBuf> {
+    pub(super) fn corpus_files() -> Vec<std::path::PathBuf> {
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus");
         let mut dirs = vec![corpus];
         let mut files = Vec::new();
@@ -2459,7 +2526,9 @@ mod tests {
 
     /// Runs `parse` on a thread with a big stack: the corpus holds nesting at the limits, which
     /// the CLI parses on such a thread too.
-    fn on_a_big_stack<T: Send + 'static>(parse: impl FnOnce() -> T + Send + 'static) -> T {
+    pub(super) fn on_a_big_stack<T: Send + 'static>(
+        parse: impl FnOnce() -> T + Send + 'static,
+    ) -> T {
         std::thread::Builder::new()
             .stack_size(64 * 1024 * 1024)
             .spawn(parse)
