@@ -193,6 +193,9 @@ struct KeptDiskState {
     /// with the inode each had: the watch may tell of the same save twice (once as the file is
     /// truncated, once as it is closed), the second time before a check has read it again.
     forgotten: std::sync::Mutex<foldhash::HashMap<PathBuf, FileIdentity>>,
+    /// How many times `files` changed (a file kept or forgotten), counted once the change is
+    /// made: a reader that took files when it was N took what is kept as long as it is N.
+    changes: std::sync::atomic::AtomicU64,
 }
 
 /// A kept file as a read takes it: none when its text is over the size limit (read the usual
@@ -222,14 +225,32 @@ impl KeptDisk {
             walks: Default::default(),
             files: Default::default(),
             forgotten: Default::default(),
+            changes: Default::default(),
         }))
     }
 
     /// Everything kept forgotten: the disk changed.
     pub fn forget(&self) {
         lock(&self.0.walks).clear();
-        write_lock(&self.0.files).clear();
+        {
+            let mut files = write_lock(&self.0.files);
+            files.clear();
+            self.changed();
+        }
         lock(&self.0.forgotten).clear();
+    }
+
+    /// Counts a change of the files kept: called after the change, under the lock it was made
+    /// under (counted before it, a reader could take the old files under the new count).
+    fn changed(&self) {
+        self.0
+            .changes
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    /// How many times the files kept changed so far ([`KeptDiskState::changes`]).
+    fn changes(&self) -> u64 {
+        self.0.changes.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// The file at `path` changed in place (saved over its own inode): that file alone is
@@ -251,7 +272,11 @@ impl KeptDisk {
         if kept.as_ref() != Some(&now) || !matches!(now, FileIdentity::Inode(..)) {
             return None;
         }
-        write_lock(&self.0.files).retain(|_, (identity, _)| identity.as_ref() != Some(&now));
+        {
+            let mut files = write_lock(&self.0.files);
+            files.retain(|_, (identity, _)| identity.as_ref() != Some(&now));
+            self.changed();
+        }
         lock(&self.0.forgotten).insert(path.to_path_buf(), now);
         Some(ForgotInPlace::Text(text))
     }
@@ -292,6 +317,16 @@ impl KeptDisk {
             .collect()
     }
 
+    /// [`KeptDisk::file`] of each of `paths`, under one hold of the lock, whatever stands in
+    /// for them.
+    fn files_kept<'p>(
+        &self,
+        paths: impl Iterator<Item = &'p std::sync::Arc<Path>>,
+    ) -> Vec<Option<KeptFile>> {
+        let files = read_lock(&self.0.files);
+        paths.map(|path| files.get(&**path).cloned()).collect()
+    }
+
     /// Keeps the file at `path` (`shared`: the same path, shared) as read, when it is UTF-8
     /// (the text kept, to be shared).
     fn keep(
@@ -309,7 +344,11 @@ impl KeptDisk {
                 forgotten.remove(&*path);
             }
         }
-        write_lock(&self.0.files).insert(path, (identity, text.clone()));
+        {
+            let mut files = write_lock(&self.0.files);
+            files.insert(path, (identity, text.clone()));
+            self.changed();
+        }
         Some(text)
     }
 }
@@ -509,9 +548,71 @@ pub fn read_identified_all<'p>(
     what: &str,
     access: &FileAccess,
 ) -> Vec<(Option<FileIdentity>, std::io::Result<ReadBytes>)> {
+    read_identified_all_again(count, path_of, what, access, None)
+}
+
+/// What [`read_identified_all_again`] took from the kept disk for a list of files, for the
+/// next read of the same list: while nothing was kept or forgotten since, each file is what
+/// was taken then. The language server reads the same 10,000 files for each load for a hover,
+/// the edit that made it a new load in a buffer, not on disk: looking each up in the kept
+/// disk again was a fifth of such a load.
+#[derive(Default)]
+pub struct KeptReads {
+    /// The kept disk taken from, and its count of changes then.
+    taken_from: Option<(std::sync::Weak<KeptDiskState>, u64)>,
+    /// By file of the list, what the kept disk held for it (whatever stood in for it).
+    files: Vec<Option<KeptFile>>,
+}
+
+impl KeptReads {
+    /// Whether `kept` holds, for a list of `count` files, what was taken of it.
+    fn still_held(&self, kept: &KeptDisk, count: usize) -> bool {
+        self.files.len() == count
+            && self.taken_from.as_ref().is_some_and(|(disk, changes)| {
+                std::ptr::eq(disk.as_ptr(), std::sync::Arc::as_ptr(&kept.0))
+                    && *changes == kept.changes()
+            })
+    }
+}
+
+/// [`read_identified_all`] of the same list of files as the read that left `again` (none: a
+/// read of its own): the files the kept disk held then are taken from `again` as long as the
+/// kept disk has not changed since, and `again` is left with what this read took.
+pub fn read_identified_all_again<'p>(
+    count: usize,
+    path_of: impl Fn(usize) -> &'p std::sync::Arc<Path> + Sync,
+    what: &str,
+    access: &FileAccess,
+    again: Option<&mut KeptReads>,
+) -> Vec<(Option<FileIdentity>, std::io::Result<ReadBytes>)> {
     const RUN: usize = 256;
-    let kept: Vec<Option<KeptFile>> = match &access.kept {
-        Some(kept) if kept.files() > 0 => {
+    let kept: Vec<Option<KeptFile>> = match (&access.kept, again) {
+        (Some(kept), Some(again)) if kept.files() > 0 => {
+            if !again.still_held(kept, count) {
+                // Counted before the files are taken: a change made while they are is a
+                // change since.
+                let changes = kept.changes();
+                again.files = crate::parallel::parallel_map(count.div_ceil(RUN), |run| {
+                    let files = run * RUN..((run + 1) * RUN).min(count);
+                    kept.files_kept(files.map(&path_of))
+                })
+                .into_iter()
+                .flatten()
+                .collect();
+                again.taken_from = Some((std::sync::Arc::downgrade(&kept.0), changes));
+            }
+            let limit = access.max_file_size;
+            again
+                .files
+                .iter()
+                .enumerate()
+                .map(|(i, file)| match access.overlay.get(path_of(i)) {
+                    Some(_) => None,
+                    None => within_limit(file.as_ref(), limit),
+                })
+                .collect()
+        }
+        (Some(kept), None) if kept.files() > 0 => {
             crate::parallel::parallel_map(count.div_ceil(RUN), |run| {
                 let files = run * RUN..((run + 1) * RUN).min(count);
                 kept.files_unless_overlaid(files.map(&path_of), access)
@@ -1411,6 +1512,109 @@ mod tests {
             .is_err_and(|e| e.contains("more than the limit of 12")));
         assert_eq!(together[3], Ok("new".to_string()));
         assert!(together[4].is_err());
+    }
+
+    /// Files read again with what the last read took ([`read_identified_all_again`]) are read
+    /// as each alone would be, at every step: what the kept disk held is taken again only
+    /// while nothing was kept or forgotten since, and a buffer opened since stands in for its
+    /// file all the same.
+    #[test]
+    fn files_read_again_are_read_as_each_alone_until_the_kept_disk_changes() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = |name: &str| -> std::sync::Arc<Path> { dir.path().join(name).into() };
+        let names = ["kept.pp", "other.pp", "new.pp"];
+        let paths: Vec<std::sync::Arc<Path>> = names.iter().map(|n| path(n)).collect();
+        let kept = KeptDisk::new();
+        let keeping = FileAccess {
+            kept: Some(kept.clone()),
+            ..FileAccess::default()
+        };
+        for name in ["kept.pp", "other.pp"] {
+            std::fs::write(&*path(name), format!("{name} as kept")).expect("written");
+            let _ = read_identified_shared(&path(name), "manifest", &keeping);
+        }
+        std::fs::write(&*path("new.pp"), "new").expect("written");
+        let shown = |read: &(Option<FileIdentity>, std::io::Result<ReadBytes>)| match &read.1 {
+            Ok(ReadBytes::Text(text)) => Ok(text.to_string()),
+            Ok(ReadBytes::Owned(bytes)) => Ok(String::from_utf8_lossy(bytes).into_owned()),
+            Err(e) => Err(e.to_string()),
+        };
+        let mut again = KeptReads::default();
+        let read_again =
+            |again: &mut KeptReads, access: &FileAccess| -> Vec<Result<String, String>> {
+                let together: Vec<_> = read_identified_all_again(
+                    paths.len(),
+                    |i| &paths[i],
+                    "manifest",
+                    access,
+                    Some(again),
+                )
+                .iter()
+                .map(shown)
+                .collect();
+                let alone: Vec<_> = paths
+                    .iter()
+                    .map(|p| shown(&read_identified_shared(p, "manifest", access)))
+                    .collect();
+                assert_eq!(together, alone);
+                together
+            };
+        // The first read keeps `new.pp`: the second takes every file from the kept disk
+        // again, the third what the second took.
+        for _ in 0..3 {
+            assert_eq!(read_again(&mut again, &keeping)[2], Ok("new".to_string()));
+        }
+        assert!(again.still_held(&kept, paths.len()));
+        // Changed on disk, unknown to the kept disk: still the text kept.
+        std::fs::write(&*path("kept.pp"), "kept.pp saved").expect("written");
+        assert_eq!(
+            read_again(&mut again, &keeping)[0],
+            Ok("kept.pp as kept".to_string())
+        );
+        // A buffer opened since stands in for its file, though nothing else changed.
+        let editing = FileAccess {
+            overlay: Overlay::new(
+                [(path("other.pp").to_path_buf(), "editor".into())]
+                    .into_iter()
+                    .collect(),
+            ),
+            ..keeping.clone()
+        };
+        assert_eq!(
+            read_again(&mut again, &editing)[1],
+            Ok("editor".to_string())
+        );
+        assert!(again.still_held(&kept, paths.len()));
+        // Forgotten (the watch saw the save): the file's new text, then the kept one again.
+        assert!(kept.forget_changed_in_place(&path("kept.pp")).is_some());
+        assert!(!again.still_held(&kept, paths.len()));
+        assert_eq!(
+            read_again(&mut again, &keeping)[0],
+            Ok("kept.pp saved".to_string())
+        );
+        assert_eq!(
+            read_again(&mut again, &keeping)[0],
+            Ok("kept.pp saved".to_string())
+        );
+        // Everything forgotten: every file read from disk again.
+        std::fs::write(&*path("other.pp"), "other.pp saved").expect("written");
+        kept.forget();
+        assert_eq!(
+            read_again(&mut again, &keeping)[..2],
+            [
+                Ok("kept.pp saved".to_string()),
+                Ok("other.pp saved".to_string())
+            ]
+        );
+        // Another kept disk: nothing of this one is taken from it.
+        let elsewhere = FileAccess {
+            kept: Some(KeptDisk::new()),
+            ..FileAccess::default()
+        };
+        let _ = read_identified_shared(&path("new.pp"), "manifest", &elsewhere);
+        std::fs::write(&*path("new.pp"), "new, read elsewhere").expect("written");
+        assert_eq!(read_again(&mut again, &elsewhere)[2], Ok("new".to_string()));
+        assert_eq!(read_again(&mut again, &keeping)[2], Ok("new".to_string()));
     }
 
     #[test]

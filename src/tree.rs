@@ -296,9 +296,13 @@ impl EnvironmentLayout {
     /// bindings under `bindingsdir`, and `<module>/bindings/` of every module on the
     /// modulepath (the first module of a name wins, as on Puppet's modulepath). Directories
     /// that do not exist contribute nothing. Sorted by display name, as [`discover`] sorts.
-    pub fn files(&self, options: &Options) -> std::io::Result<Vec<TreeFile>> {
+    /// Shared: the language server's load for a hover takes the kept walk's list as it is, not
+    /// a copy of each of its files.
+    pub fn files(&self, options: &Options) -> std::io::Result<std::sync::Arc<Vec<TreeFile>>> {
         let key = || walk_key(format!("layout {self:?}"), options);
-        crate::source::kept_walk(&options.files, key, || self.files_now(options))
+        crate::source::kept_walk(&options.files, key, || {
+            self.files_now(options).map(std::sync::Arc::new)
+        })
     }
 
     /// [`EnvironmentLayout::files`], walked now and not kept (for a walk that keeps its own

@@ -37,6 +37,12 @@ pub struct CheckMemo {
     /// the root they were named below.
     origins: Vec<KeptOrigin>,
     origins_root: Option<std::path::PathBuf>,
+    /// The list of files the last load read (a kept walk's, shared) and what it took from
+    /// the kept disk ([`crate::source::read_identified_all_again`]).
+    reads: Option<(
+        std::sync::Arc<Vec<crate::tree::TreeFile>>,
+        crate::source::KeptReads,
+    )>,
 }
 
 /// A file's origin as a load named it, with the path and display name it was named from
@@ -62,6 +68,23 @@ struct Kept {
 }
 
 impl CheckMemo {
+    /// What the last load of `files` took from the kept disk, for this load of them to take
+    /// again: nothing when the last load read another list.
+    pub(super) fn kept_reads(
+        &mut self,
+        files: &std::sync::Arc<Vec<crate::tree::TreeFile>>,
+    ) -> &mut crate::source::KeptReads {
+        if !self
+            .reads
+            .as_ref()
+            .is_some_and(|(read, _)| std::sync::Arc::ptr_eq(read, files))
+        {
+            self.reads = Some((files.clone(), crate::source::KeptReads::default()));
+        }
+        let (_, reads) = self.reads.get_or_insert_with(Default::default);
+        reads
+    }
+
     /// [`super::origins_below`], sharing the names the last load made for the files it held
     /// at the same place in the list, found by the same walk (the same shared path and
     /// display name) below the same root: a load for a hover after a change names 10,000

@@ -467,8 +467,23 @@ pub fn compile_dir(
 /// Reads `files` on every core (reading many small files is mostly system calls), keeping
 /// their order; the first file in that order that cannot be read is the error.
 fn read_inputs(files: &[&tree::TreeFile], options: &Options) -> std::io::Result<Vec<SourceInput>> {
-    let read =
-        source::read_identified_all(files.len(), |i| &files[i].path, "manifest", &options.files);
+    read_inputs_again(files, options, None)
+}
+
+/// [`read_inputs`] of the files the read that left `again` read
+/// ([`source::read_identified_all_again`]).
+fn read_inputs_again(
+    files: &[&tree::TreeFile],
+    options: &Options,
+    again: Option<&mut source::KeptReads>,
+) -> std::io::Result<Vec<SourceInput>> {
+    let read = source::read_identified_all_again(
+        files.len(),
+        |i| &files[i].path,
+        "manifest",
+        &options.files,
+        again,
+    );
     let read = read.into_iter().map(|(_, bytes)| bytes);
     // Sized at once: collected through a `Result`, the list grew by doubling (a copy and
     // fresh pages at each step, for every file of the language server's loads).
@@ -534,7 +549,8 @@ pub fn load_request_files(
     root: Option<&std::path::Path>,
     options: &Options,
 ) -> std::io::Result<LoadedTree> {
-    load_request_files_kept(tree_files, root, None, options)
+    let inputs = read_inputs(&tree_files.iter().collect::<Vec<_>>(), options)?;
+    Ok(load_request_inputs(inputs, tree_files, root, None, options))
 }
 
 /// [`load_request_files`] with what the last load kept ([`CheckMemo`], `pbc lsp`'s lookups):
@@ -544,12 +560,28 @@ pub fn load_request_files(
 ///
 /// [`Detached::Evaluated`]: crate::eval::code::Detached::Evaluated
 pub fn load_request_files_kept(
-    tree_files: &[tree::TreeFile],
+    tree_files: &std::sync::Arc<Vec<tree::TreeFile>>,
     root: Option<&std::path::Path>,
     mut memo: Option<&mut CheckMemo>,
     options: &Options,
 ) -> std::io::Result<LoadedTree> {
-    let inputs = read_inputs(&tree_files.iter().collect::<Vec<_>>(), options)?;
+    let listed: Vec<&tree::TreeFile> = tree_files.iter().collect();
+    let inputs = match memo.as_deref_mut() {
+        Some(memo) => read_inputs_again(&listed, options, Some(memo.kept_reads(tree_files))),
+        None => read_inputs(&listed, options),
+    }?;
+    drop(listed);
+    Ok(load_request_inputs(inputs, tree_files, root, memo, options))
+}
+
+/// [`load_request_files_kept`] of `tree_files` read as `inputs`.
+fn load_request_inputs(
+    inputs: Vec<SourceInput>,
+    tree_files: &[tree::TreeFile],
+    root: Option<&std::path::Path>,
+    mut memo: Option<&mut CheckMemo>,
+    options: &Options,
+) -> LoadedTree {
     let origins = match memo.as_deref_mut() {
         Some(memo) => memo.origins_below(tree_files, root),
         None => origins_below(tree_files, root),
@@ -564,7 +596,7 @@ pub fn load_request_files_kept(
     if let Some(memo) = memo {
         memo.check_ended();
     }
-    Ok(loaded)
+    loaded
 }
 
 fn load_tree_files_judging(
@@ -777,12 +809,18 @@ fn load_judged_kept(
     memo: Option<&mut CheckMemo>,
     options: &Options,
 ) -> LoadedTree {
-    // In name order, as `analyse` will take them, so that origins stay with their files.
-    let mut paired: Vec<(SourceInput, lower::model::FileName)> =
-        inputs.into_iter().zip(origins).collect();
-    paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-    let (inputs, origins): (Vec<SourceInput>, Vec<lower::model::FileName>) =
-        paired.into_iter().unzip();
+    // In name order, as `analyse` will take them, so that origins stay with their files. A
+    // walk's files come so already: paired, sorted and parted again, every file of a language
+    // server's load was moved twice more.
+    let in_order = inputs.len() == origins.len() && inputs.is_sorted_by(|a, b| a.name <= b.name);
+    let (inputs, origins) = if in_order {
+        (inputs, origins)
+    } else {
+        let mut paired: Vec<(SourceInput, lower::model::FileName)> =
+            inputs.into_iter().zip(origins).collect();
+        paired.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        paired.into_iter().unzip()
+    };
     // A compiled tree's bindings files are lowered as they are parsed, spelled for the model
     // written; a kept tree's for the injector, so that the memo keeps them and not their
     // programs. Their origins are named by id (which follow input order) as the model names
