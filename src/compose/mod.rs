@@ -19,7 +19,7 @@ use std::hash::BuildHasher;
 use crate::eval::code::Code;
 use crate::lower::keys::Key;
 use crate::lower::model::{
-    model_is_data, ptype, AbstractBinding, Binding, Category, DataPath, Multibinding,
+    model_is_data, ptype, AbstractBinding, Binding, BlockNames, Category, DataPath, Multibinding,
     NamedBindings, NamedLayer, Origin, ProducerDescriptor, Rebinding, TypeModel,
 };
 use crate::types::PType;
@@ -406,12 +406,34 @@ impl<'m> Bindings<'m> {
         ids: &BTreeSet<String>,
     ) -> Bindings<'m> {
         let views = layer_views(layers);
+        // A block whose summary says it binds none of the names is walked only for its
+        // contributions and `bind renamed`s: a tree's blocks mostly bind other keys, and going
+        // through each of their bindings was most of a hover's answer.
+        let wanted: Vec<[u64; 2]> = names.iter().map(|name| name_bits(name)).collect();
+        let blocks: Vec<BlockTake> = views
+            .iter()
+            .flat_map(|view| view.bindings.iter())
+            .map(|block| {
+                let summary = summary_of(block);
+                let binds = |bits: &[u64; 2]| (0..2).all(|i| summary.bits[i] & bits[i] == bits[i]);
+                match wanted.iter().any(binds) {
+                    true => BlockTake {
+                        binds: true,
+                        items: None,
+                    },
+                    false => BlockTake {
+                        binds: false,
+                        items: Some(&summary.read_whatever_the_names),
+                    },
+                }
+            })
+            .collect();
         let mut ids = ids.clone();
         loop {
             let only = Only {
                 names: names.iter().map(String::as_str).collect(),
                 multibind_ids: ids.iter().map(String::as_str).collect(),
-                blocks: None,
+                blocks: Some(blocks.clone()),
                 every_renamed: true,
             };
             let mut part = Bindings::build_only(&views, &only);
@@ -931,18 +953,7 @@ impl Only<'_> {
         if !self.binds_in(block) {
             return false;
         }
-        let name = match item {
-            AbstractBinding::Binding(b) => b.name.as_deref(),
-            AbstractBinding::Multibinding(m) => m.name.as_deref(),
-            AbstractBinding::AliasBinding(r)
-            | AbstractBinding::RenamedBinding(r)
-            | AbstractBinding::Rebinding(r) => r.name.as_deref(),
-            AbstractBinding::ParametersBinding(p) => Some(&*p.name),
-            AbstractBinding::ParameterMapBinding { name, .. } => Some(&**name),
-            AbstractBinding::DependencyBinding { .. }
-            | AbstractBinding::CategorizedBindings { .. } => return false,
-        };
-        holds(&self.names, name.unwrap_or_default())
+        bound_name(item).is_some_and(|name| holds(&self.names, name))
     }
 
     fn binds_in(&self, block: u32) -> bool {
@@ -955,6 +966,72 @@ impl Only<'_> {
     fn items_of(&self, block: u32) -> Option<&[u32]> {
         self.blocks.as_ref()?.get(block as usize)?.items
     }
+}
+
+/// The name a walk for a few names ([`Only`]) takes `item` by: none for a `when` or a
+/// dependency, which it never takes by name.
+fn bound_name<'m>(item: &'m AbstractBinding<Code>) -> Option<&'m str> {
+    let name = match item {
+        AbstractBinding::Binding(b) => b.name.as_deref(),
+        AbstractBinding::Multibinding(m) => m.name.as_deref(),
+        AbstractBinding::AliasBinding(r)
+        | AbstractBinding::RenamedBinding(r)
+        | AbstractBinding::Rebinding(r) => r.name.as_deref(),
+        AbstractBinding::ParametersBinding(p) => Some(&*p.name),
+        AbstractBinding::ParameterMapBinding { name, .. } => Some(&**name),
+        AbstractBinding::DependencyBinding { .. } | AbstractBinding::CategorizedBindings { .. } => {
+            return None
+        }
+    };
+    Some(name.unwrap_or_default())
+}
+
+/// The two bits of 128 that `name` sets in a block's [`BlockNames::bits`] (FNV-1a: the same
+/// in every process, and quick on the short names keys have).
+fn name_bits(name: &str) -> [u64; 2] {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in name.bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut bits = [0u64; 2];
+    for at in [hash & 127, (hash >> 7) & 127] {
+        bits[(at / 64) as usize] |= 1 << (at % 64);
+    }
+    bits
+}
+
+/// `block`'s summary, made the first time it is asked for.
+fn summary_of<'m>(block: &'m NamedBindings<Code>) -> &'m BlockNames {
+    block.summary.0.get_or_init(|| {
+        let mut bits = [0u64; 2];
+        let mut read_whatever_the_names = Vec::new();
+        // An explicit stack: `when` nesting is bounded, but passes do not recurse.
+        let mut stack = Vec::new();
+        for (at, top) in block.bindings.iter().enumerate() {
+            let mut read_anyway = false;
+            stack.push(top);
+            while let Some(item) = stack.pop() {
+                match item {
+                    AbstractBinding::CategorizedBindings { bindings, .. } => stack.extend(bindings),
+                    AbstractBinding::Binding(b) if b.multibind_id().is_some() => read_anyway = true,
+                    AbstractBinding::RenamedBinding(_) => read_anyway = true,
+                    _ => {}
+                }
+                if let Some(name) = bound_name(item) {
+                    let set = name_bits(name);
+                    bits[0] |= set[0];
+                    bits[1] |= set[1];
+                }
+            }
+            if read_anyway {
+                read_whatever_the_names.push(at as u32);
+            }
+        }
+        Box::new(BlockNames {
+            bits,
+            read_whatever_the_names: read_whatever_the_names.into(),
+        })
+    })
 }
 
 /// The top-level items of `block` that hold a contribution to a multibind, at any depth of
@@ -1615,6 +1692,7 @@ mod tests {
                 bind("z", Some("none")),
             ],
             origin: origin.clone(),
+            summary: Default::default(),
         };
         let views = [LayerView {
             name: "site",
@@ -1668,6 +1746,164 @@ mod tests {
         assert_eq!(part.whens.len(), whole.whens.len() - 1);
     }
 
+    /// A part of the index for a few keys ([`Bindings::build_part`]) reads of a block whose
+    /// summary says it binds none of them only the items that hold contributions or `bind
+    /// renamed`s, and holds every candidate of its keys and every contribution it collects
+    /// as the whole index does, however deep in `when`s they are and whatever blocks bind
+    /// other keys beside them.
+    #[test]
+    fn a_part_reads_only_the_blocks_that_may_bind_its_keys_and_holds_what_the_whole_does() {
+        use crate::lower::model::{Category, Origin};
+        let origin = Origin::new("m.pp".into(), (1, 1), crate::span::Span::NONE);
+        let bind = |name: &str, multibind: Option<&str>| string_binding(&origin, name, multibind);
+        let when = |category: &str, bindings: Vec<AbstractBinding<Code<'static>>>| {
+            AbstractBinding::CategorizedBindings {
+                predicates: vec![Category {
+                    categorization: category.into(),
+                    value: Code::Value(crate::eval::Value::String("v".into())),
+                }]
+                .into(),
+                path: None,
+                bindings,
+                origin: origin.clone(),
+            }
+        };
+        let renamed = |from: &str, to: &str| {
+            AbstractBinding::RenamedBinding(Box::new(Rebinding {
+                from_type: TypeModel::PDataType,
+                from_name: Some(from.into()),
+                type_: TypeModel::PDataType,
+                name: Some(to.into()),
+                override_: false,
+                abstract_: false,
+                origin: origin.clone(),
+            }))
+        };
+        let multibind = AbstractBinding::Multibinding(Box::new(Multibinding {
+            type_: TypeModel::PStringType,
+            name: Some("collected".into()),
+            override_: false,
+            abstract_: false,
+            multibind_id: None,
+            producer: None,
+            producer_args: Vec::new(),
+            id: Some("all".into()),
+            origin: origin.clone(),
+        }));
+        let block = |name: &str, bindings: Vec<AbstractBinding<Code<'static>>>| {
+            std::sync::Arc::new(NamedBindings {
+                name: name.to_string(),
+                bindings,
+                origin: origin.clone(),
+                summary: Default::default(),
+            })
+        };
+        let layers = [
+            NamedLayer {
+                name: "site".to_string(),
+                bindings: vec![
+                    block(
+                        "b0",
+                        vec![
+                            bind("other", None),
+                            when("a", vec![when("b", vec![bind("k", None)])]),
+                            bind("x", Some("all")),
+                        ],
+                    ),
+                    block(
+                        "b1",
+                        vec![
+                            bind("other", None),
+                            when("c", vec![bind("unrelated", None), bind("y", Some("all"))]),
+                            bind("z", Some("none")),
+                            when("d", vec![renamed("k", "k2")]),
+                        ],
+                    ),
+                ],
+                providers: Vec::new(),
+            },
+            NamedLayer {
+                name: "modules".to_string(),
+                bindings: vec![
+                    block("b2", vec![multibind, bind("k", None)]),
+                    block("b3", vec![bind("other", None), bind("w", Some("all"))]),
+                ],
+                providers: Vec::new(),
+            },
+        ];
+        let whole = Bindings::build_from(&layer_views(&layers));
+        // Each candidate of a key, and each contribution to an id: its block, its `when`s
+        // from the innermost out, and its order among the others.
+        let chain = |b: &Bindings, mut when: Option<usize>| {
+            let mut categories = Vec::new();
+            while let Some(w) = when {
+                categories.push(b.whens[w].predicates[0].categorization.to_string());
+                when = b.whens[w].parent();
+            }
+            categories
+        };
+        let candidates = |b: &Bindings, name: &str| {
+            let Some(entry) = b.entry(&Key::new(PType::Data, name)) else {
+                return Vec::new();
+            };
+            b.candidates_of(entry)
+                .iter()
+                .map(|&c| {
+                    let candidate = &b.candidates[c];
+                    (candidate.block, chain(b, candidate.when()))
+                })
+                .collect::<Vec<_>>()
+        };
+        let contributions = |b: &Bindings, id: &str| {
+            b.contributions_to(id)
+                .unwrap_or_default()
+                .iter()
+                .map(|c| chain(b, c.when))
+                .collect::<Vec<_>>()
+        };
+        for asked in [
+            &["k"][..],
+            &["other"],
+            &["collected"],
+            &["unrelated", "k"],
+            &["bound nowhere"],
+        ] {
+            let names: BTreeSet<String> = asked.iter().map(|n| n.to_string()).collect();
+            let part = Bindings::build_part(&layers, &names, &BTreeSet::new());
+            for name in asked {
+                assert_eq!(candidates(&part, name), candidates(&whole, name), "{name}");
+            }
+            // The contributions to the multibinds its keys bind (`collected` collects `all`).
+            if asked.contains(&"collected") {
+                assert_eq!(contributions(&part, "all"), contributions(&whole, "all"));
+                assert_eq!(contributions(&part, "all").len(), 3);
+            } else {
+                assert!(part.contributions_to("all").is_none());
+            }
+            // Every `bind renamed`, whatever the names.
+            assert_eq!(part.renamed.len(), whole.renamed.len());
+            // Nothing of the other keys, but the one the `bind renamed` binds.
+            let taken: Vec<String> = (0..part.keys.len())
+                .map(|entry| part.keys[entry].key().name.to_string())
+                .collect();
+            assert!(
+                taken
+                    .iter()
+                    .all(|key| asked.contains(&key.as_str()) || key == "k2"),
+                "{taken:?}"
+            );
+        }
+        // The summaries: b1 binds none of `k`, and is read for its contributions and its
+        // `bind renamed` alone.
+        let b1 = summary_of(&layers[0].bindings[1]);
+        assert_eq!(&*b1.read_whatever_the_names, &[1, 2, 3]);
+        let k = name_bits("k");
+        assert!((0..2).any(|i| b1.bits[i] & k[i] != k[i]));
+        let b0 = summary_of(&layers[0].bindings[0]);
+        assert!((0..2).all(|i| b0.bits[i] & k[i] == k[i]));
+        assert_eq!(&*b0.read_whatever_the_names, &[2]);
+    }
+
     /// Keys numbered on a thread of their own are the keys one thread numbers: the same
     /// entries, in the same order, with the same candidates (large trees take the first way,
     /// the corpus's small ones the second).
@@ -1717,6 +1953,7 @@ mod tests {
                     name: format!("b{block}"),
                     bindings,
                     origin: origin.clone(),
+                    summary: Default::default(),
                 }
             })
             .collect();
@@ -1781,6 +2018,7 @@ mod tests {
                 bind("elsewhere", Some("other_bag")),
             ],
             origin: origin.clone(),
+            summary: Default::default(),
         };
         let layers = [NamedLayer {
             name: "site".to_string(),

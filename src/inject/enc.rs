@@ -112,6 +112,7 @@ pub fn add_to_model<'a>(model: &mut TreeDocument<Code<'a>>, enc: &Enc) {
             name: "enc".into(),
             bindings: items,
             origin: origin.clone(),
+            summary: Default::default(),
         }));
     }
 }

@@ -981,12 +981,8 @@ fn site_category_entries(
 /// The categories the tree's site declares, highest first, as the request will have them:
 /// `node` first and `environment`, `common` last when the site leaves them out; ARM-9's
 /// defaults when it declares none (D10).
-fn site_categories(parsed: &[(tree::FileRole, SharedProgram)]) -> Vec<String> {
-    category_precedence(
-        site_category_entries(parsed)
-            .map(|c| c.name.to_string())
-            .collect(),
-    )
+fn site_categories(entries: &[&ast::Category]) -> Vec<String> {
+    category_precedence(entries.iter().map(|c| c.name.to_string()).collect())
 }
 
 /// The categories of a request, highest precedence first, for a site that declares
@@ -1013,16 +1009,17 @@ pub fn category_precedence(mut declared: Vec<String>) -> Vec<String> {
 
 /// For each category whose value is one fact (`$::osfamily`, `"${osfamily}"`,
 /// `$facts['osfamily']`), that fact; D10's defaults when the site declares no categories.
-fn category_facts(parsed: &[(tree::FileRole, SharedProgram)]) -> Vec<(String, String)> {
-    let declared = site_category_entries(parsed).next().is_some();
-    let mut out: Vec<(String, String)> = site_category_entries(parsed)
+fn category_facts(entries: &[&ast::Category]) -> Vec<(String, String)> {
+    let declared = !entries.is_empty();
+    let mut out: Vec<(String, String)> = entries
+        .iter()
         .filter_map(|c| Some((c.name.to_string(), fact_of_expr(&c.value)?)))
         .collect();
     if !declared {
         out.extend(lower::DEFAULT_CATEGORIES.map(|c| (c.to_string(), c.to_string())));
     }
     // D8: a site without `node` gets it as `$::fqdn`.
-    if !site_category_entries(parsed).any(|c| c.name == "node") {
+    if !entries.iter().any(|c| c.name == "node") {
         out.push(("node".into(), "fqdn".into()));
     }
     out
@@ -1206,8 +1203,12 @@ fn analyse(
             parsed_ids.push(id);
         }
     }
-    let categories = site_categories(&parsed);
-    let facts = category_facts(&parsed);
+    // Taken from the programs once: each pass over a large tree's programs reads 10,000 of
+    // them from memory.
+    let entries: Vec<&ast::Category> = site_category_entries(&parsed).collect();
+    let categories = site_categories(&entries);
+    let facts = category_facts(&entries);
+    drop(entries);
     let site = SiteCategories {
         names: &categories,
         facts: &facts,

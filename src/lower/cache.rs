@@ -706,6 +706,7 @@ fn rebuild(header: &Header, records: Vec<Record>) -> std::io::Result<TreeDocumen
                     name: b.name.clone(),
                     bindings: Vec::new(),
                     origin: b.origin.clone(),
+                    summary: Default::default(),
                 })
                 .collect()
         })

@@ -507,6 +507,7 @@ pub fn system_layer<X>() -> NamedLayer<X> {
             name: "puppet::default".into(),
             bindings,
             origin,
+            summary: Default::default(),
         })],
         providers: Vec::new(),
     }
@@ -546,6 +547,7 @@ impl<'a, E: Embed<'a>> Lowerer<'_, E> {
             name: block.name.to_string(),
             bindings: self.items(&block.items, 1),
             origin: self.origin(block.span),
+            summary: Default::default(),
         }
     }
 

@@ -194,6 +194,34 @@ pub struct NamedBindings<X = Json> {
     pub name: String,
     pub bindings: Vec<AbstractBinding<X>>,
     pub origin: Origin,
+    /// What the bindings bind, summed up the first time a walk for a few keys asks
+    /// ([`crate::compose::Bindings::build_part`]); never written. A block is not changed once
+    /// a walk has read it (layers hold blocks shared), and a copy sums itself up again.
+    #[serde(skip)]
+    pub summary: BlockSummary,
+}
+
+/// The summary of a block's bindings [`NamedBindings::summary`] holds, made by
+/// [`crate::compose`] once per block: a language server's load keeps the blocks of the files
+/// that did not change, and with them their summaries. Boxed: most blocks (those a check
+/// keeps) are never summed up, and hold 16 bytes for it, not 40.
+#[derive(Default)]
+pub struct BlockSummary(pub std::sync::OnceLock<Box<BlockNames>>);
+
+impl Clone for BlockSummary {
+    fn clone(&self) -> BlockSummary {
+        BlockSummary::default()
+    }
+}
+
+/// Which names a block may bind, and which of its items a walk for other names still reads.
+pub struct BlockNames {
+    /// A Bloom filter of the names of its bindings at any depth of `when`s (each name sets
+    /// two of its 128 bits): a name whose bits are not all set is bound nowhere in the block.
+    pub bits: [u64; 2],
+    /// Its top-level items that hold a contribution to a multibind or a `bind renamed`, at
+    /// any depth of `when`s: what a walk for names the block does not bind reads of it.
+    pub read_whatever_the_names: Box<[u32]>,
 }
 
 /// What a bindings block holds.

@@ -16,6 +16,16 @@ const SYSTEM_MULTIBINDS: &[&str] = &["included_classes", "excluded_classes", "bi
 pub(super) fn check(every_file: &[&TreeFacts], has_site: bool, out: &mut Vec<Diagnostic>) {
     let facts = Facts {
         every_file,
+        with_site_facts: every_file
+            .iter()
+            .copied()
+            .filter(|f| {
+                !(f.categories.is_empty()
+                    && f.environments.is_empty()
+                    && f.layer_refs.is_empty()
+                    && f.multibinds.is_empty())
+            })
+            .collect(),
         has_site,
     };
     categories(&facts, out);
@@ -28,6 +38,11 @@ pub(super) fn check(every_file: &[&TreeFacts], has_site: bool, out: &mut Vec<Dia
 /// list in file order.
 struct Facts<'f> {
     every_file: &'f [&'f TreeFacts],
+    /// The files with categories, environments, layer references or multibinds, in file
+    /// order: a few of a large tree's. The rules read these lists several times each, and
+    /// going through every file's facts for each was most of the rules' time (each file's
+    /// facts are apart from the others', and each pass read them all from memory again).
+    with_site_facts: Vec<&'f TreeFacts>,
     has_site: bool,
 }
 
@@ -36,10 +51,18 @@ impl<'f> Facts<'f> {
     fn all<T: 'f>(&self, list: fn(&TreeFacts) -> &[T]) -> impl Iterator<Item = &'f T> + 'f {
         self.every_file.iter().flat_map(move |f| list(f))
     }
+
+    /// [`Facts::all`] of a list only files [`Facts::with_site_facts`] holds have.
+    fn all_of_few<'a, T: 'f>(
+        &'a self,
+        list: fn(&TreeFacts) -> &[T],
+    ) -> impl Iterator<Item = &'f T> + 'a {
+        self.with_site_facts.iter().flat_map(move |f| list(f))
+    }
 }
 
 fn categories(facts: &Facts, out: &mut Vec<Diagnostic>) {
-    let mut declarations = facts.all(|f| &f.categories);
+    let mut declarations = facts.all_of_few(|f| &f.categories);
     if let Some(first) = declarations.next() {
         for again in declarations {
             out.push(
@@ -58,7 +81,7 @@ fn categories(facts: &Facts, out: &mut Vec<Diagnostic>) {
     // D8/D10: node, environment and common always exist.
     let mut declared: Vec<&str> = vec!["node", "environment", "common"];
     let mut declared_at: Vec<(&str, crate::span::Span)> = Vec::new();
-    match facts.all(|f| &f.categories).next() {
+    match facts.all_of_few(|f| &f.categories).next() {
         Some(first) => {
             declared.extend(first.names.iter().map(|(n, _)| n.as_str()));
             declared_at.extend(first.names.iter().map(|(n, s)| (n.as_str(), *s)));
@@ -155,7 +178,7 @@ fn environments(facts: &Facts, out: &mut Vec<Diagnostic>) {
     // The first declaration of each name, found by name: a site of thousands of environments
     // stays linear.
     let mut first_of: foldhash::HashMap<&str, crate::span::Span> = foldhash::HashMap::default();
-    for (name, span) in facts.all(|f| &f.environments) {
+    for (name, span) in facts.all_of_few(|f| &f.environments) {
         if let Some(first) = first_of.get(name.as_str()) {
             out.push(
                 Diagnostic::error(
@@ -181,7 +204,7 @@ fn schemes(facts: &Facts, out: &mut Vec<Diagnostic>) {
             known.push(n);
         }
     }
-    for r in facts.all(|f| &f.layer_refs) {
+    for r in facts.all_of_few(|f| &f.layer_refs) {
         let Some((scheme, _)) = split_uri(&r.uri) else {
             continue;
         };
@@ -207,11 +230,11 @@ fn contributions(facts: &Facts, out: &mut Vec<Diagnostic>) {
     // Multibinds by id, once: a tree of many contributions stays linear.
     let mut by_id: foldhash::HashMap<&str, Vec<&super::MultibindDecl>> =
         foldhash::HashMap::default();
-    for m in facts.all(|f| &f.multibinds) {
+    for m in facts.all_of_few(|f| &f.multibinds) {
         by_id.entry(m.id.as_str()).or_default().push(m);
     }
     let ids: Vec<&str> = facts
-        .all(|f| &f.multibinds)
+        .all_of_few(|f| &f.multibinds)
         .map(|m| m.id.as_str())
         .collect();
     for c in facts.all(|f| &f.contributions) {

@@ -714,6 +714,7 @@ mod tests {
             name: name.into(),
             bindings,
             origin: origin("bindings/default.pp", 1, 1),
+            summary: Default::default(),
         }
     }
 
@@ -829,6 +830,7 @@ mod tests {
                     origin: origin("bindings/default.pp", 2, 3),
                 })],
                 origin: origin("bindings/default.pp", 1, 1),
+                summary: Default::default(),
             })],
         };
         let serde_text = serde_json::to_string(&doc).expect("writes");
