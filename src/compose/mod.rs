@@ -1647,26 +1647,45 @@ mod tests {
         })
     }
 
+    /// `when CATEGORY 'v' { BINDINGS }`.
+    fn when_binding(
+        origin: &crate::lower::model::Origin,
+        category: &str,
+        bindings: Vec<AbstractBinding<Code<'static>>>,
+    ) -> AbstractBinding<Code<'static>> {
+        AbstractBinding::CategorizedBindings {
+            predicates: vec![crate::lower::model::Category {
+                categorization: category.into(),
+                value: Code::Value(crate::eval::Value::String("v".into())),
+            }]
+            .into(),
+            path: None,
+            bindings,
+            origin: origin.clone(),
+        }
+    }
+
+    /// The categories of the `when`s around `when` in `b`, from the innermost out.
+    fn when_chain(b: &Bindings, mut when: Option<usize>) -> Vec<String> {
+        let mut categories = Vec::new();
+        while let Some(w) = when {
+            categories.push(b.whens[w].predicates[0].categorization.to_string());
+            when = b.whens[w].parent();
+        }
+        categories
+    }
+
     /// A part of the index ([`Bindings::build_only`]) places each binding it takes under the
     /// same `when`s as the whole index does, however deep, though it adds a `when` only once
     /// it takes a binding in it; and it takes every binding of the keys it names and every
     /// contribution to the multibinds it names, and nothing else.
     #[test]
     fn a_part_of_the_index_places_its_bindings_as_the_whole_does() {
-        use crate::lower::model::{Category, Origin};
+        use crate::lower::model::Origin;
         let origin = Origin::new("m.pp".into(), (1, 1), crate::span::Span::NONE);
         let bind = |name: &str, multibind: Option<&str>| string_binding(&origin, name, multibind);
         let when = |category: &str, bindings: Vec<AbstractBinding<Code<'static>>>| {
-            AbstractBinding::CategorizedBindings {
-                predicates: vec![Category {
-                    categorization: category.into(),
-                    value: Code::Value(crate::eval::Value::String("v".into())),
-                }]
-                .into(),
-                path: None,
-                bindings,
-                origin: origin.clone(),
-            }
+            when_binding(&origin, category, bindings)
         };
         let block = NamedBindings {
             name: "b".to_string(),
@@ -1707,19 +1726,11 @@ mod tests {
         };
         let part = Bindings::build_only(&views, &only);
         // Each `when` from the innermost out, by its category.
-        let chain = |b: &Bindings, mut when: Option<usize>| {
-            let mut categories = Vec::new();
-            while let Some(w) = when {
-                categories.push(b.whens[w].predicates[0].categorization.to_string());
-                when = b.whens[w].parent();
-            }
-            categories
-        };
         let chains = |b: &Bindings| {
             let entry = b.entry(&Key::new(PType::Data, "k")).expect("the key");
             b.candidates_of(entry)
                 .iter()
-                .map(|&c| chain(b, b.candidates[c].when()))
+                .map(|&c| when_chain(b, b.candidates[c].when()))
                 .collect::<Vec<_>>()
         };
         assert_eq!(chains(&part), chains(&whole));
@@ -1736,7 +1747,7 @@ mod tests {
         let contributions = |b: &Bindings| {
             b.contributions["all"]
                 .iter()
-                .map(|c| chain(b, c.when))
+                .map(|c| when_chain(b, c.when))
                 .collect::<Vec<_>>()
         };
         assert_eq!(contributions(&part), contributions(&whole));
@@ -1753,20 +1764,11 @@ mod tests {
     /// other keys beside them.
     #[test]
     fn a_part_reads_only_the_blocks_that_may_bind_its_keys_and_holds_what_the_whole_does() {
-        use crate::lower::model::{Category, Origin};
+        use crate::lower::model::Origin;
         let origin = Origin::new("m.pp".into(), (1, 1), crate::span::Span::NONE);
         let bind = |name: &str, multibind: Option<&str>| string_binding(&origin, name, multibind);
         let when = |category: &str, bindings: Vec<AbstractBinding<Code<'static>>>| {
-            AbstractBinding::CategorizedBindings {
-                predicates: vec![Category {
-                    categorization: category.into(),
-                    value: Code::Value(crate::eval::Value::String("v".into())),
-                }]
-                .into(),
-                path: None,
-                bindings,
-                origin: origin.clone(),
-            }
+            when_binding(&origin, category, bindings)
         };
         let renamed = |from: &str, to: &str| {
             AbstractBinding::RenamedBinding(Box::new(Rebinding {
@@ -1834,14 +1836,6 @@ mod tests {
         let whole = Bindings::build_from(&layer_views(&layers));
         // Each candidate of a key, and each contribution to an id: its block, its `when`s
         // from the innermost out, and its order among the others.
-        let chain = |b: &Bindings, mut when: Option<usize>| {
-            let mut categories = Vec::new();
-            while let Some(w) = when {
-                categories.push(b.whens[w].predicates[0].categorization.to_string());
-                when = b.whens[w].parent();
-            }
-            categories
-        };
         let candidates = |b: &Bindings, name: &str| {
             let Some(entry) = b.entry(&Key::new(PType::Data, name)) else {
                 return Vec::new();
@@ -1850,7 +1844,7 @@ mod tests {
                 .iter()
                 .map(|&c| {
                     let candidate = &b.candidates[c];
-                    (candidate.block, chain(b, candidate.when()))
+                    (candidate.block, when_chain(b, candidate.when()))
                 })
                 .collect::<Vec<_>>()
         };
@@ -1858,7 +1852,7 @@ mod tests {
             b.contributions_to(id)
                 .unwrap_or_default()
                 .iter()
-                .map(|c| chain(b, c.when))
+                .map(|c| when_chain(b, c.when))
                 .collect::<Vec<_>>()
         };
         for asked in [
