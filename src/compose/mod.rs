@@ -1665,6 +1665,25 @@ mod tests {
         }
     }
 
+    /// `multibind String, NAME as ID`: a multibind collecting the contributions to `ID`.
+    fn collecting(
+        origin: &crate::lower::model::Origin,
+        name: &str,
+        id: &str,
+    ) -> AbstractBinding<Code<'static>> {
+        AbstractBinding::Multibinding(Box::new(Multibinding {
+            type_: TypeModel::PStringType,
+            name: Some(name.into()),
+            override_: false,
+            abstract_: false,
+            multibind_id: None,
+            producer: None,
+            producer_args: Vec::new(),
+            id: Some(id.into()),
+            origin: origin.clone(),
+        }))
+    }
+
     /// The categories of the `when`s around `when` in `b`, from the innermost out.
     fn when_chain(b: &Bindings, mut when: Option<usize>) -> Vec<String> {
         let mut categories = Vec::new();
@@ -1781,17 +1800,7 @@ mod tests {
                 origin: origin.clone(),
             }))
         };
-        let multibind = AbstractBinding::Multibinding(Box::new(Multibinding {
-            type_: TypeModel::PStringType,
-            name: Some("collected".into()),
-            override_: false,
-            abstract_: false,
-            multibind_id: None,
-            producer: None,
-            producer_args: Vec::new(),
-            id: Some("all".into()),
-            origin: origin.clone(),
-        }));
+        let multibind = collecting(&origin, "collected", "all");
         let block = |name: &str, bindings: Vec<AbstractBinding<Code<'static>>>| {
             std::sync::Arc::new(NamedBindings {
                 name: name.to_string(),
@@ -1989,20 +1998,10 @@ mod tests {
     /// contributions, or what only the whole index has. The whole index notes nothing.
     #[test]
     fn a_part_for_named_keys_notes_what_it_is_asked_beyond_them() {
-        use crate::lower::model::{Multibinding, Origin};
+        use crate::lower::model::Origin;
         let origin = Origin::new("m.pp".into(), (1, 1), crate::span::Span::NONE);
         let bind = |name: &str, multibind: Option<&str>| string_binding(&origin, name, multibind);
-        let multibind = AbstractBinding::Multibinding(Box::new(Multibinding {
-            type_: TypeModel::PStringType,
-            name: Some("collected".into()),
-            override_: false,
-            abstract_: false,
-            multibind_id: None,
-            producer: None,
-            producer_args: Vec::new(),
-            id: Some("bag".into()),
-            origin: origin.clone(),
-        }));
+        let multibind = collecting(&origin, "collected", "bag");
         let block = NamedBindings {
             name: "b".to_string(),
             bindings: vec![
