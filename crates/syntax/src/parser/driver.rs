@@ -9,12 +9,17 @@
 //! pieces that had just been written at other offsets, and each such read waited for the writes
 //! to drain. That was a third of lalrpop's loop's samples. Here a token is taken from the stream
 //! as it is, and its symbol is written where it goes on the stack (`resize_with` makes room
-//! first, then builds the entry in place).
+//! first, then builds the entry in place). A state whose only action is one reduction makes it
+//! without reading the action table (`__DEFAULT_REDUCTION`, which build.rs derives from
+//! lalrpop's tables): a token that is an error there is then refused a few reductions later,
+//! by a state that reads it, and never shifted, so the same files are accepted.
 //!
 //! It must not report errors: the fast parser stops at a file's first error, and the reporting
 //! parser (with lalrpop's driver and its error recovery) then parses the file again.
 
-use super::generated::grammar::__parse__Program::__StateMachine as FastParser;
+use super::generated::grammar::__parse__Program::{
+    __StateMachine as FastParser, __DEFAULT_REDUCTION as DEFAULT_REDUCTION,
+};
 use super::Builder;
 use crate::ast::Expr;
 use crate::lexer::TokenSource;
@@ -60,7 +65,15 @@ pub(super) fn parse_program(
         parser.b.read(&token);
         let terminal = parser.token_to_index(&token)?;
         loop {
-            match step(parser.action(*states.last()?, terminal)) {
+            let state = *states.last()?;
+            // A state whose only action is one reduction makes it without reading its row of
+            // the action table (build.rs, `add_default_reductions`). On a token that is an
+            // error there, the error is met in a state that reads the token, before shifting it.
+            let action = match DEFAULT_REDUCTION.get(state as usize) {
+                Some(&only) if only != 0 => only,
+                _ => parser.action(state, terminal),
+            };
+            match step(action) {
                 Step::Shift(state) => {
                     states.push(state);
                     symbols.resize_with(symbols.len() + 1, || {
