@@ -1885,6 +1885,9 @@ mod tests {
         let read = read_bounded(&mut file, u64::MAX, size as u64).expect("read");
         assert_eq!(read.as_deref(), Some(&bytes[..]));
         assert_eq!(read.map(|r| r.capacity()), Some(size + 1));
+        // A large file is read into its buffer as it is, not zeroed first, by asks that grow
+        // past a piece's size: it is not read in pieces.
+        assert!(file.largest_ask > READ_PIECE, "{}", file.largest_ask);
         // A small file is asked for all it says it has at once (one system call).
         let small = &bytes[..SINGLE_READ_BELOW as usize - 1];
         let mut file = watched(&small.to_vec());
