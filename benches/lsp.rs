@@ -19,7 +19,8 @@
 //! Each is measured three times: with an editor that watches the tree's files for the server
 //! (the server then lists and reads the tree once and keeps it until told of a change), with
 //! one that does not (the server watches them itself, to the same end), and with the setting
-//! `watch` off (nothing watches: each check lists and reads the tree again). The goals
+//! `watch` off (nothing watches: what is read is kept, and the disk is looked at again behind
+//! the checks once the editor is quiet, `src/ide/look.rs`). The goals
 //! (#60) are printed beside each figure.
 
 mod common;
@@ -135,7 +136,7 @@ fn main() {
             true,
         ),
         (
-            "the setting `watch` off: nothing watches, each check lists and reads the tree",
+            "the setting `watch` off: nothing watches, the server looks at the disk behind its checks",
             json!({}),
             false,
         ),

@@ -14,7 +14,37 @@ pub const WORKER_STACK: usize = 64 * 1024 * 1024;
 /// each keystroke.
 pub fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |c| c.get()))
+    let all = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |c| c.get()));
+    if ON_ONE_CORE.get() {
+        1
+    } else {
+        all
+    }
+}
+
+std::thread_local! {
+    /// Work shared out from this thread stays on it ([`on_one_core`]).
+    static ON_ONE_CORE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `f`, with every piece of work it shares out done on one core at a time: for work in the
+/// background (the language server's look at the disk behind a check) that must leave the
+/// other cores to what the user waits for. Threads the work starts are held to it too.
+pub fn on_one_core<R>(f: impl FnOnce() -> R) -> R {
+    let before = ON_ONE_CORE.replace(true);
+    let result = f();
+    ON_ONE_CORE.set(before);
+    result
+}
+
+/// `work`, run on a thread the current one started, under the current one's limit
+/// ([`on_one_core`]).
+fn as_starter<R>(work: impl FnOnce() -> R) -> impl FnOnce() -> R {
+    let one_core = ON_ONE_CORE.get();
+    move || {
+        ON_ONE_CORE.set(one_core);
+        work()
+    }
 }
 
 /// `f(i)` for every `i < n`, in order, spread over the available cores; the result does not
@@ -126,7 +156,7 @@ pub fn parallel_as_found<T: Send, R: Send>(
         for _ in 0..workers {
             let _ = std::thread::Builder::new()
                 .stack_size(WORKER_STACK)
-                .spawn_scoped(scope, || take_items(true));
+                .spawn_scoped(scope, as_starter(|| take_items(true)));
         }
         produce(&mut |item| {
             if let Ok(mut q) = queue.lock() {
@@ -208,6 +238,25 @@ pub fn parallel_in_order<R: Send, E>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Work held to one core shares nothing out, also from the threads it starts, and the
+    /// limit ends with it.
+    #[test]
+    fn work_held_to_one_core_stays_there_in_the_threads_it_starts() {
+        let all = cores();
+        let seen = on_one_core(|| {
+            parallel_as_found(
+                |give| {
+                    for i in 0..8 {
+                        give(i);
+                    }
+                },
+                |_| (cores(), parallel_map(4, |_| cores())),
+            )
+        });
+        assert_eq!(seen, vec![(1, vec![1; 4]); 8]);
+        assert_eq!(cores(), all);
+    }
 
     #[test]
     fn results_as_found_come_in_the_order_given() {

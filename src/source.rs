@@ -213,8 +213,33 @@ pub enum ForgotInPlace {
     Already,
 }
 
-/// A walk's result (of the type its caller made) and what it recorded.
-type KeptWalk = (std::sync::Arc<dyn std::any::Any + Send + Sync>, Recorded);
+/// A walk's result (of the type its caller made), what it recorded, and how to tell whether
+/// another walk found the same ([`KeptDisk::agrees_with`]).
+type KeptWalk = (std::sync::Arc<dyn Found>, Recorded, SameFound);
+
+/// What a walk found, whatever its type.
+trait Found: std::any::Any + Send + Sync {
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl<T: std::any::Any + Send + Sync> Found for T {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// Whether two walks of one key found the same.
+type SameFound = fn(&dyn Found, &dyn Found) -> bool;
+
+fn same_found<T: PartialEq + 'static>(a: &dyn Found, b: &dyn Found) -> bool {
+    match (
+        a.as_any().downcast_ref::<T>(),
+        b.as_any().downcast_ref::<T>(),
+    ) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
 
 /// A file as read: its identity and its text (a file that is not UTF-8 is not kept).
 type KeptFile = (Option<FileIdentity>, std::sync::Arc<str>);
@@ -353,6 +378,62 @@ impl KeptDisk {
     }
 }
 
+impl KeptDisk {
+    /// Whether nothing is kept: the next command lists and reads the whole tree.
+    pub fn is_empty(&self) -> bool {
+        self.files() == 0 && lock(&self.0.walks).is_empty()
+    }
+
+    /// Whether what is kept here is what `fresh` (kept by a command that has just listed and
+    /// read the disk anew, from nothing) found: every walk both made found the same, every
+    /// file both read has the same text, and every file only this one read (a node's facts,
+    /// read for a hover) still has the text kept, read again now by `access`. A walk `fresh`
+    /// did not make is not compared ([`KeptDisk::forget_walks_not_in`] forgets it).
+    pub fn agrees_with(&self, fresh: &KeptDisk, access: &FileAccess) -> bool {
+        let walks: Vec<(String, KeptWalk)> = lock(&self.0.walks)
+            .iter()
+            .map(|(key, walk)| (key.clone(), walk.clone()))
+            .collect();
+        {
+            let fresh_walks = lock(&fresh.0.walks);
+            for (key, (found, recorded, same)) in &walks {
+                let Some((now, recorded_now, _)) = fresh_walks.get(key) else {
+                    continue;
+                };
+                if recorded != recorded_now || !same(&**found, &**now) {
+                    return false;
+                }
+            }
+        }
+        let files: Vec<(std::sync::Arc<Path>, std::sync::Arc<str>)> = read_lock(&self.0.files)
+            .iter()
+            .map(|(path, (_, text))| (path.clone(), text.clone()))
+            .collect();
+        let mut unread = Vec::new();
+        {
+            let fresh_files = read_lock(&fresh.0.files);
+            for (path, text) in files {
+                match fresh_files.get(&path) {
+                    Some((_, now)) if **now != *text => return false,
+                    Some(_) => {}
+                    None => unread.push((path, text)),
+                }
+            }
+        }
+        unread.into_iter().all(|(path, text)| {
+            read_file(&path, "file", access).is_ok_and(|now| now == text.as_bytes())
+        })
+    }
+
+    /// The walks `fresh` did not make forgotten: [`KeptDisk::agrees_with`] could not compare
+    /// them, so they are walked again when next asked for.
+    pub fn forget_walks_not_in(&self, fresh: &KeptDisk) {
+        let fresh_walks: std::collections::BTreeSet<String> =
+            lock(&fresh.0.walks).keys().cloned().collect();
+        lock(&self.0.walks).retain(|key, _| fresh_walks.contains(key));
+    }
+}
+
 impl Default for KeptDisk {
     fn default() -> KeptDisk {
         KeptDisk::new()
@@ -377,7 +458,7 @@ impl Eq for KeptDisk {}
 /// when it keeps the disk, or walked now (and kept). What the walk recorded on this thread
 /// (links it did not follow, directories whose path is too long) is recorded again each time
 /// its result is used, so that a command reports the same with a kept walk as without.
-pub fn kept_walk<T: Clone + Send + Sync + 'static>(
+pub fn kept_walk<T: Clone + PartialEq + Send + Sync + 'static>(
     access: &FileAccess,
     key: impl FnOnce() -> String,
     walk: impl FnOnce() -> std::io::Result<T>,
@@ -393,10 +474,13 @@ pub fn kept_walk<T: Clone + Send + Sync + 'static>(
         access.confine,
         access.max_file_size
     );
-    let found = lock(&kept.0.walks).get(&key).and_then(|(found, record)| {
-        let found = found.downcast_ref::<T>()?.clone();
-        Some((found, record.clone()))
-    });
+    let found = lock(&kept.0.walks)
+        .get(&key)
+        .and_then(|(found, record, _)| {
+            // The walk's own result, not the `Arc` around it (which is `Found` too).
+            let found = (**found).as_any().downcast_ref::<T>()?.clone();
+            Some((found, record.clone()))
+        });
     if let Some((found, record)) = found {
         adopt(record);
         return Ok(found);
@@ -404,7 +488,8 @@ pub fn kept_walk<T: Clone + Send + Sync + 'static>(
     let (found, record) = recorded(&walk_context(), walk);
     adopt(record.clone());
     let found = found?;
-    lock(&kept.0.walks).insert(key, (std::sync::Arc::new(found.clone()), record));
+    let same: SameFound = same_found::<T>;
+    lock(&kept.0.walks).insert(key, (std::sync::Arc::new(found.clone()), record, same));
     Ok(found)
 }
 
@@ -1191,7 +1276,7 @@ pub fn walk_context() -> WalkContext {
 
 /// What work on one thread recorded that its report needs: the links it did not follow.
 /// [`recorded`] takes it on a worker; [`adopt`] gives it to the thread that shared out the work.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Recorded {
     skipped_links: Vec<(PathBuf, PathBuf)>,
     too_long: Vec<(PathBuf, PathBuf)>,
@@ -1567,6 +1652,70 @@ mod tests {
             .is_err_and(|e| e.contains("more than the limit of 12")));
         assert_eq!(together[3], Ok("new".to_string()));
         assert!(together[4].is_err());
+    }
+
+    /// A kept disk agrees with one that has just listed and read the disk anew while every
+    /// walk both made found the same, every file both read has the same text, and every file
+    /// only it read (a node's facts) is still as kept; a walk only it made is not compared,
+    /// and is forgotten once the look is taken.
+    #[test]
+    fn a_kept_disk_agrees_with_a_fresh_look_only_while_the_disk_is_as_kept() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = |name: &str| dir.path().join(name);
+        std::fs::write(path("a.pp"), "a").expect("written");
+        std::fs::write(path("facts.json"), "{}").expect("written");
+        let listed = |access: &FileAccess, what: &str| {
+            kept_walk(
+                access,
+                || what.to_string(),
+                || {
+                    let mut names: Vec<String> = std::fs::read_dir(dir.path())?
+                        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+                        .collect::<std::io::Result<_>>()?;
+                    names.sort();
+                    Ok(names)
+                },
+            )
+        };
+        let keeping_in = |kept: &KeptDisk| FileAccess {
+            kept: Some(kept.clone()),
+            ..FileAccess::default()
+        };
+        let kept = KeptDisk::new();
+        let keeping = keeping_in(&kept);
+        listed(&keeping, "the tree").expect("listed");
+        read_file(&path("a.pp"), "manifest", &keeping).expect("read");
+        read_file(&path("facts.json"), "facts", &keeping).expect("read");
+        listed(&keeping, "for a hover").expect("listed");
+        // A check's reads: the tree listed and `a.pp`, not the facts nor the hover's walk.
+        let look = || {
+            let fresh = KeptDisk::new();
+            let reading = keeping_in(&fresh);
+            listed(&reading, "the tree").expect("listed");
+            read_file(&path("a.pp"), "manifest", &reading).expect("read");
+            fresh
+        };
+        let plain = FileAccess::default();
+        assert!(kept.agrees_with(&look(), &plain), "as kept");
+        std::fs::write(path("a.pp"), "a, changed").expect("written");
+        assert!(!kept.agrees_with(&look(), &plain), "a file both read");
+        std::fs::write(path("a.pp"), "a").expect("written");
+        std::fs::write(path("facts.json"), r#"{"role": "db"}"#).expect("written");
+        assert!(
+            !kept.agrees_with(&look(), &plain),
+            "a file only the kept disk read"
+        );
+        std::fs::write(path("facts.json"), "{}").expect("written");
+        std::fs::write(path("b.pp"), "b").expect("written");
+        assert!(!kept.agrees_with(&look(), &plain), "a walk both made");
+        std::fs::remove_file(path("b.pp")).expect("removed");
+        let fresh = look();
+        assert!(kept.agrees_with(&fresh, &plain), "as kept again");
+        kept.forget_walks_not_in(&fresh);
+        let walks: Vec<String> = lock(&kept.0.walks).keys().cloned().collect();
+        assert_eq!(walks.len(), 1, "{walks:?}");
+        assert!(walks[0].starts_with("the tree"), "{walks:?}");
+        assert!(!kept.is_empty());
     }
 
     /// Files read again with what the last read took ([`read_identified_all_again`]) are read

@@ -65,7 +65,7 @@ pub struct HieraDataRole {
 pub const GLOBAL_HIERA_DIR: &str = "<global>";
 
 /// One file of the tree.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TreeFile {
     /// Shared with the disk the language server keeps, which keeps the file's text by it.
     pub path: std::sync::Arc<Path>,

@@ -9,6 +9,7 @@
 
 mod complete;
 mod keys;
+mod look;
 pub mod server;
 mod symbols;
 pub mod text;
@@ -325,6 +326,38 @@ impl Workspace {
         self.drop_indexed_texts();
         // What was read before is not known to be as it was.
         self.disk_generation += 1;
+    }
+
+    /// Whether what is listed and read of the disk is kept from one check to the next.
+    pub fn keeps_disk(&self) -> bool {
+        self.kept_disk.is_some()
+    }
+
+    /// Whether the next check lists and reads the whole tree: nothing of it is kept.
+    pub fn disk_kept_is_empty(&self) -> bool {
+        self.kept_disk.as_ref().is_none_or(|kept| kept.is_empty())
+    }
+
+    /// Starts a look at the disk behind the checks ([`look::DiskLook`]): a check of the tree
+    /// as the editor holds it now, listing and reading everything anew, and whether what is
+    /// kept agrees with it. `None` when nothing is kept, or no thread can start.
+    pub(crate) fn look_at_disk(&self) -> Option<look::DiskLook> {
+        let kept = self.kept_disk.clone()?;
+        let mut options = self.options_with_buffers();
+        let mut access = self.options.files.clone();
+        access.kept = None;
+        let root = self.root.clone();
+        look::DiskLook::start(kept, access, move |fresh| {
+            options.files.kept = Some(fresh.clone());
+            // A tree that cannot be checked is told by the server's own checks.
+            let _ = crate::load::check_paths_kept(std::slice::from_ref(&root), None, &options);
+        })
+        .ok()
+    }
+
+    /// Whether `kept` is what the disk keeps now (not one kept before a change).
+    pub(crate) fn keeps(&self, kept: &crate::source::KeptDisk) -> bool {
+        self.kept_disk.as_ref() == Some(kept)
     }
 
     /// Files of the tree changed on disk (saved, created, deleted): nothing listed or read

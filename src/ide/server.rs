@@ -5,6 +5,7 @@
 //! never prints: messages go to the connection, and what only a person should read to the
 //! `log` it is given.
 
+use super::look::{DiskLook, Looked};
 use super::text::{uri_to_path, Encoding, LineIndex};
 use super::watch::{DiskNews, OwnWatch};
 use super::{uri_of, LoadAhead, Workspace};
@@ -122,6 +123,9 @@ pub fn run(
         awaiting_watch: None,
         editor_watches: false,
         own_watch: None,
+        disk_look: None,
+        look_again: false,
+        look_at: None,
         load_ahead_at: None,
         log,
     };
@@ -164,6 +168,13 @@ struct Server<'c, 'l> {
     editor_watches: bool,
     /// The server's own watch of the tree's files, when the editor does not watch them.
     own_watch: Option<OwnWatch>,
+    /// The look at the disk under way, when nothing watches it ([`Server::looks_at_disk`]).
+    disk_look: Option<DiskLook>,
+    /// A check was published while the look under way was looking: another look follows it,
+    /// so that each check is followed by a look begun after it.
+    look_again: bool,
+    /// When to look at the disk behind the last check ([`LOOK_AFTER`]).
+    look_at: Option<std::time::Instant>,
     /// When to load again the tree loaded for hovers, which a change made stale: each change
     /// puts it off ([`LOAD_AHEAD_AFTER`]).
     load_ahead_at: Option<std::time::Instant>,
@@ -177,6 +188,14 @@ struct Server<'c, 'l> {
 /// typing (each keystroke would start one) and stays under the pause before an editor asks
 /// for a hover (VS Code waits 300 ms with the pointer still).
 pub(super) const LOAD_AHEAD_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// How long the editor stays quiet after a check before the disk is looked at behind it, where
+/// nothing watches the tree's files ([`super::look`]): someone typing starts no look at each
+/// keystroke (a look lists and reads the whole tree, a quarter of a second of a core at
+/// 10,000 files), and a change on disk is still seen soon after they stop. As long as the
+/// wait before a tree is loaded again for hovers ([`LOAD_AHEAD_AFTER`]), whose reasons are
+/// the same.
+const LOOK_AFTER: std::time::Duration = LOAD_AHEAD_AFTER;
 
 /// How many times a change is checked while the disk keeps changing under the check and
 /// failing it, before the failure is said.
@@ -276,6 +295,10 @@ enum Woke {
     LoadAhead,
     /// The server's own watch told of a change, or its thread ended.
     Disk,
+    /// The time to look at the disk behind the last check.
+    LookAt,
+    /// The look at the disk is done.
+    Looked,
 }
 
 /// The parameters of `pbc/explain`: the key, and the node (else the one the settings chose).
@@ -317,6 +340,16 @@ impl Server<'_, '_> {
                         self.take_disk_news();
                         None
                     }
+                    Woke::LookAt => {
+                        self.look_at = None;
+                        self.look_at_disk();
+                        continue;
+                    }
+                    // A change on disk that nothing told of: checked and published again.
+                    Woke::Looked => {
+                        self.take_look();
+                        None
+                    }
                 },
             };
             if let Some(ended) = message.and_then(|message| self.handle(message)) {
@@ -343,6 +376,15 @@ impl Server<'_, '_> {
         };
         let never = crossbeam_channel::never();
         let disk = self.own_watch.as_ref().map_or(&never, OwnWatch::changed);
+        let never_looked = crossbeam_channel::never();
+        let looked = self
+            .disk_look
+            .as_ref()
+            .map_or(&never_looked, DiskLook::done);
+        let look_at = match self.look_at.filter(|_| !self.shutdown) {
+            Some(at) => crossbeam_channel::at(at),
+            None => crossbeam_channel::never(),
+        };
         crossbeam_channel::select! {
             recv(self.connection.receiver) -> message => match message {
                 Ok(message) => Woke::Message(message),
@@ -352,6 +394,9 @@ impl Server<'_, '_> {
             // A watch whose thread ended wakes here at once: `take_disk_news` then drops it.
             // What changed is the watch's to tell (`take_disk_news`), not the message's.
             recv(disk) -> _ => Woke::Disk,
+            // What the look found is the look's to tell (`take_look`), not the message's.
+            recv(looked) -> _ => Woke::Looked,
+            recv(look_at) -> _ => Woke::LookAt,
         }
     }
 
@@ -372,14 +417,60 @@ impl Server<'_, '_> {
             DiskNews::Changed => self.disk_changed(),
             DiskNews::Failed(why) => {
                 (self.log)(&format!(
-                    "pbc lsp: {why}: each check lists and reads the tree's files again"
+                    "pbc lsp: {why}: the server looks at the tree's files again after each check"
                 ));
                 self.own_watch = None;
-                self.workspace.keep_disk(false);
+                // What was kept under the watch may have changed unseen.
+                self.workspace.keep_disk(true);
                 self.dirty = true;
             }
         }
         true
+    }
+
+    /// Whether nothing tells the server of every change to the tree's files: neither the
+    /// editor nor its own watch, or the setting `watch` is off (once the editor has answered
+    /// whether it watches).
+    fn looks_at_disk(&self) -> bool {
+        let watched = self.watch && (self.editor_watches || self.own_watch.is_some());
+        !watched && self.awaiting_watch.is_none()
+    }
+
+    /// Starts a look at the disk behind the check just published, or, while one is under
+    /// way, another after it.
+    fn look_at_disk(&mut self) {
+        if self.disk_look.is_some() {
+            self.look_again = true;
+            return;
+        }
+        self.look_again = false;
+        self.disk_look = self.workspace.look_at_disk();
+        if self.disk_look.is_none() {
+            // No thread to look with: nothing kept can be trusted.
+            (self.log)("pbc lsp: cannot start a thread to look at the tree's files: each check lists and reads them again");
+            self.workspace.files_changed();
+        }
+    }
+
+    /// What the look at the disk found, acted on: a disk that is not as kept forgets what is
+    /// kept, and the tree is checked again (from the disk). A look at what was kept before a
+    /// change, or while a watch has begun since, is not acted on.
+    fn take_look(&mut self) {
+        let Some(look) = self.disk_look.take() else {
+            return;
+        };
+        let Some(looked) = look.take() else {
+            self.disk_look = Some(look);
+            return;
+        };
+        if !self.looks_at_disk() || !self.workspace.keeps(look.of()) {
+            return;
+        }
+        match looked {
+            Looked::Agrees if self.look_again => self.look_at_disk(),
+            Looked::Agrees => {}
+            Looked::Disagrees => self.disk_changed(),
+        }
     }
 
     fn disk_changed(&mut self) {
@@ -404,7 +495,7 @@ impl Server<'_, '_> {
                 self.workspace.keep_disk(true);
             }
             Err(why) => (self.log)(&format!(
-                "pbc lsp: {why}: each check lists and reads them again"
+                "pbc lsp: {why}: the server looks at them again after each check"
             )),
         }
     }
@@ -420,7 +511,18 @@ impl Server<'_, '_> {
         }
         self.await_watch_answer();
         self.dirty = false;
+        // Where nothing watches the disk, what is read is kept all the same, and a look at the
+        // disk follows each check that used anything kept.
+        let look_after = self.looks_at_disk() && {
+            if !self.workspace.keeps_disk() {
+                self.workspace.keep_disk(true);
+            }
+            !self.workspace.disk_kept_is_empty()
+        };
         let published = self.publish_diagnostics();
+        if look_after {
+            self.look_at = Some(std::time::Instant::now() + LOOK_AFTER);
+        }
         self.load_ahead_at = self
             .workspace
             .loaded_tree_is_stale()
@@ -773,9 +875,16 @@ impl Server<'_, '_> {
             {
                 Ok(())
             }
-            // Without a watch nothing read is kept: every check reads the tree.
+            // Without a watch, the file saved is read again (alone where it can be), and the
+            // look after the check sees any other change.
             note::DidSaveTextDocument::METHOD => {
-                self.workspace.files_changed();
+                match notification::<lsp_types::DidSaveTextDocumentParams>(n)
+                    .ok()
+                    .and_then(|p| file_path(&p.text_document.uri).ok())
+                {
+                    Some(path) => self.workspace.files_changed_in_place(&[path]),
+                    None => self.workspace.files_changed(),
+                }
                 Ok(())
             }
             note::DidChangeWatchedFiles::METHOD => {
@@ -839,7 +948,9 @@ impl Server<'_, '_> {
         self.watch = watch;
         if !watch {
             self.own_watch = None;
-            self.workspace.keep_disk(false);
+            // Nothing read under the watch is trusted; what is read from now on is looked at
+            // again after each check.
+            self.workspace.keep_disk(true);
         } else if self.editor_watches {
             self.workspace.keep_disk(true);
         } else if self.awaiting_watch.is_none() {

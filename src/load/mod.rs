@@ -285,6 +285,7 @@ fn check_site(
 /// What a site's check reads: every file once, whatever name it is reached by, in the order
 /// of its identity; and each layout's files by name. Not their texts: kept, the walk outlives
 /// a file saved in place, whose text the kept disk forgets alone.
+#[derive(PartialEq)]
 struct SiteFiles {
     files: Vec<tree::TreeFile>,
     layout_names: Vec<Vec<std::sync::Arc<str>>>,

@@ -783,14 +783,15 @@ fn a_hover_says_what_its_own_key_logged() {
 /// until the editor tells of a change: a file written behind the editor's back is seen only
 /// once the editor's watch tells of it. The first check waits for the editor's answer, so
 /// the tree is read once, not again at the first edit. With the setting `watch` off, the
-/// editor is not asked (nor does the server watch itself): every check lists and reads the
-/// tree again and sees such a file at once.
+/// editor is not asked (nor does the server watch itself), and what is read is kept all the
+/// same: the editor's word is taken when it comes, and the look at the disk behind each check
+/// sees what nobody tells of
+/// (`with_nothing_watching_a_look_behind_each_check_finds_what_changed_on_disk`).
 #[test]
 fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
     for (can_watch, watch) in [(true, true), (true, false), (false, false)] {
         let (_copy, root, mut editor) = site_copy_session(can_watch, json!({"watch": watch}));
-        let kept = can_watch && watch;
-        if kept {
+        if can_watch && watch {
             let asked = accept_watch(&mut editor);
             assert_eq!(asked.method, "client/registerCapability");
             let registration = &asked.params["registrations"][0];
@@ -809,12 +810,11 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
         let text = std::fs::read_to_string(root.join(file)).expect("the file");
         did_open(&editor, file, &text);
         let opened = editor.published_so_far();
-        assert_eq!(
-            opened
+        assert!(
+            !opened
                 .iter()
                 .any(|m| m["params"]["uri"] == "<root>/bindings/early.pp"),
-            !kept,
-            "watching {kept}: {opened:#?}"
+            "watching {watch}: {opened:#?}"
         );
         let broken = "bindings/broken.pp";
         std::fs::write(root.join(broken), "bindings broken {\n  bind 'x' to\n}\n")
@@ -826,19 +826,18 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
                 .iter()
                 .any(|m| m["params"]["uri"] == "<root>/bindings/broken.pp")
         };
-        assert_eq!(
-            reports_broken(&unannounced),
-            !kept,
-            "watching {kept}: {unannounced:#?}"
+        assert!(
+            !reports_broken(&unannounced),
+            "watching {watch}: {unannounced:#?}"
         );
         editor.notify(
             "workspace/didChangeWatchedFiles",
             json!({"changes": [{"uri": editor.uri(broken), "type": 1}]}),
         );
         let announced = editor.published_so_far();
-        assert_eq!(reports_broken(&announced), kept, "{announced:#?}");
-        // References read a file's keys again when it changed on disk: at once when nothing
-        // is kept, once the editor tells of it when the disk is kept.
+        assert!(reports_broken(&announced), "{announced:#?}");
+        // References read a file's keys again when it changed on disk, once the editor tells
+        // of it.
         let references = |editor: &mut Editor| {
             let mut params = at(editor, file, 1, 10);
             params["context"] = json!({"includeDeclaration": true});
@@ -852,7 +851,7 @@ fn the_tree_on_disk_is_kept_while_the_editor_watches_it() {
         )
         .expect("written");
         let unannounced = references(&mut editor);
-        assert_eq!(unannounced, if kept { before } else { before + 1 });
+        assert_eq!(unannounced, before);
         editor.notify(
             "workspace/didChangeWatchedFiles",
             json!({"changes": [{"uri": editor.uri(broken), "type": 2}]}),
@@ -1004,6 +1003,65 @@ fn the_server_watches_the_tree_itself_when_the_editor_does_not() {
     }
 }
 
+/// With the setting `watch` off nothing tells the server of changes on disk. A keystroke is
+/// checked from what was listed and read before, so a file written behind the editor's back
+/// is not yet seen; the look at the disk that follows the check finds it, and its diagnostics
+/// are published with no word from the editor. A look that finds the disk as it was publishes
+/// nothing.
+#[test]
+fn with_nothing_watching_a_look_behind_each_check_finds_what_changed_on_disk() {
+    let (_copy, root, mut editor) = site_copy_session(false, json!({"watch": false}));
+    assert!(editor.published_so_far().is_empty(), "the example is clean");
+    let file = "bindings/default.pp";
+    let text = std::fs::read_to_string(root.join(file)).expect("the file");
+    did_open(&editor, file, &text);
+    assert!(editor.published_so_far().is_empty(), "nothing changed");
+    // The look behind that check (of a tree of three files) is long done, and found the disk
+    // as kept.
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        editor.published_so_far().is_empty(),
+        "the look found nothing"
+    );
+    let broken = "bindings/broken.pp";
+    // The diagnostics `broken` is published with, once they hold errors as `with_errors` says.
+    let published_for = |editor: &Editor, with_errors: bool| loop {
+        match editor.receive() {
+            Some(Message::Notification(n))
+                if n.method == "textDocument/publishDiagnostics"
+                    && n.params["uri"] == editor.uri(broken).as_str() =>
+            {
+                let diagnostics = n.params["diagnostics"].clone();
+                let errors = diagnostics
+                    .as_array()
+                    .is_some_and(|d| d.iter().any(|d| d["severity"] == 1));
+                assert_eq!(errors, with_errors, "{diagnostics:#}");
+                return;
+            }
+            Some(Message::Notification(_)) => {}
+            other => panic!("{broken}: nothing published, got {other:?}"),
+        }
+    };
+    let typed = |editor: &mut Editor, version: i32| {
+        did_change(editor, file, version, &format!("{text}# typed {version}\n"));
+        let keystroke = editor.published_so_far();
+        assert!(
+            keystroke.is_empty(),
+            "checked from what was read: {keystroke:#?}"
+        );
+    };
+    std::fs::write(root.join(broken), "bindings broken {\n  bind 'x' to\n}\n").expect("written");
+    typed(&mut editor, 2);
+    published_for(&editor, true);
+    // Mended on disk: seen by the look behind the next keystroke's check.
+    std::fs::write(root.join(broken), "bindings broken {\n  bind 'x' to 1\n}\n").expect("written");
+    typed(&mut editor, 3);
+    published_for(&editor, false);
+    let (ended, log) = editor.finish();
+    assert_eq!(ended, Ended::Clean);
+    assert!(log.is_empty(), "{log:?}");
+}
+
 /// Answers the server's request that the editor watch the tree (the next message it sends)
 /// as an editor that agrees; the request.
 fn accept_watch(editor: &mut Editor) -> Request {
@@ -1014,9 +1072,10 @@ fn accept_watch(editor: &mut Editor) -> Request {
     asked
 }
 
-/// The setting `watch` changed in a session: off, nothing read of the disk is kept (a file
-/// written behind the editor's back is seen by the next check); on again, what is read is kept
-/// while the editor watches (such a file is seen only once the editor tells of it).
+/// The setting `watch` changed in a session: off, what is read of the disk is kept and looked at
+/// again behind each check (a file written behind the editor's back is seen by the look after
+/// the next check); on again, what is read is kept while the editor watches (such a file is
+/// seen only once the editor tells of it).
 #[test]
 fn the_watch_setting_can_be_changed_in_a_session() {
     let (_copy, root, mut editor) = site_copy_session(true, Value::Null);
@@ -1044,11 +1103,26 @@ fn the_watch_setting_can_be_changed_in_a_session() {
         .expect("written");
         did_change(&editor, file, version, &format!("{text}\n"));
         let published = editor.published_so_far();
-        assert_eq!(
-            reports(&published, name),
-            !watch,
-            "watch {watch}: {published:#?}"
-        );
+        assert!(!reports(&published, name), "watch {watch}: {published:#?}");
+        if !watch {
+            let looked = loop {
+                match editor.receive() {
+                    Some(message @ Message::Notification(_)) => {
+                        let message = editor.portable(&message);
+                        if reports(std::slice::from_ref(&message), name) {
+                            break message;
+                        }
+                    }
+                    other => panic!("the look found nothing: {other:?}"),
+                }
+            };
+            assert!(
+                looked["params"]["diagnostics"]
+                    .as_array()
+                    .is_some_and(|d| !d.is_empty()),
+                "{looked:#}"
+            );
+        }
     }
     let (ended, log) = editor.finish();
     assert_eq!(ended, Ended::Clean);
@@ -2601,7 +2675,12 @@ fn after_a_pause_a_hover_answers_from_the_tree_loaded_ahead() {
         after_the_pause.contains(pool),
         "the tree loaded ahead answers: {after_the_pause}"
     );
-    // Without a pause, the hover loads the tree itself, with the facts as they are now.
+    // Without a pause, the hover loads the tree itself, with the facts as they are now (told
+    // of, so that the hover does not wait for the look at the disk behind the check).
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": editor.uri("facts/web01.json"), "type": 2}]}),
+    );
     did_change(&editor, file, 2, &format!("{text}# typed again\n"));
     let _ = editor.published_so_far();
     let at_once = hover(&mut editor);

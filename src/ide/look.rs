@@ -1,0 +1,83 @@
+//! The language server's look at the disk behind its checks, where nothing tells it of changes
+//! to the tree's files: the setting `watch` off, a watch that could not start or failed (the
+//! system's limit on watches), links that lead out of the tree. The server then keeps what it
+//! listed and read all the same, so that a keystroke is checked from memory (25 ms for 10,000
+//! files, where listing and reading them again took a quarter of a second), and after each
+//! check this looks at the disk anew: it lists and reads everything a check would, from
+//! nothing, on a thread of its own and one core (the other cores stay with the keystrokes),
+//! and tells whether what is kept agrees. The server forgets what is kept when it does not,
+//! and checks again. It owns only the looking; what a look reads is a check's (its caller's),
+//! and what is forgotten is the server's to decide.
+
+use crate::source::{FileAccess, KeptDisk};
+
+/// A look under way, and what it found once it is done.
+pub struct DiskLook {
+    /// One message, when the look is done; none, and closed, when its thread ended without
+    /// one (a bug: the look is then taken to disagree).
+    looked: crossbeam_channel::Receiver<bool>,
+    /// What is kept, that the look compares with the disk.
+    of: KeptDisk,
+    /// What the look kept of the disk as it read it, once it is done.
+    fresh: KeptDisk,
+}
+
+/// What a finished look found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Looked {
+    /// The disk is as kept: what is kept may still be used.
+    Agrees,
+    /// The disk is not as kept (or the look could not tell): nothing kept may be used.
+    Disagrees,
+}
+
+impl DiskLook {
+    /// Starts looking: `read_as_a_check_does` lists and reads the tree, keeping what it reads in
+    /// the kept disk it is given (an empty one), on a thread of its own, held to one core; then
+    /// what `of` keeps is compared with it ([`KeptDisk::agrees_with`], files read only by `of`
+    /// read again by `access`, which must keep nothing). The error says why no thread could
+    /// start.
+    pub fn start(
+        of: KeptDisk,
+        access: FileAccess,
+        read_as_a_check_does: impl FnOnce(&KeptDisk) + Send + 'static,
+    ) -> std::io::Result<DiskLook> {
+        let (tell, looked) = crossbeam_channel::bounded(1);
+        let fresh = KeptDisk::new();
+        let (kept, read_into) = (of.clone(), fresh.clone());
+        std::thread::Builder::new()
+            .name("pbc-look".to_string())
+            .stack_size(crate::parallel::WORKER_STACK)
+            .spawn(move || {
+                crate::parallel::on_one_core(|| read_as_a_check_does(&read_into));
+                let _ = tell.send(kept.agrees_with(&read_into, &access));
+            })?;
+        Ok(DiskLook { looked, of, fresh })
+    }
+
+    /// What wakes the server when the look is done.
+    pub fn done(&self) -> &crossbeam_channel::Receiver<bool> {
+        &self.looked
+    }
+
+    /// What is kept, that the look compares with the disk.
+    pub fn of(&self) -> &KeptDisk {
+        &self.of
+    }
+
+    /// What the look found, once it is done; `None` while it looks.
+    pub fn take(&self) -> Option<Looked> {
+        match self.looked.try_recv() {
+            Ok(true) => {
+                // What the look did not list (a walk only a hover made) is listed again when
+                // next asked for: it could not be compared.
+                self.of.forget_walks_not_in(&self.fresh);
+                Some(Looked::Agrees)
+            }
+            Ok(false) | Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                Some(Looked::Disagrees)
+            }
+            Err(crossbeam_channel::TryRecvError::Empty) => None,
+        }
+    }
+}
