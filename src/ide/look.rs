@@ -5,8 +5,8 @@
 //! files, where listing and reading them again took a quarter of a second), and after each
 //! check this looks at the disk anew: it lists and reads everything a check would, from
 //! nothing, on a thread of its own and one core (the other cores stay with the keystrokes),
-//! and tells whether what is kept agrees. The server forgets what is kept when it does not,
-//! and checks again. It owns only the looking; what a look reads is a check's (its caller's),
+//! and tells whether what is kept agrees. When it does not, the server keeps what the look
+//! read instead, and checks again. It owns only the looking; what a look reads is a check's (its caller's),
 //! and what is forgotten is the server's to decide.
 
 use crate::source::{FileAccess, KeptDisk};
@@ -14,7 +14,7 @@ use crate::source::{FileAccess, KeptDisk};
 /// A look under way, and what it found once it is done.
 pub struct DiskLook {
     /// One message, when the look is done; none, and closed, when its thread ended without
-    /// one (a bug: the look is then taken to disagree).
+    /// one (a bug: the look then failed).
     looked: crossbeam_channel::Receiver<bool>,
     /// What is kept, that the look compares with the disk.
     of: KeptDisk,
@@ -27,8 +27,11 @@ pub struct DiskLook {
 pub enum Looked {
     /// The disk is as kept: what is kept may still be used.
     Agrees,
-    /// The disk is not as kept (or the look could not tell): nothing kept may be used.
-    Disagrees,
+    /// The disk is not as kept: nothing kept may be used, and what the look read of it (as
+    /// the disk is now) may be kept instead.
+    Disagrees(KeptDisk),
+    /// The look could not tell (its thread ended without a word): nothing kept may be used.
+    Failed,
 }
 
 impl DiskLook {
@@ -74,9 +77,8 @@ impl DiskLook {
                 self.of.forget_walks_not_in(&self.fresh);
                 Some(Looked::Agrees)
             }
-            Ok(false) | Err(crossbeam_channel::TryRecvError::Disconnected) => {
-                Some(Looked::Disagrees)
-            }
+            Ok(false) => Some(Looked::Disagrees(self.fresh.clone())),
+            Err(crossbeam_channel::TryRecvError::Disconnected) => Some(Looked::Failed),
             Err(crossbeam_channel::TryRecvError::Empty) => None,
         }
     }

@@ -355,6 +355,16 @@ impl Workspace {
         .ok()
     }
 
+    /// What a look read of the disk kept in place of what was kept: the disk changed, as
+    /// [`Workspace::files_changed`], but the next check takes what the look read instead of
+    /// listing and reading the tree again.
+    pub(crate) fn adopt_disk(&mut self, looked: crate::source::KeptDisk) {
+        self.kept_disk = Some(looked);
+        self.drop_indexed_texts();
+        self.tree_changed();
+        self.disk_generation += 1;
+    }
+
     /// Whether `kept` is what the disk keeps now (not one kept before a change).
     pub(crate) fn keeps(&self, kept: &crate::source::KeptDisk) -> bool {
         self.kept_disk.as_ref() == Some(kept)

@@ -452,8 +452,8 @@ impl Server<'_, '_> {
         }
     }
 
-    /// What the look at the disk found, acted on: a disk that is not as kept forgets what is
-    /// kept, and the tree is checked again (from the disk). A look at what was kept before a
+    /// What the look at the disk found, acted on: for a disk that is not as kept, what the
+    /// look read is kept instead, and the tree is checked again. A look at what was kept before a
     /// change, or while a watch has begun since, is not acted on.
     fn take_look(&mut self) {
         let Some(look) = self.disk_look.take() else {
@@ -469,7 +469,11 @@ impl Server<'_, '_> {
         match looked {
             Looked::Agrees if self.look_again => self.look_at_disk(),
             Looked::Agrees => {}
-            Looked::Disagrees => self.disk_changed(),
+            Looked::Disagrees(read) => {
+                self.workspace.adopt_disk(read);
+                self.dirty = true;
+            }
+            Looked::Failed => self.disk_changed(),
         }
     }
 
