@@ -14,7 +14,10 @@
 //! - memory: the server's resident memory after the first check, per byte of the tree's source,
 //!   again after the edits, and after the hovers, which keep the tree loaded for the node;
 //! - references of a key and completion of a key being written: the first (which reads every
-//!   file of the tree for its keys) and the median of 5 after it (which read only what changed).
+//!   file of the tree for its keys) and the median of 5 after it (which read only what changed);
+//! - a file written outside the editor (a `git checkout`), then a keystroke: the time from the
+//!   write to the file's diagnostics (told by the editor's watch, seen by the server's, or
+//!   found by the look at the disk behind the keystroke's check).
 //!
 //! Each is measured three times: with an editor that watches the tree's files for the server
 //! (the server then lists and reads the tree once and keeps it until told of a change), with
@@ -186,6 +189,10 @@ fn main() {
             common::ms(median(figures.completions.clone())),
             figures.completions.len()
         );
+        println!(
+            "  a file written outside the editor, then a keystroke: its diagnostics {:.0} ms after the write",
+            common::ms(figures.outside_change)
+        );
     }
 }
 
@@ -195,6 +202,7 @@ const PAUSE: Duration = Duration::from_millis(500);
 
 /// What one session measured.
 struct Figures {
+    outside_change: Duration,
     first: Duration,
     keystrokes: Vec<Duration>,
     first_hover: Duration,
@@ -377,10 +385,38 @@ fn session(root: &std::path::Path, capabilities: Value, watch: bool) -> Figures 
             "{answer}"
         );
     }
+    // A file written by another program (a `git checkout` in a terminal), then a keystroke in
+    // the editor: the time from the write until the file's diagnostics are published. An
+    // editor that watches tells of the file as it is written; the server's own watch sees it;
+    // with `watch` off, the look at the disk behind the keystroke's check finds it.
+    let outside = "modules/m7/bindings/outside.pp";
+    let written = Instant::now();
+    std::fs::write(root.join(outside), "bindings outside {\n  bind 'x' to\n}\n").expect("written");
+    if capabilities["workspace"]["didChangeWatchedFiles"]["dynamicRegistration"] == true {
+        session.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": uri(outside), "type": 1}]}),
+        );
+    }
+    session.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(edited), "version": 24}, "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": ""}]}),
+    );
+    loop {
+        let message = session.receive();
+        if message["method"] == "textDocument/publishDiagnostics"
+            && message["params"]["uri"] == uri(outside)
+        {
+            break;
+        }
+    }
+    let outside_change = written.elapsed();
+    std::fs::remove_file(root.join(outside)).expect("removed");
     session.request("shutdown", Value::Null);
     session.notify("exit", Value::Null);
     let _ = session.child.wait();
     Figures {
+        outside_change,
         first,
         keystrokes,
         first_hover,

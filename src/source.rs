@@ -213,9 +213,19 @@ pub enum ForgotInPlace {
     Already,
 }
 
-/// A walk's result (of the type its caller made), what it recorded, and how to tell whether
-/// another walk found the same ([`KeptDisk::agrees_with`]).
-type KeptWalk = (std::sync::Arc<dyn Found>, Recorded, SameFound);
+/// A walk's result (of the type its caller made), what it recorded, how to tell whether
+/// another walk found the same ([`KeptDisk::agrees_with`]), and how to walk again from
+/// nothing where its caller said ([`kept_walk_again`]).
+type KeptWalk = (
+    std::sync::Arc<dyn Found>,
+    Recorded,
+    SameFound,
+    Option<Rewalk>,
+);
+
+/// A walk made again from nothing (nothing kept, no buffers): what it finds, or `None` when
+/// it fails.
+type Rewalk = std::sync::Arc<dyn Fn() -> Option<std::sync::Arc<dyn Found>> + Send + Sync>;
 
 /// What a walk found, whatever its type.
 trait Found: std::any::Any + Send + Sync {
@@ -387,8 +397,9 @@ impl KeptDisk {
     /// Whether what is kept here is what `fresh` (kept by a command that has just listed and
     /// read the disk anew, from nothing) found: every walk both made found the same, every
     /// file both read has the same text, and every file only this one read (a node's facts,
-    /// read for a hover) still has the text kept, read again now by `access`. A walk `fresh`
-    /// did not make is not compared ([`KeptDisk::forget_walks_not_in`] forgets it).
+    /// read for a hover) still has the text kept, read again now by `access`. A walk only
+    /// this one made is walked again where its caller said how ([`kept_walk_again`]), else
+    /// not compared ([`KeptDisk::forget_walks_not_in`] forgets it).
     pub fn agrees_with(&self, fresh: &KeptDisk, access: &FileAccess) -> bool {
         let walks: Vec<(String, KeptWalk)> = lock(&self.0.walks)
             .iter()
@@ -396,8 +407,13 @@ impl KeptDisk {
             .collect();
         {
             let fresh_walks = lock(&fresh.0.walks);
-            for (key, (found, recorded, same)) in &walks {
-                let Some((now, recorded_now, _)) = fresh_walks.get(key) else {
+            for (key, (found, recorded, same, rewalk)) in &walks {
+                let Some((now, recorded_now, _, _)) = fresh_walks.get(key) else {
+                    match rewalk.as_ref().map(|rewalk| rewalk()) {
+                        Some(Some(now)) if same(&**found, &*now) => {}
+                        Some(_) => return false,
+                        None => {}
+                    }
                     continue;
                 };
                 if recorded != recorded_now || !same(&**found, &**now) {
@@ -425,12 +441,14 @@ impl KeptDisk {
         })
     }
 
-    /// The walks `fresh` did not make forgotten: [`KeptDisk::agrees_with`] could not compare
-    /// them, so they are walked again when next asked for.
+    /// The walks `fresh` did not make and that cannot be made again forgotten:
+    /// [`KeptDisk::agrees_with`] could not compare them, so they are walked again when next
+    /// asked for.
     pub fn forget_walks_not_in(&self, fresh: &KeptDisk) {
         let fresh_walks: std::collections::BTreeSet<String> =
             lock(&fresh.0.walks).keys().cloned().collect();
-        lock(&self.0.walks).retain(|key, _| fresh_walks.contains(key));
+        lock(&self.0.walks)
+            .retain(|key, (_, _, _, rewalk)| rewalk.is_some() || fresh_walks.contains(key));
     }
 }
 
@@ -463,6 +481,38 @@ pub fn kept_walk<T: Clone + PartialEq + Send + Sync + 'static>(
     key: impl FnOnce() -> String,
     walk: impl FnOnce() -> std::io::Result<T>,
 ) -> std::io::Result<T> {
+    kept_walk_with(access, key, walk, None)
+}
+
+/// [`kept_walk`] of a walk that `again` makes from nothing, without the command's other reads
+/// around it: a look at the disk that made none of them (a hover's load of one environment's
+/// layout, which no check walks as such) walks it again to compare.
+pub fn kept_walk_again<T: Clone + PartialEq + Send + Sync + 'static>(
+    access: &FileAccess,
+    key: impl FnOnce() -> String,
+    again: impl Fn() -> std::io::Result<T> + Send + Sync + 'static,
+) -> std::io::Result<T> {
+    if access.kept.is_none() {
+        return again();
+    }
+    let again = std::sync::Arc::new(again);
+    let rewalk: Rewalk = {
+        let again = std::sync::Arc::clone(&again);
+        std::sync::Arc::new(move || {
+            again()
+                .ok()
+                .map(|found| std::sync::Arc::new(found) as std::sync::Arc<dyn Found>)
+        })
+    };
+    kept_walk_with(access, key, || again(), Some(rewalk))
+}
+
+fn kept_walk_with<T: Clone + PartialEq + Send + Sync + 'static>(
+    access: &FileAccess,
+    key: impl FnOnce() -> String,
+    walk: impl FnOnce() -> std::io::Result<T>,
+    rewalk: Option<Rewalk>,
+) -> std::io::Result<T> {
     let Some(kept) = &access.kept else {
         return walk();
     };
@@ -476,7 +526,7 @@ pub fn kept_walk<T: Clone + PartialEq + Send + Sync + 'static>(
     );
     let found = lock(&kept.0.walks)
         .get(&key)
-        .and_then(|(found, record, _)| {
+        .and_then(|(found, record, _, _)| {
             // The walk's own result, not the `Arc` around it (which is `Found` too).
             let found = (**found).as_any().downcast_ref::<T>()?.clone();
             Some((found, record.clone()))
@@ -489,7 +539,13 @@ pub fn kept_walk<T: Clone + PartialEq + Send + Sync + 'static>(
     adopt(record.clone());
     let found = found?;
     let same: SameFound = same_found::<T>;
-    lock(&kept.0.walks).insert(key, (std::sync::Arc::new(found.clone()), record, same));
+    let walked = (
+        std::sync::Arc::new(found.clone()) as _,
+        record,
+        same,
+        rewalk,
+    );
+    lock(&kept.0.walks).insert(key, walked);
     Ok(found)
 }
 
@@ -1681,12 +1737,26 @@ mod tests {
             kept: Some(kept.clone()),
             ..FileAccess::default()
         };
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).expect("a directory");
         let kept = KeptDisk::new();
         let keeping = keeping_in(&kept);
         listed(&keeping, "the tree").expect("listed");
         read_file(&path("a.pp"), "manifest", &keeping).expect("read");
         read_file(&path("facts.json"), "facts", &keeping).expect("read");
         listed(&keeping, "for a hover").expect("listed");
+        // A walk only the kept disk made that can be made again: walked again to compare.
+        let listed_again = {
+            let data = data.clone();
+            move || -> std::io::Result<Vec<std::ffi::OsString>> {
+                let mut names: Vec<std::ffi::OsString> = std::fs::read_dir(&data)?
+                    .map(|e| e.map(|e| e.file_name()))
+                    .collect::<std::io::Result<_>>()?;
+                names.sort();
+                Ok(names)
+            }
+        };
+        kept_walk_again(&keeping, || "a layout".to_string(), listed_again).expect("listed");
         // A check's reads: the tree listed and `a.pp`, not the facts nor the hover's walk.
         let look = || {
             let fresh = KeptDisk::new();
@@ -1709,12 +1779,17 @@ mod tests {
         std::fs::write(path("b.pp"), "b").expect("written");
         assert!(!kept.agrees_with(&look(), &plain), "a walk both made");
         std::fs::remove_file(path("b.pp")).expect("removed");
+        std::fs::write(data.join("common.yaml"), "").expect("written");
+        assert!(!kept.agrees_with(&look(), &plain), "a walk only it made");
+        std::fs::remove_file(data.join("common.yaml")).expect("removed");
         let fresh = look();
         assert!(kept.agrees_with(&fresh, &plain), "as kept again");
         kept.forget_walks_not_in(&fresh);
-        let walks: Vec<String> = lock(&kept.0.walks).keys().cloned().collect();
-        assert_eq!(walks.len(), 1, "{walks:?}");
-        assert!(walks[0].starts_with("the tree"), "{walks:?}");
+        let mut walks: Vec<String> = lock(&kept.0.walks).keys().cloned().collect();
+        walks.sort();
+        assert_eq!(walks.len(), 2, "{walks:?}");
+        assert!(walks[0].starts_with("a layout"), "{walks:?}");
+        assert!(walks[1].starts_with("the tree"), "{walks:?}");
         assert!(!kept.is_empty());
     }
 

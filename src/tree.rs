@@ -300,8 +300,15 @@ impl EnvironmentLayout {
     /// a copy of each of its files.
     pub fn files(&self, options: &Options) -> std::io::Result<std::sync::Arc<Vec<TreeFile>>> {
         let key = || walk_key(format!("layout {self:?}"), options);
-        crate::source::kept_walk(&options.files, key, || {
-            self.files_now(options).map(std::sync::Arc::new)
+        // A hover's load walks one environment's layout, which a check walks only among the
+        // site's (and may lay out otherwise, for a node's facts): the language server's look
+        // at the disk walks it again to compare, with nothing kept and no buffers held.
+        let layout = self.clone();
+        let mut alone = options.clone();
+        alone.files.kept = None;
+        alone.files.overlay = crate::source::Overlay::default();
+        crate::source::kept_walk_again(&options.files, key, move || {
+            layout.files_now(&alone).map(std::sync::Arc::new)
         })
     }
 

@@ -13,9 +13,11 @@ use crate::source::{FileAccess, KeptDisk};
 
 /// A look under way, and what it found once it is done.
 pub struct DiskLook {
-    /// One message, when the look is done; none, and closed, when its thread ended without
-    /// one (a bug: the look then failed).
-    looked: crossbeam_channel::Receiver<bool>,
+    /// One message when the look is done, which wakes the server (whose wait takes it);
+    /// none, and closed, when its thread ended without one (a bug: the look then failed).
+    done: crossbeam_channel::Receiver<()>,
+    /// Whether what is kept agrees with the disk, once the look is done.
+    agrees: std::sync::Arc<std::sync::Mutex<Option<bool>>>,
     /// What is kept, that the look compares with the disk.
     of: KeptDisk,
     /// What the look kept of the disk as it read it, once it is done.
@@ -45,22 +47,32 @@ impl DiskLook {
         access: FileAccess,
         read_as_a_check_does: impl FnOnce(&KeptDisk) + Send + 'static,
     ) -> std::io::Result<DiskLook> {
-        let (tell, looked) = crossbeam_channel::bounded(1);
+        let (tell, done) = crossbeam_channel::bounded(1);
+        let agrees = std::sync::Arc::new(std::sync::Mutex::new(None));
         let fresh = KeptDisk::new();
-        let (kept, read_into) = (of.clone(), fresh.clone());
+        let (kept, read_into, found) = (of.clone(), fresh.clone(), agrees.clone());
         std::thread::Builder::new()
             .name("pbc-look".to_string())
             .stack_size(crate::parallel::WORKER_STACK)
             .spawn(move || {
                 crate::parallel::on_one_core(|| read_as_a_check_does(&read_into));
-                let _ = tell.send(kept.agrees_with(&read_into, &access));
+                let agreed = kept.agrees_with(&read_into, &access);
+                if let Ok(mut found) = found.lock() {
+                    *found = Some(agreed);
+                }
+                let _ = tell.send(());
             })?;
-        Ok(DiskLook { looked, of, fresh })
+        Ok(DiskLook {
+            done,
+            agrees,
+            of,
+            fresh,
+        })
     }
 
     /// What wakes the server when the look is done.
-    pub fn done(&self) -> &crossbeam_channel::Receiver<bool> {
-        &self.looked
+    pub fn done(&self) -> &crossbeam_channel::Receiver<()> {
+        &self.done
     }
 
     /// What is kept, that the look compares with the disk.
@@ -70,16 +82,24 @@ impl DiskLook {
 
     /// What the look found, once it is done; `None` while it looks.
     pub fn take(&self) -> Option<Looked> {
-        match self.looked.try_recv() {
-            Ok(true) => {
-                // What the look did not list (a walk only a hover made) is listed again when
+        let agrees = self.agrees.lock().ok().and_then(|found| *found);
+        // The thread ended without saying (the wake may have been taken by the wait already).
+        let ended = || {
+            matches!(
+                self.done.try_recv(),
+                Err(crossbeam_channel::TryRecvError::Disconnected)
+            )
+        };
+        match agrees {
+            Some(true) => {
+                // A listing the look neither made nor could make again is made again when
                 // next asked for: it could not be compared.
                 self.of.forget_walks_not_in(&self.fresh);
                 Some(Looked::Agrees)
             }
-            Ok(false) => Some(Looked::Disagrees(self.fresh.clone())),
-            Err(crossbeam_channel::TryRecvError::Disconnected) => Some(Looked::Failed),
-            Err(crossbeam_channel::TryRecvError::Empty) => None,
+            Some(false) => Some(Looked::Disagrees(self.fresh.clone())),
+            None if ended() => Some(Looked::Failed),
+            None => None,
         }
     }
 }

@@ -1378,6 +1378,13 @@ impl Workspace {
         }
     }
 
+    /// Whether a tree is being loaded for hovers (ahead of them, on a thread of its own).
+    pub fn loading_a_tree(&self) -> bool {
+        self.loaded_tree()
+            .as_ref()
+            .is_some_and(|t| !t.loaded.load(std::sync::atomic::Ordering::Acquire))
+    }
+
     /// How many trees were loaded for hovers (by a hover or ahead of one) in the session.
     pub fn trees_loaded(&self) -> u64 {
         self.trees_loaded.load(std::sync::atomic::Ordering::Relaxed)

@@ -192,10 +192,17 @@ pub(super) const LOAD_AHEAD_AFTER: std::time::Duration = std::time::Duration::fr
 /// How long the editor stays quiet after a check before the disk is looked at behind it, where
 /// nothing watches the tree's files ([`super::look`]): someone typing starts no look at each
 /// keystroke (a look lists and reads the whole tree, a quarter of a second of a core at
-/// 10,000 files), and a change on disk is still seen soon after they stop. As long as the
-/// wait before a tree is loaded again for hovers ([`LOAD_AHEAD_AFTER`]), whose reasons are
-/// the same.
-const LOOK_AFTER: std::time::Duration = LOAD_AHEAD_AFTER;
+/// 10,000 files), and a change on disk is still seen soon after they stop. A little longer
+/// than the wait before a tree is loaded again for hovers ([`LOAD_AHEAD_AFTER`]), whose
+/// reasons are the same: that load starts first, and the look waits for it to end
+/// ([`LOOK_AFTER_A_LOAD`]).
+const LOOK_AFTER: std::time::Duration =
+    LOAD_AHEAD_AFTER.saturating_add(std::time::Duration::from_millis(50));
+
+/// How often the time to look at the disk is put off while a tree loads for hovers: a load
+/// after a change takes some tens of milliseconds, and a look beside it would take a core
+/// from it.
+const LOOK_AFTER_A_LOAD: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// How many times a change is checked while the disk keeps changing under the check and
 /// failing it, before the failure is said.
@@ -340,6 +347,12 @@ impl Server<'_, '_> {
                         self.take_disk_news();
                         None
                     }
+                    // Not while a tree loads for hovers: the look would take a core from it,
+                    // and the hover it is loaded for may be waiting.
+                    Woke::LookAt if self.workspace.loading_a_tree() => {
+                        self.look_at = Some(std::time::Instant::now() + LOOK_AFTER_A_LOAD);
+                        continue;
+                    }
                     Woke::LookAt => {
                         self.look_at = None;
                         self.look_at_disk();
@@ -473,7 +486,10 @@ impl Server<'_, '_> {
                 self.workspace.adopt_disk(read);
                 self.dirty = true;
             }
-            Looked::Failed => self.disk_changed(),
+            Looked::Failed => {
+                (self.log)("pbc lsp: the look at the tree's files ended without a word (a bug in pbc): what was read is read again");
+                self.disk_changed();
+            }
         }
     }
 
