@@ -3,11 +3,11 @@
 //! system's limit on watches), links that lead out of the tree. The server then keeps what it
 //! listed and read all the same, so that a keystroke is checked from memory (25 ms for 10,000
 //! files, where listing and reading them again took a quarter of a second), and after each
-//! check this looks at the disk anew: it lists and reads everything a check would, from
-//! nothing, on a thread of its own and one core (the other cores stay with the keystrokes),
-//! and tells whether what is kept agrees. When it does not, the server keeps what the look
-//! read instead, and checks again. It owns only the looking; what a look reads is a check's (its caller's),
-//! and what is forgotten is the server's to decide.
+//! check (once the editor is quiet) this looks at the disk anew: it lists and reads
+//! everything a check would, from nothing, on a thread of its own and one core (the other
+//! cores stay with the keystrokes), and tells whether what is kept agrees. When it does not,
+//! the server keeps what the look read instead, and checks again. It owns only the looking;
+//! what a look reads is a check's (its caller's), and what is kept is the server's to decide.
 
 use crate::source::{FileAccess, KeptDisk};
 

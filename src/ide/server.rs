@@ -466,8 +466,8 @@ impl Server<'_, '_> {
     }
 
     /// What the look at the disk found, acted on: for a disk that is not as kept, what the
-    /// look read is kept instead, and the tree is checked again. A look at what was kept before a
-    /// change, or while a watch has begun since, is not acted on.
+    /// look read is kept instead, and the tree is checked again. A look at what was kept
+    /// before a change, or while a watch has begun since, is not acted on.
     fn take_look(&mut self) {
         let Some(look) = self.disk_look.take() else {
             return;
