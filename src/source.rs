@@ -1711,9 +1711,10 @@ mod tests {
     }
 
     /// A kept disk agrees with one that has just listed and read the disk anew while every
-    /// walk both made found the same, every file both read has the same text, and every file
-    /// only it read (a node's facts) is still as kept; a walk only it made is not compared,
-    /// and is forgotten once the look is taken.
+    /// walk both made found the same, every file both read has the same text, every file only
+    /// it read (a node's facts) is still as kept, and every walk only it made that can be made
+    /// again (a hover's layout) finds the same again; a walk only it made that cannot is not
+    /// compared, and is forgotten once the look is taken.
     #[test]
     fn a_kept_disk_agrees_with_a_fresh_look_only_while_the_disk_is_as_kept() {
         let dir = tempfile::tempdir().expect("a directory");
