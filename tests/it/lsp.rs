@@ -128,6 +128,27 @@ impl Editor {
         }
     }
 
+    /// The diagnostics next published for `relative`, skipping every other notification: for
+    /// what the server publishes with no word from the editor (its watch, its look at the
+    /// disk). Any other message fails the test.
+    fn next_published_for(&self, relative: &str) -> Vec<Value> {
+        loop {
+            match self.receive() {
+                Some(Message::Notification(n))
+                    if n.method == "textDocument/publishDiagnostics"
+                        && n.params["uri"] == self.uri(relative).as_str() =>
+                {
+                    return n.params["diagnostics"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default();
+                }
+                Some(Message::Notification(_)) => {}
+                other => panic!("{relative}: nothing published, got {other:?}"),
+            }
+        }
+    }
+
     fn portable(&self, message: &Message) -> Value {
         let text = serde_json::to_string(message).expect("a message is JSON");
         let text = text.replace(&path_to_uri(&self.root), "<root>");
@@ -965,20 +986,8 @@ fn the_server_watches_the_tree_itself_when_the_editor_does_not() {
         assert!(editor.published_so_far().is_empty(), "the example is clean");
         // Waited for until the file's diagnostics hold an error, or none: a check may see the
         // file as it is being written. (Its bindings are in no layer: a warning says so.)
-        let published_for = |editor: &Editor, relative: &str, with_errors: bool| loop {
-            match editor.receive() {
-                Some(Message::Notification(n))
-                    if n.method == "textDocument/publishDiagnostics"
-                        && n.params["uri"] == editor.uri(relative).as_str()
-                        && n.params["diagnostics"].as_array().is_some_and(|d| {
-                            d.iter().any(|d| d["severity"] == 1) == with_errors
-                        }) =>
-                {
-                    return;
-                }
-                Some(_) => {}
-                None => panic!("{relative}: nothing published"),
-            }
+        let published_for = |editor: &Editor, relative: &str, with_errors: bool| {
+            while has_errors(&editor.next_published_for(relative)) != with_errors {}
         };
         let broken = "bindings/broken.pp";
         std::fs::write(root.join(broken), "bindings broken {\n  bind 'x' to\n}\n")
@@ -1024,23 +1033,10 @@ fn with_nothing_watching_a_look_behind_each_check_finds_what_changed_on_disk() {
         "the look found nothing"
     );
     let broken = "bindings/broken.pp";
-    // The diagnostics `broken` is published with, once they hold errors as `with_errors` says.
-    let published_for = |editor: &Editor, with_errors: bool| loop {
-        match editor.receive() {
-            Some(Message::Notification(n))
-                if n.method == "textDocument/publishDiagnostics"
-                    && n.params["uri"] == editor.uri(broken).as_str() =>
-            {
-                let diagnostics = n.params["diagnostics"].clone();
-                let errors = diagnostics
-                    .as_array()
-                    .is_some_and(|d| d.iter().any(|d| d["severity"] == 1));
-                assert_eq!(errors, with_errors, "{diagnostics:#}");
-                return;
-            }
-            Some(Message::Notification(_)) => {}
-            other => panic!("{broken}: nothing published, got {other:?}"),
-        }
+    // The diagnostics `broken` is next published with hold errors as `with_errors` says.
+    let published_for = |editor: &Editor, with_errors: bool| {
+        let diagnostics = editor.next_published_for(broken);
+        assert_eq!(has_errors(&diagnostics), with_errors, "{diagnostics:#?}");
     };
     let typed = |editor: &mut Editor, version: i32| {
         did_change(editor, file, version, &format!("{text}# typed {version}\n"));
@@ -1060,6 +1056,11 @@ fn with_nothing_watching_a_look_behind_each_check_finds_what_changed_on_disk() {
     let (ended, log) = editor.finish();
     assert_eq!(ended, Ended::Clean);
     assert!(log.is_empty(), "{log:?}");
+}
+
+/// Whether published diagnostics hold an error.
+fn has_errors(diagnostics: &[Value]) -> bool {
+    diagnostics.iter().any(|d| d["severity"] == 1)
 }
 
 /// Answers the server's request that the editor watch the tree (the next message it sends)
@@ -1105,23 +1106,8 @@ fn the_watch_setting_can_be_changed_in_a_session() {
         let published = editor.published_so_far();
         assert!(!reports(&published, name), "watch {watch}: {published:#?}");
         if !watch {
-            let looked = loop {
-                match editor.receive() {
-                    Some(message @ Message::Notification(_)) => {
-                        let message = editor.portable(&message);
-                        if reports(std::slice::from_ref(&message), name) {
-                            break message;
-                        }
-                    }
-                    other => panic!("the look found nothing: {other:?}"),
-                }
-            };
-            assert!(
-                looked["params"]["diagnostics"]
-                    .as_array()
-                    .is_some_and(|d| !d.is_empty()),
-                "{looked:#}"
-            );
+            let looked = editor.next_published_for(&format!("bindings/{name}.pp"));
+            assert!(!looked.is_empty(), "the look found the file");
         }
     }
     let (ended, log) = editor.finish();
