@@ -299,6 +299,11 @@ impl EnvironmentLayout {
     /// Shared: the language server's load for a hover takes the kept walk's list as it is, not
     /// a copy of each of its files.
     pub fn files(&self, options: &Options) -> std::io::Result<std::sync::Arc<Vec<TreeFile>>> {
+        // A command that keeps nothing (the command line, each node of `lookup --nodes`)
+        // walks now, without the copies a walk made again needs.
+        if options.files.kept.is_none() {
+            return self.files_now(options).map(std::sync::Arc::new);
+        }
         let key = || walk_key(format!("layout {self:?}"), options);
         // A hover's load walks one environment's layout, which a check walks only among the
         // site's (and may lay out otherwise, for a node's facts): the language server's look

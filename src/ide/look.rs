@@ -17,7 +17,7 @@ pub struct DiskLook {
     /// none, and closed, when its thread ended without one (a bug: the look then failed).
     done: crossbeam_channel::Receiver<()>,
     /// Whether what is kept agrees with the disk, once the look is done.
-    agrees: std::sync::Arc<std::sync::Mutex<Option<bool>>>,
+    agrees: std::sync::Arc<std::sync::OnceLock<bool>>,
     /// What is kept, that the look compares with the disk.
     of: KeptDisk,
     /// What the look kept of the disk as it read it, once it is done.
@@ -48,7 +48,7 @@ impl DiskLook {
         read_as_a_check_does: impl FnOnce(&KeptDisk) + Send + 'static,
     ) -> std::io::Result<DiskLook> {
         let (tell, done) = crossbeam_channel::bounded(1);
-        let agrees = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let agrees = std::sync::Arc::new(std::sync::OnceLock::new());
         let fresh = KeptDisk::new();
         let (kept, read_into, found) = (of.clone(), fresh.clone(), agrees.clone());
         std::thread::Builder::new()
@@ -56,10 +56,7 @@ impl DiskLook {
             .stack_size(crate::parallel::WORKER_STACK)
             .spawn(move || {
                 crate::parallel::on_one_core(|| read_as_a_check_does(&read_into));
-                let agreed = kept.agrees_with(&read_into, &access);
-                if let Ok(mut found) = found.lock() {
-                    *found = Some(agreed);
-                }
+                let _ = found.set(kept.agrees_with(&read_into, &access));
                 let _ = tell.send(());
             })?;
         Ok(DiskLook {
@@ -82,7 +79,7 @@ impl DiskLook {
 
     /// What the look found, once it is done; `None` while it looks.
     pub fn take(&self) -> Option<Looked> {
-        let agrees = self.agrees.lock().ok().and_then(|found| *found);
+        let agrees = self.agrees.get().copied();
         // The thread ended without saying (the wake may have been taken by the wait already).
         let ended = || {
             matches!(
