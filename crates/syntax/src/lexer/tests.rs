@@ -386,3 +386,46 @@ fn texts_are_runs_or_decoded_and_never_wrong() {
         vec![name("abc::def"), string("x'y")]
     );
 }
+
+/// The lexer's fast path (`common_raw`) against the scanner, on every text of up to five of the
+/// bytes that decide where its tokens end: whatever the fast path answers, the scanner answers
+/// the same kind and length.
+#[test]
+fn common_tokens_are_the_scanners() {
+    use super::token::Raw;
+    use logos::Logos;
+    let alphabet: &[u8] = b"aZ0_-:$=>~,;()[]{}.'\"x \xc3";
+    let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut agreed = 0;
+    for _ in 0..5 {
+        let mut longer = Vec::new();
+        for text in &texts {
+            for &b in alphabet {
+                let mut t = text.clone();
+                t.push(b);
+                if b == 0xc3 {
+                    t.push(0xa9); // é: a non-ASCII letter ends every ASCII run
+                }
+                longer.push(t);
+            }
+        }
+        for t in &longer {
+            let Some((kind, len)) = super::common_raw(t) else {
+                continue;
+            };
+            let Ok(text) = std::str::from_utf8(t) else {
+                continue;
+            };
+            let mut raw = Raw::lexer(text);
+            let scanned = raw.next();
+            assert_eq!(
+                (scanned, raw.span().end),
+                (Some(Ok(kind)), len),
+                "fast path and scanner differ on {text:?}"
+            );
+            agreed += 1;
+        }
+        texts = longer;
+    }
+    assert!(agreed > 1_000_000, "only {agreed} texts compared");
+}
