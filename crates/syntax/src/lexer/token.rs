@@ -335,7 +335,10 @@ pub fn puppet_keyword(word: &str) -> Option<Tok> {
 
 /// The context-free part of the scanner. The driver runs it one token at a time on the rest of
 /// the input and handles strings, heredocs, regexes, comments and numbers by hand, because those
-/// need lookbehind, lookahead or nesting that a DFA cannot express.
+/// need lookbehind, lookahead or nesting that a DFA cannot express. The driver's fast path
+/// (`common_raw` in `lexer/mod.rs`) gives the same answer as this scanner for the commonest
+/// tokens without running it; a change to a regex here must keep the two alike (the test
+/// `common_tokens_are_the_scanners` fails if not).
 ///
 /// `\w` in Puppet's lexer is ASCII only, so the classes here are spelled out.
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq)]
