@@ -169,22 +169,46 @@ pub(crate) fn key_at(text: &str, offset: usize, is_manifest: bool) -> Option<Key
     }
 }
 
-/// Every key and category `text` names (a manifest, or else a data file), in the order
-/// written.
-pub(crate) fn names_in(text: &str, is_manifest: bool) -> Names {
-    if is_manifest {
-        let mut found = Keys::new(text, None);
-        found.manifest();
-        found.keys.sort_by_key(|k| k.start);
-        found.categories.sort_by_key(|c| c.start);
-        Names {
-            keys: found.keys,
-            categories: found.categories,
+/// What kind of file names keys or categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Holder {
+    Manifest,
+    /// A data file: its top-level keys.
+    Data,
+    /// A `binder_config.yaml` (D19): the categories it declares, as a site declares them.
+    BinderConfig,
+}
+
+/// Every key and category `text` names, in the order written.
+pub(crate) fn names_in(text: &str, holder: Holder) -> Names {
+    match holder {
+        Holder::Manifest => {
+            let mut found = Keys::new(text, None);
+            found.manifest();
+            found.keys.sort_by_key(|k| k.start);
+            found.categories.sort_by_key(|c| c.start);
+            Names {
+                keys: found.keys,
+                categories: found.categories,
+            }
         }
-    } else {
-        Names {
+        Holder::Data => Names {
             keys: keys_in_data(text),
             categories: Vec::new(),
+        },
+        Holder::BinderConfig => {
+            // Read into the site it stands for, with the spans of its YAML, as the check reads
+            // it; a file that cannot be read declares nothing (its diagnostics say why).
+            let (program, _, _) = crate::data::binder_config::read(FileId(0), text);
+            let mut found = Keys::new(text, None);
+            for statement in program.iter().flat_map(|p| &p.body) {
+                found.expr(statement);
+            }
+            found.categories.sort_by_key(|c| c.start);
+            Names {
+                keys: Vec::new(),
+                categories: found.categories,
+            }
         }
     }
 }
@@ -592,7 +616,7 @@ mod tests {
     #[test]
     fn categories_are_found_where_declared_and_named() {
         let src = "site {\n  categories { dc => $facts['dc'], node => $::fqdn }\n}\nbindings b {\n  when dc 'ams' and os 'x' { bind 'k' to 1 }\n}\n";
-        let names = names_in(src, true);
+        let names = names_in(src, Holder::Manifest);
         let found: Vec<(&str, bool)> = names
             .categories
             .iter()

@@ -89,6 +89,9 @@ struct TreeFiles {
     /// one name per file, in the order of their paths ([`path_of`]).
     manifests: Vec<Arc<str>>,
     data: Vec<PathBuf>,
+    /// The `binder_config.yaml` files the check read (D19), whose categories are declared as a
+    /// site's are.
+    binder_configs: Vec<PathBuf>,
 }
 
 /// The keys and categories a file names, and a digest of the text they were read from: the
@@ -654,10 +657,23 @@ impl Workspace {
         if same_inputs && !kept.manifests.is_empty() {
             if kept.data != data {
                 let manifests = kept.manifests.clone();
-                *kept = Arc::new(TreeFiles { manifests, data });
+                let binder_configs = kept.binder_configs.clone();
+                *kept = Arc::new(TreeFiles {
+                    manifests,
+                    data,
+                    binder_configs,
+                });
             }
             return;
         }
+        let mut binder_configs: Vec<PathBuf> = (0..files.len())
+            .map(|i| files.name(FileId(i as u32)))
+            .filter(|name| name.ends_with("binder_config.yaml"))
+            .map(|name| path_of(name, &cwd))
+            .filter(|path| crate::tree::role_of(path) == crate::tree::FileRole::BinderConfig)
+            .collect();
+        binder_configs.sort();
+        binder_configs.dedup();
         let mut manifests: Vec<(PathBuf, Arc<str>)> = (0..files.len())
             .map(|i| files.shared_name(FileId(i as u32)))
             .filter(|name| name.ends_with(".pp"))
@@ -670,7 +686,11 @@ impl Workspace {
         let mut names = Vec::with_capacity(manifests.len());
         names.extend(manifests.into_iter().map(|(_, name)| name));
         let manifests = names;
-        *kept = Arc::new(TreeFiles { manifests, data });
+        *kept = Arc::new(TreeFiles {
+            manifests,
+            data,
+            binder_configs,
+        });
     }
 
     /// Every key and category each manifest and data file of the tree names, by file (as the
@@ -688,10 +708,16 @@ impl Workspace {
             .iter()
             .map(|name| path_of(name, &cwd))
             .collect();
-        let all: Vec<(&PathBuf, bool)> = manifests
+        let all: Vec<(&PathBuf, keys::Holder)> = manifests
             .iter()
-            .map(|p| (p, true))
-            .chain(files.data.iter().map(|p| (p, false)))
+            .map(|p| (p, keys::Holder::Manifest))
+            .chain(files.data.iter().map(|p| (p, keys::Holder::Data)))
+            .chain(
+                files
+                    .binder_configs
+                    .iter()
+                    .map(|p| (p, keys::Holder::BinderConfig)),
+            )
             .collect();
         // A poisoned lock held only keys read before: they are read again.
         let mut index = self
@@ -720,7 +746,7 @@ impl Workspace {
         };
         let access = self.disk_access();
         let read = crate::parallel::parallel_map(all.len(), |i| {
-            let (path, manifest) = all[i];
+            let (path, holder) = all[i];
             if let Some(indexed) = unchanged_on_disk(path) {
                 return Some((path.clone(), indexed));
             }
@@ -728,7 +754,7 @@ impl Workspace {
             let digest = digest(&text);
             let names = match known.get(path).filter(|f| f.digest == digest) {
                 Some(indexed) => indexed.names.clone(),
-                None => Arc::new(keys::names_in(&text, manifest)),
+                None => Arc::new(keys::names_in(&text, holder)),
             };
             let from_disk_at = (!self.open.contains_key(path)).then_some(self.disk_generation);
             let kept_text = match (&self.kept_disk, from_disk_at) {

@@ -1515,6 +1515,85 @@ fn categories_are_explained_found_and_completed() {
     assert_eq!(editor.finish().0, Ended::Clean);
 }
 
+/// A tree whose categories a `binder_config.yaml` declares instead of a `site { }` (D19):
+/// completion after `when` offers them in its order, a category's value is completed from the
+/// fact its declaration reads, and hover and definition lead to the declaration in the YAML.
+#[test]
+fn categories_a_binder_config_declares_are_completed_and_explained() {
+    let copy = tempfile::tempdir().expect("a directory");
+    let root = copy.path().join("arm9");
+    let files = [
+        (
+            "binder_config.yaml",
+            "version: 2\ncategories:\n  - node\n  - [datacenter, \"${facts['datacenter']}\"]\n  - {name: environment, value: '${environment}'}\n  - ['common', 'true']\nlayers:\n  - {name: site, include: ['confdir:/default', 'confdir:/other']}\n",
+        ),
+        (
+            "bindings/other.pp",
+            "bindings other {\n  when datacenter 'ams' { bind 'm' to 3 }\n}\n",
+        ),
+        (
+            "bindings/default.pp",
+            "bindings default {\n  when datacenter 'eu-west' { bind 'k' to 1 }\n  bind 'j' to 2\n}\n",
+        ),
+        (
+            "facts/web01.json",
+            r#"{"datacenter": "us-east", "fqdn": "web01.example.com"}"#,
+        ),
+    ];
+    for (name, text) in files {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("its directory");
+        std::fs::write(path, text).expect("written");
+    }
+    let (mut editor, published) = Editor::initialized_quietly(&root, Value::Null);
+    let errors: Vec<&Value> = published
+        .iter()
+        .flat_map(|p| p["params"]["diagnostics"].as_array().into_iter().flatten())
+        .filter(|d| d["severity"] == 1)
+        .collect();
+    assert!(errors.is_empty(), "the tree checks cleanly: {errors:#?}");
+    let bindings = "bindings/default.pp";
+    let mut answers = serde_json::Map::new();
+    // `datacenter` in `when datacenter 'eu-west'`.
+    let hover = editor.request("textDocument/hover", at(&editor, bindings, 1, 9));
+    let text = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("binder_config.yaml:4:6"),
+        "the hover names the declaration: {text}"
+    );
+    answers.insert("hover on a category in a when".into(), hover);
+    let definition = editor.request("textDocument/definition", at(&editor, bindings, 1, 9));
+    let definition = editor.portable_value(definition);
+    assert_eq!(
+        definition.pointer("/0/uri").and_then(Value::as_str),
+        Some("<root>/binder_config.yaml"),
+        "{definition:#}"
+    );
+    answers.insert("definition of a category".into(), definition);
+    let typed = "bindings default {\n  when datacenter 'eu-west' { bind 'k' to 1 }\n  when \n  bind 'j' to 2\n}\n";
+    did_open(&editor, bindings, typed);
+    let _ = editor.published_so_far();
+    let completion = editor.request("textDocument/completion", at(&editor, bindings, 2, 7));
+    let labels = completion_items(&completion, "/label");
+    assert_eq!(
+        labels,
+        ["node", "datacenter", "environment"],
+        "{completion:#}"
+    );
+    answers.insert("completion after when".into(), completion);
+    let value = typed.replacen("  when \n", "  when datacenter \n", 1);
+    did_change(&editor, bindings, 2, &value);
+    let _ = editor.published_so_far();
+    let values = editor.request("textDocument/completion", at(&editor, bindings, 2, 18));
+    let written = completion_items(&values, "/textEdit/newText");
+    // The buffer does not parse while the value is being written: its own `when` is not
+    // among them, the other file's is, and the factset's.
+    assert_eq!(written, ["'ams'", "'us-east'"], "{values:#}");
+    answers.insert("completion of a value".into(), values);
+    snapshot("lsp@binder_config_categories", &Value::Object(answers));
+    assert_eq!(editor.finish().0, Ended::Clean);
+}
+
 /// A request the editor cancels (`$/cancelRequest`) before the server answers it is answered
 /// `RequestCancelled`, and the ones around it as usual. Every message is sent before the server
 /// starts, so it has them all when it comes to the request.
