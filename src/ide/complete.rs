@@ -1,7 +1,7 @@
 //! Completion of the words of a manifest that are neither keys nor categories: an option's
 //! name inside a binding's `{ }` (those that apply to that operation, as the checker judges
 //! them), a type's name (in a binding's key, the types pbc gives a meaning to; elsewhere,
-//! Puppet's), and a fact (after `$`, `$::`, or in `$facts['...']`, also inside a string's
+//! Puppet's and the tree's type aliases), and a fact (after `$`, `$::`, or in `$facts['...']`, also inside a string's
 //! interpolation), from the factset the settings choose or else the tree's `facts/`. It reads
 //! the text being edited and the facts; what the words mean stays the checker's and the
 //! injector's.
@@ -297,6 +297,7 @@ impl Workspace {
                 PUPPET_TYPES
                     .iter()
                     .map(|t| (t.to_string(), "Puppet type".to_string()))
+                    .chain(self.type_aliases())
                     .collect(),
                 lsp_types::CompletionItemKind::CLASS,
             ),
@@ -315,6 +316,21 @@ impl Workspace {
                 detail,
             });
         completion_list(range, offers)
+    }
+
+    /// The type aliases the tree's manifests declare, each once (by name), with the file that
+    /// declares it.
+    fn type_aliases(&self) -> Vec<(String, String)> {
+        let mut aliases: BTreeMap<String, String> = BTreeMap::new();
+        for (file, names) in self.name_index() {
+            for name in &names.type_aliases {
+                let shown = file.strip_prefix(&self.root).unwrap_or(&file);
+                aliases
+                    .entry(name.clone())
+                    .or_insert_with(|| format!("type alias, {}", shown.display()));
+            }
+        }
+        aliases.into_iter().collect()
     }
 
     /// The facts under `path` (the top-level facts when it is empty): of the factset the

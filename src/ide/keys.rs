@@ -2,8 +2,9 @@
 //! manifest, a key a binding binds (`bind 'k'`, `multibind Type, 'k'`, the keys of `alias`,
 //! `renamed`, `rebind`), the first argument of `lookup('k')` or `inject('k')`, or a class
 //! parameter (its key is `CLASS::PARAM`, as Puppet's automatic parameter lookup asks), and a
-//! category a site declares or a `when` names; in a Hiera data file, its top-level keys. It
-//! reads the text only; what the key gives is the injector's.
+//! category a site declares or a `when` names, and the type aliases it declares; in a
+//! `binder_config.yaml`, the categories it declares in a site's place (D19); in a Hiera data
+//! file, its top-level keys. It reads the text only; what the key gives is the injector's.
 
 use crate::ast::{BindItem, BindKey, BindOpKind, Expr, ExprKind, Parameter, SiteItem};
 use crate::data::yaml::NodeKind;
@@ -41,11 +42,13 @@ pub struct CategoryAt {
     pub value: Option<String>,
 }
 
-/// What a file names: its keys and its categories, each in the order written.
+/// What a file names: its keys and its categories, each in the order written, and the type
+/// aliases it declares (`type Name = ...`).
 #[derive(Debug, Default)]
 pub struct Names {
     pub keys: Vec<KeyAt>,
     pub categories: Vec<CategoryAt>,
+    pub type_aliases: Vec<String>,
 }
 
 /// The category at byte `offset` of the manifest `text`.
@@ -190,11 +193,12 @@ pub(crate) fn names_in(text: &str, holder: Holder) -> Names {
             Names {
                 keys: found.keys,
                 categories: found.categories,
+                type_aliases: found.type_aliases,
             }
         }
         Holder::Data => Names {
             keys: keys_in_data(text),
-            categories: Vec::new(),
+            ..Names::default()
         },
         Holder::BinderConfig => {
             // Read into the site it stands for, with the spans of its YAML, as the check reads
@@ -206,8 +210,8 @@ pub(crate) fn names_in(text: &str, holder: Holder) -> Names {
             }
             found.categories.sort_by_key(|c| c.start);
             Names {
-                keys: Vec::new(),
                 categories: found.categories,
+                ..Names::default()
             }
         }
     }
@@ -300,6 +304,8 @@ struct Keys<'s> {
     with_empty: bool,
     keys: Vec<KeyAt>,
     categories: Vec<CategoryAt>,
+    /// Only when every name is wanted (no offset).
+    type_aliases: Vec<String>,
 }
 
 impl<'s> Keys<'s> {
@@ -310,6 +316,7 @@ impl<'s> Keys<'s> {
             with_empty: false,
             keys: Vec::new(),
             categories: Vec::new(),
+            type_aliases: Vec::new(),
         }
     }
 
@@ -400,6 +407,9 @@ impl<'s> Keys<'s> {
                     self.item(item);
                 }
                 return;
+            }
+            ExprKind::TypeAlias { name, .. } if self.offset.is_none() => {
+                self.type_aliases.push(name.to_string());
             }
             ExprKind::Site(site) => {
                 for item in &site.items {

@@ -1976,7 +1976,7 @@ fn options_offered_are_those_the_check_accepts() {
 }
 
 /// A type being written: in a binding's key, the types pbc gives a key (each of which the
-/// check accepts there); elsewhere, Puppet's.
+/// check accepts there); elsewhere, Puppet's and the tree's type aliases.
 #[test]
 fn types_are_completed_where_they_are_written() {
     let (mut editor, _) = Editor::initialized_quietly(&example("site"), Value::Null);
@@ -2063,6 +2063,22 @@ fn types_are_completed_where_they_are_written() {
     assert_eq!(
         completion_items(&answer, "/label"),
         ["Optional"],
+        "{answer:#}"
+    );
+    // And the type aliases the tree declares, with where.
+    let typed = format!("{text}\ntype Motd::Line = String[1]\nclass motd(Mo) {{}}\n");
+    did_change(&editor, site, 2, &typed);
+    let _ = editor.published_so_far();
+    let line = typed.lines().count() as u32 - 1;
+    let answer = editor.request("textDocument/completion", at(&editor, site, line, 13));
+    assert_eq!(
+        completion_items(&answer, "/label"),
+        ["Motd::Line"],
+        "{answer:#}"
+    );
+    assert_eq!(
+        completion_items(&answer, "/detail"),
+        ["type alias, manifests/site.pp"],
         "{answer:#}"
     );
     assert_eq!(editor.finish().0, Ended::Clean);
