@@ -877,13 +877,20 @@ impl Workspace {
         ))
     }
 
-    /// The category at `position` of the manifest at `path`.
+    /// The category at `position` of the manifest or the `binder_config.yaml` at `path`.
     fn category_at(&self, path: &Path, position: lsp_types::Position) -> Option<CategoryAt> {
-        if path.extension().is_none_or(|e| e != "pp") {
+        let binder_config = crate::tree::role_of(path) == crate::tree::FileRole::BinderConfig;
+        if !binder_config && path.extension().is_none_or(|e| e != "pp") {
             return None;
         }
         let text = self.text(path).ok()?;
         let offset = LineIndex::new(&text).offset(position, self.encoding);
+        if binder_config {
+            return keys::names_in(&text, keys::Holder::BinderConfig)
+                .categories
+                .into_iter()
+                .find(|c| c.start <= offset && offset <= c.end);
+        }
         keys::category_at(&text, offset)
     }
 

@@ -1517,7 +1517,8 @@ fn categories_are_explained_found_and_completed() {
 
 /// A tree whose categories a `binder_config.yaml` declares instead of a `site { }` (D19):
 /// completion after `when` offers them in its order, a category's value is completed from the
-/// fact its declaration reads, and hover and definition lead to the declaration in the YAML.
+/// fact its declaration reads, and hover and definition lead to the declaration in the YAML,
+/// where hover and references work too.
 #[test]
 fn categories_a_binder_config_declares_are_completed_and_explained() {
     let copy = tempfile::tempdir().expect("a directory");
@@ -1556,7 +1557,10 @@ fn categories_a_binder_config_declares_are_completed_and_explained() {
     let mut answers = serde_json::Map::new();
     // `datacenter` in `when datacenter 'eu-west'`.
     let hover = editor.request("textDocument/hover", at(&editor, bindings, 1, 9));
-    let text = hover["contents"]["value"].as_str().unwrap_or_default();
+    let text = hover["contents"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(
         text.contains("binder_config.yaml:4:6"),
         "the hover names the declaration: {text}"
@@ -1570,6 +1574,33 @@ fn categories_a_binder_config_declares_are_completed_and_explained() {
         "{definition:#}"
     );
     answers.insert("definition of a category".into(), definition);
+    // From the declaration in the YAML: the same hover, and its references.
+    let declared = editor.request(
+        "textDocument/hover",
+        at(&editor, "binder_config.yaml", 3, 8),
+    );
+    let declared_text = declared["contents"]["value"].as_str().unwrap_or_default();
+    assert_eq!(declared_text, text, "{declared:#}");
+    let mut params = at(&editor, "binder_config.yaml", 3, 8);
+    params["context"] = json!({"includeDeclaration": true});
+    let references = editor.request("textDocument/references", params);
+    let references = editor.portable_value(references);
+    let files: Vec<&str> = references
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "<root>/binder_config.yaml",
+            "<root>/bindings/default.pp",
+            "<root>/bindings/other.pp"
+        ],
+        "{references:#}"
+    );
+    answers.insert("references of a declared category".into(), references);
     let typed = "bindings default {\n  when datacenter 'eu-west' { bind 'k' to 1 }\n  when \n  bind 'j' to 2\n}\n";
     did_open(&editor, bindings, typed);
     let _ = editor.published_so_far();
