@@ -341,7 +341,11 @@ impl<'s> Keys<'s> {
         declared: Option<String>,
         value: Option<String>,
     ) {
-        let start = span.start as usize;
+        let mut start = span.start as usize;
+        // A quoted name (`'dc' => ...`, `['osfamily', ...]` in YAML) is found inside its quotes.
+        if matches!(self.src.as_bytes().get(start), Some(b'\'' | b'"')) {
+            start += 1;
+        }
         let end = start + name.len();
         if !name.is_empty()
             && self.src.get(start..end) == Some(name)
@@ -621,6 +625,29 @@ mod tests {
         );
         assert_eq!(slot(yaml, "  - ", false), None);
         assert_eq!(slot(yaml, "\nne", false).as_deref(), Some("new"));
+    }
+
+    #[test]
+    fn a_binder_configs_categories_are_found_where_declared_quoted_or_not() {
+        let src = "version: 2\ncategories:\n  - node\n  - ['osfamily', '${osfamily}']\n  - [dc, \"${facts['dc']}\"]\n  - {name: \"tier\", value: '${tier}'}\n  - {name: environment, value: '${environment}'}\n";
+        let names = names_in(src, Holder::BinderConfig);
+        let found: Vec<(&str, &str, Option<&str>)> = names
+            .categories
+            .iter()
+            .map(|c| (c.name.as_str(), &src[c.start..c.end], c.value.as_deref()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                // The node's name is its `fqdn` (D8), the environment the request's.
+                ("node", "node", Some("fqdn")),
+                ("osfamily", "osfamily", Some("osfamily")),
+                ("dc", "dc", Some("dc")),
+                ("tier", "tier", Some("tier")),
+                ("environment", "environment", None),
+            ]
+        );
+        assert!(names.categories.iter().all(|c| c.declared.is_some()));
     }
 
     #[test]
