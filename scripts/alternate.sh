@@ -14,6 +14,10 @@ if [ $# -lt 2 ] || ! [ "$1" -gt 0 ] 2>/dev/null; then
   echo "usage: bash scripts/alternate.sh RUNS 'COMMAND A' ['COMMAND B']" >&2
   exit 2
 fi
+if [ "${BASH_VERSINFO[0]}" -lt 5 ]; then
+  echo "alternate: needs bash 5 (for \$EPOCHREALTIME)" >&2
+  exit 2
+fi
 if [ ! -x /usr/bin/time ]; then
   echo "alternate: /usr/bin/time is missing (Debian: apt-get install time)" >&2
   exit 2
