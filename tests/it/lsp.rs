@@ -2083,14 +2083,18 @@ fn types_are_completed_where_they_are_written() {
     ] {
         assert!(!published_code(&published, code), "{code}: {published:#?}");
     }
-    // Outside a binding, Puppet's types.
+    // Outside a binding, Puppet's types: a parameter's type on the site's last line.
     let site = "manifests/site.pp";
+    let on_last_line = |editor: &mut Editor, typed: &str, column: u32| {
+        let _ = editor.published_so_far();
+        let line = typed.lines().count() as u32 - 1;
+        let params = at(editor, site, line, column);
+        editor.request("textDocument/completion", params)
+    };
     let text = std::fs::read_to_string(editor.root.join(site)).expect("the site");
     let typed = format!("{text}\nclass motd(Opt) {{}}\n");
     did_open(&editor, site, &typed);
-    let _ = editor.published_so_far();
-    let line = typed.lines().count() as u32 - 1;
-    let answer = editor.request("textDocument/completion", at(&editor, site, line, 14));
+    let answer = on_last_line(&mut editor, &typed, 14);
     assert_eq!(
         completion_items(&answer, "/label"),
         ["Optional"],
@@ -2099,9 +2103,7 @@ fn types_are_completed_where_they_are_written() {
     // And the type aliases the tree declares, with where.
     let typed = format!("{text}\ntype Motd::Line = String[1]\nclass motd(Mo) {{}}\n");
     did_change(&editor, site, 2, &typed);
-    let _ = editor.published_so_far();
-    let line = typed.lines().count() as u32 - 1;
-    let answer = editor.request("textDocument/completion", at(&editor, site, line, 13));
+    let answer = on_last_line(&mut editor, &typed, 13);
     assert_eq!(
         completion_items(&answer, "/label"),
         ["Motd::Line"],
