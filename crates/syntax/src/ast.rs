@@ -387,7 +387,7 @@ pub enum ExprKind {
     /// `operands[0] ops[0] operands[1] ops[1] ...`. Operands are never chains of the same level.
     Binary {
         operands: Vec<Expr>,
-        operators: Vec<BinaryOp>,
+        operators: Box<[BinaryOp]>,
     },
     Unary {
         op: UnaryOp,
@@ -412,7 +412,7 @@ pub enum ExprKind {
     /// `a -> b ~> c`, flat and left-associative.
     Relationship {
         operands: Vec<Expr>,
-        operators: Vec<RelationshipOp>,
+        operators: Box<[RelationshipOp]>,
     },
     /// `f(x)`, `f x` (statement calls), `Integer("1")`. `statement` is true for a call at
     /// statement level, whose value is not used (Puppet's `invoke`).
@@ -461,7 +461,7 @@ pub enum ExprKind {
     },
     Collect {
         type_expr: Box<Expr>,
-        query: CollectQuery,
+        query: Box<CollectQuery>,
         ops: Vec<AttributeOp>,
     },
     // Definitions are boxed: they are rare, and inline they would make every expression (and

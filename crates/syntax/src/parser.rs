@@ -301,6 +301,15 @@ fn fit(kind: &mut ExprKind) {
             v.shrink_to_fit();
         }
     }
+    // A chain's operators are one fewer than its operands; the room past them goes.
+    fn exact_operators<Op>(operators: &mut Box<[Op]>, operands: usize) {
+        let len = operands.saturating_sub(1);
+        if operators.len() > len {
+            let mut kept = std::mem::take(operators).into_vec();
+            kept.truncate(len);
+            *operators = kept.into_boxed_slice();
+        }
+    }
     match kind {
         ExprKind::Block { statements } => exact(statements),
         ExprKind::Concat { segments } => exact(segments),
@@ -311,7 +320,7 @@ fn fit(kind: &mut ExprKind) {
             operators,
         } => {
             exact(operands);
-            exact(operators);
+            exact_operators(operators, operands.len());
         }
         ExprKind::Access { keys, .. } => exact(keys),
         ExprKind::Selector { entries, .. } => exact(entries),
@@ -320,7 +329,7 @@ fn fit(kind: &mut ExprKind) {
             operators,
         } => {
             exact(operands);
-            exact(operators);
+            exact_operators(operators, operands.len());
         }
         ExprKind::Call { args, .. } => exact(args),
         ExprKind::Case { options, .. } => exact(options),
@@ -334,6 +343,24 @@ fn fit(kind: &mut ExprKind) {
         | ExprKind::ResourceOverride { ops, .. }
         | ExprKind::Collect { ops, .. } => exact(ops),
         _ => {}
+    }
+}
+
+/// Puts `op` after the first `len` of a chain's `operators` while the chain grows
+/// ([`Builder::reduce_top`]). An AST's chain keeps its operators in a boxed slice, which is
+/// a word smaller than a `Vec` (every expression is as large as its largest kind); while it
+/// grows, the slice's length is its room, the slots past `len` hold copies of an operator,
+/// and the room doubles when it is full, so that a long chain is built in linear time.
+/// [`fit`] cuts the room off when the chain is complete.
+fn push_operator<Op: Copy>(operators: &mut Box<[Op]>, len: usize, op: Op) {
+    if len >= operators.len() {
+        let mut grown = Vec::with_capacity((len * 2).max(4));
+        grown.extend_from_slice(operators);
+        grown.resize(grown.capacity(), op);
+        *operators = grown.into_boxed_slice();
+    }
+    if let Some(slot) = operators.get_mut(len) {
+        *slot = op;
     }
 }
 
@@ -1215,7 +1242,7 @@ impl Builder<'_, '_> {
             r,
             ExprKind::Relationship {
                 operands,
-                operators,
+                operators: operators.into_boxed_slice(),
             },
         )
     }
@@ -1334,7 +1361,7 @@ impl Builder<'_, '_> {
                 mut operands,
                 mut operators,
             } if operators[0].precedence() == op.precedence() => {
-                operators.push(op);
+                push_operator(&mut operators, operands.len() - 1, op);
                 operands.push(rhs);
                 ExprKind::Binary {
                     operands,
@@ -1350,7 +1377,7 @@ impl Builder<'_, '_> {
                 };
                 ExprKind::Binary {
                     operands: vec![lhs, rhs],
-                    operators: vec![op],
+                    operators: Box::new([op]),
                 }
             }
         };
@@ -1418,7 +1445,7 @@ impl Builder<'_, '_> {
             r,
             ExprKind::Collect {
                 type_expr: Box::new(type_expr),
-                query,
+                query: Box::new(query),
                 ops: Vec::new(),
             },
         )
@@ -2360,6 +2387,66 @@ mod tests {
     use super::*;
     use std::mem::size_of;
 
+    /// A chain grows in room that doubles (`push_operator`), with copies of an operator in the
+    /// room it has not used: the AST keeps exactly its operators, in order, whether the chain
+    /// is the whole expression or an operand of a looser operator.
+    #[test]
+    fn a_grown_chain_keeps_exactly_its_operators() {
+        fn operators_of(e: &Expr) -> Option<(usize, Vec<BinaryOp>)> {
+            match &e.kind {
+                ExprKind::Binary {
+                    operands,
+                    operators,
+                } => Some((operands.len(), operators.to_vec())),
+                _ => None,
+            }
+        }
+        for n in [1, 2, 3, 4, 5, 8, 9, 100] {
+            let expected: Vec<BinaryOp> = (0..n)
+                .map(|i| {
+                    if i % 3 == 1 {
+                        BinaryOp::Sub
+                    } else {
+                        BinaryOp::Add
+                    }
+                })
+                .collect();
+            let mut chain = String::from("1");
+            for (i, op) in expected.iter().enumerate() {
+                let op = if *op == BinaryOp::Sub { "-" } else { "+" };
+                chain.push_str(&format!(" {op} {}", i + 2));
+            }
+            for looser in [false, true] {
+                let src = if looser {
+                    format!("$x = {chain} == 7\n")
+                } else {
+                    format!("$x = {chain}\n")
+                };
+                let parsed = parse_file(FileId(0), &src);
+                let program = parsed.program.expect("parses");
+                let Some(ExprKind::Assignment { value, .. }) =
+                    program.body.first().map(|e| &e.kind)
+                else {
+                    panic!("{src}: not an assignment");
+                };
+                let chain = if looser {
+                    assert_eq!(operators_of(value), Some((2, vec![BinaryOp::Eq])), "{src}");
+                    let ExprKind::Binary { operands, .. } = &value.kind else {
+                        unreachable!("checked above");
+                    };
+                    &operands[0]
+                } else {
+                    &**value
+                };
+                assert_eq!(
+                    operators_of(chain),
+                    Some((n + 1, expected.clone())),
+                    "{src}"
+                );
+            }
+        }
+    }
+
     /// Top-level statements are handed over while the parse goes on, not at its end: those
     /// before a syntax error are handed even though the file has no program (the last one
     /// before the error too). A body's statements stay in their body, and a statement call
@@ -2688,6 +2775,19 @@ mod tests {
     /// (in the reporting parser only: the fast parser has no recovery alternatives, see
     /// `build.rs`). One is larger: `AttributeOp`, never on a stack (the grammar inlines its
     /// rule), though the enum still has a variant for it.
+    /// An expression is 64 bytes: its kind 48 (every kind's fields within 40 bytes, and a
+    /// call's `statement` flag holds the tag), its span and depth 16. A kind with one more word
+    /// made every expression 72 bytes, and every boxed one 80 (the allocator's next size).
+    #[test]
+    fn an_expression_is_64_bytes() {
+        assert!(
+            size_of::<ExprKind>() <= 48,
+            "ExprKind is {}",
+            size_of::<ExprKind>()
+        );
+        assert!(size_of::<Expr>() <= 64, "Expr is {}", size_of::<Expr>());
+    }
+
     #[test]
     fn lr_stack_symbols_stay_small() {
         const MOST: usize = 104;

@@ -198,12 +198,12 @@ fn chain(pn: &Json) -> Read<ExprKind> {
     Ok(if relationship.is_empty() {
         ExprKind::Binary {
             operands,
-            operators: binary,
+            operators: binary.into_boxed_slice(),
         }
     } else {
         ExprKind::Relationship {
             operands,
-            operators: relationship,
+            operators: relationship.into_boxed_slice(),
         }
     })
 }
@@ -512,7 +512,7 @@ fn named(name: &str, args: &[Json]) -> Read<ExprKind> {
             };
             ExprKind::Collect {
                 type_expr: boxed(required(&entries, "type", name)?)?,
-                query: CollectQuery {
+                query: Box::new(CollectQuery {
                     exported,
                     expr: match query {
                         [] => None,
@@ -520,7 +520,7 @@ fn named(name: &str, args: &[Json]) -> Read<ExprKind> {
                         _ => return error("a collector's query takes one expression"),
                     },
                     span: Span::NONE,
-                },
+                }),
                 ops: match entry(&entries, "ops") {
                     Some(ops) => attribute_ops(ops)?,
                     None => Vec::new(),
