@@ -20,9 +20,10 @@ shift
 
 "$@" &
 watched=$!
+started=$SECONDS
 
-# Every process under `root` (not `root` itself), children before their own children; read
-# from /proc, so that it needs no `ps`.
+# Every process under the one given (not that one itself), children before their own
+# children; read from /proc, so that it needs no `ps`.
 parent_of() {
   local line
   read -r line < "/proc/$1/stat" 2> /dev/null || return 1
@@ -63,9 +64,8 @@ where_it_stands() {
   fi
 }
 
-waited=0
 while kill -0 "$watched" 2> /dev/null; do
-  if [ "$waited" -ge "$limit" ]; then
+  if [ $((SECONDS - started)) -ge "$limit" ]; then
     echo "watchdog: still running after $limit s: $*" >&2
     # What else holds the machine (a process a test left behind is no longer under the command).
     echo "watchdog: the machine's busiest processes, and its memory:" >&2
@@ -76,12 +76,15 @@ while kill -0 "$watched" 2> /dev/null; do
       where_it_stands "$pid"
     done
     kill -TERM "$watched" $under 2> /dev/null
-    sleep 5
+    # Five seconds to end on their own, then no more.
+    for _ in 1 2 3 4 5; do
+      kill -0 "$watched" $under 2> /dev/null || break
+      sleep 1
+    done
     kill -KILL "$watched" $under 2> /dev/null
     wait "$watched" 2> /dev/null
     exit 124
   fi
   sleep 1
-  waited=$((waited + 1))
 done
 wait "$watched"
