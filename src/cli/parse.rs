@@ -77,7 +77,10 @@ pub(crate) fn parse_command(
     } else if print_ast {
         let docs: Vec<FileAst> = programs
             .iter()
-            .map(|(file, program)| FileAst { file, program })
+            .map(|(file, program)| FileAst {
+                file: file.as_ref(),
+                program,
+            })
             .collect();
         // Written as it is made, as the PN is: the AST's JSON is about nine times the source.
         let stdout = std::io::stdout().lock();

@@ -36,7 +36,7 @@ pub struct ParseReport {
     /// With [`ParseOutput::Pn`]: each file's PN, in order (a file with an error has none).
     pub pn: Vec<String>,
     /// With [`ParseOutput::Ast`]: each file's name and AST, in order.
-    pub programs: Vec<(String, Program)>,
+    pub programs: Vec<(std::sync::Arc<str>, Program)>,
 }
 
 impl ParseReport {
@@ -47,7 +47,8 @@ impl ParseReport {
 
 /// One file's part of the report, made on any core.
 struct ParsedFile {
-    name: String,
+    /// Made on the core that parsed the file: the file list takes it as it is.
+    name: std::sync::Arc<str>,
     text: String,
     diagnostics: Vec<Diagnostic>,
     pn: Option<String>,
@@ -69,12 +70,14 @@ pub fn parse_paths(
     options: &Options,
 ) -> std::io::Result<ParseReport> {
     let mut walked = Ok(());
-    let mut found: Vec<PathBuf> = Vec::new();
+    // The files' order, each file's key made as the walk finds it.
+    let mut order = crate::source::PathOrder::default();
     let parsed = crate::parallel::parallel_as_found(
         |give| {
             let mut give_found = |path: PathBuf| {
-                found.push(path.clone());
-                give((found.len() - 1, path));
+                let at = order.len();
+                order.push(&path);
+                give((at, path));
             };
             walked = if output == ParseOutput::Ast {
                 // The trees are kept: their spans get their files' final ids, which need the
@@ -90,7 +93,7 @@ pub fn parse_paths(
             let bytes = crate::source::read_file(&path, "manifest", &options.files)?;
             Ok(parse_one(
                 id,
-                path.to_string_lossy().into_owned(),
+                path.to_string_lossy().into(),
                 bytes,
                 output,
                 validate,
@@ -98,27 +101,27 @@ pub fn parse_paths(
         },
     );
     walked?;
-    let order = crate::source::path_order(&found);
+    let order = order.finish_unique();
     let mut parsed: Vec<Option<std::io::Result<ParsedFile>>> =
         parsed.into_iter().map(Some).collect();
     let mut report = ParseReport {
-        files: SourceMap::with_capacity(found.len()),
+        files: SourceMap::with_capacity(order.len()),
         diagnostics: Vec::new(),
         pn: Vec::new(),
         programs: Vec::new(),
     };
-    let mut last: Option<&PathBuf> = None;
+    // A file given twice (two paths that overlap) is reported once, at its first place.
     for at in order {
-        // A file given twice (two paths that overlap) is reported once, at its first place.
-        if last == Some(&found[at]) {
-            continue;
-        }
-        last = Some(&found[at]);
         let Some(file) = parsed.get_mut(at).and_then(Option::take) else {
             continue;
         };
         let file = file?;
-        let id = report.files.add(file.name.clone(), file.text);
+        // The name is moved into the map, and copied only for a tree kept with it.
+        let (name, program) = match file.program {
+            Some(program) => (file.name.clone(), Some((file.name, program))),
+            None => (file.name, None),
+        };
+        let id = report.files.add(name, file.text);
         let renumber = |span: &mut crate::span::Span| {
             if !span.is_none() {
                 span.file = id;
@@ -129,9 +132,7 @@ pub fn parse_paths(
             report.diagnostics.push(d);
         }
         report.pn.extend(file.pn);
-        if let Some(program) = file.program {
-            report.programs.push((file.name, program));
-        }
+        report.programs.extend(program);
     }
     diag::sort(&mut report.diagnostics);
     Ok(report)
@@ -139,7 +140,7 @@ pub fn parse_paths(
 
 fn parse_one(
     id: FileId,
-    name: String,
+    name: std::sync::Arc<str>,
     bytes: Vec<u8>,
     output: ParseOutput,
     validate: bool,
