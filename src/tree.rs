@@ -191,10 +191,12 @@ fn display_name(path: &Path, cwd: Option<&Path>) -> String {
 
 /// The role a path implies (see [`FileRole`]).
 pub fn role_of(path: &Path) -> FileRole {
-    let parts: Vec<String> = path
+    // Borrowed from the path (a name that is UTF-8 is not copied): a check asks this of every
+    // file it finds, on one core before the files are read.
+    let parts: Vec<std::borrow::Cow<str>> = path
         .components()
         .filter_map(|c| match c {
-            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            Component::Normal(s) => Some(s.to_string_lossy()),
             _ => None,
         })
         .collect();
@@ -213,7 +215,7 @@ pub fn role_of(path: &Path) -> FileRole {
             .rposition(|p| p == "modules");
         return match at.filter(|&i| i + 2 < parts.len()) {
             Some(i) => FileRole::HieraConfig {
-                module: Some(parts[i + 1].clone()),
+                module: Some(parts[i + 1].clone().into_owned()),
                 dir: parts[i + 2..parts.len() - 1].join("/"),
             },
             None => FileRole::HieraConfig {
@@ -229,9 +231,9 @@ pub fn role_of(path: &Path) -> FileRole {
     else {
         return FileRole::Manifest;
     };
-    let module = (at >= 2 && parts[at - 2] == "modules").then(|| parts[at - 1].as_str());
+    let module = (at >= 2 && parts[at - 2] == "modules").then(|| parts[at - 1].as_ref());
     FileRole::Bindings {
-        expected_name: bindings_name_of(module, parts[at + 1..].iter().map(String::as_str)).into(),
+        expected_name: bindings_name_of(module, parts[at + 1..].iter().map(AsRef::as_ref)).into(),
         module: module.map(SmolStr::from),
     }
 }
