@@ -186,7 +186,9 @@ impl PathOrder {
 /// Bytes whose order is `Path`'s order (component by component): each component is a byte for
 /// its kind, in the order of `Component`'s kinds, then its name's bytes for a name, then a
 /// zero. A name holds no zero byte, so a name that begins another ends first, and keys are
-/// compared kind against kind and name against name.
+/// compared kind against kind and name against name. (A Windows prefix, `C:` or `\\server`, is
+/// keyed by its bytes, where `Path` orders prefixes by their kind first: pbc's paths are Unix
+/// paths, which have none.)
 fn path_order_key(path: &Path) -> Vec<u8> {
     use std::path::Component;
     let mut key = Vec::with_capacity(path.as_os_str().len() + 16);
