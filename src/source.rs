@@ -105,7 +105,7 @@ pub fn expand_paths(paths: &[PathBuf], access: &FileAccess) -> std::io::Result<V
 }
 
 /// [`expand_paths`]'s files as they are found, unsorted and not de-duplicated (a file given
-/// twice is given twice); sorting them by [`path_order`] and dropping repeats gives
+/// twice is given twice); ordering them by [`PathOrder`] and dropping repeats gives
 /// [`expand_paths`]'s list.
 pub fn expand_paths_each(
     paths: &[PathBuf],
@@ -130,21 +130,15 @@ pub fn expand_paths_each(
     Ok(())
 }
 
-/// The order of `paths` as [`expand_paths`] sorts them: the place of each in that order.
+/// The order [`expand_paths`] sorts paths in (`Path`'s own, component by component), taken as
+/// the paths come: a walk that hands its files to other cores ([`expand_paths_each`]) makes
+/// each one's key as it finds it, while the cores parse, so that only the sort of the keys is
+/// left for after the last file.
 ///
 /// Each path is sorted by a key of bytes made once (see [`path_order_key`]), not by its
 /// components: comparing two lists of components matched each pair by kind and was most of
 /// the 1.3 ms that `pbc parse` of the 1,540-file corpus spent sorting after the last file was
 /// parsed, on one core, while the other waited.
-pub fn path_order(paths: &[PathBuf]) -> Vec<usize> {
-    let mut order = PathOrder::default();
-    paths.iter().for_each(|path| order.push(path));
-    order.finish()
-}
-
-/// [`path_order`] taken as the paths come: a walk that hands its files to other cores
-/// ([`expand_paths_each`]) makes each one's key as it finds it, while the cores parse, so that
-/// only the sort of the keys is left for after the last file.
 #[derive(Default)]
 pub struct PathOrder {
     keyed: Vec<(Vec<u8>, usize)>,
@@ -156,6 +150,7 @@ impl PathOrder {
         self.keyed.len()
     }
 
+    /// Whether no path was pushed.
     pub fn is_empty(&self) -> bool {
         self.keyed.is_empty()
     }
@@ -166,20 +161,19 @@ impl PathOrder {
         self.keyed.push((path_order_key(path), at));
     }
 
-    /// The place of each path pushed, in [`path_order`]'s order.
-    pub fn finish(mut self) -> Vec<usize> {
-        // Equal keys keep the paths' given order: the place breaks the tie.
-        self.keyed.sort_unstable();
-        self.keyed.into_iter().map(|(_, at)| at).collect()
+    /// The place of each path pushed, in order, each path that equals the one before it left
+    /// out (a file given twice, by two paths that overlap): only its first place is kept. Equal
+    /// keys are equal paths, and comparing keys is cheaper than comparing paths again.
+    pub fn finish_unique(self) -> Vec<usize> {
+        let mut keyed = self.sorted();
+        keyed.dedup_by(|later, first| later.0 == first.0);
+        keyed.into_iter().map(|(_, at)| at).collect()
     }
 
-    /// [`Self::finish`] with each path that equals the one before it left out (a file given
-    /// twice, by two paths that overlap): only its first place is kept. Equal keys are equal
-    /// paths, and comparing keys is cheaper than comparing paths again.
-    pub fn finish_unique(mut self) -> Vec<usize> {
+    /// The keys in order; equal keys keep the paths' given order, the place breaking the tie.
+    fn sorted(mut self) -> Vec<(Vec<u8>, usize)> {
         self.keyed.sort_unstable();
-        self.keyed.dedup_by(|later, first| later.0 == first.0);
-        self.keyed.into_iter().map(|(_, at)| at).collect()
+        self.keyed
     }
 }
 
@@ -2071,6 +2065,13 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Every path's place in [`PathOrder`]'s order, repeats kept.
+    fn path_order(paths: &[PathBuf]) -> Vec<usize> {
+        let mut order = PathOrder::default();
+        paths.iter().for_each(|path| order.push(path));
+        order.sorted().into_iter().map(|(_, at)| at).collect()
     }
 
     /// Paths are sorted exactly as a stable `sort` by `Path`'s order sorts them, with the
