@@ -859,6 +859,21 @@ mod tests {
             FileRole::Environments
         );
         assert_eq!(role_of(Path::new("manifests/site.pp")), FileRole::Manifest);
+        // A module's hiera.yaml below its root: the module and the directory it is in.
+        assert_eq!(
+            role_of(Path::new("site/modules/ntp/data/deep/hiera.yaml")),
+            FileRole::HieraConfig {
+                module: Some("ntp".into()),
+                dir: "data/deep".into()
+            }
+        );
+        assert_eq!(
+            role_of(Path::new("hiera.yaml")),
+            FileRole::HieraConfig {
+                module: None,
+                dir: String::new()
+            }
+        );
     }
 
     #[test]
