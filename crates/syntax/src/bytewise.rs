@@ -3,7 +3,8 @@
 //! occur is scanned this way: a single-quoted string for its quote or backslash and a comment
 //! for its line end (the lexer), a JSON string for a byte that needs an escape (PN and the
 //! compact model), a file for its newlines (its line index) and a path for its separators;
-//! and so are runs of one byte, the spaces that indent a line. This module owns only that
+//! and so are runs of one byte, the spaces that indent a line, and names, to the first byte
+//! that cannot continue one (the lexer's commonest tokens). This module owns only that
 //! arithmetic and the search for a first match; what a match means, and what is done on one,
 //! is the caller's.
 //!
@@ -27,6 +28,22 @@ pub fn below(word: u64, n: u8) -> u64 {
 /// The bytes of `word` equal to `byte`.
 pub fn equal(word: u64, byte: u8) -> u64 {
     below(word ^ (ONES * u64::from(byte)), 1)
+}
+
+/// The bytes of `word` that are not `\w` in Puppet's lexer (an ASCII letter or digit, or `_`):
+/// the bytes that end a name. Each byte is tested on its own, so every flag is exact. A byte's
+/// low seven bits are compared by adding to them what carries a byte in the range into its high
+/// bit; no sum passes 0xff, so nothing carries into the next byte. A letter is told with its
+/// case bit set, which maps `A`-`Z` onto `a`-`z` and nothing else below 0x80 there.
+pub fn not_word(word: u64) -> u64 {
+    let low = word & !HIGHS;
+    let at_least = |v: u64, n: u8| (v + ONES * u64::from(0x80 - n)) & HIGHS;
+    let at_most = |v: u64, n: u8| !(v + ONES * u64::from(0x7f - n)) & HIGHS;
+    let folded = low | (ONES * 0x20);
+    let letter = at_least(folded, b'a') & at_most(folded, b'z');
+    let digit = at_least(low, b'0') & at_most(low, b'9');
+    let underscore = at_most(low ^ (ONES * u64::from(b'_')), 0);
+    !((letter | digit | underscore) & !word) & HIGHS
 }
 
 /// Which byte the lowest flag of a nonzero `mask` is on.
@@ -75,11 +92,14 @@ mod tests {
     /// of the word filled with six byte values from 0 to 255 in turn.
     #[test]
     fn the_lowest_flag_is_the_first_byte_that_passes() {
-        let tests: [Case; 4] = [
+        let tests: [Case; 5] = [
             ("below 0x20", |w| below(w, 0x20), |b| b < 0x20),
             ("equal '\"'", |w| equal(w, b'"'), |b| b == b'"'),
             ("equal '\\''", |w| equal(w, b'\''), |b| b == b'\''),
             ("equal '\\\\'", |w| equal(w, b'\\'), |b| b == b'\\'),
+            ("not \\w", not_word, |b| {
+                !(b.is_ascii_alphanumeric() || b == b'_')
+            }),
         ];
         for (name, mask, passes) in tests {
             for fill in (0..=255u8).step_by(51) {

@@ -1347,7 +1347,7 @@ impl<'s> Lexer<'s> {
 #[inline(always)]
 fn common_raw(rest: &[u8]) -> Option<(Raw, usize)> {
     let (&first, after) = rest.split_first()?;
-    let word_end = || 1 + after.iter().take_while(|&&b| is_word_byte(b)).count();
+    let word_end = || 1 + word_run(after);
     let kind = match first {
         b'a'..=b'z' => {
             let end = word_end();
@@ -1450,6 +1450,14 @@ fn is_whitespace_char(c: char) -> bool {
 #[inline(always)]
 pub(crate) fn is_word_byte(b: u8) -> bool {
     WORD_BYTES[usize::from(b)]
+}
+
+/// How many bytes at the start of `b` are word bytes ([`is_word_byte`]), eight tested at a
+/// time: a name's end is found by arithmetic on its words, where a loop over its bytes ended in
+/// a branch the processor mispredicted at most names' ends (about 4% of the lexer's time).
+#[inline(always)]
+pub(crate) fn word_run(b: &[u8]) -> usize {
+    bytewise::position(b, bytewise::not_word, |c| !is_word_byte(c)).unwrap_or(b.len())
 }
 
 /// [`is_word_byte`] for every byte: one load per byte of a name, where the test's ranges were
