@@ -565,7 +565,8 @@ impl<'s> Lexer<'s> {
             diags: Vec::new(),
             line_start: 0,
             newline_jump: None,
-            frames: Vec::new(),
+            // Room for the brackets most files nest, so that the first few do not grow it.
+            frames: Vec::with_capacity(16),
             pending_body: None,
             stopped: false,
             pause_at: usize::MAX,
