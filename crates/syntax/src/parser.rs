@@ -292,6 +292,16 @@ fn statements_from(
     parsed.diagnostics
 }
 
+/// A list the grammar grows by pushes (`v.push(x); v`), from its first entry, with room for
+/// four: most statement lists and attribute lists get a second entry, and grown from a list
+/// of one, each was moved then. A statement list lives only until its block is folded; an
+/// attribute list is cut to its length by [`fit`] when its node is made.
+pub(crate) fn list_starting_with<T>(first: T) -> Vec<T> {
+    let mut list = Vec::with_capacity(4);
+    list.push(first);
+    list
+}
+
 /// Lists grown by the grammar (`v.push(x); v`) keep up to twice their length (at least four
 /// entries once pushed to): an AST keeps them exactly, which is a quarter of a large
 /// manifest's tree.
@@ -342,7 +352,9 @@ fn fit(kind: &mut ExprKind) {
         }
         ExprKind::ResourceDefaults { ops, .. }
         | ExprKind::ResourceOverride { ops, .. }
-        | ExprKind::Collect { ops, .. } => exact(ops),
+        | ExprKind::Collect { ops, .. }
+        | ExprKind::Layer { ops, .. }
+        | ExprKind::Categories { entries: ops } => exact(ops),
         _ => {}
     }
 }
@@ -735,23 +747,6 @@ impl Builder<'_, '_> {
     }
 
     // ---- statement lists -------------------------------------------------------------
-
-    /// A statement list's first statement, in room for four: the list lives only until its
-    /// block is folded ([`Builder::statements`]), and grown from one it was moved at its
-    /// second statement.
-    pub fn first_statement(&self, s: ParsedStatement) -> Vec<ParsedStatement> {
-        let mut list = Vec::with_capacity(4);
-        list.push(s);
-        list
-    }
-
-    /// A resource body's first attribute, in room for four: most bodies have more than one,
-    /// and [`fit`] gives a list of one back its room when the resource is made.
-    pub fn first_attribute(&self, op: AttributeOp) -> Vec<AttributeOp> {
-        let mut list = Vec::with_capacity(4);
-        list.push(op);
-        list
-    }
 
     /// Puppet's `transform_calls`: a statement-call name followed by an expression (or a comma
     /// list) becomes a call; other comma lists are errors.
@@ -2479,6 +2474,67 @@ mod tests {
                     "{src}"
                 );
             }
+        }
+    }
+
+    /// An attribute list starts with room for four (`list_starting_with`) and a resource's
+    /// bodies are put in one list: the tree keeps each list at its length, in every node that
+    /// holds attributes (resources, defaults, overrides, a site's categories and layers).
+    #[test]
+    fn attribute_and_body_lists_are_kept_at_their_length() {
+        fn exact<T>(what: &str, list: &Vec<T>) {
+            assert_eq!(list.capacity(), list.len(), "{what}: room past its length");
+        }
+        for ops in ["ensure => present", "ensure => present, mode => '0644'"] {
+            let src = format!(
+                "file {{ '/a': {ops} }}
+file {{ '/b': {ops}; '/c': {ops} }}
+                 File {{ {ops} }}
+File['/a'] {{ {ops} }}
+                 site {{
+  categories {{ node => $::fqdn }}
+                   bindings => [ layer {{ 'site': include => 'confdir:/default' }} ]
+}}
+"
+            );
+            let parsed = parse_file(FileId(0), &src);
+            assert!(
+                parsed.diagnostics.is_empty(),
+                "{src}: {:?}",
+                parsed.diagnostics
+            );
+            let program = parsed.program.expect("no errors, so a program");
+            let mut seen = 0;
+            for e in &program.body {
+                match &e.kind {
+                    ExprKind::Resource { bodies, .. } => {
+                        exact("bodies", bodies);
+                        for body in bodies {
+                            exact("a body's attributes", &body.ops);
+                        }
+                    }
+                    ExprKind::ResourceDefaults { ops, .. }
+                    | ExprKind::ResourceOverride { ops, .. } => exact("attributes", ops),
+                    ExprKind::Site(site) => {
+                        for item in &site.items {
+                            match item {
+                                SiteItem::Categories { entries, .. } => {
+                                    exact("categories", entries)
+                                }
+                                SiteItem::Layers { layers, .. } => {
+                                    for layer in layers {
+                                        exact("a layer's attributes", &layer.ops);
+                                    }
+                                }
+                                other => panic!("{src}: unexpected {other:?}"),
+                            }
+                        }
+                    }
+                    other => panic!("{src}: unexpected {other:?}"),
+                }
+                seen += 1;
+            }
+            assert_eq!(seen, 5, "{src}");
         }
     }
 
