@@ -293,9 +293,8 @@ fn statements_from(
 }
 
 /// A list the grammar grows by pushes (`v.push(x); v`), from its first entry, with room for
-/// four: most statement lists and attribute lists get a second entry, and grown from a list
-/// of one, each was moved then. A statement list lives only until its block is folded; an
-/// attribute list is cut to its length by [`fit`] when its node is made.
+/// four: most attribute lists get a second entry, and grown from a list of one, each was
+/// moved then. [`fit`] cuts the list to its length when its node is made.
 pub(crate) fn list_starting_with<T>(first: T) -> Vec<T> {
     let mut list = Vec::with_capacity(4);
     list.push(first);
@@ -557,6 +556,25 @@ pub struct Builder<'s, 'h> {
     /// Set when the caller takes top-level statements as they are parsed
     /// ([`parse_file_statements`]).
     top_level: Option<TopLevelHandOver<'h>>,
+    /// Lists that live only while the parser builds something else, kept for the next one (see
+    /// [`Builder::tails_starting_with`] and [`Builder::fold_operators`]).
+    scratch: Scratch,
+}
+
+/// The builder's spare working lists. A body's statement list, an operator sequence's steps,
+/// and the stacks that fold them by precedence, were lists allocated, grown and freed for each
+/// body and each sequence; a file now reuses the same few. At most [`Scratch::KEPT`] spare
+/// lists of a kind are kept: more are open at once only in code nested that deep.
+#[derive(Default)]
+struct Scratch {
+    statements: Vec<Vec<ParsedStatement>>,
+    tails: Vec<Vec<OperatorTail>>,
+    operands: Vec<Expr>,
+    operators: Vec<BinaryOp>,
+}
+
+impl Scratch {
+    const KEPT: usize = 8;
 }
 
 impl<'s, 'h> Builder<'s, 'h> {
@@ -584,6 +602,7 @@ impl<'s, 'h> Builder<'s, 'h> {
             lexer_stop,
             base,
             top_level: None,
+            scratch: Scratch::default(),
         }
     }
 }
@@ -750,12 +769,67 @@ impl Builder<'_, '_> {
 
     /// Puppet's `transform_calls`: a statement-call name followed by an expression (or a comma
     /// list) becomes a call; other comma lists are errors.
-    pub fn statements(&mut self, lists: Vec<ParsedStatement>) -> Vec<Expr> {
+    pub fn statements(&mut self, mut lists: Vec<ParsedStatement>) -> Vec<Expr> {
         let mut memo: Vec<Expr> = Vec::with_capacity(lists.len());
-        for list in lists {
-            self.fold_statement(&mut memo, list);
+        if lists.iter().any(|s| matches!(s, ParsedStatement::List(_))) {
+            for list in lists.drain(..) {
+                self.fold_statement(&mut memo, list);
+            }
+        } else {
+            // The common case, no comma lists: `fold_statement`'s fold without its tests for
+            // them. A statement-call name is held back until the next statement shows whether
+            // it takes it as its argument.
+            let mut held: Option<Expr> = None;
+            for parsed in lists.drain(..) {
+                // No lists: tested above.
+                let ParsedStatement::One(mut e) = parsed else {
+                    continue;
+                };
+                if let Some(name) = held.take() {
+                    mark_statement(&mut e, false);
+                    let (start, end) = (name.span.start, e.span.end);
+                    let call = self.mk(
+                        self.rel(start),
+                        self.rel(end),
+                        ExprKind::Call {
+                            functor: Box::new(name),
+                            args: vec![e],
+                            lambda: None,
+                            statement: true,
+                        },
+                    );
+                    memo.push(call);
+                } else if matches!(&e.kind, ExprKind::QualifiedName { name } if is_statement_call(name))
+                {
+                    held = Some(e);
+                } else {
+                    mark_statement(&mut e, true);
+                    memo.push(e);
+                }
+            }
+            memo.extend(held);
         }
+        self.keep_statement_list(lists);
         memo
+    }
+
+    /// A statement list starting with `first`: a spare one when there is one ([`Scratch`]).
+    pub fn statements_starting_with(&mut self, first: ParsedStatement) -> Vec<ParsedStatement> {
+        let mut list = self
+            .scratch
+            .statements
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(4));
+        list.push(first);
+        list
+    }
+
+    /// Keeps an emptied statement list's room for the next body.
+    fn keep_statement_list(&mut self, list: Vec<ParsedStatement>) {
+        if self.scratch.statements.len() < Scratch::KEPT && list.capacity() > 0 {
+            debug_assert!(list.is_empty());
+            self.scratch.statements.push(list);
+        }
     }
 
     /// One step of [`Builder::statements`]: folds the next syntactic statement into `memo`.
@@ -1287,15 +1361,17 @@ impl Builder<'_, '_> {
     pub fn fold_operators(
         &mut self,
         first: Expr,
-        tails: Vec<OperatorTail>,
+        mut tails: Vec<OperatorTail>,
         single: Option<SelectorEntry>,
     ) -> Expr {
         if tails.is_empty() && single.is_none() {
+            self.keep_tails(tails);
             return first;
         }
-        let mut operands: Vec<Expr> = vec![first];
-        let mut ops: Vec<BinaryOp> = Vec::new();
-        for tail in tails {
+        let mut operands = std::mem::take(&mut self.scratch.operands);
+        let mut ops = std::mem::take(&mut self.scratch.operators);
+        operands.push(first);
+        for tail in tails.drain(..) {
             match tail {
                 OperatorTail::Binary(op, rhs) => {
                     while ops
@@ -1363,7 +1439,30 @@ impl Builder<'_, '_> {
         }
         let mut folded = operands.pop().expect("folding leaves one operand");
         fit(&mut folded.kind);
+        self.scratch.operands = operands;
+        self.scratch.operators = ops;
+        self.keep_tails(tails);
         folded
+    }
+
+    /// A list of an operator sequence's steps, starting with `first`: a spare one when there
+    /// is one ([`Scratch`]).
+    pub fn tails_starting_with(&mut self, first: OperatorTail) -> Vec<OperatorTail> {
+        let mut tails = self
+            .scratch
+            .tails
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(4));
+        tails.push(first);
+        tails
+    }
+
+    /// Keeps `tails`'s room for the next sequence, once its steps are taken.
+    fn keep_tails(&mut self, mut tails: Vec<OperatorTail>) {
+        if self.scratch.tails.len() < Scratch::KEPT && tails.capacity() > 0 {
+            tails.clear();
+            self.scratch.tails.push(tails);
+        }
     }
 
     /// Combines the top operator with its two operands. A chain of one level is extended in
@@ -2475,6 +2574,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The builder reuses a file's emptied statement lists and operator lists ([`Scratch`]):
+    /// each statement of a file parses as it does alone in a file of its own, where every list
+    /// is new. The statements nest bodies and sequences deeper than the spare lists kept, hold
+    /// statement calls (`include x`, whose name waits for its argument) and comma lists.
+    #[test]
+    fn reused_working_lists_leave_nothing_behind() {
+        let nested = (0..Scratch::KEPT + 4).fold("notice 1 + 2 * 3 - 4".to_string(), |body, i| {
+            format!("if $a{i} + 1 < 2 * $b ? {{ 1 => 2, default => 3 }} {{ {body} include c{i} }}")
+        });
+        let statements = [
+            "class a { include x $y = 1 + 2 * 3 notice $y }".to_string(),
+            "class b { notice 'z' }".to_string(),
+            "$z = [1 + 2, 3 * 4 - 5] == $x and $y or !$w".to_string(),
+            nested,
+            "define d($p = 1 + 2) { require a, b include c contain $p }".to_string(),
+            "if $x { include a } else { notice 1 - 2 $q = $r =~ /s/ }".to_string(),
+            "node 'n' { include a include b $c = 1 << 2 }".to_string(),
+            "include last".to_string(),
+        ];
+        let pn = |src: &str| {
+            let parsed = parse_file(FileId(0), src);
+            assert!(
+                parsed.diagnostics.is_empty(),
+                "{src}: {:?}",
+                parsed.diagnostics
+            );
+            let program = parsed.program.expect("no errors, so a program");
+            crate::pn::program_to_json(&program).trim_end().to_string()
+        };
+        let alone: Vec<String> = statements.iter().map(|s| pn(s)).collect();
+        let whole = pn(&statements.join("\n"));
+        assert_eq!(whole, format!("{{\"^\":[\"block\",{}]}}", alone.join(",")));
     }
 
     /// An attribute list starts with room for four (`list_starting_with`) and a resource's
