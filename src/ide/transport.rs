@@ -124,7 +124,12 @@ pub fn read_frame(
 /// frame whose body was not a message (the server logs it; the editor learns nothing more
 /// useful from an answer to a message without an id).
 pub struct Transport {
-    reader: std::thread::JoinHandle<Result<(), TransportError>>,
+    reader: std::thread::JoinHandle<()>,
+    /// How the reader ended, told before it lets go of the server's channel: a server that
+    /// returned because the editor's side closed finds it there, even while the reader's
+    /// thread is still ending (read from the thread's result, it was sometimes not yet there,
+    /// and a malformed frame ended the server without a word).
+    read: std::sync::mpsc::Receiver<Result<(), TransportError>>,
     writer: std::thread::JoinHandle<std::io::Result<()>>,
 }
 
@@ -136,20 +141,26 @@ impl Transport {
     ) -> (Connection, Transport) {
         let (to_server, from_editor): (Sender<Message>, Receiver<Message>) = bounded(0);
         let (to_editor, from_server): (Sender<Message>, Receiver<Message>) = bounded(0);
+        let (tell_read, read) = std::sync::mpsc::channel();
         let reader = std::thread::spawn(move || {
-            while let Some(frame) = read_frame(&mut input)? {
-                match frame {
-                    Ok(message) => {
-                        let exit =
-                            matches!(&message, Message::Notification(n) if n.method == "exit");
-                        if to_server.send(message).is_err() || exit {
-                            break;
+            let mut read_all = || {
+                while let Some(frame) = read_frame(&mut input)? {
+                    match frame {
+                        Ok(message) => {
+                            let exit =
+                                matches!(&message, Message::Notification(n) if n.method == "exit");
+                            if to_server.send(message).is_err() || exit {
+                                break;
+                            }
                         }
+                        Err(why) => rejected(why),
                     }
-                    Err(why) => rejected(why),
                 }
-            }
-            Ok(())
+                Ok(())
+            };
+            let outcome = read_all();
+            // Told while `to_server` still stands (it goes when this thread ends).
+            let _ = tell_read.send(outcome);
         });
         let writer = std::thread::spawn(move || {
             for message in from_server {
@@ -161,7 +172,14 @@ impl Transport {
             sender: to_editor,
             receiver: from_editor,
         };
-        (connection, Transport { reader, writer })
+        (
+            connection,
+            Transport {
+                reader,
+                read,
+                writer,
+            },
+        )
     }
 
     /// Waits for the writer to send what the server left (the server must have returned and
@@ -172,10 +190,18 @@ impl Transport {
             .writer
             .join()
             .unwrap_or_else(|_| Err(std::io::Error::other("the writer thread failed")));
-        if !server_ended_first || self.reader.is_finished() {
-            self.reader.join().unwrap_or_else(|_| {
-                Err(TransportError::Framing("the reader thread failed".into()))
-            })?;
+        // Whether the reader has ended, asked before its word is looked for: an ended reader
+        // told how it ended first, unless it panicked.
+        let reader_ended = !server_ended_first || self.reader.is_finished();
+        if !server_ended_first {
+            let _ = self.reader.join();
+        }
+        match self.read.try_recv() {
+            Ok(read) => read?,
+            Err(_) if reader_ended => {
+                return Err(TransportError::Framing("the reader thread failed".into()));
+            }
+            Err(_) => {}
         }
         written.map_err(TransportError::Io)
     }
