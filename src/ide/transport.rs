@@ -262,4 +262,33 @@ mod tests {
             );
         }
     }
+
+    /// A malformed frame ends the reader, and with it the server's channel: a server that
+    /// returns as soon as it sees the channel closed, and joins at once, still learns why. The
+    /// reader's thread is kept from ending for a while after it let go of the channel (its
+    /// callback is slow to drop), as a loaded machine may keep it: the reader has told why
+    /// before it let go, so `join` does not depend on the thread having ended.
+    #[test]
+    fn the_server_that_sees_the_editor_gone_learns_of_the_malformed_frame() {
+        struct SlowToDrop;
+        impl Drop for SlowToDrop {
+            fn drop(&mut self) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        }
+        for _ in 0..3 {
+            let input = std::io::Cursor::new(b"Content-Length: 5\nno CRLF".to_vec());
+            let slow = SlowToDrop;
+            let (connection, transport) = Transport::start(input, std::io::sink(), move |_| {
+                let _ = &slow;
+            });
+            assert!(connection.receiver.recv().is_err(), "no message came");
+            drop(connection);
+            let ended = transport.join(true);
+            assert!(
+                matches!(ended, Err(TransportError::Framing(_))),
+                "{ended:?}"
+            );
+        }
+    }
 }
