@@ -557,7 +557,8 @@ pub struct Builder<'s, 'h> {
     /// ([`parse_file_statements`]).
     top_level: Option<TopLevelHandOver<'h>>,
     /// Lists that live only while the parser builds something else, kept for the next one (see
-    /// [`Builder::tails_starting_with`] and [`Builder::fold_operators`]).
+    /// [`Builder::statements_starting_with`], [`Builder::tails_starting_with`] and
+    /// [`Builder::fold_operators`]).
     scratch: Scratch,
 }
 
