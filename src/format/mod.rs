@@ -512,8 +512,8 @@ fn layout(file: FileId, src: &str) -> String {
         if !gap.contains('\n') {
             if let Some(open) = opens.last().filter(|open| aligned(open)) {
                 // The arrow's blank is made one space, then widened once every arrow of the
-                // bracket is known.
-                trim_line_end(&mut out);
+                // bracket is known. (No heredoc's text ends on an arrow's line.)
+                trim_line_end(&mut out, 0);
                 if !out.is_empty() && !out.ends_with('\n') {
                     arrows.push(ArrowAt {
                         bracket: open.token,
@@ -611,6 +611,10 @@ struct GapLayout {
 
 /// Writes the blanks, line ends and comments of `gap`; returns how many line ends it wrote.
 fn write_gap(out: &mut String, gap: &str, how: GapLayout) -> usize {
+    // What was written before the gap is a token's, and is never trimmed: the text of a heredoc
+    // whose end line says `|-` stops before its last line end, and may end in blanks that are
+    // its own (Puppet keeps them).
+    let floor = out.len();
     let pieces = pieces(gap);
     let mut breaks = 0;
     // Line ends in a row with nothing between them but blanks.
@@ -623,7 +627,7 @@ fn write_gap(out: &mut String, gap: &str, how: GapLayout) -> usize {
             Piece::Blanks(blanks) => pending_blank = Some(blanks),
             Piece::LineEnd(end) => {
                 pending_blank = None;
-                trim_line_end(out);
+                trim_line_end(out, floor);
                 if !line_started {
                     // A blank line: at most one, none at the start of the file.
                     if ends_in_a_row >= 1 || (how.at_start && !written_any) {
@@ -662,8 +666,8 @@ fn write_gap(out: &mut String, gap: &str, how: GapLayout) -> usize {
         }
     }
     if let Some(newline) = how.at_end {
-        trim_line_end(out);
-        while out.ends_with('\n') {
+        trim_line_end(out, floor);
+        while out.len() > floor && out.ends_with('\n') {
             out.pop();
             if out.ends_with('\r') {
                 out.pop();
@@ -684,8 +688,9 @@ fn write_gap(out: &mut String, gap: &str, how: GapLayout) -> usize {
     breaks
 }
 
-fn trim_line_end(out: &mut String) {
-    while out.ends_with([' ', '\t']) {
+/// Takes the blanks off the end of `out`'s last line, none of them before `floor`.
+fn trim_line_end(out: &mut String, floor: usize) {
+    while out.len() > floor && out.ends_with([' ', '\t']) {
         out.pop();
     }
 }

@@ -26,6 +26,25 @@ fn heredocs_are_left_as_written() {
     );
 }
 
+/// A heredoc whose end line says `|-` ends its text before its last line end, and blanks at
+/// the end of that line are the text's own: they stay (the fuzzer found them trimmed, which
+/// changed the program, so the file was refused).
+#[test]
+fn blanks_that_end_a_trimmed_heredoc_stay() {
+    for src in [
+        "$j = @(J)\nx  \n|-J\n",
+        "$j = @(J)\n  x \t\n  |-J\n",
+        "class m {\n      $j = @(\"J\"/L)\n?  x  \n  |-J\n  notice($j)\n}\n",
+    ] {
+        let once = formatted(src);
+        assert!(
+            once.contains("x  \n") || once.contains("x \t\n"),
+            "{src:?} became {once:?}"
+        );
+        assert_eq!(formatted(&once), once, "{src:?}");
+    }
+}
+
 /// Formatting what was formatted changes nothing.
 #[test]
 fn formatting_twice_is_formatting_once() {
