@@ -293,8 +293,9 @@ fn statements_from(
 }
 
 /// A list the grammar grows by pushes (`v.push(x); v`), from its first entry, with room for
-/// four: most attribute lists get a second entry, and grown from a list of one, each was
-/// moved then. [`fit`] cuts the list to its length when its node is made.
+/// four: most attribute and statement lists get a second entry, and grown from a list of one,
+/// each was moved then. [`fit`] cuts an attribute list to its length when its node is made; a
+/// statement list lives only until its body is folded, and is kept for the next one.
 pub(crate) fn list_starting_with<T>(first: T) -> Vec<T> {
     let mut list = Vec::with_capacity(4);
     list.push(first);
@@ -578,6 +579,26 @@ impl Scratch {
     const KEPT: usize = 8;
 }
 
+/// A list starting with `first`: one of `spares` when there is one, else a new one with room
+/// for four ([`list_starting_with`]).
+fn spare_starting_with<T>(spares: &mut Vec<Vec<T>>, first: T) -> Vec<T> {
+    match spares.pop() {
+        Some(mut list) => {
+            list.push(first);
+            list
+        }
+        None => list_starting_with(first),
+    }
+}
+
+/// Keeps `list`'s room among `spares` for the next list of its kind, emptied.
+fn keep_spare<T>(spares: &mut Vec<Vec<T>>, mut list: Vec<T>) {
+    if spares.len() < Scratch::KEPT && list.capacity() > 0 {
+        list.clear();
+        spares.push(list);
+    }
+}
+
 impl<'s, 'h> Builder<'s, 'h> {
     fn new(
         file: FileId,
@@ -772,65 +793,16 @@ impl Builder<'_, '_> {
     /// list) becomes a call; other comma lists are errors.
     pub fn statements(&mut self, mut lists: Vec<ParsedStatement>) -> Vec<Expr> {
         let mut memo: Vec<Expr> = Vec::with_capacity(lists.len());
-        if lists.iter().any(|s| matches!(s, ParsedStatement::List(_))) {
-            for list in lists.drain(..) {
-                self.fold_statement(&mut memo, list);
-            }
-        } else {
-            // The common case, no comma lists: `fold_statement`'s fold without its tests for
-            // them. A statement-call name is held back until the next statement shows whether
-            // it takes it as its argument.
-            let mut held: Option<Expr> = None;
-            for parsed in lists.drain(..) {
-                // No lists: tested above.
-                let ParsedStatement::One(mut e) = parsed else {
-                    continue;
-                };
-                if let Some(name) = held.take() {
-                    mark_statement(&mut e, false);
-                    let (start, end) = (name.span.start, e.span.end);
-                    let call = self.mk(
-                        self.rel(start),
-                        self.rel(end),
-                        ExprKind::Call {
-                            functor: Box::new(name),
-                            args: vec![e],
-                            lambda: None,
-                            statement: true,
-                        },
-                    );
-                    memo.push(call);
-                } else if matches!(&e.kind, ExprKind::QualifiedName { name } if is_statement_call(name))
-                {
-                    held = Some(e);
-                } else {
-                    mark_statement(&mut e, true);
-                    memo.push(e);
-                }
-            }
-            memo.extend(held);
+        for list in lists.drain(..) {
+            self.fold_statement(&mut memo, list);
         }
-        self.keep_statement_list(lists);
+        keep_spare(&mut self.scratch.statements, lists);
         memo
     }
 
     /// A statement list starting with `first`: a spare one when there is one ([`Scratch`]).
     pub fn statements_starting_with(&mut self, first: ParsedStatement) -> Vec<ParsedStatement> {
-        let mut list = self
-            .scratch
-            .statements
-            .pop()
-            .unwrap_or_else(|| Vec::with_capacity(4));
-        list.push(first);
-        list
-    }
-
-    /// Keeps an emptied statement list's room for the next body.
-    fn keep_statement_list(&mut self, list: Vec<ParsedStatement>) {
-        if self.scratch.statements.len() < Scratch::KEPT && list.capacity() > 0 {
-            debug_assert!(list.is_empty());
-            self.scratch.statements.push(list);
-        }
+        spare_starting_with(&mut self.scratch.statements, first)
     }
 
     /// One step of [`Builder::statements`]: folds the next syntactic statement into `memo`.
@@ -1366,7 +1338,7 @@ impl Builder<'_, '_> {
         single: Option<SelectorEntry>,
     ) -> Expr {
         if tails.is_empty() && single.is_none() {
-            self.keep_tails(tails);
+            keep_spare(&mut self.scratch.tails, tails);
             return first;
         }
         let mut operands = std::mem::take(&mut self.scratch.operands);
@@ -1442,28 +1414,14 @@ impl Builder<'_, '_> {
         fit(&mut folded.kind);
         self.scratch.operands = operands;
         self.scratch.operators = ops;
-        self.keep_tails(tails);
+        keep_spare(&mut self.scratch.tails, tails);
         folded
     }
 
     /// A list of an operator sequence's steps, starting with `first`: a spare one when there
     /// is one ([`Scratch`]).
     pub fn tails_starting_with(&mut self, first: OperatorTail) -> Vec<OperatorTail> {
-        let mut tails = self
-            .scratch
-            .tails
-            .pop()
-            .unwrap_or_else(|| Vec::with_capacity(4));
-        tails.push(first);
-        tails
-    }
-
-    /// Keeps `tails`'s room for the next sequence, once its steps are taken.
-    fn keep_tails(&mut self, mut tails: Vec<OperatorTail>) {
-        if self.scratch.tails.len() < Scratch::KEPT && tails.capacity() > 0 {
-            tails.clear();
-            self.scratch.tails.push(tails);
-        }
+        spare_starting_with(&mut self.scratch.tails, first)
     }
 
     /// Combines the top operator with its two operands. A chain of one level is extended in
