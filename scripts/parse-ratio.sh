@@ -7,6 +7,8 @@
 # Usage: bash scripts/parse-ratio.sh [DIR] [PAIRS]
 #   DIR: the Debian corpus scripts/conformance.sh builds (the default), or any directory of .pp files
 #   PAIRS: 3 unless given
+#   PBC_PARSE_BENCH: the benchmark's binary to run instead of building the plain release one
+#     (`bash scripts/pgo-build.sh --bench` prints the profile-guided build's)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$here/target/conformance/root/corpus}
@@ -16,8 +18,11 @@ if [ ! -d "$dir" ]; then
   exit 2
 fi
 source "$here/scripts/puppet-install.sh"
-bench=$(cd "$here" && cargo bench --bench parse --no-run 2>&1 |
-  sed -n 's/.*Executable .*(\(.*\)).*/\1/p' | tail -n 1)
+bench=${PBC_PARSE_BENCH:-}
+if [ -z "$bench" ]; then
+  bench=$(cd "$here" && cargo bench --bench parse --no-run 2>&1 |
+    sed -n 's/.*Executable .*(\(.*\)).*/\1/p' | tail -n 1)
+fi
 if [ -z "$bench" ]; then
   echo "parse-ratio: cargo did not name the parse benchmark's binary" >&2
   exit 2
