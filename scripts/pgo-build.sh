@@ -51,8 +51,8 @@ if [ ! -x "$profdata" ]; then
   rustup component add llvm-tools >&2
 fi
 
-# The training manifests, unpacked from the packages' .deb files.
-if [ ! -f "$train/.done" ]; then
+# The training manifests, unpacked from the packages' .deb files; again when the list changes.
+if ! cmp -s "$here/scripts/pgo-packages.txt" "$train/.done"; then
   rm -rf "$train"
   mkdir -p "$train/debs" "$train/unpacked" "$train/manifests"
   # apt's lists may be missing (a fresh machine) or being replaced by another apt-get (CI's
@@ -78,7 +78,7 @@ if [ ! -f "$train/.done" ]; then
     mkdir -p "$train/manifests/$(dirname "$f")"
     cp "$modules/$f" "$train/manifests/$f"
   done
-  touch "$train/.done"
+  cp "$here/scripts/pgo-packages.txt" "$train/.done"
 fi
 echo "pgo-build: training set: $(find "$train/manifests" -name '*.pp' | wc -l) manifests" >&2
 
@@ -143,8 +143,9 @@ built=$!
 if [ -n "$bench" ]; then
   # The benchmark's binary is built with the dev-dependencies, which change how the libraries
   # it shares with pbc are built, and with it the hash in every symbol: its functions cannot
-  # find pbc's counts under their names (so trained on pbc alone it ran 5% faster, not 16%). So it is trained as pbc is, on the same
-  # manifests with a profile of its own, and built beside pbc in a target directory of its own.
+  # find pbc's counts under their names (with pbc's profile it ran 5% faster, not 16%). So it
+  # is trained as pbc is, on the same manifests with a profile of its own, and built beside
+  # pbc in a target directory of its own.
   bench_profiles=$generate/bench-profiles
   (export CARGO_TARGET_DIR=$generate RUSTFLAGS="-Cprofile-generate=$bench_profiles"
     cargo build --release --quiet --bench parse --message-format json) |
