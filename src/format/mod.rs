@@ -372,13 +372,21 @@ enum Piece<'s> {
 
 fn pieces(gap: &str) -> Vec<Piece<'_>> {
     let bytes = gap.as_bytes();
+    // A carriage return that does not end a line is a blank to Puppet's lexer, as a space is.
+    // Kept as text, it was written back with a line end after it, which the next layout then
+    // took for a blank line and removed: the layout was not its own fixed point.
+    let blank = |i: usize| match bytes[i] {
+        b' ' | b'\t' => true,
+        b'\r' => bytes.get(i + 1) != Some(&b'\n'),
+        _ => false,
+    };
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         let start = i;
         match bytes[i] {
-            b' ' | b'\t' => {
-                while i < bytes.len() && matches!(bytes[i], b' ' | b'\t') {
+            _ if blank(i) => {
+                while i < bytes.len() && blank(i) {
                     i += 1;
                 }
                 out.push(Piece::Blanks(&gap[start..i]));
@@ -480,7 +488,8 @@ fn layout(file: FileId, src: &str) -> String {
             (_, None) => 0,
         };
         let indent = base + if continues { INDENT } else { 0 };
-        let blanks_only = gap.bytes().all(|b| b == b' ' || b == b'\t');
+        // A carriage return in a gap without a line end ends no line: a blank (see `pieces`).
+        let blanks_only = gap.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
         if let Some(previous) = previous.filter(|_| blanks_only) {
             out.push_str(blank_between(src, previous, token, gap));
         } else if heredoc_texts.contains(&token.start) {
@@ -648,7 +657,7 @@ fn write_gap(out: &mut String, gap: &str, how: GapLayout) -> usize {
                     }
                 } else if line_started {
                     if let Some(blanks) = pending_blank.take() {
-                        out.push_str(if blanks.contains('\t') { " " } else { blanks });
+                        out.push_str(one_blank(blanks));
                     }
                 } else {
                     push_indent(out, how.comment_indent);
@@ -680,12 +689,22 @@ fn write_gap(out: &mut String, gap: &str, how: GapLayout) -> usize {
     }
     if line_started {
         if let Some(blanks) = pending_blank {
-            out.push_str(if blanks.contains('\t') { " " } else { blanks });
+            out.push_str(one_blank(blanks));
         }
     } else if !how.at_start || written_any {
         push_indent(out, how.indent);
     }
     breaks
+}
+
+/// The blanks between two things on a line as they are written: as they were when they are
+/// spaces, else one space (a tab's width, or a carriage return's, is not the layout's to keep).
+fn one_blank(blanks: &str) -> &str {
+    if blanks.contains(['\t', '\r']) {
+        " "
+    } else {
+        blanks
+    }
 }
 
 /// Takes the blanks off the end of `out`'s last line, none of them before `floor`.

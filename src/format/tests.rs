@@ -74,6 +74,33 @@ fn crlf_line_ends_are_kept() {
     );
 }
 
+/// A carriage return that ends no line is a blank, as Puppet's lexer reads it: taken off where
+/// blanks are, one space where they stay, and the layout of the result is the result (the
+/// fuzzer's `fmt` target found `\r` laid out as `\r\n`, then as nothing).
+#[test]
+fn a_lone_carriage_return_is_a_blank() {
+    for (src, laid_out) in [
+        ("\r", ""),
+        ("\r\r", ""),
+        (" \r\n", ""),
+        ("$a = 1\r", "$a = 1\n"),
+        ("$a\r=\r1 \r# c\n", "$a = 1 # c\n"),
+        ("\r$a = 1\n", "$a = 1\n"),
+        // Between two tokens, as any blank there: none before a closing bracket, one space
+        // between two names.
+        ("$b = [3,\r ]\n", "$b = [3,]\n"),
+        // (Each line keeps the line end it had.)
+        (
+            "$a = 1\r\n$b = [3,\r ]\n2 oc\nei\rnt($a)\r\n",
+            "$a = 1\r\n$b = [3,]\n2 oc\nei nt($a)\r\n",
+        ),
+    ] {
+        let once = formatted(src);
+        assert_eq!(once, laid_out, "{src:?}");
+        assert_eq!(formatted(&once), once, "{src:?} laid out again");
+    }
+}
+
 /// A line past the width breaks at its outermost bracket that ends past it: one entry to a
 /// line, a comma after the last, the arrows aligned; a resource's title stays on the `{` line.
 #[test]
