@@ -488,9 +488,7 @@ fn layout(file: FileId, src: &str) -> String {
             (_, None) => 0,
         };
         let indent = base + if continues { INDENT } else { 0 };
-        // A carriage return in a gap without a line end ends no line: a blank (see `pieces`).
-        let blanks_only = gap.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
-        if let Some(previous) = previous.filter(|_| blanks_only) {
+        if let Some(previous) = previous.filter(|_| blanks_only(gap)) {
             out.push_str(blank_between(src, previous, token, gap));
         } else if heredoc_texts.contains(&token.start) {
             // The line end before a heredoc's text, and any margin outside its token: text.
@@ -695,6 +693,12 @@ fn write_gap(out: &mut String, gap: &str, how: GapLayout) -> usize {
         push_indent(out, how.indent);
     }
     breaks
+}
+
+/// Whether a gap between two tokens is only blanks, on one line. A carriage return there ends no
+/// line (a line end is a `\n`, which fails the test): a blank, as in `pieces`.
+fn blanks_only(gap: &str) -> bool {
+    gap.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 /// The blanks between two things on a line as they are written: as they were when they are

@@ -6,7 +6,7 @@
 //! (whose text starts on the line after its tag); the layout that follows indents the moved
 //! arrow's line as it indents any line that starts with one.
 
-use super::{lexed, Lexed, Role};
+use super::{blanks_only, lexed, Lexed, Role};
 use crate::span::FileId;
 
 /// `src` with each relationship arrow that ends a line moved to the start of the next, or
@@ -36,11 +36,10 @@ pub(super) fn arrows_to_their_right_operand(file: FileId, src: &str) -> Option<S
         ) else {
             continue;
         };
-        let blank = |gap: &str| gap.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
         // The comments between the arrow and its operand stay on their lines: one after the
         // arrow on its line then follows the left operand, those on lines of their own stand
         // above the arrow's new line.
-        if blank(before) && after.contains('\n') {
+        if blanks_only(before) && after.contains('\n') {
             moves.push((left_end, i, tokens[i + 1].start));
         }
     }
